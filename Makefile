@@ -1,0 +1,28 @@
+# Two entry points, each installing what it needs into .venv first.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: install run test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(VENV)/bin/reviewer demo
+
+test: install
+	$(PY) -m pytest
+
+bench: install
+	$(PY) bench/validate.py
+	$(PY) bench/plan.py
+	$(PY) bench/webhooks.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,116 @@
+"""The effective configuration: what the planner, the server and the engine consume.
+
+It is the result of layering instance → account → repository (see `bot.config.layering`), already
+validated. Every entry remembers which layer wrote it (`source`) and where (`Origin`), so that a
+plan can say why a rule applies and a missing referenced file can be reported at its reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal, Mapping
+
+Layer = Literal["default", "instance", "account", "repository"]
+Feedback = Literal["detailed", "standard", "minimal"]
+
+REPO_CONFIG_NAMES = (".reviewer.yaml", ".reviewer.yml")
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a value was written: the file (repository path or admin file path) and position."""
+
+    file: str
+    pointer: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    """A CEL expression (`filterExpr` or `whenExpr`) with the layer and place that wrote it."""
+
+    text: str
+    source: Layer
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class Glob:
+    pattern: str
+    source: Layer
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    source: Layer
+    rule: str | None  # exactly one of rule / file is set
+    file: str | None
+    paths: tuple[str, ...]  # empty: the rule applies to every file under review
+    when_expr: Expr | None
+    origin: Origin  # the rule object; `file_origin` the `file` value, for missing-file errors
+    file_origin: Origin | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ContextEntry:
+    path: str
+    description: str
+    paths: tuple[str, ...]
+    source: Layer
+    origin: Origin  # the `path` value, for missing-file errors
+
+
+@dataclass(frozen=True, slots=True)
+class Models:
+    review: str | None = None
+    fallback: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Comments:
+    inline: bool = True
+    summary_template: str | None = None
+    inline_template: str | None = None
+    summary_template_origin: Origin | None = None
+    inline_template_origin: Origin | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    """A model provider declared by the instance or an account (never by a repository)."""
+
+    name: str
+    type: str  # "openai": the OpenAI-compatible chat-completions protocol
+    base_url: str
+    api_key: str | None  # a reference, `secret://NAME/KEY` or `env://VAR`; never a literal key
+    timeout: float
+    source: Layer
+
+
+def _frozen(mapping: Mapping | None = None) -> Mapping:
+    return MappingProxyType(dict(mapping or {}))
+
+
+@dataclass(frozen=True, slots=True)
+class EffectiveConfig:
+    enabled: bool = True
+    disabled_by: str | None = None  # a sentence saying which layer turned the repository off
+    models: Models = Models()
+    feedback: Feedback = "standard"
+    comments: Comments = Comments()
+    require_suggested_fix: bool = False
+    approve: bool = False
+    filter_exprs: tuple[Expr, ...] = ()  # ANDed, instance first
+    ignore: tuple[Glob, ...] = ()
+    rules: tuple[Rule, ...] = ()
+    context: tuple[ContextEntry, ...] = ()
+    agent_files: bool = True
+    providers: Mapping[str, Provider] = field(default_factory=_frozen)
+    # Dotted field name ("enabled", "models.review", "comments.inline", "rules", …) → the layer
+    # the effective value came from; "default" when no layer set it. Lists record every layer
+    # that contributed, joined with "+" ("instance+repository").
+    sources: Mapping[str, str] = field(default_factory=_frozen)
