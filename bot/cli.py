@@ -1,0 +1,71 @@
+"""`reviewer`: the command line of design.md. Parsing only; each command lives in its own module.
+
+Exit codes are part of the interface: 0 success (or valid), 1 invalid, 2 usage or unreadable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+FORMATS = ("text", "json", "github")
+
+# command → "module:function"; imported lazily so `reviewer schema` does not load aiohttp.
+COMMANDS = {
+    "validate": "bot.commands.validate:run",
+    "plan": "bot.plan.command:run",
+    "serve": "bot.server.main:run",
+    "schema": "bot.commands.schema:run_schema",
+    "crds": "bot.commands.schema:run_crds",
+    "demo": "bot.demo:run",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 on usage errors; keep that
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="reviewer", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    v = sub.add_parser("validate", help="validate repository configs, admin configs and connector resources")
+    v.add_argument("paths", nargs="+", metavar="PATH")
+    v.add_argument("--admin-config", metavar="FILE")
+    v.add_argument("--full-name", metavar="OWNER/NAME")
+    v.add_argument("--secrets-dir", metavar="DIR")
+    v.add_argument("--kind", choices=("repo-config", "admin-config", "oidc-connector", "saml-connector"))
+    v.add_argument("--format", choices=FORMATS, default="text")
+
+    p = sub.add_parser("plan", help="print the review plan for a local git checkout, offline")
+    p.add_argument("--repo", required=True, metavar="DIR")
+    p.add_argument("--base", metavar="REF")
+    p.add_argument("--head", default="HEAD", metavar="REF")
+    p.add_argument("--admin-config", metavar="FILE")
+    p.add_argument("--full-name", metavar="OWNER/NAME")
+    p.add_argument("--pr", metavar="FILE", help="a GitHub pull request object (JSON)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    s = sub.add_parser("serve", help="run the GitHub App server")
+    s.add_argument("--config", metavar="FILE", help="a settings file with the environment's keys")
+    s.add_argument("--port", type=int)
+
+    sc = sub.add_parser("schema", help="print a JSON Schema")
+    sc.add_argument("name", metavar="NAME")
+
+    sub.add_parser("crds", help="print the connector CustomResourceDefinitions")
+
+    d = sub.add_parser("demo", help="serve the app against a local GitHub double and show one review")
+    d.add_argument("--keep-running", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    module_name, func_name = COMMANDS[args.command].split(":")
+    func = getattr(importlib.import_module(module_name), func_name)
+    return int(func(args) or 0)
