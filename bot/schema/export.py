@@ -54,6 +54,12 @@ class _Exporter:
             out["anyOf"] = [self.export(option) for option in shape.options]
         elif not isinstance(shape, AnyValue):
             raise TypeError(f"no JSON Schema for {shape!r}")
+        for check in shape.checks:
+            if check.schema:
+                if any(key in out for key in check.schema):
+                    out.setdefault("allOf", []).append(dict(check.schema))
+                else:
+                    out.update(check.schema)
         return out
 
     def _object(self, shape: Obj, out: dict[str, Any]) -> None:

@@ -24,6 +24,9 @@ CheckFunc = Callable[[Any], "tuple[str, str] | None"]
 class Check:
     name: str
     func: CheckFunc
+    # JSON Schema keywords that state part of the rule (a path's "no leading `/`" as a pattern),
+    # exported with the shape; the check is still listed as unexported, since the rest is not.
+    schema: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,12 @@ class Str(Shape):
 
     def __post_init__(self) -> None:
         if self.pattern is not None:
-            object.__setattr__(self, "_regex", re.compile(self.pattern))
+            # ECMA-262 (JSON Schema's dialect) `$` ends the text; Python's also matches before a
+            # final newline, which would let "id\n" through. Anchor a final `$` strictly.
+            strict = self.pattern
+            if strict.endswith("$") and not strict.endswith("\\$"):
+                strict = strict[:-1] + r"\Z"
+            object.__setattr__(self, "_regex", re.compile(strict))
 
     @property
     def regex(self) -> re.Pattern[str]:

@@ -1,0 +1,189 @@
+"""The resource API (design.md "HTTP endpoints"): Kubernetes-style GET, PUT and DELETE of connectors.
+
+    /apis/resources.service.dev/v3/oidcconnectors[/NAME]
+    /apis/resources.service.dev/v2/samlconnectors[/NAME]
+
+A PUT runs both phases: a body that breaks the schema is refused (422, every error listed); a
+well-formed one is stored and reconciled, and the outcome is its `status`. Every call needs the
+admin bearer token. Secret values never leave: answers are redacted, and logs name objects only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+from datetime import datetime, timezone
+from typing import Awaitable, Callable
+
+from aiohttp import web
+
+from bot.connectors.api_http import BodyError, parse_selector, read_body, status_response
+from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
+from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
+from bot.connectors.reconcile import reconcile
+from bot.connectors.resource import client_part, next_object, redact, restore_redacted
+from bot.connectors.secrets import SecretStore
+from bot.connectors.store import Conflict, ConnectorStore
+from bot.connectors.structure import structural_issues
+from bot.yamldoc import human_pointer
+
+log = logging.getLogger("bot.connectors")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class _Refused(Exception):
+    """Raised inside the store's transaction to abandon a write with an answer."""
+
+    def __init__(self, response: web.Response) -> None:
+        super().__init__("refused")
+        self.response = response
+
+
+def setup_routes(app: web.Application, store: ConnectorStore, *, admin_token: str | None,
+                 secrets_dir: str | None, clock: Callable[[], datetime] | None = None) -> None:
+    """Adds the connector routes to `app` (the server's, beside the webhook)."""
+    if not admin_token:
+        log.warning("REVIEWER_ADMIN_TOKEN is not set: the connector API answers 401 to every request")
+    api = _ConnectorAPI(store, admin_token or None, SecretStore(secrets_dir), clock or _utc_now)
+    for kind in KINDS:
+        base = f"/apis/{GROUP}/{kind.version}/{kind.plural}"
+        app.router.add_get(base, api.guard(kind, api.list))
+        app.router.add_get(base + "/{name}", api.guard(kind, api.get))
+        app.router.add_put(base + "/{name}", api.guard(kind, api.put))
+        app.router.add_delete(base + "/{name}", api.guard(kind, api.delete))
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class _ConnectorAPI:
+    def __init__(self, store: ConnectorStore, token: str | None, secrets: SecretStore,
+                 clock: Callable[[], datetime]) -> None:
+        self.store = store
+        self.token = token.encode() if token else None
+        self.secrets = secrets
+        self.clock = clock
+
+    def guard(self, kind: ConnectorKind, handler) -> Handler:
+        """The bearer token first, compared in constant time; a refusal says nothing more."""
+
+        async def guarded(request: web.Request) -> web.StreamResponse:
+            if not self._authorized(request):
+                response = status_response(401, "Unauthorized")
+                response.headers["WWW-Authenticate"] = "Bearer"
+                return response
+            return await handler(kind, request)
+
+        return guarded
+
+    def _authorized(self, request: web.Request) -> bool:
+        scheme, _, offered = request.headers.get("Authorization", "").partition(" ")
+        if self.token is None or scheme.lower() != "bearer":
+            return False
+        return hmac.compare_digest(offered.strip().encode(), self.token)
+
+    async def list(self, kind: ConnectorKind, request: web.Request) -> web.Response:
+        selector = parse_selector(request.query.get("labelSelector", ""))
+        if isinstance(selector, str):
+            return status_response(400, selector)
+        items, version = await asyncio.to_thread(self.store.list, kind.kind)
+        chosen = [redact(kind, obj) for obj in items
+                  if all(r.matches(obj["metadata"].get("labels") or {}) for r in selector)]
+        return web.json_response({"apiVersion": kind.api_version, "kind": kind.list_kind,
+                                  "metadata": {"resourceVersion": version}, "items": chosen})
+
+    async def get(self, kind: ConnectorKind, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        obj = await asyncio.to_thread(self.store.get, kind.kind, name)
+        if obj is None:
+            return _not_found(kind, name)
+        return web.json_response(redact(kind, obj))
+
+    async def delete(self, kind: ConnectorKind, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        obj = await asyncio.to_thread(self.store.delete, kind.kind, name)
+        if obj is None:
+            return _not_found(kind, name)
+        log.info("connector deleted: %s/%s", kind.plural, name)
+        return web.json_response(redact(kind, obj))
+
+    async def put(self, kind: ConnectorKind, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        try:
+            body = await read_body(request)
+        except BodyError as error:
+            return error.response
+        refusal = _envelope_refusal(kind, name, body)
+        if refusal is not None:
+            return refusal
+        body.pop("status", None)  # the server's to write; a client's is ignored entirely
+        issues = structural_issues(kind, body)
+        if issues:
+            causes = [{"field": i.pointer, "reason": i.code, "message": i.message} for i in issues]
+            return _invalid(kind, name, causes)
+        expected = body["metadata"].get("resourceVersion") or None  # "" is "unconditional", as in kubectl
+        incoming = client_part(kind, body)
+        now = self.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
+
+        def build(previous: dict | None) -> dict:
+            missing = restore_redacted(kind, incoming, previous)
+            if missing:
+                raise _Refused(_invalid(kind, name, [_redacted_cause(p) for p in missing]))
+            return next_object(incoming, previous, reconcile(kind, incoming, self.secrets), now)
+
+        try:
+            obj, created = await asyncio.to_thread(
+                self.store.put, kind.kind, name, expected, build)
+        except Conflict:
+            return status_response(409, f'Operation cannot be fulfilled on {kind.plural}.{GROUP} "{name}": '
+                                        "the object has been modified (or does not exist); read it again and "
+                                        "apply your changes to the latest version",
+                                   details={"name": name, "group": GROUP, "kind": kind.plural})
+        except _Refused as refused:
+            return refused.response
+        reconciled = next(c for c in obj["status"]["conditions"] if c["type"] == SUCCESSFULLY_RECONCILED)
+        log.info("connector %s: %s/%s generation=%s reconciled=%s (%s)", "created" if created else "replaced",
+                 kind.plural, name, obj["metadata"]["generation"], reconciled["status"], reconciled["reason"])
+        return web.json_response(redact(kind, obj), status=201 if created else 200)
+
+
+def _envelope_refusal(kind: ConnectorKind, name: str, body: dict) -> web.Response | None:
+    """400s: a version this endpoint does not accept, or a kind or name other than the path's.
+
+    The kind and name may be left out of the body: the path gives them.
+    """
+    version = body.get("apiVersion")
+    if version not in kind.accepted_api_versions:
+        shown = "missing" if version is None else f"`{version}`" if isinstance(version, str) else "not a string"
+        return status_response(400, f"apiVersion {shown} is not accepted for {kind.kind}; accepted: "
+                                    + ", ".join(kind.accepted_api_versions))
+    body_kind = body.setdefault("kind", kind.kind)
+    if body_kind != kind.kind:
+        return status_response(400, f"kind {body_kind!r} does not match the endpoint, which takes {kind.kind}")
+    metadata = body.setdefault("metadata", {})
+    if isinstance(metadata, dict):
+        body_name = metadata.setdefault("name", name)
+        if body_name != name:
+            return status_response(400, f"metadata.name {body_name!r} does not match the name in the path "
+                                        f"({name!r})")
+    return None
+
+
+def _invalid(kind: ConnectorKind, name: str, causes: list[dict]) -> web.Response:
+    summary = "; ".join(c["message"] for c in causes)
+    return status_response(422, f'{kind.kind}.{GROUP} "{name}" is invalid: {summary}', causes=causes,
+                           details={"name": name, "group": GROUP, "kind": kind.plural})
+
+
+def _redacted_cause(pointer: str) -> dict:
+    return {"field": pointer, "reason": "placeholder",
+            "message": f"{human_pointer(pointer)}: `<redacted>` keeps the stored value, but none is stored; "
+                       "write the value or a `secret://NAME/KEY` reference"}
+
+
+def _not_found(kind: ConnectorKind, name: str) -> web.Response:
+    return status_response(404, f'{kind.plural}.{GROUP} "{name}" not found',
+                           details={"name": name, "group": GROUP, "kind": kind.plural})

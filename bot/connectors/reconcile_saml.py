@@ -1,0 +1,131 @@
+"""The meaning of a SAML connector (v2) beyond its structure: where the IdP is and whom to trust."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.connectors import checks
+from bot.connectors.checks import present, require
+from bot.connectors.descriptor import Descriptor, parse_descriptor
+from bot.connectors.pem import key_matches_certificate, load_certificate, load_der_certificate, load_private_key
+from bot.connectors.pointers import get_at
+from bot.connectors.problem import Problem, problem
+from bot.connectors.secrets import SecretStore
+
+
+def reconcile_saml(doc: dict, secrets: SecretStore | None) -> list[Problem]:
+    """Every problem of a structurally valid SAML connector document."""
+    found = _acs(doc)
+    found += _identity_provider(doc, "/spec", login=True)
+    found += checks.check_role_mappings(doc, "/spec/attributes_to_roles", "name", "attribute")
+    found += _key_pair(doc, "/spec/signing_key_pair", secrets, "sign authentication requests")
+    found += _key_pair(doc, "/spec/assertion_key_pair", secrets, "decrypt assertions")
+    found += checks.check_url(get_at(doc, "/spec/single_logout_url"), "/spec/single_logout_url", https=False)
+    found += _mfa(doc)
+    found += _credentials(doc, secrets)
+    return found + checks.common(doc)
+
+
+def _acs(doc: dict) -> list[Problem]:
+    found = require(doc, "/spec/acs", "set the assertion consumer service URL, such as "
+                    "`https://reviewer.example.com/v1/webapi/saml/acs/<connector name>`")
+    acs = get_at(doc, "/spec/acs")
+    found += checks.check_url(acs, "/spec/acs", https=False)
+    name = get_at(doc, "/metadata/name")
+    if (get_at(doc, "/spec/allow_idp_initiated") is True and isinstance(acs, str) and acs
+            and isinstance(name, str) and not acs.rstrip("/").endswith(f"/{name}")):
+        found.append(problem("/spec/acs", "pattern",
+                             f"must end with `/{name}` (the connector's name) when `spec.allow_idp_initiated` "
+                             "is true, so that an IdP-initiated login finds its connector"))
+    return found
+
+
+def _identity_provider(doc: dict, base: str, *, login: bool) -> list[Problem]:
+    """Descriptor, descriptor URL, or issuer + sso: the same rule for login and for MFA checks."""
+    found: list[Problem] = []
+    descriptor: Descriptor | None = None
+    text = get_at(doc, f"{base}/entity_descriptor")
+    if isinstance(text, str) and present(text):
+        parsed = parse_descriptor(text)
+        if isinstance(parsed, str):
+            found.append(problem(f"{base}/entity_descriptor", "invalid-xml", parsed))
+        else:
+            descriptor = parsed
+            found += _descriptor_contents(parsed, f"{base}/entity_descriptor")
+    url = get_at(doc, f"{base}/entity_descriptor_url")
+    found += checks.check_url(url, f"{base}/entity_descriptor_url", https=True)
+    sso = get_at(doc, f"{base}/sso")
+    found += checks.check_url(sso, f"{base}/sso", https=True)
+    cert = get_at(doc, f"{base}/cert")
+    if isinstance(cert, str) and present(cert):
+        found += _certificate(cert, f"{base}/cert")
+    enabled = login or get_at(doc, f"{base}/enabled") is True
+    has_source = present(text) or present(url) or (present(get_at(doc, f"{base}/issuer")) and present(sso))
+    if enabled and not has_source:
+        found.append(problem(base, "required",
+                             "needs the identity provider: set `entity_descriptor_url` (or `entity_descriptor`), "
+                             "or both `issuer` and `sso`"))
+    elif login and not present(url) and not present(cert) and not (descriptor and descriptor.signing_certificates):
+        if not (present(text) and descriptor is None):  # a broken descriptor is reported once
+            found.append(problem(base, "required",
+                                 "needs `cert`: the identity provider's signing certificate (PEM), or a "
+                                 "descriptor that carries it"))
+    return found
+
+
+def _descriptor_contents(descriptor: Descriptor, pointer: str) -> list[Problem]:
+    found = checks.check_url(descriptor.sso_url, pointer, https=True)
+    if found:  # reword: the URL is inside the descriptor
+        found = [problem(pointer, found[0].code, "has a SingleSignOnService Location that is not an https:// URL")]
+    for index, der in enumerate(descriptor.signing_certificates):
+        loaded = load_der_certificate(der)
+        if isinstance(loaded, str):
+            found.append(problem(pointer, "invalid-pem", f"has signing certificate {index + 1} that {loaded}"))
+    return found
+
+
+def _certificate(text: str, pointer: str) -> list[Problem]:
+    loaded = load_certificate(text)
+    return [problem(pointer, "invalid-pem", loaded)] if isinstance(loaded, str) else []
+
+
+def _key_pair(doc: dict, base: str, secrets: SecretStore | None, purpose: str) -> list[Problem]:
+    pair = get_at(doc, base)
+    if not isinstance(pair, dict):
+        return []
+    found = require(doc, f"{base}/cert", f"the certificate (PEM) of the key pair used to {purpose}")
+    found += require(doc, f"{base}/private_key", f"the private key (PEM, or a `secret://NAME/KEY` reference) "
+                     f"used to {purpose}")
+    key_text, lookup = checks.resolve_secret(doc, f"{base}/private_key", secrets)
+    found += lookup
+    cert = _loaded(pair.get("cert"), load_certificate, f"{base}/cert", found)
+    key = _loaded(key_text, load_private_key, f"{base}/private_key", found)
+    if cert is not None and key is not None and not key_matches_certificate(key, cert):
+        found.append(problem(f"{base}/private_key", "key-mismatch",
+                             "does not belong to `cert`: the certificate's public key is another key's; "
+                             "put the private key issued with this certificate"))
+    return found
+
+
+def _loaded(text: Any, loader, pointer: str, found: list[Problem]) -> Any:
+    if not isinstance(text, str) or not present(text):
+        return None
+    loaded = loader(text)
+    if isinstance(loaded, str):
+        found.append(problem(pointer, "invalid-pem", loaded))
+        return None
+    return loaded
+
+
+def _mfa(doc: dict) -> list[Problem]:
+    if not isinstance(get_at(doc, "/spec/mfa"), dict):
+        return []
+    return _identity_provider(doc, "/spec/mfa", login=False)
+
+
+def _credentials(doc: dict, secrets: SecretStore | None) -> list[Problem]:
+    if not isinstance(get_at(doc, "/spec/credentials/oauth"), dict):
+        return []
+    found = require(doc, "/spec/credentials/oauth/client_id",
+                    "the OAuth client (client-credentials grant) the connector calls the directory with")
+    return found + checks.resolve_secret(doc, "/spec/credentials/oauth/client_secret", secrets)[1]

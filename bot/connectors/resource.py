@@ -1,0 +1,83 @@
+"""A connector object's lifecycle, pure: what a client may write, what the server keeps, and
+what an answer may show.
+
+The server owns `generation`, `resourceVersion`, `uid`, `creationTimestamp` and `status`; a
+client's values for them are dropped. Secrets never leave: a literal secret is answered as
+`<redacted>`, and `<redacted>` written back means "keep what is stored".
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from typing import Any
+
+from bot.connectors.conditions import observe, transition
+from bot.connectors.kinds import ConnectorKind
+from bot.connectors.pointers import get_at, set_at
+from bot.connectors.problem import Problem
+from bot.connectors.secrets import REDACTED, is_reference
+
+CLIENT_METADATA = ("name", "namespace", "labels", "annotations")
+
+
+def client_part(kind: ConnectorKind, body: dict) -> dict:
+    """The fields a client writes: the envelope, `metadata`'s own fields and `spec`; never `status`."""
+    metadata = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    return {
+        "apiVersion": kind.api_version,  # accepted versions share one layout: stored as the latest
+        "kind": kind.kind,
+        "metadata": {k: copy.deepcopy(metadata[k]) for k in CLIENT_METADATA if k in metadata},
+        "spec": copy.deepcopy(body.get("spec") or {}),
+    }
+
+
+def restore_redacted(kind: ConnectorKind, incoming: dict, previous: dict | None) -> list[str]:
+    """Puts the stored value back where the client wrote `<redacted>`; returns the pointers that
+    had none to keep (the client must then write the value or a reference)."""
+    missing = []
+    for pointer in kind.secret_pointers:
+        if get_at(incoming, pointer) != REDACTED:
+            continue
+        stored = get_at(previous, pointer) if previous else None
+        if isinstance(stored, str) and stored != REDACTED:
+            set_at(incoming, pointer, stored)
+        else:
+            missing.append(pointer)
+    return missing
+
+
+def redact(kind: ConnectorKind, obj: dict) -> dict:
+    """The object as an answer may show it: references stay, literal secrets become `<redacted>`."""
+    shown = copy.deepcopy(obj)
+    for pointer in kind.secret_pointers:
+        value = get_at(shown, pointer)
+        if isinstance(value, str) and value and not is_reference(value):
+            set_at(shown, pointer, REDACTED)
+    return shown
+
+
+def next_object(incoming: dict, previous: dict | None, problems: list[Problem], now: str) -> dict:
+    """The object to store: `incoming` (client part) with server-managed metadata and status.
+
+    `generation` starts at 1 and moves only when the spec changes; `resourceVersion` and
+    `status.serviceResourceID` are the store's to assign.
+    """
+    old_meta: dict[str, Any] = previous["metadata"] if previous else {}
+    old_status: dict[str, Any] = previous.get("status", {}) if previous else {}
+    if previous is None:
+        generation = 1
+    else:
+        generation = old_meta["generation"] + (0 if previous.get("spec") == incoming["spec"] else 1)
+    metadata = dict(incoming["metadata"])
+    metadata.update({
+        "generation": generation,
+        "uid": old_meta.get("uid") or str(uuid.uuid4()),
+        "creationTimestamp": old_meta.get("creationTimestamp") or now,
+    })
+    status: dict[str, Any] = {
+        "conditions": transition(old_status.get("conditions"), observe(problems), generation, now),
+    }
+    if "serviceResourceID" in old_status:
+        status["serviceResourceID"] = old_status["serviceResourceID"]
+    return {**incoming, "metadata": metadata, "status": status}

@@ -1,0 +1,44 @@
+"""Resolving a provider's `apiKey` reference at call time.
+
+The admin file holds references, never keys: `env://VAR` reads the process environment,
+`secret://NAME/KEY` the server's secret store (`bot.connectors.secrets`, shared with the connector
+resources, so both kinds of secret live in one place). Resolving at call time means a rotated key
+is picked up without a restart. Errors name the reference and never carry a value.
+"""
+
+from __future__ import annotations
+
+import re
+from os import PathLike
+from typing import Mapping
+
+from bot.connectors.secrets import SecretRef, SecretStore, is_reference, parse_reference
+
+_ENV = re.compile(r"^env://([A-Za-z_][A-Za-z0-9_]*)$")
+
+
+class ApiKeyError(Exception):
+    """A reference that cannot be resolved. The message names the reference, never a value."""
+
+
+def resolve_api_key(
+    reference: str, *, environ: Mapping[str, str], secrets_dir: str | PathLike | None
+) -> str:
+    env = _ENV.match(reference)
+    if env:
+        value = environ.get(env.group(1))
+        if not value:
+            state = "is empty" if value == "" else "is not set"
+            raise ApiKeyError(f"{reference}: environment variable {env.group(1)} {state}")
+        return value
+    if is_reference(reference):
+        ref = parse_reference(reference)
+        if not isinstance(ref, SecretRef):
+            raise ApiKeyError(f"{reference}: {ref}")
+        if not secrets_dir:
+            raise ApiKeyError(f"{reference}: no secret store is configured (REVIEWER_SECRETS_DIR is unset)")
+        value = SecretStore(str(secrets_dir)).lookup(ref)
+        if not value:
+            raise ApiKeyError(f"{reference}: the secret store has no readable, non-empty value for it")
+        return value
+    raise ApiKeyError("the apiKey is not a reference: use secret://NAME/KEY or env://VAR")

@@ -1,0 +1,169 @@
+"""Model providers: the engine's one I/O edge.
+
+A provider is anything with one async method, `complete(model, messages, schema) -> str`, so a new
+protocol is one class. `type: openai` is the OpenAI-compatible chat-completions protocol that
+OpenAI, Azure-style gateways, vLLM, llama.cpp's server and Ollama all speak.
+
+Every failure is a `ProviderError` whose message is safe to show: it names the provider and what
+went wrong, and the API key is cut out of anything a provider echoes back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any, Mapping, Protocol
+
+import aiohttp
+
+from bot.config.model import Provider
+from bot.engine.api_keys import ApiKeyError, resolve_api_key
+
+log = logging.getLogger(__name__)
+
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+_SCHEMA_REJECTED = (400, 422)  # how servers without structured output refuse `response_format`
+
+
+class ProviderError(Exception):
+    """A call that gave no answer. The message is safe to log and to post."""
+
+
+class ModelClient(Protocol):
+    async def complete(self, model: str, messages: list[dict], schema: dict | None) -> str:
+        """The model's answer text; raises ProviderError."""
+        ...
+
+
+def split_model_ref(ref: str) -> tuple[str, str]:
+    """`<provider>/<model>` → (provider, model); the model part may itself contain `/`."""
+    provider, sep, model = ref.partition("/")
+    if not sep or not provider or not model:
+        raise ProviderError(f"model {ref!r} is not a <provider>/<model> reference")
+    return provider, model
+
+
+class OpenAIChatClient:
+    """`POST {baseUrl}/chat/completions`, asking for JSON through `response_format` when given a
+    schema. A provider that refuses `response_format` (400/422) is asked again without it, and
+    not asked with it again by this client: the prompt states the format either way."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        session: aiohttp.ClientSession,
+        *,
+        secrets_dir: str | Path | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._provider = provider
+        self._session = session
+        self._secrets_dir = secrets_dir
+        self._environ = os.environ if environ is None else environ
+        self._schema_supported = True
+
+    async def complete(self, model: str, messages: list[dict], schema: dict | None) -> str:
+        key = self._api_key()
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        body: dict[str, Any] = {"model": model, "messages": messages}
+        if schema is not None and self._schema_supported:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "review_findings", "schema": schema},
+            }
+        status, payload = await self._post(body, headers, key)
+        if status in _SCHEMA_REJECTED and "response_format" in body:
+            log.info("provider %s refused response_format (HTTP %s); asking without it",
+                     self._provider.name, status)
+            self._schema_supported = False
+            del body["response_format"]
+            status, payload = await self._post(body, headers, key)
+        if status != 200:
+            raise self._error(f"HTTP {status}: {_excerpt(payload)}", key)
+        return self._content(payload, key)
+
+    def _api_key(self) -> str | None:
+        if not self._provider.api_key:
+            return None  # a local server (llama.cpp, Ollama) usually needs none
+        try:
+            return resolve_api_key(
+                self._provider.api_key, environ=self._environ, secrets_dir=self._secrets_dir
+            )
+        except ApiKeyError as exc:
+            raise ProviderError(f"provider {self._provider.name!r}: apiKey {exc}") from None
+
+    async def _post(self, body: dict, headers: dict, key: str | None) -> tuple[int, bytes]:
+        url = self._provider.base_url.rstrip("/") + "/chat/completions"
+        timeout = aiohttp.ClientTimeout(total=self._provider.timeout)
+        try:
+            async with self._session.post(url, json=body, headers=headers, timeout=timeout) as resp:
+                return resp.status, await _read_bounded(resp)
+        except TimeoutError:  # aiohttp raises asyncio.TimeoutError, the same class since 3.11
+            raise self._error(f"no answer within {self._provider.timeout:g} s (timeout)", key) from None
+        except aiohttp.ClientError as exc:
+            raise self._error(f"request failed ({type(exc).__name__}: {exc})", key) from None
+
+    def _content(self, payload: bytes, key: str | None) -> str:
+        try:
+            data = json.loads(payload)
+            content = data["choices"][0]["message"]["content"]
+        except (ValueError, LookupError, TypeError):
+            raise self._error("the response is not a chat completion", key) from None
+        if isinstance(content, list):  # content parts: keep the text ones
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        if not isinstance(content, str) or not content.strip():
+            raise self._error("the completion has no text content", key)
+        return content
+
+    def _error(self, what: str, key: str | None) -> ProviderError:
+        message = f"provider {self._provider.name!r}: {what}"
+        return ProviderError(message.replace(key, "<redacted>") if key else message)
+
+
+async def _read_bounded(resp: aiohttp.ClientResponse) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in resp.content.iter_chunked(64 * 1024):
+        size += len(chunk)
+        if size > MAX_RESPONSE_BYTES:
+            raise aiohttp.ClientPayloadError(f"response larger than {MAX_RESPONSE_BYTES} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _excerpt(payload: bytes, limit: int = 300) -> str:
+    """The provider's own error message where it gives one (OpenAI's `error.message`)."""
+    text = payload.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+        if isinstance(data, dict) and isinstance(data.get("error"), dict):
+            text = str(data["error"].get("message", text))
+        elif isinstance(data, dict) and isinstance(data.get("error"), str):
+            text = data["error"]
+    except ValueError:
+        pass
+    text = " ".join(text.split())
+    return (text[:limit] + "…") if len(text) > limit else (text or "(empty body)")
+
+
+CLIENT_TYPES = {"openai": OpenAIChatClient}
+
+
+def make_client(
+    provider: Provider,
+    session: aiohttp.ClientSession,
+    *,
+    secrets_dir: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ModelClient:
+    factory = CLIENT_TYPES.get(provider.type)
+    if factory is None:
+        raise ProviderError(
+            f"provider {provider.name!r}: type {provider.type!r} is not supported "
+            f"(supported: {', '.join(sorted(CLIENT_TYPES))})"
+        )
+    return factory(provider, session, secrets_dir=secrets_dir, environ=environ)

@@ -1,0 +1,99 @@
+"""From the model's findings to what gets posted, as the configuration asks (source 2.1).
+
+The steps run in a fixed order, each counting what it holds back, so the summary can say exactly
+why a finding the model gave is not where the author might look for it:
+`feedback: minimal` drops categories other than bug/risk/breaking-change/security; then
+`requireSuggestedFix` withholds findings without a fix; then rule ids are checked against the rules
+that apply; then each finding is placed inline or in the summary (`comments.inline`, nits under
+`standard`, lines outside the diff).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Mapping
+
+from bot.engine.diff import FilePatch, placeable
+from bot.engine.findings import Finding
+from bot.engine.outcome import Counts
+
+MINIMAL_CATEGORIES = frozenset({"bug", "risk", "breaking-change", "security"})
+RULE_TEXT_CHARS = 100
+
+
+@dataclass(frozen=True, slots=True)
+class RuleRef:
+    id: str
+    text: str  # a short text naming what the rule checks
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    finding: Finding  # its `rules` already reduced to known ids
+    rules: tuple[RuleRef, ...]
+    inline: bool  # True: an inline comment on the diff; False: listed in the summary
+
+
+@dataclass(frozen=True, slots=True)
+class Shaped:
+    posted: tuple[Placed, ...]  # in the model's order
+    withheld: tuple[Finding, ...]  # requireSuggestedFix: found, but not posted for lacking a fix
+    counts: Counts
+
+
+def short_text(text: str) -> str:
+    """The first non-empty line, without Markdown heading marks, cut to a short length."""
+    for line in text.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line if len(line) <= RULE_TEXT_CHARS else line[: RULE_TEXT_CHARS - 1] + "…"
+    return ""
+
+
+def rule_refs(plan: dict, files: Mapping[str, str]) -> dict[str, RuleRef]:
+    """The rules that apply, by id, each with its short text (a file rule's from its content)."""
+    refs: dict[str, RuleRef] = {}
+    for rule in plan.get("rules", []):
+        text = rule.get("rule")
+        if text is None and rule.get("file"):
+            text = short_text(files.get(rule["file"], "")) or f"see {rule['file']}"
+        refs[rule["id"]] = RuleRef(rule["id"], short_text(text or "") or rule["id"])
+    return refs
+
+
+def shape(
+    findings: tuple[Finding, ...],
+    plan: dict,
+    *,
+    patches: Mapping[str, FilePatch],
+    files: Mapping[str, str],
+) -> Shaped:
+    feedback = plan.get("feedback", "standard")
+    inline_on = bool(plan.get("comments", {}).get("inline", True))
+    require_fix = bool(plan.get("requireSuggestedFix"))
+    known = rule_refs(plan, files)
+    posted: list[Placed] = []
+    withheld: list[Finding] = []
+    minimal = no_fix = unknown = nits = outside = 0
+    for finding in findings:
+        if feedback == "minimal" and finding.category not in MINIMAL_CATEGORIES:
+            minimal += 1
+            continue
+        if require_fix and finding.suggested_fix is None:
+            no_fix += 1
+            withheld.append(finding)
+            continue
+        kept = tuple(r for r in finding.rules if r in known)
+        unknown += len(finding.rules) - len(kept)
+        finding = replace(finding, rules=kept)
+        inline = inline_on
+        if inline and feedback == "standard" and finding.severity == "nit":
+            inline, nits = False, nits + 1
+        if inline and not placeable(patches.get(finding.path), finding.start_line, finding.end_line):
+            inline, outside = False, outside + 1
+        posted.append(Placed(finding, tuple(known[r] for r in kept), inline))
+    counts = Counts(
+        without_fix=no_fix, outside_diff=outside, nits_in_summary=nits,
+        filtered_by_minimal=minimal, unknown_rule_ids=unknown,
+    )
+    return Shaped(tuple(posted), tuple(withheld), counts)
