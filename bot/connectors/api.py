@@ -23,7 +23,7 @@ from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
 from bot.connectors.reconcile import reconcile
 from bot.connectors.resource import client_part, next_object, redact, restore_redacted
-from bot.connectors.secrets import SecretStore
+from bot.secrets import SecretStore
 from bot.connectors.store import Conflict, ConnectorStore
 from bot.connectors.structure import structural_issues
 from bot.yamldoc import human_pointer

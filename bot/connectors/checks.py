@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from bot.connectors.pointers import get_at
 from bot.connectors.problem import SECRET_LOOKUP_FAILED, Problem, problem
-from bot.connectors.secrets import SecretStore, is_reference, parse_reference
+from bot.secrets import SecretStore, is_reference, parse_reference
 from bot.connectors.values import DURATION_HINT, NANOS_PER_SECOND, parse_duration
 from bot.yamldoc import join_pointer
 

@@ -7,7 +7,7 @@ from bot.connectors.kinds import OIDC, ConnectorKind
 from bot.connectors.problem import Problem
 from bot.connectors.reconcile_oidc import reconcile_oidc
 from bot.connectors.reconcile_saml import reconcile_saml
-from bot.connectors.secrets import SecretStore
+from bot.secrets import SecretStore
 
 
 def reconcile(kind: ConnectorKind, doc: dict, secrets: SecretStore | None) -> list[Problem]:

@@ -6,7 +6,7 @@ from bot.connectors import checks
 from bot.connectors.checks import present, require
 from bot.connectors.pointers import get_at
 from bot.connectors.problem import Problem, problem
-from bot.connectors.secrets import SecretStore
+from bot.secrets import SecretStore
 
 
 def reconcile_oidc(doc: dict, secrets: SecretStore | None) -> list[Problem]:

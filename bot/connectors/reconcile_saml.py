@@ -10,7 +10,7 @@ from bot.connectors.descriptor import Descriptor, parse_descriptor
 from bot.connectors.pem import key_matches_certificate, load_certificate, load_der_certificate, load_private_key
 from bot.connectors.pointers import get_at
 from bot.connectors.problem import Problem, problem
-from bot.connectors.secrets import SecretStore
+from bot.secrets import SecretStore
 
 
 def reconcile_saml(doc: dict, secrets: SecretStore | None) -> list[Problem]:

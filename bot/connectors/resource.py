@@ -16,7 +16,7 @@ from bot.connectors.conditions import observe, transition
 from bot.connectors.kinds import ConnectorKind
 from bot.connectors.pointers import get_at, set_at
 from bot.connectors.problem import Problem
-from bot.connectors.secrets import REDACTED, is_reference
+from bot.secrets import REDACTED, is_reference
 
 CLIENT_METADATA = ("name", "namespace", "labels", "annotations")
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.connectors.kinds import KINDS, ConnectorKind, by_cli_name, by_kind
 from bot.connectors.reconcile import reconcile
-from bot.connectors.secrets import SecretStore
+from bot.secrets import SecretStore
 from bot.connectors.structure import structural_issues
 from bot.diagnostics import Diagnostic, sort_key
 from bot.schema import to_diagnostics

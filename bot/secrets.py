@@ -1,7 +1,8 @@
 """Secret references (`secret://NAME/KEY`) and their lookup in the server's secret store.
 
-The store is a directory laid out like a mounted Kubernetes secret: `ROOT/NAME/KEY` holds the
-value. NAME and KEY are held to Kubernetes' own syntax, which also keeps a reference from
+Shared by connector resources (client secrets, keys) and the engine (provider API keys). The
+store is a directory laid out like a mounted Kubernetes secret: `ROOT/NAME/KEY` holds the value.
+NAME and KEY are held to Kubernetes' own syntax, which also keeps a reference from
 naming anything outside ROOT (no `/`, no `..`).
 """
 
