@@ -1,0 +1,75 @@
+"""GitHub App authentication: the app's JWT, and installation tokens cached until shortly before expiry.
+
+The JWT comes from gidgethub (`iat` backdated 60 s against clock drift, `exp` 10 minutes after
+that, so at most 9 minutes ahead). Installation tokens last an hour; one is fetched per
+installation and reused until `refresh_margin` seconds before it expires, concurrent callers
+waiting for the same fetch. A token GitHub refuses (401) is dropped with `forget`, and the caller
+asks again once. Neither the key nor a token ever appears in a repr, a log line or an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable
+
+import cachetools
+from gidgethub.abc import GitHubAPI
+from gidgethub.apps import get_installation_access_token, get_jwt
+
+REFRESH_MARGIN = 300.0  # seconds before expiry at which a cached token is replaced
+
+
+@dataclass(frozen=True)
+class InstallationToken:
+    token: str = field(repr=False)
+    expires_at: float  # epoch seconds
+
+
+def parse_expiry(value: str) -> float:
+    """GitHub's `expires_at` (`2016-07-11T22:14:10Z`) as epoch seconds."""
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+
+
+class AppAuth:
+    def __init__(self, app_id: int | str, private_key: str, *, clock: Callable[[], float] = time.time,
+                 refresh_margin: float = REFRESH_MARGIN, max_installations: int = 10_000) -> None:
+        self.app_id = str(app_id)
+        self._private_key = private_key
+        self._tokens: cachetools.TLRUCache = cachetools.TLRUCache(
+            maxsize=max_installations, ttu=lambda _id, tok, _now: tok.expires_at - refresh_margin, timer=clock)
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def __repr__(self) -> str:
+        return f"AppAuth(app_id={self.app_id!r})"
+
+    def jwt(self) -> str:
+        """A fresh app JWT (RS256), for the `/app` routes."""
+        return get_jwt(app_id=self.app_id, private_key=self._private_key)
+
+    def cached(self, installation_id: int) -> bool:
+        return self._tokens.get(installation_id) is not None
+
+    async def installation_token(self, api: GitHubAPI, installation_id: int) -> str:
+        """The installation's token: cached, else fetched once however many callers ask at the same time."""
+        cached = self._tokens.get(installation_id)
+        if cached is not None:
+            return cached.token
+        lock = self._locks.setdefault(installation_id, asyncio.Lock())
+        async with lock:
+            cached = self._tokens.get(installation_id)
+            if cached is not None:
+                return cached.token
+            data = await get_installation_access_token(
+                api, installation_id=str(installation_id), app_id=self.app_id, private_key=self._private_key)
+            token = InstallationToken(data["token"], parse_expiry(data["expires_at"]))
+            self._tokens[installation_id] = token  # not kept if it expires within the margin
+            return token.token
+
+    def forget(self, installation_id: int, token: str) -> None:
+        """Drop a token GitHub refused, unless another caller already replaced it."""
+        cached = self._tokens.get(installation_id)
+        if cached is not None and cached.token == token:
+            del self._tokens[installation_id]

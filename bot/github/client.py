@@ -1,0 +1,274 @@
+"""The app's HTTP client for GitHub: gidgethub underneath, with retries, bounds and one write at a time.
+
+- `GitHubApp` lives as long as the process: the aiohttp session, the app's identity (JWT and the
+  installation-token cache), the retry policy, the per-installation write locks and the call counts.
+- `GitHubClient` (from `GitHubApp.installation(id)`) makes calls as one installation.
+
+Every HTTP attempt is retried by one loop (`_Transport._request`) on 5xx answers, timeouts,
+connection errors and rate limits: the primary limit (`x-ratelimit-remaining: 0`) waits until
+`x-ratelimit-reset`, a secondary limit honours `retry-after` or else backs off from a minute
+(GitHub's advice); other failures back off exponentially with jitter. Retries are bounded by a
+number of attempts and a total wait per call: a wait beyond the bound fails the call at once
+(`GitHubUnavailable`, with `retry_at` when known) instead of sleeping for an hour. Writes of one
+installation go out one at a time, as GitHub asks of content-creating requests. `sleep` and
+`clock` are injectable so that tests observe the waits without waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import re
+import time
+from collections import Counter
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Iterator, Mapping
+from urllib.parse import quote, urlencode, urlsplit
+
+import aiohttp
+import gidgethub
+import gidgethub.aiohttp
+
+from .auth import AppAuth
+from .errors import GitHubError, GitHubUnavailable
+
+log = logging.getLogger(__name__)
+
+DEFAULT_API_URL = "https://api.github.com"
+ACCEPT = "application/vnd.github+json"
+HEADERS = {"x-github-api-version": "2022-11-28"}
+TOKEN_ROUTE = "/app/installations/{installation_id}/access_tokens"
+
+OnCall = Callable[[str, str, int], None]  # (method, route template, status; 0 when nothing answered)
+Sleep = Callable[[float], Awaitable[None]]
+
+_route: ContextVar[str] = ContextVar("github_route", default="")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 5  # per call, the first one included
+    max_wait: float = 120.0  # seconds a call may spend waiting between attempts, in total
+    base_delay: float = 1.0  # first backoff; doubles per attempt, with jitter
+    max_delay: float = 30.0  # cap of one backoff
+    timeout: float = 30.0  # seconds per attempt
+    secondary_wait: float = 60.0  # secondary limit without retry-after: GitHub says wait at least a minute
+
+
+def expand(route: str, url_vars: Mapping[str, Any]) -> str:
+    """Fill a route template: `{name}` escapes every reserved character, `{+name}` keeps `/` (file paths)."""
+    def fill(match: re.Match) -> str:
+        keep_slash, name = match.group(1), match.group(2)
+        if name not in url_vars:
+            raise KeyError(f"{route}: no value for {{{name}}}")
+        return quote(str(url_vars[name]), safe="/" if keep_slash else "")
+    return re.sub(r"\{(\+?)(\w+)\}", fill, route)
+
+
+def route_name(route: str) -> str:
+    """The template as GitHub's REST description writes it (for metrics and logs)."""
+    return route.replace("{+", "{")
+
+
+@contextlib.contextmanager
+def _calling(route: str) -> Iterator[None]:
+    token = _route.set(route)
+    try:
+        yield
+    finally:
+        _route.reset(token)
+
+
+def _mentions_rate_limit(body: bytes) -> bool:
+    try:
+        message = json.loads(body).get("message", "")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(message, str) and ("rate limit" in message.lower() or "abuse" in message.lower())
+
+
+class _Transport(gidgethub.aiohttp.GitHubAPI):
+    """gidgethub's aiohttp API, each HTTP attempt wrapped in the retry loop."""
+
+    def __init__(self, session: aiohttp.ClientSession, *, requester: str, base_url: str, policy: RetryPolicy,
+                 sleep: Sleep, clock: Callable[[], float], rng: random.Random, on_call: OnCall) -> None:
+        super().__init__(session, requester, base_url=base_url)
+        self._policy, self._sleep, self._clock, self._rng, self._on_call = policy, sleep, clock, rng, on_call
+
+    async def sleep(self, seconds: float) -> None:
+        await self._sleep(seconds)
+
+    async def _request(self, method: str, url: str, headers: Mapping[str, str], body: bytes = b"") -> tuple[int, Mapping[str, str], bytes]:
+        route = _route.get() or urlsplit(url).path
+        waited, attempt = 0.0, 0
+        while True:
+            attempt += 1
+            try:
+                async with asyncio.timeout(self._policy.timeout):
+                    status, answer_headers, data = await super()._request(method, url, headers, body)
+            except (TimeoutError, aiohttp.ClientError) as exc:
+                self._on_call(method, route, 0)
+                status, retry_at = 0, None
+                wait, why = self._backoff(attempt), f"no answer ({type(exc).__name__})"
+            else:
+                self._on_call(method, route, status)
+                decision = self._retry_decision(status, answer_headers, data, attempt)
+                if decision is None:
+                    return status, answer_headers, data
+                wait, why, retry_at = decision
+            if attempt >= self._policy.attempts:
+                raise GitHubUnavailable(method, route, status, f"{why}; gave up after {attempt} attempts", retry_at=retry_at)
+            if waited + wait > self._policy.max_wait:
+                raise GitHubUnavailable(method, route, status, f"{why}; waiting {wait:.0f}s more would pass the "
+                                        f"{self._policy.max_wait:.0f}s bound", retry_at=retry_at)
+            log.warning("GitHub %s %s: %s; attempt %d, retrying in %.1fs", method, route, why, attempt, wait)
+            await self._sleep(wait)
+            waited += wait
+
+    def _backoff(self, attempt: int) -> float:
+        delay = min(self._policy.max_delay, self._policy.base_delay * 2 ** (attempt - 1))
+        return delay / 2 + self._rng.uniform(0, delay / 2)  # "equal jitter": spread out, never near zero
+
+    def _retry_decision(self, status: int, headers: Mapping[str, str], body: bytes,
+                        attempt: int) -> tuple[float, str, float | None] | None:
+        """(wait, reason, retry_at) when the answer is worth another attempt, else None."""
+        if status >= 500:
+            return self._backoff(attempt), f"GitHub answered {status}", None
+        if status not in (403, 429):
+            return None
+        retry_after = headers.get("retry-after", "").strip()
+        if retry_after.isdigit():
+            wait = float(retry_after)
+            return wait, f"secondary rate limit (retry-after {retry_after}s)", self._clock() + wait
+        if headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
+            reset = float(headers["x-ratelimit-reset"])
+            return max(reset - self._clock(), 1.0), "rate limit exhausted until x-ratelimit-reset", reset
+        if status == 429 or _mentions_rate_limit(body):
+            return self._policy.secondary_wait * 2 ** (attempt - 1), "secondary rate limit", None
+        return None  # a refusal (permissions, protected branch), not a limit
+
+
+def _error(method: str, route: str, exc: gidgethub.HTTPException) -> GitHubError:
+    return GitHubError(method, route, int(exc.status_code), str(exc))
+
+
+class GitHubApp:
+    """The app as a whole. One per process; `installation(id)` gives a client per installation."""
+
+    def __init__(self, session: aiohttp.ClientSession, *, app_id: int | str, private_key: str,
+                 base_url: str = DEFAULT_API_URL, policy: RetryPolicy = RetryPolicy(), sleep: Sleep = asyncio.sleep,
+                 clock: Callable[[], float] = time.time, on_call: OnCall | None = None,
+                 requester: str = "reviewer-github-app", rng: random.Random | None = None) -> None:
+        self.auth = AppAuth(app_id, private_key, clock=clock)
+        self.calls: Counter[tuple[str, str, int]] = Counter()  # (method, route, status) -> HTTP attempts
+        self._on_call = on_call
+        self._write_locks: dict[int, asyncio.Lock] = {}
+        self.transport = _Transport(session, requester=requester, base_url=base_url, policy=policy, sleep=sleep,
+                                    clock=clock, rng=rng or random.Random(), on_call=self._count)
+
+    def _count(self, method: str, route: str, status: int) -> None:
+        self.calls[(method, route, status)] += 1
+        if self._on_call is not None:
+            self._on_call(method, route, status)
+
+    @property
+    def call_count(self) -> int:
+        return sum(self.calls.values())
+
+    def installation(self, installation_id: int) -> "GitHubClient":
+        lock = self._write_locks.setdefault(installation_id, asyncio.Lock())
+        return GitHubClient(self, installation_id, lock)
+
+    async def app_info(self) -> dict:
+        """`GET /app` with the app's JWT: `slug` (the bot is `<slug>[bot]`), `id`, `owner`, permissions."""
+        with _calling("/app"):
+            try:
+                return await self.transport.getitem("/app", {}, accept=ACCEPT, jwt=self.auth.jwt(), extra_headers=dict(HEADERS))
+            except gidgethub.HTTPException as exc:
+                raise _error("GET", "/app", exc) from None
+
+    async def installation_token(self, installation_id: int) -> str:
+        with _calling(TOKEN_ROUTE):
+            try:
+                return await self.auth.installation_token(self.transport, installation_id)
+            except gidgethub.HTTPException as exc:
+                raise _error("POST", TOKEN_ROUTE, exc) from None
+
+
+class GitHubClient:
+    """Calls as one installation. Routes are GitHub's templates (`/repos/{owner}/{repo}/pulls/{pull_number}`)."""
+
+    def __init__(self, app: GitHubApp, installation_id: int, write_lock: asyncio.Lock) -> None:
+        self.app = app
+        self.installation_id = installation_id
+        self._write_lock = write_lock
+
+    async def get(self, route: str, url_vars: Mapping[str, Any] | None = None, *,
+                  params: Mapping[str, Any] | None = None, accept: str = ACCEPT) -> Any:
+        url = self._url(route, url_vars, params)
+        return await self._as_installation("GET", route, lambda token: self.app.transport.getitem(
+            url, {}, accept=accept, oauth_token=token, extra_headers=dict(HEADERS)))
+
+    async def get_all(self, route: str, url_vars: Mapping[str, Any] | None = None, *,
+                      params: Mapping[str, Any] | None = None, limit: int | None = None,
+                      items_key: str | None = None) -> list:
+        """Every item of a paginated list, following `Link: rel="next"`, stopping at `limit` items.
+
+        `items_key` names the list inside an object answer (`check_runs`); None for a bare list.
+        """
+        url = self._url(route, url_vars, {"per_page": 100, **(params or {})})
+
+        async def fetch(token: str) -> list:
+            items: list = []
+            pages = self.app.transport.getiter(url, {}, accept=ACCEPT, oauth_token=token,
+                                               extra_headers=dict(HEADERS), iterable_key=items_key)
+            async with contextlib.aclosing(pages):
+                async for item in pages:
+                    items.append(item)
+                    if limit is not None and len(items) >= limit:
+                        break
+            return items
+        return await self._as_installation("GET", route, fetch)
+
+    async def post(self, route: str, url_vars: Mapping[str, Any] | None = None, *, data: Any) -> Any:
+        return await self._write("POST", route, url_vars, data)
+
+    async def patch(self, route: str, url_vars: Mapping[str, Any] | None = None, *, data: Any) -> Any:
+        return await self._write("PATCH", route, url_vars, data)
+
+    async def put(self, route: str, url_vars: Mapping[str, Any] | None = None, *, data: Any) -> Any:
+        return await self._write("PUT", route, url_vars, data)
+
+    async def _write(self, method: str, route: str, url_vars: Mapping[str, Any] | None, data: Any) -> Any:
+        url = self._url(route, url_vars, None)
+        send = {"POST": self.app.transport.post, "PATCH": self.app.transport.patch, "PUT": self.app.transport.put}[method]
+
+        async def call(token: str) -> Any:
+            async with self._write_lock:  # content-creating requests one at a time per installation
+                return await send(url, {}, data=data, accept=ACCEPT, oauth_token=token, extra_headers=dict(HEADERS))
+        return await self._as_installation(method, route, call)
+
+    def _url(self, route: str, url_vars: Mapping[str, Any] | None, params: Mapping[str, Any] | None) -> str:
+        url = expand(route, url_vars or {})
+        return f"{url}?{urlencode(params)}" if params else url
+
+    async def _as_installation(self, method: str, route: str, call: Callable[[str], Awaitable[Any]]) -> Any:
+        """Run `call(token)`; on a 401 drop the token, fetch a new one and run it once more."""
+        name = route_name(route)
+        refreshed = False
+        while True:
+            token = await self.app.installation_token(self.installation_id)
+            with _calling(name):
+                try:
+                    return await call(token)
+                except gidgethub.HTTPException as exc:
+                    if exc.status_code == 401 and not refreshed:
+                        log.info("GitHub %s %s: token refused (401); fetching a new one", method, name)
+                        self.app.auth.forget(self.installation_id, token)
+                        refreshed = True
+                        continue
+                    raise _error(method, name, exc) from None

@@ -1,0 +1,264 @@
+"""What the double remembers: apps, installations, repositories, pull requests and what the app wrote.
+
+Tests build state through these objects (`Repo.commit`, `Repo.open_pull`, ...) and read back what
+the app did (`Repo.check_runs`, `PullRequest.reviews`, `PullRequest.comments`). Responses are
+rendered from this state by `render.py`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Iterator
+
+from .git import Commit, FileDiff, ancestors, commit_sha, diff_trees, merge_base
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class User:
+    login: str
+    id: int
+    type: str = "User"  # User | Organization | Bot
+
+
+def person(login: str, kind: str = "User") -> User:
+    """The user called `login`: the same login always has the same id."""
+    return User(login, 100_000 + zlib.crc32(login.encode()) % 10**8, kind)
+
+
+@dataclass
+class App:
+    id: int
+    slug: str
+    name: str
+    owner: User
+    public_key_pem: str = field(repr=False)
+    webhook_secret: str
+    bot: User  # `<slug>[bot]`, the author of everything the app writes
+    permissions: dict[str, str] = field(default_factory=lambda: {
+        "checks": "write", "contents": "read", "metadata": "read", "pull_requests": "write", "issues": "write"})
+    events: list[str] = field(default_factory=lambda: ["pull_request", "check_run", "check_suite"])
+
+
+@dataclass
+class Installation:
+    id: int
+    app: App
+    account: User
+    repositories: set[str]  # full names the installation may reach
+
+
+@dataclass
+class CheckRun:
+    id: int
+    app: App
+    head_sha: str
+    name: str
+    status: str
+    conclusion: str | None
+    started_at: str
+    completed_at: str | None
+    external_id: str
+    details_url: str | None
+    output: dict  # title, summary, text: replaced by each request that sends them
+    annotations: list[dict] = field(default_factory=list)  # appended by every request, as on GitHub
+    requests: int = 1  # create + updates
+
+
+@dataclass
+class ReviewComment:
+    id: int
+    review_id: int
+    path: str
+    line: int | None
+    side: str
+    start_line: int | None
+    start_side: str | None
+    body: str
+    commit_id: str
+    user: User
+    created_at: str
+    diff_hunk: str
+
+
+@dataclass
+class Review:
+    id: int
+    user: User
+    body: str
+    state: str  # APPROVED | CHANGES_REQUESTED | COMMENTED | DISMISSED | PENDING
+    commit_id: str
+    submitted_at: str | None
+    comments: list[ReviewComment] = field(default_factory=list)
+    dismissal_message: str | None = None
+
+
+@dataclass
+class IssueComment:
+    id: int
+    body: str
+    user: User
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class PullRequest:
+    number: int
+    id: int
+    repo: "Repo"
+    title: str
+    body: str | None
+    user: User
+    base_ref: str
+    head_ref: str
+    draft: bool
+    labels: list[str]
+    created_at: str
+    state: str = "open"
+    merged: bool = False
+    head_repo: "Repo | None" = None  # a fork, else the same repository
+    reviews: list[Review] = field(default_factory=list)
+    comments: list[IssueComment] = field(default_factory=list)
+
+    @property
+    def head_sha(self) -> str:
+        if self.head_repo is not None:  # GitHub keeps a fork's head commits reachable in the base repository
+            self.repo.commits.update(self.head_repo.commits)
+        return (self.head_repo or self.repo).branches[self.head_ref]
+
+    @property
+    def base_sha(self) -> str:
+        return self.repo.branches[self.base_ref]
+
+    @property
+    def merge_base(self) -> str:
+        found = self.repo.merge_base(self.base_sha, self.head_sha)
+        if found is None:
+            raise ValueError(f"pull request #{self.number}: base and head share no history")
+        return found
+
+    def files(self) -> list[FileDiff]:
+        return self.repo.diff(self.merge_base, self.head_sha)
+
+    def commit_count(self) -> int:
+        return len(self.repo.commits_between(self.merge_base, self.head_sha))
+
+    def comment(self, body: str, user: User | str = "octocat") -> IssueComment:
+        """An issue comment written by someone else than the app (a person, another bot)."""
+        author = user if isinstance(user, User) else person(user)
+        stamp = now_iso()
+        comment = IssueComment(next(self.repo.ids), body, author, stamp, stamp)
+        self.comments.append(comment)
+        return comment
+
+    @property
+    def review_comments(self) -> list[ReviewComment]:
+        return [c for review in self.reviews for c in review.comments]
+
+
+@dataclass
+class Repo:
+    id: int
+    owner: User
+    name: str
+    default_branch: str
+    ids: Iterator[int] = field(repr=False)
+    private: bool = False
+    dismissals_restricted: bool = False  # a protected branch that refuses the app's dismissals
+    commits: dict[str, Commit] = field(default_factory=dict)
+    branches: dict[str, str] = field(default_factory=dict)
+    pulls: dict[int, PullRequest] = field(default_factory=dict)
+    check_runs: dict[int, CheckRun] = field(default_factory=dict)
+    _numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1), repr=False)
+    _diffs: dict[tuple[str, str], list[FileDiff]] = field(default_factory=dict, repr=False)
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner.login}/{self.name}"
+
+    def commit(self, files: dict[str, str | None], *, parent: str | None = "branch", branch: str | None = None,
+               message: str = "change", author: str = "octocat", replace: bool = False) -> str:
+        """Add a commit and return its sha.
+
+        `files` maps path -> text (None deletes the path) and is laid over the parent's tree
+        (`replace=True`: it is the whole tree). `parent` is a sha, None for a root commit, or by
+        default the tip of `branch` (of the default branch when no branch is named). `branch`, when
+        given, is moved to the new commit (created if new); with neither, the default branch moves.
+        """
+        target = branch or self.default_branch
+        if parent == "branch":
+            parent = self.branches.get(target)
+        base = {} if (replace or parent is None) else dict(self.commits[parent].files)
+        for path, text in files.items():
+            if text is None:
+                base.pop(path, None)
+            else:
+                base[path] = text
+        parents = (parent,) if parent else ()
+        date = now_iso()
+        sha = commit_sha(base, parents, message + str(len(self.commits)), date)
+        self.commits[sha] = Commit(sha, base, parents, message, author, date)
+        self.branches[target] = sha
+        return sha
+
+    def merge(self, into: str, other: str, *, message: str = "merge") -> str:
+        """A merge commit on branch `into` with the other branch's tree laid over (no conflicts)."""
+        ours, theirs = self.branches[into], self.branches[other]
+        files = {**self.commits[ours].files, **self.commits[theirs].files}
+        date = now_iso()
+        sha = commit_sha(files, (ours, theirs), message, date)
+        self.commits[sha] = Commit(sha, files, (ours, theirs), message, "octocat", date)
+        self.branches[into] = sha
+        return sha
+
+    def resolve(self, ref: str) -> str | None:
+        """A branch name, a full or abbreviated (≥ 7) commit sha, or a tree sha -> commit sha."""
+        ref = ref.removeprefix("refs/heads/").removeprefix("heads/")
+        if ref in self.branches:
+            return self.branches[ref]
+        if ref in self.commits:
+            return ref
+        if len(ref) >= 7:
+            matches = [sha for sha in self.commits if sha.startswith(ref)]
+            if len(matches) == 1:
+                return matches[0]
+        for sha, commit in self.commits.items():
+            if commit.tree_sha == ref:
+                return sha
+        return None
+
+    def merge_base(self, base: str, head: str) -> str | None:
+        return merge_base(self.commits, base, head)
+
+    def diff(self, base: str, head: str) -> list[FileDiff]:
+        if (base, head) not in self._diffs:  # commits never change, so their diff never does
+            self._diffs[(base, head)] = diff_trees(self.commits[base].files, self.commits[head].files)
+        return self._diffs[(base, head)]
+
+    def commits_between(self, base: str, head: str) -> list[Commit]:
+        """Commits reachable from head and not from base, oldest first (as compare lists them)."""
+        excluded = ancestors(self.commits, base)
+        found = [sha for sha in ancestors(self.commits, head) if sha not in excluded]
+        return sorted((self.commits[sha] for sha in found), key=lambda c: (c.date, c.sha))
+
+    def open_pull(self, *, head: str, base: str | None = None, title: str = "A change", body: str | None = "",
+                  user: User | str = "octocat", draft: bool = False, labels: list[str] | None = None,
+                  head_repo: "Repo | None" = None) -> PullRequest:
+        """Open a pull request from branch `head` (of `head_repo` for a fork) into `base`."""
+        author = user if isinstance(user, User) else person(user)
+        pr = PullRequest(number=next(self._numbers), id=next(self.ids), repo=self, title=title, body=body,
+                         user=author, base_ref=base or self.default_branch, head_ref=head, draft=draft,
+                         labels=list(labels or []), created_at=now_iso(), head_repo=head_repo)
+        pr.merge_base  # noqa: B018 - refuse a pull request without shared history now, not later
+        self.pulls[pr.number] = pr
+        return pr
+
+    def pull(self, number: int) -> PullRequest | None:
+        return self.pulls.get(number)
