@@ -1,0 +1,159 @@
+"""The administrator's file: loaded, validated to the letter, and typed for layering.
+
+Decisions (design.md leaves them open):
+- An account may declare a provider with the same name as an instance provider; for that
+  account's repositories the account's declaration wins (its own endpoint or key), the way every
+  later layer replaces an earlier one.
+- Logins are case-insensitive, as on GitHub: `Octo` and `octo` are one account (two spellings in
+  the file is a `duplicate-key`), and `disabledRepositories` globs match names case-insensitively.
+- A rule id is unique within a layer (`duplicate-id`), and an account rule may not reuse an
+  instance rule's id (`duplicate-id`, naming the instance rule): both would meet in one review.
+  Two accounts may use the same id; they never meet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from bot.config.admin_schema import ADMIN_CONFIG
+from bot.config.crosschecks import duplicate_ids, id_entries, model_entries, taken_ids, undeclared_providers
+from bot.config.document import load_checked, sorted_diagnostics
+from bot.config.layer import LayerSettings, layer_settings, origin_at
+from bot.config.model import Glob, Provider, Rule
+from bot.diagnostics import Diagnostic
+from bot.yamldoc import YamlDocument, escape_token, human_pointer
+
+DEFAULT_TIMEOUT = 120.0
+
+
+def _frozen(mapping: Mapping | None = None) -> Mapping:
+    return MappingProxyType(dict(mapping or {}))
+
+
+@dataclass(frozen=True)
+class Account:
+    login: str  # as written in the file
+    settings: LayerSettings
+    providers: Mapping[str, Provider] = field(default_factory=_frozen)
+    disabled_repositories: tuple[Glob, ...] = ()
+
+
+@dataclass(frozen=True)
+class AdminConfig:
+    path: str
+    document: YamlDocument | None
+    data: Mapping[str, Any]
+    providers: Mapping[str, Provider]  # the instance's
+    defaults: LayerSettings
+    accounts: Mapping[str, Account]  # lowercased login → account
+
+    @classmethod
+    def empty(cls) -> "AdminConfig":
+        """No admin file: no providers, no instance or account settings."""
+        return cls("", None, _frozen(), _frozen(), LayerSettings.empty("instance"), _frozen())
+
+    def account(self, full_name_or_owner: str | None) -> Account | None:
+        """The account of `owner` or `owner/name` (case-insensitive), if the file configures it."""
+        if not full_name_or_owner:
+            return None
+        return self.accounts.get(full_name_or_owner.split("/", 1)[0].lower())
+
+    def declared_providers(self, full_name_or_owner: str | None = None) -> dict[str, Provider]:
+        """The instance's providers, with the account's added over them."""
+        account = self.account(full_name_or_owner)
+        return {**self.providers, **(account.providers if account else {})}
+
+    def rules_by_id(self, full_name_or_owner: str | None = None) -> dict[str, Rule]:
+        """Every admin rule a repository of this owner is layered on, by id."""
+        account = self.account(full_name_or_owner)
+        rules = self.defaults.rules + (account.settings.rules if account else ())
+        return {rule.id: rule for rule in rules}
+
+
+def load_admin_config(text: str | bytes, path: str) -> tuple[AdminConfig | None, list[Diagnostic]]:
+    """The admin file at `path`, or None and every error when it is invalid."""
+    doc, data, problems = load_checked(text, ADMIN_CONFIG, "the admin configuration")
+    if doc is None:
+        return None, problems
+    problems += _cross_checks(data, doc, path)
+    if problems:
+        return None, sorted_diagnostics(problems)
+    return _build(data, doc, path), []
+
+
+def _cross_checks(data: Mapping[str, Any], doc: YamlDocument, path: str) -> list[Diagnostic]:
+    providers = _names(data.get("providers"))
+    defaults = _mapping(data.get("defaults"))
+    instance_ids = id_entries(defaults, "/defaults")
+    out = duplicate_ids(instance_ids, doc)
+    out += undeclared_providers(model_entries(defaults, "/defaults"), doc, providers, "the instance")
+    instance_rules = {rule_id: _named_rule(rule_id, pointer, doc, path) for rule_id, pointer in reversed(instance_ids)}
+    accounts = _mapping(data.get("accounts"))
+    out += _logins_twice(accounts, doc)
+    for login, account in accounts.items():
+        if isinstance(account, dict):
+            out += _account_checks(login, account, doc, instance_rules, providers)
+    return out
+
+
+def _account_checks(login: str, account: dict, doc: YamlDocument, instance_rules: dict[str, Rule],
+                    instance_providers: set[str]) -> list[Diagnostic]:
+    base = f"/accounts/{escape_token(login)}"
+    ids = id_entries(account, base)
+    out = duplicate_ids(ids, doc)
+    out += taken_ids(ids, doc, instance_rules, "duplicate-id",
+                     "an account rule must have an id of its own, since both apply to the account's repositories")
+    declared = instance_providers | _names(account.get("providers"))
+    out += undeclared_providers(model_entries(account, base), doc, declared, f"the instance or the account `{login}`")
+    return out
+
+
+def _mapping(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _names(providers: Any) -> set[str]:
+    return set(_mapping(providers))
+
+
+def _named_rule(rule_id: str, id_pointer: str, doc: YamlDocument, path: str) -> Rule:
+    """Enough of an instance rule to name it in a collision message (the file may be invalid)."""
+    return Rule(rule_id, "instance", None, None, (), None, origin_at(doc, path, id_pointer.rsplit("/", 1)[0]))
+
+
+def _logins_twice(accounts: dict, doc: YamlDocument) -> list[Diagnostic]:
+    """Logins are case-insensitive: `Octo` after `octo` is the same key written twice."""
+    first: dict[str, str] = {}
+    out = []
+    for login in accounts:
+        seen = first.setdefault(login.lower(), login)
+        if seen != login:
+            pointer = f"/accounts/{escape_token(login)}"
+            line, column = doc.locate(pointer, key=True)
+            first_line = doc.locate(f"/accounts/{escape_token(seen)}", key=True)[0]
+            out.append(Diagnostic(line, column, pointer, "duplicate-key",
+                                  f"{human_pointer(pointer)}: account `{login}` is already configured as `{seen}` "
+                                  f"at line {first_line}; logins are case-insensitive, keep one entry"))
+    return out
+
+
+def _providers(data: Any, source: str) -> dict[str, Provider]:
+    return {name: Provider(name, spec["type"], spec["baseUrl"], spec.get("apiKey"),
+                           float(spec.get("timeout", DEFAULT_TIMEOUT)), source)  # type: ignore[arg-type]
+            for name, spec in (data or {}).items()}
+
+
+def _build(data: Mapping[str, Any], doc: YamlDocument, path: str) -> AdminConfig:
+    accounts = {}
+    for login, account in (data.get("accounts") or {}).items():
+        base = f"/accounts/{escape_token(login)}"
+        settings = layer_settings(account, doc, path, "account", base)
+        disabled = tuple(Glob(pattern, "account", origin_at(doc, path, f"{base}/disabledRepositories/{i}"))
+                         for i, pattern in enumerate(account.get("disabledRepositories", ())))
+        accounts[login.lower()] = Account(login, settings, _frozen(_providers(account.get("providers"), "account")),
+                                          disabled)
+    return AdminConfig(path, doc, data, _frozen(_providers(data.get("providers"), "instance")),
+                       layer_settings(data.get("defaults"), doc, path, "instance", "/defaults"), _frozen(accounts))
+

@@ -1,0 +1,80 @@
+"""The shape of the administrator's file (design.md): providers, instance defaults, accounts.
+
+`defaults` and each account take every repository field, with the repository's own shapes; an
+account adds its `providers` and `disabledRepositories`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.config.checks import GLOB_SYNTAX
+from bot.config.repo_schema import REPO_PROPERTIES
+from bot.schema import Arr, Check, Num, Obj, Str
+
+API_KEY_PATTERN = r"^(secret://[^/\s]+/[^/\s]+|env://[A-Za-z_][A-Za-z0-9_]*)$"
+_API_KEY = re.compile(API_KEY_PATTERN.replace("$", r"\Z"))
+
+
+def _api_key_problem(value: str) -> tuple[str, str] | None:
+    """A reference, never a key: the message does not repeat the value, which may be a secret."""
+    if _API_KEY.match(value):
+        return None
+    return ("secret-reference",
+            "must be a reference, `secret://NAME/KEY` (a file of the secrets directory) or `env://VAR` "
+            "(an environment variable), never the key itself; the value is not shown")
+
+
+API_KEY_REFERENCE = Check("secret-reference", _api_key_problem, schema={"pattern": API_KEY_PATTERN})
+
+PROVIDER = Obj(
+    name="provider",
+    description="A model provider; `type: openai` is the OpenAI-compatible chat-completions protocol.",
+    properties={
+        "type": Str(enum=("openai",), description="The protocol; `openai` is OpenAI-compatible chat completions."),
+        "baseUrl": Str(pattern=r"^https?://[^\s/]+", pattern_hint="an http:// or https:// URL",
+                       description="The API base, such as https://api.openai.com/v1."),
+        "apiKey": Str(checks=(API_KEY_REFERENCE,),
+                      description="`secret://NAME/KEY` or `env://VAR`; never the key itself."),
+        "timeout": Num(exclusive_minimum=0, description="Seconds to wait for one model call (default 120)."),
+    },
+    required=("type", "baseUrl"),
+)
+
+PROVIDERS = Obj(
+    values=PROVIDER,
+    keys=Str(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
+             pattern_hint="letters, digits, `.`, `_` and `-`; no `/`, which separates provider and model"),
+    description="Provider name → provider. A model reference `<provider>/<model>` names one of them.",
+)
+
+REPO_NAME_GLOB = Str(
+    min_length=1, checks=(GLOB_SYNTAX,),
+    description="A glob over a repository's name within the account, such as `legacy-*`.",
+)
+
+ACCOUNT = Obj(
+    name="account",
+    description="Settings of one account (owner login): every repository field, plus its providers "
+                "and the repositories it turns off.",
+    properties={
+        **REPO_PROPERTIES,
+        "providers": PROVIDERS,
+        "disabledRepositories": Arr(items=REPO_NAME_GLOB,
+                                    description="Repositories of the account that are never reviewed."),
+    },
+)
+
+LOGIN = Str(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+            pattern_hint="a GitHub user or organisation login")
+
+ADMIN_CONFIG = Obj(
+    description="Reviewer administrator configuration: the instance's providers and defaults, and "
+                "per-account settings, layered under each repository's .reviewer.yaml.",
+    properties={
+        "providers": PROVIDERS,
+        "defaults": Obj(name="settings", properties=REPO_PROPERTIES,
+                        description="Instance settings: every repository field."),
+        "accounts": Obj(values=ACCOUNT, keys=LOGIN, description="Owner login → account settings."),
+    },
+)

@@ -1,0 +1,70 @@
+"""Text → a validated mapping and its diagnostics: the steps the repository and admin files share.
+
+YAML is loaded with positions (`bot.yamldoc`), the root must be a mapping, the value is checked
+against its shape, and CEL errors are moved from the scalar to the exact place in the expression.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.config.checks import cel_error, expression_position
+from bot.diagnostics import Diagnostic, sort_key
+from bot.schema import Shape, describe, to_diagnostics, validate
+from bot.yamldoc import YamlDocument, load_yaml
+
+
+def load_checked(text: str | bytes, shape: Shape, what: str) -> tuple[YamlDocument | None, dict, list[Diagnostic]]:
+    """(document, mapping, diagnostics). The mapping is {} for an empty file or an unusable one.
+
+    `what` names the file in the not-a-mapping message ("the repository configuration").
+    """
+    doc, problems = load_yaml(text)
+    if doc is None:
+        return None, {}, problems
+    if doc.value is None:
+        return doc, {}, problems
+    if not isinstance(doc.value, dict):
+        line, column = doc.start
+        problems.append(Diagnostic(line, column, "", "not-a-mapping",
+                                   f"{what} must be a mapping of settings (`key: value` lines); "
+                                   f"got {describe(doc.value)}"))
+        return doc, {}, problems
+    issues = validate(shape, doc.value)
+    found = to_diagnostics(issues, doc)
+    if any(d.code.startswith("cel-") for d in found):
+        found = _place_cel(found, doc, text)
+    return doc, doc.value, problems + found
+
+
+def _place_cel(found: list[Diagnostic], doc: YamlDocument, text: str | bytes) -> list[Diagnostic]:
+    source = text.decode("utf-8-sig") if isinstance(text, bytes) else text
+    lines = source.splitlines()
+    out = []
+    for diag in found:
+        value = value_at(doc.value, diag.pointer)
+        error = cel_error(value) if diag.code.startswith("cel-") and isinstance(value, str) else None
+        if error is not None and error.line and error.column:
+            line, column = expression_position(lines, diag.line, diag.column, value, error.line, error.column)
+            diag = Diagnostic(line, column, diag.pointer, diag.code, diag.message)
+        out.append(diag)
+    return out
+
+
+def value_at(value: Any, pointer: str) -> Any:
+    """The value at a JSON pointer of a loaded document, or None when there is none."""
+    if not pointer:
+        return value
+    for token in pointer[1:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict):
+            value = value.get(token)
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return None
+    return value
+
+
+def sorted_diagnostics(diags: list[Diagnostic]) -> list[Diagnostic]:
+    return sorted(diags, key=sort_key)

@@ -1,0 +1,76 @@
+"""`load_admin_config` and `AdminConfig`: providers, accounts, and the admin file's own errors."""
+
+from bot.config.admin import DEFAULT_TIMEOUT, AdminConfig, load_admin_config
+from tests.config_examples import ROOT
+
+TEXT = (ROOT / "valid" / "admin-instance-and-account.yaml").read_text()
+
+
+def load(text):
+    admin, found = load_admin_config(text, "/etc/reviewer/admin.yaml")
+    assert (admin is None) == bool(found)
+    return admin, found
+
+
+def test_providers_are_typed_and_account_ones_shadow_the_instance_ones():
+    admin, _ = load(TEXT)
+    openai = admin.providers["openai"]
+    assert (openai.base_url, openai.api_key, openai.timeout, openai.source) == (
+        "https://api.openai.com/v1", "env://OPENAI_API_KEY", DEFAULT_TIMEOUT, "instance")
+    octo = admin.declared_providers("octo/app")
+    assert sorted(octo) == ["local", "openai"] and octo["local"].timeout == 300.0
+    other = admin.declared_providers("other-org/x")
+    assert other["openai"].base_url == "https://proxy.other.example/v1" and other["openai"].source == "account"
+    assert sorted(admin.declared_providers(None)) == ["openai"]
+
+
+def test_accounts_are_found_by_owner_case_insensitively():
+    admin, _ = load(TEXT)
+    assert admin.account("OCTO/app").login == "octo"
+    assert admin.account("octo").login == "octo"
+    assert admin.account("nobody/app") is None and admin.account(None) is None
+    assert [g.pattern for g in admin.account("octo").disabled_repositories] == ["legacy-*", "{sandbox,scratch}"]
+
+
+def test_rules_by_id_holds_the_instance_and_the_owners_account():
+    admin, _ = load(TEXT)
+    assert sorted(admin.rules_by_id("octo/app")) == ["no-secrets", "octo-style"]
+    assert sorted(admin.rules_by_id("someone/app")) == ["no-secrets"]
+    rule = admin.rules_by_id("octo/app")["octo-style"]
+    assert (rule.source, rule.file, rule.origin.file, rule.origin.line) == (
+        "account", "STYLE.md", "/etc/reviewer/admin.yaml", 20)
+
+
+def test_the_empty_admin_config_declares_nothing():
+    empty = AdminConfig.empty()
+    assert empty.declared_providers("octo/app") == {} and empty.rules_by_id("octo/app") == {}
+    assert empty.account("octo/app") is None and empty.defaults.rules == ()
+
+
+def test_an_empty_admin_file_is_valid():
+    admin, found = load("# nothing yet\n")
+    assert found == [] and admin.providers == {} and admin.accounts == {}
+
+
+def test_a_literal_api_key_is_refused_without_being_repeated():
+    key = "sk-live-0123456789abcdef"
+    _, found = load(f"providers:\n  p:\n    type: openai\n    baseUrl: https://x.example\n    apiKey: {key}\n")
+    [diag] = found
+    assert diag.code == "secret-reference" and key not in diag.message and "env://VAR" in diag.message
+
+
+def test_an_account_rule_reusing_an_instance_id_names_the_instance_rule():
+    text = ("defaults:\n  rules:\n    - id: a\n      rule: x\naccounts:\n  octo:\n    rules:\n"
+            "      - id: a\n        rule: y\n")
+    [diag] = load(text)[1]
+    assert (diag.code, diag.pointer, diag.line) == ("duplicate-id", "/accounts/octo/rules/0/id", 8)
+    assert "the instance's rule `defaults.rules[0]` at /etc/reviewer/admin.yaml:3" in diag.message
+
+
+def test_instance_models_need_instance_providers():
+    text = ("providers:\n  p: {type: openai, baseUrl: 'https://x.example'}\n"
+            "accounts:\n  octo:\n    providers:\n      q: {type: openai, baseUrl: 'https://y.example'}\n"
+            "defaults:\n  models: {review: q/m}\n")
+    [diag] = load(text)[1]
+    assert (diag.code, diag.pointer) == ("undeclared-provider", "/defaults/models/review")
+    assert "not declared by the instance (declared: p)" in diag.message
