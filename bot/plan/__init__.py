@@ -1,0 +1,1 @@
+"""The review plan: the `pr` object, the planner, and `reviewer plan` (offline, from git)."""
