@@ -22,18 +22,20 @@ _PREFIX = "sqlite:///"
 def sqlite_path(url: str) -> str:
     """`sqlite:///reviewer.db` → `reviewer.db` (relative), `sqlite:////var/db/r.db` → `/var/db/r.db`.
 
-    `sqlite:///:memory:` is accepted for throwaway runs. Raises ValueError naming the accepted form.
+    Raises ValueError naming the accepted form. An in-memory database is refused: the store's
+    promise (a delivery acknowledged is finished after a restart) needs a file.
     """
-    if not url.startswith(_PREFIX) or len(url) == len(_PREFIX):
+    path = url[len(_PREFIX):] if url.startswith(_PREFIX) else ""
+    if not path or path == ":memory:" or path.startswith("file:"):
         raise ValueError(
             f"REVIEWER_DATABASE_URL {url!r} is not supported: use sqlite:///relative/path.db "
             "or sqlite:////absolute/path.db")
-    return url[len(_PREFIX):]
+    return path
 
 
 def connect(path: str, *, check_same_thread: bool = True) -> sqlite3.Connection:
     """Open (creating its folder) with WAL, synchronous=FULL and a busy timeout for other writers."""
-    if path != ":memory:":
+    if path != ":memory:":  # other stores' tests use throwaway in-memory databases
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=check_same_thread, timeout=10)
     conn.execute("PRAGMA journal_mode=WAL")

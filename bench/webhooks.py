@@ -1,0 +1,258 @@
+"""Webhook intake throughput and p99 latency: `reviewer serve` against a bare aiohttp handler.
+
+Both servers run as their own process, started the same way, and the load generator in this one:
+64 keep-alive connections on loopback send signed ~24 KB bodies made from GitHub's example
+pull_request payload, each with a fresh delivery id, a bounded number of requests, then stop.
+The bare server only verifies the signature and answers 202. Ours is `reviewer serve`'s own serve
+loop and app (intake, store, dispatcher, workers) with a job handler that does nothing, so the
+pipeline's GitHub calls are not measured; it commits every delivery before its 202, which is
+checked by counting the rows in its database as soon as the load ends. Bare and ours alternate
+for a few rounds (the machine is shared, so the best of each is compared); each line also gives
+the server's CPU time per request, which other load on the machine disturbs less, and how long
+the dispatcher and workers took to handle the backlog once the load stopped.
+
+Usage: python bench/webhooks.py [--requests N] [--connections C] [--rounds R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import hmac
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+SECRET = "bench-webhook-secret"
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+
+# --- payloads -----------------------------------------------------------------------------------
+
+EXAMPLE = ROOT / "tests" / "data" / "webhooks" / "pull_request.synchronize.json"  # GitHub's own example
+
+
+def pull_request_payload(number: int) -> bytes:
+    """GitHub's example `pull_request.synchronize`, for pull request `number` with its own head."""
+    payload = json.loads(EXAMPLE.read_text())
+    payload["number"] = payload["pull_request"]["number"] = number
+    payload["pull_request"]["head"]["sha"] = payload["after"] = hashlib.sha1(str(number).encode()).hexdigest()
+    return json.dumps(payload).encode()  # compact, as GitHub sends it
+
+
+# --- servers ------------------------------------------------------------------------------------
+
+def serve_bare(port: int) -> None:
+    """The baseline: verify the signature, answer 202, nothing else."""
+    from aiohttp import web
+
+    secret = SECRET.encode()
+
+    async def webhook(request: web.Request) -> web.Response:
+        body = await request.read()
+        expected = "sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected, request.headers.get("X-Hub-Signature-256", "")):
+            return web.Response(status=401)
+        return web.Response(status=202, text="accepted\n")
+
+    app = web.Application(client_max_size=25 * 1024 * 1024)
+    app.router.add_post("/webhook", webhook)
+    web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None)
+
+
+def serve_ours(port: int, database_url: str) -> None:
+    """`reviewer serve`'s own serve loop and app, with a job handler that does nothing, so that
+    the intake, store, dispatcher and workers are measured and not the pipeline's GitHub calls."""
+    from bot.server import logging as log
+    from bot.server.admin_reload import AdminConfigHolder
+    from bot.server.main import serve
+    from bot.server.metrics import Metrics
+    from bot.server.settings import load_settings
+
+    async def handle(job) -> None:
+        return None
+
+    log.configure()
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": SECRET, "PORT": str(port), "REVIEWER_DATABASE_URL": database_url})
+    metrics = Metrics()
+    asyncio.run(serve(settings, AdminConfigHolder(None, metrics), metrics, handler_for=lambda context: handle))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port: int, proc: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the server exited with {proc.returncode} before listening")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("the server did not start listening")
+
+
+# --- load ---------------------------------------------------------------------------------------
+
+async def load(port: int, bodies: list[bytes], total: int, connections: int) -> tuple[list[float], dict[int, int], float]:
+    """Closed loop: each connection sends its next request when the previous is answered."""
+    signed = [(b, ("sha256=" + hmac.new(SECRET.encode(), b, hashlib.sha256).hexdigest()).encode()) for b in bodies]
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    counter = iter(range(total))
+
+    async def connection() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            for i in counter:
+                body, sig = signed[i % len(signed)]
+                head = (b"POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                        b"User-Agent: GitHub-Hookshot/bench\r\nX-GitHub-Event: pull_request\r\n"
+                        b"X-GitHub-Delivery: " + str(uuid.uuid4()).encode() + b"\r\nX-Hub-Signature-256: " + sig +
+                        b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+                began = time.perf_counter()
+                writer.write(head + body)
+                response = await reader.readuntil(b"\r\n\r\n")
+                status = int(response[9:12])
+                length = 0
+                for line in response.split(b"\r\n"):
+                    if line[:15].lower() == b"content-length:":
+                        length = int(line[15:])
+                await reader.readexactly(length)
+                latencies.append(time.perf_counter() - began)
+                statuses[status] = statuses.get(status, 0) + 1
+        finally:
+            writer.close()
+
+    began = time.perf_counter()
+    await asyncio.gather(*(connection() for _ in range(connections)))
+    return latencies, statuses, time.perf_counter() - began
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux), to compare the work per request."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(name: str, command: list[str], env: dict[str, str], port: int, bodies: list[bytes],
+            total: int, connections: int, log_path: Path) -> dict:
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(command, env=env, stdout=log, stderr=log, cwd=ROOT)
+    try:
+        wait_listening(port, proc)
+        asyncio.run(load(port, bodies, min(1000, total), connections))  # warm-up, not counted
+        cpu = cpu_seconds(proc.pid)
+        latencies, statuses, elapsed = asyncio.run(load(port, bodies, total, connections))
+        cpu = cpu_seconds(proc.pid) - cpu
+    except BaseException:
+        stop(proc)
+        raise
+    latencies.sort()
+    return {"name": name, "proc": proc, "rps": len(latencies) / elapsed, "cpu_us": cpu / total * 1e6,
+            "p50": latencies[len(latencies) // 2] * 1000, "p99": latencies[int(len(latencies) * 0.99) - 1] * 1000,
+            "statuses": statuses, "requests": total}
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def drain_seconds(db: Path, timeout: float = 120) -> float | None:
+    """How long the dispatcher and workers take to finish the backlog once the load stops."""
+    began = time.monotonic()
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        while time.monotonic() - began < timeout:
+            if not conn.execute("SELECT count(*) FROM deliveries WHERE state IN ('received', 'queued', 'running')").fetchone()[0]:
+                return time.monotonic() - began
+            time.sleep(0.05)
+    return None
+
+
+def run_ours(tmp: str, env: dict[str, str], bodies: list[bytes], args: argparse.Namespace, n: int) -> dict:
+    db = Path(tmp, f"bench-{n}.db")
+    port = free_port()
+    r = measure("reviewer serve", [sys.executable, __file__, "--serve-ours", str(port), f"sqlite:///{db}"], env,
+                port, bodies, args.requests, args.connections, Path(tmp, f"ours-{n}.log"))
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:  # before stopping: committed rows only
+        r["stored"] = conn.execute("SELECT count(*) FROM deliveries").fetchone()[0]
+    r["drain"] = drain_seconds(db)
+    stop(r["proc"])
+    return r
+
+
+def run_bare(tmp: str, env: dict[str, str], bodies: list[bytes], args: argparse.Namespace, n: int) -> dict:
+    port = free_port()
+    r = measure("bare", [sys.executable, __file__, "--serve-bare", str(port)], env, port, bodies,
+                args.requests, args.connections, Path(tmp, f"bare-{n}.log"))
+    stop(r["proc"])
+    return r
+
+
+def line(r: dict) -> str:
+    return (f"{r['name']:>15}: {r['rps']:7.0f} req/s   p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms   "
+            f"server CPU {r['cpu_us']:4.0f} us/request")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=10000)
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=3, help="alternate bare/ours this many times; best of each")
+    parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-ours", nargs=2, metavar=("PORT", "DATABASE_URL"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_bare:
+        serve_bare(args.serve_bare)
+        return 0
+    if args.serve_ours:
+        serve_ours(int(args.serve_ours[0]), args.serve_ours[1])
+        return 0
+
+    bodies = [pull_request_payload(n) for n in range(1, 65)]
+    warmup = min(1000, args.requests)
+    print(f"{args.requests} requests (+{warmup} warm-up) per run, {args.connections} connections, "
+          f"bodies ~{sum(map(len, bodies)) // len(bodies)} bytes, {args.rounds} rounds alternating")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "REVIEWER_", "PORT"))}
+    bares, ours = [], []
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in range(args.rounds):
+            bares.append(run_bare(tmp, env, bodies, args, n))
+            ours.append(run_ours(tmp, env, bodies, args, n))
+            b, o = bares[-1], ours[-1]
+            durable = o["stored"] == o["statuses"].get(202, 0) + warmup and o["statuses"].get(202) == args.requests
+            ok = ok and durable and b["statuses"].get(202) == args.requests
+            drain = f"{o['drain']:.1f} s" if o["drain"] is not None else "not within 120 s"
+            print(f"round {n + 1}\n{line(b)}\n{line(o)}\n{'':>17}stored {o['stored']} rows = "
+                  f"{'every 202 committed' if durable else 'MISMATCH'}; backlog handled {drain} after the load")
+    best = lambda runs: {**max(runs, key=lambda r: r["rps"]), "p99": min(r["p99"] for r in runs),
+                         "cpu_us": min(r["cpu_us"] for r in runs)}
+    b, o = best(bares), best(ours)
+    print(f"best of {args.rounds}\n{line(b)}\n{line(o)}")
+    print(f"ratio throughput {o['rps'] / b['rps']:.2f}x (aim >= 0.5x)   ratio p99 {o['p99'] / b['p99']:.2f}x "
+          f"(aim <= 3x)   ratio CPU/request {o['cpu_us'] / b['cpu_us']:.2f}x")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

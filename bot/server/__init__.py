@@ -1,0 +1,1 @@
+"""The GitHub App server: webhook intake, durable store, queue and workers, metrics (I/O; wires the rest)."""

@@ -1,0 +1,116 @@
+"""The aiohttp application: routes, and the start/stop order of store, queue and admin watcher.
+
+`make_app(settings, handler_for)` is the whole wiring: `handler_for(context)` is called once the
+store and the HTTP session exist and returns the job handler (`async def handle(job) -> None`),
+so tests inject a small real handler and `main` injects the pipeline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from typing import AsyncIterator, Callable
+
+import aiohttp
+from aiohttp import web
+
+from bot.server import logging as log
+from bot.server.admin_reload import AdminConfigHolder
+from bot.server.jobs import Handler
+from bot.server.metrics import Metrics
+from bot.server.queue import JobQueue
+from bot.server.settings import Settings
+from bot.server.store import Store
+from bot.server.webhook import MAX_BODY, make_handler
+
+logger = log.get("app")
+
+SETTINGS = web.AppKey("settings", Settings)
+METRICS = web.AppKey("metrics", Metrics)
+ADMIN = web.AppKey("admin", AdminConfigHolder)
+STORE = web.AppKey("store", Store)
+
+
+@dataclass
+class ServerContext:
+    """What a job handler may use: settings (secrets inside `Secret`), the admin configuration
+    holder (read `.current` per job), metrics (`metrics.github_call(status)`), the store and one
+    shared HTTP session for outgoing calls."""
+
+    settings: Settings
+    admin: AdminConfigHolder
+    metrics: Metrics
+    store: Store
+    http: aiohttp.ClientSession
+
+
+HandlerFactory = Callable[[ServerContext], Handler]
+
+
+@dataclass
+class Runtime:
+    """What exists only while the app runs (the app's own state is frozen once it starts)."""
+
+    handler_for: HandlerFactory
+    context: ServerContext | None = None
+    queue: JobQueue | None = None
+
+
+RUNTIME = web.AppKey("runtime", Runtime)
+
+
+async def healthz(request: web.Request) -> web.Response:
+    try:
+        await asyncio.wait_for(request.app[STORE].ping(), timeout=5)
+    except Exception as exc:
+        logger.error("health check failed: the store is unreachable", extra={"error": log.error_text(exc)})
+        return web.json_response({"status": "unavailable", "store": "unreachable"}, status=503)
+    return web.json_response({"status": "ok", "store": "ok"})
+
+
+async def metrics_page(request: web.Request) -> web.Response:
+    metrics = request.app[METRICS]
+    queue = request.app[RUNTIME].queue
+    metrics.queue_depth.set(queue.store.unclassified, state="received")
+    metrics.queue_depth.set(queue.depth(), state="queued")
+    metrics.running.set(queue.running)
+    return web.Response(text=metrics.render(), content_type="text/plain", charset="utf-8",
+                        headers={"X-Content-Type-Options": "nosniff"})
+
+
+def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminConfigHolder | None = None,
+             metrics: Metrics | None = None) -> web.Application:
+    """The server's app; `admin` is loaded from the settings when not given (raises
+    AdminConfigError for a bad file: the server never starts half-configured)."""
+    log.register_secret(*settings.secrets())
+    metrics = metrics or Metrics()
+    admin = admin or AdminConfigHolder.loaded(settings.admin_config, metrics)  # AdminConfigError if bad
+    admin.metrics = admin.metrics or metrics
+    app = web.Application(client_max_size=MAX_BODY)
+    app[SETTINGS], app[METRICS], app[ADMIN], app[RUNTIME] = settings, metrics, admin, Runtime(handler_for)
+    store = app[STORE] = Store(settings.database_path)
+    app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/metrics", metrics_page)
+    app.cleanup_ctx.append(_lifecycle)
+    return app
+
+
+async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
+    settings, store, admin, runtime = app[SETTINGS], app[STORE], app[ADMIN], app[RUNTIME]
+    async with contextlib.AsyncExitStack() as stack:
+        await store.open()
+        stack.push_async_callback(store.close)
+        http = await stack.enter_async_context(aiohttp.ClientSession())
+        runtime.context = ServerContext(settings, admin, app[METRICS], store, http)
+        runtime.queue = JobQueue(store, runtime.handler_for(runtime.context), app[METRICS], settings.workers)
+        store.after_commit = runtime.queue.wake
+        await runtime.queue.start()
+        stack.push_async_callback(runtime.queue.stop)
+        if settings.admin_config:
+            watcher = asyncio.create_task(admin.watch(settings.admin_reload_seconds), name="admin-reload")
+            stack.callback(watcher.cancel)
+        logger.info("server started", extra={"workers": settings.workers, "database": settings.database_path})
+        yield
+    logger.info("server stopped")

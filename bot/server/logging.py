@@ -1,0 +1,103 @@
+"""Structured logs: one JSON object per line, with the delivery id when there is one, never a secret.
+
+Secrets are kept out twice: the code never passes them to a logger, and every line is scrubbed
+before it is written — of the values the server was configured with (registered at start) and of
+anything shaped like a GitHub token, a bearer/token authorisation or a PEM block — because an
+exception text from a library can echo a request header.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+import time
+from typing import IO
+
+LOGGER_NAME = "reviewer"
+REDACTED = "<redacted>"
+
+# Attributes every LogRecord has; anything else came from `extra=` and is a structured field.
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
+
+_SECRET_SHAPES = re.compile("|".join([
+    r"\bgh[pousr]_[A-Za-z0-9_]{20,}",  # GitHub tokens (installation tokens are ghs_)
+    r"\bgithub_pat_[A-Za-z0-9_]{20,}",
+    r"(?i:\b(?:bearer|token)\s+[A-Za-z0-9._~+/=-]{8,})",
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
+    r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",  # JWTs
+]))
+
+
+class Redactor:
+    """Replaces known secret values and secret-shaped strings with `<redacted>`."""
+
+    def __init__(self) -> None:
+        self._values: set[str] = set()
+
+    def add(self, *values: str | None) -> None:
+        for value in values:
+            if value and len(value) >= 4:  # a 1–3 character "secret" would shred every line
+                self._values.add(value)
+
+    def __call__(self, text: str) -> str:
+        for value in sorted(self._values, key=len, reverse=True):
+            if value in text:
+                text = text.replace(value, REDACTED)
+        return _SECRET_SHAPES.sub(REDACTED, text)
+
+
+redact = Redactor()
+
+
+def register_secret(*values: str | None) -> None:
+    """Call with every secret the process holds (tokens included) so no log line can carry it."""
+    redact.add(*values)
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        data: dict[str, object] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for key, value in record.__dict__.items():
+            if key not in _STANDARD and not key.startswith("_"):
+                data[key] = value
+        if record.exc_info:
+            data["exc"] = self.formatException(record.exc_info)
+        return redact(json.dumps(data, default=str, ensure_ascii=False))
+
+
+def configure(stream: IO[str] | None = None, level: int = logging.INFO) -> logging.Handler:
+    """Send the `reviewer` logger (and aiohttp's) to `stream` as JSON lines; returns the handler."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    for name in (LOGGER_NAME, "aiohttp"):
+        logger = logging.getLogger(name)
+        for old in [h for h in logger.handlers if isinstance(h.formatter, JsonFormatter)]:
+            logger.removeHandler(old)
+        logger.addHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = False
+    return handler
+
+
+def get(name: str) -> logging.Logger:
+    return logging.getLogger(f"{LOGGER_NAME}.{name}")
+
+
+def error_text(exc: BaseException, limit: int = 2000) -> str:
+    """The text stored and logged for a failed job: type and message, scrubbed and bounded."""
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return redact(text)[:limit]
+
+
+def fields(**values: object) -> dict[str, object]:
+    """`extra=` without the None values, so lines carry only what is known."""
+    return {k: v for k, v in values.items() if v is not None}
+
+

@@ -1,0 +1,80 @@
+"""`reviewer serve`: read settings, load the admin configuration, wire the pipeline, serve.
+
+Exit codes: 0 after a clean stop (SIGTERM/SIGINT), 2 when the settings are unusable (the webhook
+secret missing, a bad value), 1 when the admin configuration is invalid — the server never starts
+half-configured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+
+from aiohttp import web
+
+from bot.server import logging as log
+from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
+from bot.server.app import HandlerFactory, ServerContext, make_app
+from bot.server.jobs import Handler
+from bot.server.metrics import Metrics
+from bot.server.settings import Settings, SettingsError, load_settings
+
+logger = log.get("main")
+
+
+def pipeline_handler(context: ServerContext) -> Handler:
+    """The one place the queue's seam meets the pipeline."""
+    from bot.pipeline import make_handler  # imported here: the pipeline imports the server's types
+
+    return make_handler(context)
+
+
+def _error(message: str) -> None:
+    print(f"reviewer serve: error: {message}", file=sys.stderr)
+
+
+async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics,
+                handler_for: HandlerFactory = pipeline_handler) -> None:
+    """Serve until SIGTERM or SIGINT, then stop cleanly (running jobs are requeued at next start)."""
+    app = make_app(settings, handler_for, admin=admin, metrics=metrics)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, host="0.0.0.0", port=settings.port)
+    await site.start()
+    logger.info("listening", extra={"port": runner.addresses[0][1]})  # the real port when PORT=0
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+        logger.info("stopping")
+    finally:
+        await runner.cleanup()
+
+
+def run(args: argparse.Namespace) -> int:
+    log.configure()
+    try:
+        settings = load_settings(config_file=getattr(args, "config", None), port=getattr(args, "port", None))
+    except SettingsError as exc:
+        for problem in exc.problems:
+            _error(problem)
+        return 2
+    log.register_secret(*settings.secrets())
+    metrics = Metrics()
+    try:
+        admin = AdminConfigHolder.loaded(settings.admin_config, metrics)
+    except AdminConfigError as exc:
+        _error(f"the admin configuration {settings.admin_config} is invalid; not starting")
+        for line in exc.lines:
+            print(line, file=sys.stderr)
+        return 1
+    if settings.admin_token is None:
+        logger.warning("REVIEWER_ADMIN_TOKEN is not set: the resource and admin APIs answer 401 to everyone")
+    if settings.app_id is None or settings.private_key is None:
+        logger.warning("GITHUB_APP_ID or the private key is not set: jobs cannot call GitHub")
+    asyncio.run(serve(settings, admin, metrics))
+    return 0

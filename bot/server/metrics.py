@@ -1,0 +1,183 @@
+"""A small in-house Prometheus registry: counters, gauges, histograms and the text exposition.
+
+In-house because the server needs four metric families and the text format (version 0.0.4) is a
+page of rules; a client library would be a dependency for that. Label values are escaped as the
+format requires; label names are fixed at declaration so a caller cannot grow cardinality by typo.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from typing import Iterable
+
+DEFAULT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _number(value: float) -> str:
+    if value == math.inf:
+        return "+Inf"
+    if value == -math.inf:
+        return "-Inf"
+    if math.isnan(value):
+        return "NaN"
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(float(value))
+
+
+def _labels(names: tuple[str, ...], values: tuple[str, ...], extra: str = "") -> str:
+    parts = [f'{n}="{_escape(v)}"' for n, v in zip(names, values)]
+    if extra:
+        parts.append(extra)
+    return "{" + ",".join(parts) + "}" if parts else ""
+
+
+class _Metric:
+    kind = ""
+
+    def __init__(self, name: str, help: str, labels: Iterable[str] = ()) -> None:
+        self.name = name
+        self.help = help
+        self.labelnames = tuple(labels)
+
+    def _key(self, labels: dict[str, str]) -> tuple[str, ...]:
+        if set(labels) != set(self.labelnames):
+            raise ValueError(f"{self.name}: labels must be {list(self.labelnames)}, got {sorted(labels)}")
+        return tuple(str(labels[n]) for n in self.labelnames)
+
+    def header(self) -> list[str]:
+        return [f"# HELP {self.name} {_escape(self.help)}", f"# TYPE {self.name} {self.kind}"]
+
+    def samples(self) -> list[str]:
+        raise NotImplementedError
+
+
+class Counter(_Metric):
+    kind = "counter"
+
+    def __init__(self, name: str, help: str, labels: Iterable[str] = ()) -> None:
+        super().__init__(name, help, labels)
+        self._values: dict[tuple[str, ...], float] = {}
+
+    def inc(self, amount: float = 1.0, **labels: str) -> None:
+        if amount < 0:
+            raise ValueError(f"{self.name}: a counter only goes up")
+        key = self._key(labels)
+        self._values[key] = self._values.get(key, 0.0) + amount
+
+    def value(self, **labels: str) -> float:
+        return self._values.get(self._key(labels), 0.0)
+
+    def samples(self) -> list[str]:
+        return [f"{self.name}{_labels(self.labelnames, k)} {_number(v)}" for k, v in sorted(self._values.items())]
+
+
+class Gauge(Counter):
+    kind = "gauge"
+
+    def set(self, value: float, **labels: str) -> None:
+        self._values[self._key(labels)] = float(value)
+
+    def inc(self, amount: float = 1.0, **labels: str) -> None:
+        key = self._key(labels)
+        self._values[key] = self._values.get(key, 0.0) + amount
+
+    def dec(self, amount: float = 1.0, **labels: str) -> None:
+        self.inc(-amount, **labels)
+
+
+class Histogram(_Metric):
+    kind = "histogram"
+
+    def __init__(self, name: str, help: str, labels: Iterable[str] = (), buckets: Iterable[float] = DEFAULT_BUCKETS) -> None:
+        super().__init__(name, help, labels)
+        self.buckets = tuple(sorted(float(b) for b in buckets))
+        self._series: dict[tuple[str, ...], tuple[list[int], list[float]]] = {}
+
+    def observe(self, value: float, **labels: str) -> None:
+        key = self._key(labels)
+        counts, total = self._series.setdefault(key, ([0] * (len(self.buckets) + 1), [0.0]))
+        counts[bisect_left(self.buckets, value)] += 1  # le is inclusive: value == bound counts
+        total[0] += value
+
+    def count(self, **labels: str) -> int:
+        series = self._series.get(self._key(labels))
+        return sum(series[0]) if series else 0
+
+    def samples(self) -> list[str]:
+        lines = []
+        for key, (counts, total) in sorted(self._series.items()):
+            cumulative = 0
+            for bound, n in zip(self.buckets + (math.inf,), counts):
+                cumulative += n
+                le = f'le="{_number(bound)}"'
+                lines.append(f"{self.name}_bucket{_labels(self.labelnames, key, le)} {cumulative}")
+            lines.append(f"{self.name}_sum{_labels(self.labelnames, key)} {_number(total[0])}")
+            lines.append(f"{self.name}_count{_labels(self.labelnames, key)} {cumulative}")
+        return lines
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._metrics: dict[str, _Metric] = {}
+
+    def register(self, metric: _Metric) -> _Metric:
+        if metric.name in self._metrics:
+            raise ValueError(f"metric {metric.name} is already registered")
+        self._metrics[metric.name] = metric
+        return metric
+
+    def render(self) -> str:
+        lines: list[str] = []
+        for metric in self._metrics.values():
+            lines += metric.header() + metric.samples()
+        return "\n".join(lines) + "\n"
+
+
+class Metrics:
+    """The server's metrics, with one method per thing that happens, so callers need no names."""
+
+    def __init__(self) -> None:
+        r = self.registry = Registry()
+        self.deliveries = r.register(Counter(
+            "reviewer_webhook_deliveries_total",
+            "Webhook deliveries by event and outcome (queued, ignored, invalid, duplicate).",
+            ("event", "outcome")))
+        self.rejected = r.register(Counter(
+            "reviewer_webhook_rejected_total",
+            "Webhook requests refused before storage, by HTTP status.", ("status",)))
+        self.jobs = r.register(Counter(
+            "reviewer_jobs_total", "Finished jobs by event and outcome (done, failed, superseded).",
+            ("event", "outcome")))
+        self.queue_depth = r.register(Gauge(
+            "reviewer_queue_depth", "Jobs waiting: received but not classified, or queued and not started.",
+            ("state",)))
+        self.running = r.register(Gauge("reviewer_jobs_running", "Jobs being handled now."))
+        self.job_duration = r.register(Histogram(
+            "reviewer_job_duration_seconds", "Time a job spent in the handler.", ("event",)))
+        self.github_calls = r.register(Counter(
+            "reviewer_github_calls_total", "GitHub API calls by HTTP status (or 'error').", ("status",)))
+        self.admin_reloads = r.register(Counter(
+            "reviewer_admin_config_reloads_total", "Admin configuration reloads by result (ok, failed).",
+            ("result",)))
+        for state in ("received", "queued"):
+            self.queue_depth.set(0, state=state)
+        self.running.set(0)
+
+    def delivery(self, event: str, outcome: str) -> None:
+        self.deliveries.inc(event=event, outcome=outcome)
+
+    def github_call(self, status: int | str) -> None:
+        """For the GitHub client: one call per response (its status) or failure ('error')."""
+        self.github_calls.inc(status=str(status))
+
+    def admin_reload(self, ok: bool) -> None:
+        self.admin_reloads.inc(result="ok" if ok else "failed")
+
+    def render(self) -> str:
+        return self.registry.render()

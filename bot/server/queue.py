@@ -1,0 +1,218 @@
+"""From stored deliveries to handled jobs: a dispatcher, a per-pull-request scheduler, workers.
+
+The dispatcher is woken after each intake commit; it reads `received` rows in order, parses and
+classifies them (the JSON work the intake never does), records the outcome and hands jobs to the
+scheduler. The scheduler keeps one lane per key (repository + pull request): a lane runs one job at
+a time, so work for a pull request is serialised, and a job for a newer head supersedes the jobs of
+the lane that have not started (they are marked `superseded`). `workers` lanes run at once.
+
+The scheduler holds only ids, keys and heads; a worker reads the body again when the job starts,
+so a backlog costs rows on disk, not parsed payloads in memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import time
+from dataclasses import dataclass, field
+
+from bot.server import logging as log
+from bot.server.jobs import Classification, Handler, InvalidPayload, Job, classify, parse_payload
+from bot.server.metrics import Metrics
+from bot.server.store import Queued, Received, Store
+
+logger = log.get("queue")
+BATCH = 64
+INTAKE_PAUSE = 0.02  # seconds between two parsed bodies while webhook requests are waiting
+
+
+@dataclass(order=True)
+class _Entry:
+    seq: int
+    delivery_id: str = field(compare=False)
+    event: str = field(compare=False)
+    key: str = field(compare=False)
+    head_sha: str | None = field(compare=False)
+
+
+class JobQueue:
+    def __init__(self, store: Store, handler: Handler, metrics: Metrics, workers: int = 4) -> None:
+        self.store = store
+        self.handler = handler
+        self.metrics = metrics
+        self.workers = workers
+        self._lanes: dict[str, list[_Entry]] = {}  # key → jobs not started, by seq
+        self._scheduled: set[str] = set()  # keys waiting in `_ready` or running
+        self._ready: asyncio.Queue[str] = asyncio.Queue()  # keys with a job to start, in turn
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task] = []
+        self.running = 0
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Pick up what a previous run left: interrupted jobs, queued jobs, unread deliveries."""
+        interrupted = await self.store.recover()
+        if interrupted:
+            logger.info("requeued jobs interrupted by a restart", extra={"count": interrupted})
+        for row in await self.store.queued():
+            await self._schedule(_entry(row))
+        self._tasks.append(asyncio.create_task(self._dispatch_loop(), name="dispatcher"))
+        self._tasks += [asyncio.create_task(self._worker(), name=f"worker-{i}") for i in range(self.workers)]
+        self.wake()
+
+    async def stop(self) -> None:
+        """Cancel everything; a job cut off stays `running` and is requeued at the next start."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def depth(self) -> int:
+        return sum(len(lane) for lane in self._lanes.values())
+
+    # --- dispatcher ---------------------------------------------------------------------------
+
+    async def _dispatch_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                while rows := await self.store.received(BATCH):
+                    await self._dispatch(rows)
+            except Exception:  # the store failed; the rows stay `received` for the next wake-up
+                logger.exception("dispatching failed; will retry on the next delivery")
+                await asyncio.sleep(1)
+                self.wake()
+
+    async def _dispatch(self, rows: list[Received]) -> None:
+        outcomes = []
+        installs = []
+        jobs = []
+        for row in rows:
+            state, classification, error = self._classify(row)
+            outcomes.append((row.delivery_id, state, classification, error))
+            if state == "installation":
+                installs.append(row)
+            elif state == "queued":
+                jobs.append(_Entry(row.seq, row.delivery_id, row.event,
+                                   classification.key or f"delivery:{row.delivery_id}", classification.head_sha))
+            await self._yield_to_intake()
+        for row in installs:
+            await self.store.record_installation(row.event, parse_payload(row.body))
+        await self.store.classified([(d, "done" if s == "installation" else s, c, e) for d, s, c, e in outcomes])
+        for entry in jobs:
+            await self._schedule(entry)
+
+    async def _yield_to_intake(self) -> None:
+        """Intake first: GitHub counts a delivery failed after 10 s without an answer, while a job
+        may wait. During a burst (requests waiting for their commit) the dispatcher parses one
+        body per INTAKE_PAUSE (50 a second), so it still advances; when the burst ends it runs at full speed."""
+        if self.store.intake_in_flight:
+            await asyncio.sleep(INTAKE_PAUSE)
+        else:
+            await asyncio.sleep(0)
+
+    def _classify(self, row: Received) -> tuple[str, Classification | None, str | None]:
+        fields = {"delivery": row.delivery_id, "event": row.event}
+        try:
+            c = classify(row.event, parse_payload(row.body))
+        except InvalidPayload as exc:  # signed by GitHub's secret but unusable: retrying cannot help
+            logger.warning("delivery failed: %s", exc, extra=fields)
+            self.metrics.delivery(row.event, "invalid")
+            return "failed", None, str(exc)
+        except Exception as exc:  # a bug here must not wedge the dispatcher on this row
+            logger.exception("delivery could not be classified", extra=fields)
+            self.metrics.delivery(row.event, "invalid")
+            return "failed", None, log.error_text(exc)
+        fields.update(log.fields(action=c.action, repo=c.repo, pr=c.pr_number, installation=c.installation_id))
+        if c.kind == "ignored":
+            logger.info("delivery ignored: %s", c.reason, extra=fields)
+            self.metrics.delivery(row.event, "ignored")
+            return "ignored", c, None
+        logger.info("delivery queued" if c.kind == "job" else "installation recorded", extra=fields)
+        self.metrics.delivery(row.event, "queued" if c.kind == "job" else "installation")
+        return ("queued" if c.kind == "job" else "installation"), c, None
+
+    # --- scheduler ----------------------------------------------------------------------------
+
+    async def _schedule(self, entry: _Entry) -> None:
+        lane = self._lanes.setdefault(entry.key, [])
+        later = [e for e in lane if e.seq > entry.seq and _newer_head(entry, e)]
+        if later:  # a later delivery for another head is already waiting: this one is stale
+            await self._supersede([entry], later[0])
+            return
+        stale = [e for e in lane if e.seq < entry.seq and _newer_head(e, entry)]
+        for old in stale:
+            lane.remove(old)
+        bisect.insort(lane, entry)
+        if stale:
+            await self._supersede(stale, entry)
+        if entry.key not in self._scheduled:
+            self._scheduled.add(entry.key)
+            self._ready.put_nowait(entry.key)
+
+    async def _supersede(self, stale: list[_Entry], by: _Entry) -> None:
+        error = f"superseded by delivery {by.delivery_id} (head {by.head_sha})"
+        await self.store.finish([e.delivery_id for e in stale], "superseded", error, from_state="queued")
+        for e in stale:
+            logger.info("job superseded", extra={"delivery": e.delivery_id, "by": by.delivery_id, "key": e.key})
+            self.metrics.jobs.inc(event=e.event, outcome="superseded")
+
+    # --- workers ------------------------------------------------------------------------------
+
+    async def _worker(self) -> None:
+        while True:
+            key = await self._ready.get()
+            lane = self._lanes.get(key)
+            if lane:
+                entry = lane.pop(0)
+                try:
+                    await self._run(entry)
+                except Exception:  # the store failed: the row keeps its state, a restart picks it up
+                    logger.exception("job could not be run", extra={"delivery": entry.delivery_id})
+            if self._lanes.get(key):
+                self._ready.put_nowait(key)
+            else:
+                self._lanes.pop(key, None)
+                self._scheduled.discard(key)
+
+    async def _run(self, entry: _Entry) -> None:
+        started = await self.store.start(entry.delivery_id)
+        if started is None:  # no longer queued
+            return
+        fields = log.fields(delivery=entry.delivery_id, event=entry.event, action=started.action,
+                            repo=started.repo, pr=started.pr_number, attempt=started.attempt)
+        logger.debug("job started", extra=fields)
+        self.running += 1
+        began = time.monotonic()
+        try:
+            job = Job(started.delivery_id, started.event, started.action, parse_payload(started.body),
+                      started.installation_id, started.repo, started.pr_number, started.head_sha,
+                      started.attempt)
+            await self.handler(job)
+        except Exception as exc:
+            error = log.error_text(exc)
+            await self.store.finish([entry.delivery_id], "failed", error)
+            logger.warning("job failed: %s", error, extra=fields)
+            self.metrics.jobs.inc(event=entry.event, outcome="failed")
+        else:
+            await self.store.finish([entry.delivery_id], "done", wait=False)
+            logger.info("job done", extra={**fields, "seconds": round(time.monotonic() - began, 3)})
+            self.metrics.jobs.inc(event=entry.event, outcome="done")
+        finally:
+            self.running -= 1
+            self.metrics.job_duration.observe(time.monotonic() - began, event=entry.event)
+
+
+def _entry(row: Queued) -> _Entry:
+    return _Entry(row.seq, row.delivery_id, row.event, row.key or f"delivery:{row.delivery_id}", row.head_sha)
+
+
+def _newer_head(old: _Entry, new: _Entry) -> bool:
+    """`new` makes `old` pointless: both name a head and the heads differ."""
+    return bool(old.head_sha and new.head_sha and old.head_sha != new.head_sha)

@@ -1,0 +1,198 @@
+"""Server settings from the environment and an optional `--config` file, validated in one place.
+
+The file format is `KEY=VALUE` lines (the environment's own keys; `#` comments, blank lines and a
+leading `export ` allowed; a value may be double-quoted, with `\\n` for newlines, or single-quoted,
+taken literally) — the shape of a Docker or systemd env file, so one file serves all three.
+The environment wins over the file: the file holds the defaults of a deployment, the environment
+the per-instance overrides, as with `docker run --env-file … -e KEY=…`. `--port` wins over both.
+
+Secrets are held in `Secret`, whose repr and str never show the value; `reveal()` is the only way
+in, so a settings object can be logged or printed in a traceback safely.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from bot.server.database import DEFAULT_URL, sqlite_path
+
+KEYS = (
+    "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH", "GITHUB_WEBHOOK_SECRET",
+    "GITHUB_API_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
+    "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS",
+)
+_KEY = re.compile(r"[A-Z_][A-Z0-9_]*")
+
+
+class Secret:
+    """A secret string that never renders itself."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('<redacted>')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+class SettingsError(Exception):
+    """Every problem found, one per line, each naming the key."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Settings:
+    webhook_secret: Secret
+    app_id: int | None = None
+    private_key: Secret | None = None
+    api_url: str = "https://api.github.com"
+    port: int = 8080
+    database_url: str = DEFAULT_URL
+    admin_config: str | None = None
+    admin_token: Secret | None = None
+    secrets_dir: str | None = None
+    workers: int = 4
+    admin_reload_seconds: float = 3.0
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # key → "env" | file path
+
+    @property
+    def database_path(self) -> str:
+        return sqlite_path(self.database_url)
+
+    def secrets(self) -> list[str]:
+        """Every secret value, for the log redactor."""
+        return [s.reveal() for s in (self.webhook_secret, self.private_key, self.admin_token) if s]
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1]
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        inner = value[1:-1]
+        return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), inner)
+    return value
+
+
+def parse_env_file(text: str, path: str) -> tuple[dict[str, str], list[str]]:
+    """`KEY=VALUE` lines → (values, problems as `path:line: message`)."""
+    values: dict[str, str] = {}
+    problems: list[str] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("export "):
+            line = line[len("export "):].lstrip()
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or not _KEY.fullmatch(key):
+            problems.append(f"{path}:{number}: expected KEY=VALUE")
+        elif key not in KEYS:
+            problems.append(f"{path}:{number}: unknown setting {key} (known: {', '.join(KEYS)})")
+        else:
+            values[key] = _unquote(value.strip())
+    return values, problems
+
+
+def _merged(environ: Mapping[str, str], config_file: str | None) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    values: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    problems: list[str] = []
+    if config_file:
+        try:
+            text = Path(config_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SettingsError([f"--config {config_file}: cannot read the file ({exc.__class__.__name__})"])
+        values, problems = parse_env_file(text, config_file)
+        sources = {k: config_file for k in values}
+    for key in KEYS:
+        if environ.get(key, "") != "":
+            values[key] = environ[key]
+            sources[key] = "env"
+    return values, sources, problems
+
+
+def _integer(values: dict[str, str], key: str, default: int, low: int, high: int, problems: list[str]) -> int:
+    text = values.get(key)
+    if text is None:
+        return default
+    try:
+        number = int(text.strip())
+    except ValueError:
+        number = None
+    if number is None or not low <= number <= high:
+        problems.append(f"{key}: {text!r} is not an integer from {low} to {high}")
+        return default
+    return number
+
+
+def load_settings(environ: Mapping[str, str] | None = None, config_file: str | None = None,
+                  port: int | None = None) -> Settings:
+    """Read, check and return the settings; SettingsError lists every problem at once."""
+    values, sources, problems = _merged(os.environ if environ is None else environ, config_file)
+    secret = values.get("GITHUB_WEBHOOK_SECRET", "")
+    if not secret:
+        problems.append("GITHUB_WEBHOOK_SECRET is not set: the server refuses to start without the "
+                        "webhook secret configured in the GitHub App (it verifies every delivery)")
+    app_id = _integer(values, "GITHUB_APP_ID", 0, 1, 2**63 - 1, problems) if "GITHUB_APP_ID" in values else None
+    private_key = values.get("GITHUB_PRIVATE_KEY")
+    key_path = values.get("GITHUB_PRIVATE_KEY_PATH")
+    if private_key and key_path:
+        problems.append("GITHUB_PRIVATE_KEY and GITHUB_PRIVATE_KEY_PATH are both set: set one")
+    elif key_path:
+        try:
+            private_key = Path(key_path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(f"GITHUB_PRIVATE_KEY_PATH: cannot read {key_path} ({exc.__class__.__name__})")
+    api_url = values.get("GITHUB_API_URL", "https://api.github.com").rstrip("/")
+    if not re.match(r"https?://[^/\s]+", api_url):
+        problems.append(f"GITHUB_API_URL: {api_url!r} is not an http(s) URL")
+    database_url = values.get("REVIEWER_DATABASE_URL", DEFAULT_URL)
+    try:
+        sqlite_path(database_url)
+    except ValueError as exc:
+        problems.append(str(exc))
+    reload_text = values.get("REVIEWER_ADMIN_RELOAD_SECONDS", "3")
+    try:
+        reload_seconds = float(reload_text)
+        if not 0.05 <= reload_seconds <= 3600:
+            raise ValueError
+    except ValueError:
+        problems.append(f"REVIEWER_ADMIN_RELOAD_SECONDS: {reload_text!r} is not a number of seconds from 0.05 to 3600")
+        reload_seconds = 3.0
+    settings = Settings(
+        webhook_secret=Secret(secret),
+        app_id=app_id,
+        private_key=Secret(private_key) if private_key else None,
+        api_url=api_url,
+        port=port if port is not None else _integer(values, "PORT", 8080, 0, 65535, problems),
+        database_url=database_url,
+        admin_config=values.get("REVIEWER_ADMIN_CONFIG") or None,
+        admin_token=Secret(values["REVIEWER_ADMIN_TOKEN"]) if values.get("REVIEWER_ADMIN_TOKEN") else None,
+        secrets_dir=values.get("REVIEWER_SECRETS_DIR") or None,
+        workers=_integer(values, "REVIEWER_WORKERS", 4, 1, 256, problems),
+        admin_reload_seconds=reload_seconds,
+        sources=sources,
+    )
+    if problems:
+        raise SettingsError(problems)
+    return settings

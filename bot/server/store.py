@@ -1,0 +1,385 @@
+"""The durable record of deliveries and their jobs, in SQLite, keyed by `X-GitHub-Delivery`.
+
+One row per delivery id, whose `state` is its job's life:
+`received` (stored, not yet read) → `queued` (a job) | `ignored` | `done` (installation events) |
+`failed` (not JSON) ; `queued` → `running` → `done` | `failed` ; `queued` → `superseded`.
+A redelivery of a `failed` row puts it back to `received` (a redelivery is how a user retries);
+of any other row it is a duplicate and changes nothing. On start `running` rows (a crash
+interrupted them) go back to `queued`.
+
+Bodies are stored as received, zlib-compressed (level 1: ~8× smaller for GitHub's JSON, and
+cheaper to compress than to write raw), on the writer thread, off the event loop. Each connection
+belongs to one thread (a writer, a reader), so calls are serialised without locks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, TypeVar
+
+from bot.server import database
+from bot.server import logging as log
+from bot.server.group_commit import GroupCommit
+from bot.server.jobs import Classification
+
+T = TypeVar("T")
+logger = log.get("store")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS deliveries (
+    seq INTEGER PRIMARY KEY,
+    delivery_id TEXT NOT NULL UNIQUE,
+    event TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    body BLOB NOT NULL,
+    received_at REAL NOT NULL,
+    received_count INTEGER NOT NULL DEFAULT 1,
+    state TEXT NOT NULL,
+    action TEXT,
+    installation_id INTEGER,
+    repo TEXT,
+    pr_number INTEGER,
+    head_sha TEXT,
+    job_key TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    started_at REAL,
+    finished_at REAL
+);
+CREATE INDEX IF NOT EXISTS deliveries_open ON deliveries(state, seq)
+    WHERE state IN ('received', 'queued', 'running');
+CREATE TABLE IF NOT EXISTS installations (
+    id INTEGER PRIMARY KEY,
+    account TEXT,
+    last_action TEXT,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    repositories TEXT NOT NULL DEFAULT '[]',
+    updated_at REAL NOT NULL
+);
+"""
+
+_INSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state) VALUES "
+_REDO = """
+UPDATE deliveries SET
+    event = ?, headers = ?, body = ?, received_at = ?, received_count = received_count + 1,
+    state = 'received', action = NULL, installation_id = NULL, repo = NULL, pr_number = NULL,
+    head_sha = NULL, job_key = NULL, error = NULL, started_at = NULL, finished_at = NULL
+WHERE delivery_id = ? AND state = 'failed'
+"""
+
+
+@dataclass(frozen=True)
+class Incoming:
+    delivery_id: str
+    event: str
+    headers: dict[str, str]
+    body: bytes
+    received_at: float
+
+
+@dataclass(frozen=True)
+class Received:
+    """A stored delivery not yet classified."""
+
+    seq: int
+    delivery_id: str
+    event: str
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Queued:
+    """A job waiting for a worker (what the scheduler needs; the payload is read at start)."""
+
+    seq: int
+    delivery_id: str
+    event: str
+    key: str | None
+    head_sha: str | None
+
+
+@dataclass(frozen=True)
+class Started:
+    delivery_id: str
+    event: str
+    action: str | None
+    body: bytes
+    installation_id: int | None
+    repo: str | None
+    pr_number: int | None
+    head_sha: str | None
+    attempt: int
+
+
+Op = Callable[[sqlite3.Connection], Any]
+
+
+def _apply(conn: sqlite3.Connection, items: list["Incoming | Op"]) -> list[Any]:
+    """Write a batch in one transaction: deliveries in a few statements, then each op.
+
+    Few statements matter as much as one commit: SQLite releases the GIL around each statement,
+    and a thread that wants it back while the event loop is busy waits up to the switch interval
+    (5 ms), so a statement per row would make the batch crawl under load. An op that raises fails
+    alone (its caller gets the exception); ops are single statements, so nothing half-done stays.
+    """
+    results: list[Any] = [None] * len(items)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        accepts = [i for i, item in enumerate(items) if isinstance(item, Incoming)]
+        for i, result in zip(accepts, _accept_many(conn, [items[i] for i in accepts])):
+            results[i] = result
+        for i, op in enumerate(items):
+            if not isinstance(op, Incoming):
+                try:
+                    results[i] = _plain(op(conn))
+                except Exception as exc:
+                    results[i] = exc
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return results
+
+
+def _plain(result: Any) -> Any:
+    """A cursor never leaves the writer thread: were it freed on the event loop's thread, it
+    would reset its statement there while this thread reuses that statement from the cache."""
+    if isinstance(result, sqlite3.Cursor):
+        count = result.rowcount
+        result.close()
+        return count
+    return result
+
+
+def _accept_many(conn: sqlite3.Connection, items: list[Incoming]) -> list[bool]:
+    """Insert new deliveries (one statement), redo failed ones; True for each that will be done."""
+    if not items:
+        return []
+    ids = [item.delivery_id for item in items]
+    existing = dict(conn.execute(
+        f"SELECT delivery_id, state FROM deliveries WHERE delivery_id IN ({','.join('?' * len(ids))})", ids))
+    results, fresh, redo, seen = [], [], [], set()
+    for item in items:
+        state = existing.get(item.delivery_id)
+        take = item.delivery_id not in seen and state in (None, "failed")
+        seen.add(item.delivery_id)
+        results.append(take)
+        if take:
+            (redo if state == "failed" else fresh).append(
+                (item.delivery_id, item.event, json.dumps(item.headers), zlib.compress(item.body, 1), item.received_at))
+    if fresh:
+        conn.execute(_INSERT + ",".join(["(?, ?, ?, ?, ?, 'received')"] * len(fresh)),
+                     [value for row in fresh for value in row])
+    for row in redo:
+        conn.execute(_REDO, row[1:] + row[:1])
+    return results
+
+
+class Store:
+    """Writes go through one group commit on the writer thread (intake and job updates share the
+    sync); reads run on a second thread with its own connection, so under WAL they never wait
+    for a commit's sync."""
+
+    def __init__(self, path: str, after_commit: Callable[[], None] = lambda: None) -> None:
+        self.path = path
+        self._writer_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store-writer")
+        self._reader_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store-reader")
+        self._wconn: sqlite3.Connection | None = None
+        self._rconn: sqlite3.Connection | None = None
+        self._writer: GroupCommit[Incoming | Op, Any] = GroupCommit(
+            self._write_batch, after_commit=lambda: self.after_commit())
+        self.after_commit = after_commit  # the dispatcher's wake-up; set before start
+        self.unclassified = 0  # rows in state `received` (the dispatcher's backlog), for metrics
+        self.intake_in_flight = 0  # webhook requests waiting for their commit (the dispatcher defers to them)
+
+    async def _write_batch(self, items: list[Incoming | Op]) -> list[Any]:
+        return await asyncio.get_running_loop().run_in_executor(self._writer_thread, _apply, self._wconn, items)
+
+    async def _write(self, op: Op) -> Any:
+        return await self._writer.submit(op)
+
+    async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._reader_thread, fn, self._rconn)
+
+    async def open(self) -> None:
+        loop = asyncio.get_running_loop()
+
+        def _open_writer() -> sqlite3.Connection:
+            conn = database.connect(self.path, check_same_thread=False)
+            conn.executescript(SCHEMA)
+            return conn
+        self._wconn = await loop.run_in_executor(self._writer_thread, _open_writer)
+        self._rconn = await loop.run_in_executor(
+            self._reader_thread, lambda: database.connect(self.path, check_same_thread=False))
+        self.unclassified = await self.count("received")
+        self._writer.start()
+
+    async def close(self) -> None:
+        await self._writer.close()
+        loop = asyncio.get_running_loop()
+        for thread, conn in ((self._writer_thread, self._wconn), (self._reader_thread, self._rconn)):
+            if conn is not None:
+                await loop.run_in_executor(thread, conn.close)
+            thread.shutdown(wait=True)
+        self._wconn = self._rconn = None
+
+    # --- intake -------------------------------------------------------------------------------
+
+    async def accept(self, item: Incoming) -> bool:
+        """Commit the delivery; False when it is a duplicate that changes nothing."""
+        self.intake_in_flight += 1
+        try:
+            new = await self._writer.submit(item)
+        finally:
+            self.intake_in_flight -= 1
+        self.unclassified += new
+        return new
+
+    # --- dispatcher ---------------------------------------------------------------------------
+
+    async def received(self, limit: int) -> list[Received]:
+        def query(conn: sqlite3.Connection) -> list[Received]:
+            rows = conn.execute(
+                "SELECT seq, delivery_id, event, body FROM deliveries WHERE state = 'received' "
+                "ORDER BY seq LIMIT ?", (limit,)).fetchall()
+            return [Received(seq, did, event, zlib.decompress(body)) for seq, did, event, body in rows]
+        return await self._read(query)
+
+    async def classified(self, outcomes: list[tuple[str, str, Classification | None, str | None]]) -> None:
+        """Record (delivery id, new state, classification, error) for a batch."""
+        now = time.time()
+        rows = []
+        for delivery_id, state, c, error in outcomes:
+            c = c or Classification("ignored")
+            rows.append((state, c.action, c.installation_id, c.repo, c.pr_number, c.head_sha, c.key,
+                         error, None if state == "queued" else now, delivery_id))
+        await self._write(lambda conn: conn.executemany(
+            "UPDATE deliveries SET state = ?, action = ?, installation_id = ?, repo = ?, pr_number = ?, "
+            "head_sha = ?, job_key = ?, error = ?, finished_at = ? WHERE delivery_id = ? AND state = 'received'",
+            rows))
+        self.unclassified = max(0, self.unclassified - len(outcomes))
+
+    async def recover(self) -> int:
+        """Put jobs a crash interrupted back in the queue; returns how many."""
+        return await self._write(lambda conn: conn.execute(
+            "UPDATE deliveries SET state = 'queued', started_at = NULL WHERE state = 'running'").rowcount)
+
+    async def queued(self) -> list[Queued]:
+        def query(conn: sqlite3.Connection) -> list[Queued]:
+            rows = conn.execute(
+                "SELECT seq, delivery_id, event, job_key, head_sha FROM deliveries "
+                "WHERE state = 'queued' ORDER BY seq").fetchall()
+            return [Queued(*row) for row in rows]
+        return await self._read(query)
+
+    async def count(self, state: str | None = None) -> int:
+        def query(conn: sqlite3.Connection) -> int:
+            if state is None:
+                return conn.execute("SELECT count(*) FROM deliveries").fetchone()[0]
+            return conn.execute("SELECT count(*) FROM deliveries WHERE state = ?", (state,)).fetchone()[0]
+        return await self._read(query)
+
+    # --- workers ------------------------------------------------------------------------------
+
+    async def start(self, delivery_id: str) -> Started | None:
+        """Read a queued job and mark it running (None if it is not queued).
+
+        The `running` mark is committed with the next batch, not waited for: should the process
+        die first, the row is still `queued` and is run again at the next start — just as a
+        committed `running` row would be — so waiting for that sync would buy nothing.
+        """
+        def query(conn: sqlite3.Connection) -> tuple | None:
+            return conn.execute(
+                "SELECT delivery_id, event, action, body, installation_id, repo, pr_number, head_sha, "
+                "attempts FROM deliveries WHERE delivery_id = ? AND state = 'queued'", (delivery_id,)).fetchone()
+        row = await self._read(query)
+        if row is None:
+            return None
+        marked = self._writer.post(lambda conn: conn.execute(
+            "UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = ? "
+            "WHERE delivery_id = ? AND state = 'queued'", (time.time(), delivery_id)))
+        marked.add_done_callback(_log_failure)
+        return Started(row[0], row[1], row[2], zlib.decompress(row[3]), *row[4:8], attempt=row[8] + 1)
+
+    async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
+                     from_state: str = "running", wait: bool = True) -> None:
+        """Record the end of jobs. `wait=False` leaves the commit to the next batch: a job whose
+        `done` is lost to a crash runs again, as one cut off in the handler would (at least once).
+        A failure is waited for, so that a redelivery right after it is not taken for a duplicate."""
+        written = self._writer.post(lambda conn: conn.executemany(
+            "UPDATE deliveries SET state = ?, error = ?, finished_at = ? WHERE delivery_id = ? AND state = ?",
+            [(state, error, time.time(), d, from_state) for d in delivery_ids]))
+        if wait:
+            await written
+        else:
+            written.add_done_callback(_log_failure)
+
+    async def delivery(self, delivery_id: str) -> dict[str, Any] | None:
+        """One delivery's record, body and headers decoded (for inspection and tests)."""
+        def query(conn: sqlite3.Connection) -> dict[str, Any] | None:
+            cursor = conn.execute("SELECT * FROM deliveries WHERE delivery_id = ?", (delivery_id,))
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            record = dict(zip([c[0] for c in cursor.description], row))
+            record["body"] = zlib.decompress(record["body"])
+            record["headers"] = json.loads(record["headers"])
+            return record
+        return await self._read(query)
+
+    async def ping(self) -> None:
+        await self._read(lambda conn: conn.execute("SELECT 1").fetchone())
+
+    # --- installations ------------------------------------------------------------------------
+
+    async def record_installation(self, event: str, payload: dict[str, Any]) -> None:
+        """Keep which installations exist and the repositories each may reach."""
+        installation = payload.get("installation") or {}
+        inst_id = installation.get("id")
+        action = payload.get("action")
+        account = (installation.get("account") or {}).get("login")
+
+        def op(conn: sqlite3.Connection) -> None:
+            row = conn.execute("SELECT repositories FROM installations WHERE id = ?", (inst_id,)).fetchone()
+            repos = set(json.loads(row[0])) if row else set()
+            if event == "installation" and action in ("created", "new_permissions_accepted", "unsuspend"):
+                repos |= _names(payload.get("repositories"))
+            repos = (repos | _names(payload.get("repositories_added"))) - _names(payload.get("repositories_removed"))
+            conn.execute(
+                "INSERT INTO installations (id, account, last_action, deleted, repositories, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+                "account = coalesce(excluded.account, account), last_action = excluded.last_action, "
+                "deleted = excluded.deleted, repositories = excluded.repositories, updated_at = excluded.updated_at",
+                (inst_id, account, f"{event}.{action}", int(event == "installation" and action == "deleted"),
+                 json.dumps(sorted(repos)), time.time()))
+        await self._write(op)
+
+    async def installation(self, installation_id: int) -> dict[str, Any] | None:
+        def query(conn: sqlite3.Connection) -> dict[str, Any] | None:
+            row = conn.execute(
+                "SELECT id, account, last_action, deleted, repositories FROM installations WHERE id = ?",
+                (installation_id,)).fetchone()
+            if row is None:
+                return None
+            return {"id": row[0], "account": row[1], "last_action": row[2], "deleted": bool(row[3]),
+                    "repositories": json.loads(row[4])}
+        return await self._read(query)
+
+
+def _log_failure(future: asyncio.Future) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        error = future.exception()
+        logger.error("a store write failed", exc_info=(type(error), error, error.__traceback__))
+
+
+def _names(repositories: Any) -> set[str]:
+    if not isinstance(repositories, list):
+        return set()
+    return {r["full_name"] for r in repositories if isinstance(r, dict) and isinstance(r.get("full_name"), str)}

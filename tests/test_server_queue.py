@@ -1,0 +1,91 @@
+"""The queue through the server: per-pull-request serialisation, supersede, bounded workers."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tests.server_support import Recorder, pr_payload, running_server, wait_for
+
+
+async def _started(recorder: Recorder, delivery: str) -> None:
+    await wait_for(lambda: _true(delivery in recorder.ids()))
+
+
+async def _true(value: bool) -> bool:
+    return value
+
+
+async def test_same_pull_request_is_serialised_and_a_newer_head_supersedes_waiting_work(tmp_path):
+    recorder = Recorder()
+    recorder.hold["a"] = asyncio.Event()
+    async with running_server(tmp_path, recorder) as server:
+        await server.post("pull_request", pr_payload(1, "1" * 40), "a")
+        await _started(recorder, "a")
+        await server.post("pull_request", pr_payload(1, "2" * 40), "b")
+        await server.wait_state("b", "queued")
+        await server.post("pull_request", pr_payload(1, "3" * 40), "c")
+        # another pull request runs while the first is busy
+        await server.post("pull_request", pr_payload(2, "4" * 40), "d")
+        await server.wait_state("d", "done")
+        record = await server.wait_state("b", "superseded")
+        assert record["error"] == f"superseded by delivery c (head {'3' * 40})"
+        assert await server.state("a") == "running" and await server.state("c") == "queued"
+        assert recorder.ids() == ["a", "d"]  # c waits for a: one job per pull request at a time
+        recorder.hold["a"].set()
+        await server.wait_state("c", "done")
+    assert recorder.ids() == ["a", "d", "c"]
+
+
+async def test_work_for_the_same_head_is_kept_and_runs_in_order(tmp_path):
+    recorder = Recorder()
+    recorder.hold["first"] = asyncio.Event()
+    head = "5" * 40
+    async with running_server(tmp_path, recorder) as server:
+        await server.post("pull_request", pr_payload(3, head), "first")
+        await _started(recorder, "first")
+        await server.post("pull_request", pr_payload(3, head, action="labeled"), "second")
+        await server.post("pull_request", pr_payload(3, head, action="unlabeled"), "third")
+        await server.wait_state("third", "queued")
+        recorder.hold["first"].set()
+        await server.wait_state("third", "done")
+    assert recorder.ids() == ["first", "second", "third"]
+
+
+async def test_a_redelivered_old_head_is_superseded_by_newer_waiting_work(tmp_path):
+    recorder = Recorder()
+    recorder.fail["old"] = "GitHub answered 502"
+    recorder.hold["busy"] = asyncio.Event()
+    async with running_server(tmp_path, recorder) as server:
+        old = pr_payload(4, "6" * 40)
+        await server.post("pull_request", old, "old")
+        await server.wait_state("old", "failed")
+        await server.post("pull_request", pr_payload(4, "7" * 40), "busy")
+        await _started(recorder, "busy")
+        await server.post("pull_request", pr_payload(4, "7" * 40, action="labeled"), "newer")
+        await server.wait_state("newer", "queued")
+        await server.post("pull_request", old, "old")  # redelivered: received before "newer", older head
+        record = await server.wait_state("old", "superseded")
+        assert record["error"] == f"superseded by delivery newer (head {'7' * 40})"
+        recorder.hold["busy"].set()
+        await server.wait_state("newer", "done")
+    assert recorder.ids() == ["old", "busy", "newer"]
+
+
+async def test_workers_are_bounded(tmp_path):
+    recorder = Recorder()
+    ids = [f"pr-{n}" for n in range(5)]
+    for delivery in ids:
+        recorder.hold[delivery] = asyncio.Event()
+    async with running_server(tmp_path, recorder, REVIEWER_WORKERS="2") as server:
+        for n, delivery in enumerate(ids):
+            await server.post("pull_request", pr_payload(10 + n, "8" * 40), delivery)
+        await wait_for(lambda: _true(len(recorder.jobs) == 2))
+        for delivery in ids:
+            await server.wait_state(delivery, "queued", "running")
+        await asyncio.sleep(0.1)  # room for a third worker to start, were there one
+        assert len(recorder.jobs) == 2  # five pull requests, two workers
+        for delivery in ids:
+            recorder.hold[delivery].set()
+        for delivery in ids:
+            await server.wait_state(delivery, "done")
+    assert sorted(recorder.ids()) == ids

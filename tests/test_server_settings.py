@@ -1,0 +1,105 @@
+"""Server settings (environment, `--config` file, precedence, secrets) and the database URL."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.server.database import sqlite_path
+from bot.server.settings import Secret, SettingsError, load_settings, parse_env_file
+
+
+def test_defaults_and_required_secret():
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "s3cret-value"})
+    assert settings.webhook_secret.reveal() == "s3cret-value"
+    assert (settings.port, settings.api_url, settings.database_url) == (8080, "https://api.github.com", "sqlite:///reviewer.db")
+    assert settings.database_path == "reviewer.db"
+    assert settings.admin_token is None and settings.admin_config is None and settings.secrets_dir is None
+    with pytest.raises(SettingsError) as error:
+        load_settings({})
+    assert error.value.problems == [
+        "GITHUB_WEBHOOK_SECRET is not set: the server refuses to start without the webhook secret configured "
+        "in the GitHub App (it verifies every delivery)"]
+
+
+def test_secrets_never_render():
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "webhook-s3cret", "REVIEWER_ADMIN_TOKEN": "admin-t0ken",
+                              "GITHUB_PRIVATE_KEY": "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----"})
+    for text in (repr(settings), str(settings), f"{settings.admin_token}", repr(Secret("x1y2z3"))):
+        assert "webhook-s3cret" not in text and "admin-t0ken" not in text and "abc" not in text
+        assert "x1y2z3" not in text
+    assert "Secret('<redacted>')" in repr(settings)
+
+
+def test_config_file_with_environment_winning(tmp_path):
+    key = tmp_path / "key.pem"
+    key.write_text("-----BEGIN PRIVATE KEY-----\nfile-key\n-----END PRIVATE KEY-----\n")
+    config = tmp_path / "reviewer.env"
+    config.write_text(
+        "# the deployment's defaults\n"
+        "export GITHUB_WEBHOOK_SECRET=\"from file\\twith tab\"\n"
+        "PORT=9000\n"
+        f"GITHUB_PRIVATE_KEY_PATH='{key}'\n"
+        "GITHUB_APP_ID=42\n"
+        "\n"
+        "REVIEWER_DATABASE_URL=sqlite:////var/lib/reviewer/reviewer.db\n")
+    settings = load_settings({"PORT": "9100"}, str(config))
+    assert settings.webhook_secret.reveal() == "from file\twith tab"
+    assert settings.port == 9100  # the environment wins over the file
+    assert settings.app_id == 42
+    assert settings.private_key.reveal().startswith("-----BEGIN PRIVATE KEY-----\nfile-key")
+    assert settings.database_path == "/var/lib/reviewer/reviewer.db"
+    assert settings.sources["PORT"] == "env" and settings.sources["GITHUB_APP_ID"] == str(config)
+    assert load_settings({}, str(config), port=7000).port == 7000  # --port wins over both
+
+
+def test_every_problem_is_reported_with_its_key(tmp_path):
+    config = tmp_path / "bad.env"
+    config.write_text("GITHUB_WEBHOK_SECRET=typo\nnot a setting\n")
+    with pytest.raises(SettingsError) as error:
+        load_settings({"PORT": "eighty", "GITHUB_APP_ID": "-3", "REVIEWER_DATABASE_URL": "postgres://db/reviewer",
+                       "GITHUB_PRIVATE_KEY": "k", "GITHUB_PRIVATE_KEY_PATH": "/nowhere", "REVIEWER_WORKERS": "0",
+                       "GITHUB_API_URL": "api.github.com"}, str(config))
+    problems = error.value.problems
+    assert problems[0].startswith(f"{config}:1: unknown setting GITHUB_WEBHOK_SECRET (known: ")
+    assert problems[1] == f"{config}:2: expected KEY=VALUE"
+    assert "GITHUB_WEBHOOK_SECRET is not set" in problems[2]
+    rest = problems[3:]
+    assert "GITHUB_APP_ID: '-3' is not an integer from 1 to 9223372036854775807" in rest
+    assert "GITHUB_PRIVATE_KEY and GITHUB_PRIVATE_KEY_PATH are both set: set one" in rest
+    assert "GITHUB_API_URL: 'api.github.com' is not an http(s) URL" in rest
+    assert ("REVIEWER_DATABASE_URL 'postgres://db/reviewer' is not supported: use sqlite:///relative/path.db "
+            "or sqlite:////absolute/path.db") in rest
+    assert "PORT: 'eighty' is not an integer from 0 to 65535" in rest
+    assert "REVIEWER_WORKERS: '0' is not an integer from 1 to 256" in rest
+
+
+def test_unreadable_files_are_named(tmp_path):
+    with pytest.raises(SettingsError) as error:
+        load_settings({}, str(tmp_path / "missing.env"))
+    assert error.value.problems == [f"--config {tmp_path / 'missing.env'}: cannot read the file (FileNotFoundError)"]
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "x" * 8, "GITHUB_PRIVATE_KEY_PATH": str(tmp_path / "no.pem")})
+    assert error.value.problems == [
+        f"GITHUB_PRIVATE_KEY_PATH: cannot read {tmp_path / 'no.pem'} (FileNotFoundError)"]
+
+
+def test_env_file_parsing():
+    values, problems = parse_env_file("A=1\nPORT = 81 \nPORT='8 2'\n=3\n", "f.env")
+    assert values == {"PORT": "8 2"}
+    assert problems[0].startswith("f.env:1: unknown setting A ")
+    assert problems[1] == "f.env:4: expected KEY=VALUE"
+
+
+@pytest.mark.parametrize("url, path", [
+    ("sqlite:///reviewer.db", "reviewer.db"),
+    ("sqlite:///data/reviewer.db", "data/reviewer.db"),
+    ("sqlite:////abs/path.db", "/abs/path.db"),
+])
+def test_database_urls(url, path):
+    assert sqlite_path(url) == path
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///", "sqlite:///:memory:", "mysql://x/y", "reviewer.db"])
+def test_database_urls_refused(url):
+    with pytest.raises(ValueError, match="is not supported: use sqlite:///relative/path.db"):
+        sqlite_path(url)
