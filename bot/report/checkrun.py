@@ -129,3 +129,27 @@ def report_for_failure(stage: str, reason: str) -> CheckRunReport:
     return CheckRunReport("failure", f"Reviewer could not finish: {stage}",
                           f"Reviewer could not finish this run ({stage}).\n\n{reason}\n\n"
                           "Re-run the check to try again.\n")
+
+
+def _decisions_section(decisions: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = [f"**{d['kind']}**" + (f" review {d['reviewId']}" if d.get("reviewId") else "") + f" — {d['reason']}"
+             for d in decisions]
+    return ["", "### Approval", "", *_bullets(lines)] if lines else []
+
+
+def with_review(plan_report: CheckRunReport, outcome: Mapping[str, Any], summary: str,
+                notes: Sequence[str] = ()) -> CheckRunReport:
+    """The plan's report joined with what the review found (`outcome` is `ReviewOutcome.to_json()`).
+
+    A failing plan (the changed configuration is invalid) keeps the run failed whatever the review
+    found; otherwise the review's conclusion stands.
+    """
+    conclusion = outcome["conclusion"]
+    title = outcome["title"]
+    if plan_report.conclusion == "failure":
+        conclusion = "failure"
+        title = plan_report.title.split(";")[0] + "; " + title[0].lower() + title[1:]
+    body = [summary.replace("<!-- reviewer:summary -->", "").strip(), *_decisions_section(outcome["decisions"]),
+            *_notes_section(list(notes)), "", "---", "", "## The plan", "", plan_report.summary]
+    return CheckRunReport(conclusion, title, "\n".join(body).strip() + "\n",
+                          annotations=[*plan_report.annotations, *outcome["annotations"]])

@@ -1,0 +1,50 @@
+"""The work a delivery asks for: from a queued job to a completed check run (and a review).
+
+`make_handler(context)` is the seam the server's queue calls; everything GitHub-facing for one
+job hangs off the installation client it makes here.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.github import GitHubApp
+from bot.pipeline.review import Services, review_pull_request
+from bot.pipeline.targets import target_for
+from bot.server.app import ServerContext
+from bot.server.jobs import Handler, Job
+
+logger = logging.getLogger("reviewer.pipeline")
+
+
+class NotConfigured(Exception):
+    """The server has no app id or private key, so it cannot act on GitHub."""
+
+
+def make_services(context: ServerContext) -> Services:
+    settings = context.settings
+    if settings.app_id is None or settings.private_key is None:
+        raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
+                            "to act on GitHub")
+    app = GitHubApp(context.http, app_id=settings.app_id, private_key=settings.private_key.reveal(),
+                    base_url=settings.api_url,
+                    on_call=lambda method, route, status: context.metrics.github_call(status))
+    return Services(app, context.admin, context.http, settings.secrets_dir)
+
+
+def make_handler(context: ServerContext) -> Handler:
+    services: Services | None = None
+
+    async def handle(job: Job) -> None:
+        nonlocal services
+        target = target_for(job)
+        if target is None:
+            logger.info("no pull request to review in %s.%s (a fork's check suite lists none)",
+                        job.event, job.action)
+            return
+        if job.installation_id is None:
+            raise ValueError(f"{job.event}.{job.action} has no installation id; the app cannot act on it")
+        services = services or make_services(context)
+        await review_pull_request(services, services.app.installation(job.installation_id), target)
+
+    return handle

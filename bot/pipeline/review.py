@@ -1,0 +1,129 @@
+"""One pull request, end to end: the `Reviewer` check run from in_progress to completed.
+
+The run is started before anything else can fail and always completed: with the plan's or the
+review's conclusion, or with a readable error when GitHub or the models failed after retries.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from bot.config.model import EffectiveConfig
+from bot.engine.engine import run_review
+from bot.github import (CHECK_NAME, Annotation, CheckOutput, GitHubApp, GitHubClient, GitHubError, complete_check_run,
+                        list_reviews, start_check_run)
+from bot.pipeline.configure import plan_for, referenced_paths
+from bot.pipeline.gather import Gathered, gather, read_paths
+from bot.pipeline.post import post_outcome
+from bot.pipeline.targets import Target
+from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
+
+logger = logging.getLogger("reviewer.pipeline")
+
+NO_PROVIDER = ("No model provider is configured for this repository: the plan is posted, and no model "
+               "review ran. An administrator declares providers in the admin file (see the README).")
+
+
+@dataclass
+class Services:
+    """What a review needs beyond the pull request: made once per server, shared by jobs."""
+
+    app: GitHubApp
+    admin: Any  # AdminConfigHolder: `.current` is the admin configuration in force
+    http: aiohttp.ClientSession
+    secrets_dir: str | None = None
+    _login: str | None = field(default=None, init=False)
+
+    async def app_login(self) -> str:
+        """The app's bot login (`<slug>[bot]`), asked of GitHub once per process."""
+        if self._login is None:
+            self._login = f"{(await self.app.app_info())['slug']}[bot]"
+        return self._login
+
+
+class _Stage:
+    """Names what the job was doing, so a failure says where it stopped."""
+
+    def __init__(self) -> None:
+        self.name = "starting"
+
+
+async def _our_runs(gh: GitHubClient, target: Target) -> list[dict]:
+    answer = await gh.get("/repos/{owner}/{repo}/commits/{ref}/check-runs",
+                          {"owner": target.owner, "repo": target.repo, "ref": target.head_sha},
+                          params={"check_name": CHECK_NAME})
+    return list(answer.get("check_runs") or [])
+
+
+async def _start_run(gh: GitHubClient, target: Target) -> int:
+    """A new in-progress run; on a retried job, the run an interrupted attempt left in progress."""
+    if target.attempt > 1:
+        for run in await _our_runs(gh, target):
+            if run.get("status") != "completed":
+                return int(run["id"])
+    return await start_check_run(gh, target.owner, target.repo, target.head_sha, title="Reviewing",
+                                 summary="Reading the configuration at the merge base and planning the review.")
+
+
+async def review_pull_request(services: Services, gh: GitHubClient, target: Target) -> None:
+    if target.only_if_new and await _our_runs(gh, target):
+        logger.info("check suite requested for %s, which already has a Reviewer run", target.head_sha[:7])
+        return
+    run_id = await _start_run(gh, target)
+    stage = _Stage()
+    try:
+        report = await _review(services, gh, target, stage)
+    except Exception as exc:
+        reason = _failure_text(exc)
+        failed = report_for_failure(stage.name, reason)
+        await complete_check_run(gh, target.owner, target.repo, run_id, failed.conclusion, _output(failed))
+        raise
+    await complete_check_run(gh, target.owner, target.repo, run_id, report.conclusion, _output(report))
+
+
+def _failure_text(exc: Exception) -> str:
+    if isinstance(exc, GitHubError):
+        answer = f"answered {exc.status}" if exc.status else "did not answer"
+        return f"GitHub {answer} to {exc.method} {exc.route}: {exc.message}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _output(report: CheckRunReport) -> CheckOutput:
+    """The report's annotations are GitHub's JSON shape; the client takes its own dataclass."""
+    annotations = tuple(Annotation(a["path"], a["start_line"], a["end_line"], a["annotation_level"], a["message"],
+                                   a.get("title")) for a in report.annotations)
+    return CheckOutput(report.title, report.summary, report.text or None, annotations)
+
+
+async def _review(services: Services, gh: GitHubClient, target: Target, stage: _Stage) -> CheckRunReport:
+    stage.name = "reading the pull request from GitHub"
+    gathered = await gather(gh, target)
+    stage.name = "planning"
+    plan, config = plan_for(services.admin.current, gathered, target)
+    plan_json = plan.to_json()
+    report = report_for_plan(plan_json)
+    if plan_json["decision"] != "review":
+        return report
+    if not config.providers:
+        return report_for_plan(plan_json, [NO_PROVIDER])
+    stage.name = "running the model review"
+    return await _model_review(services, gh, target, gathered, plan_json, config, report, stage)
+
+
+async def _model_review(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
+                        plan_json: dict, config: EffectiveConfig, report: CheckRunReport,
+                        stage: _Stage) -> CheckRunReport:
+    files = await read_paths(gh, target.owner, target.repo, referenced_paths(plan_json), gathered.merge_base)
+    reviews = await list_reviews(gh, target.owner, target.repo, target.number)
+    login = await services.app_login()
+    patches = [{"filename": f.path, "status": f.status, "patch": f.patch} for f in gathered.comparison.files]
+    outcome = await run_review(plan_json, files=files, patches=patches, providers=config.providers,
+                               session=services.http, head_sha=target.head_sha, app_login=login,
+                               reviews=reviews, secrets_dir=services.secrets_dir)
+    stage.name = "posting the review"
+    refused = await post_outcome(gh, target, outcome, login)
+    return with_review(report, outcome.to_json(), outcome.summary, [*outcome.notes, *refused])
