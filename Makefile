@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 run: install
-	$(VENV)/bin/reviewer demo
+	$(PY) -m tests.demo
 
 test: install
 	$(PY) -m pytest
