@@ -19,7 +19,6 @@ COMMANDS = {
     "serve": "bot.server.main:run",
     "schema": "bot.commands.schema:run_schema",
     "crds": "bot.commands.schema:run_crds",
-    "demo": "bot.demo:run",
 }
 
 
@@ -58,9 +57,6 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("name", metavar="NAME")
 
     sub.add_parser("crds", help="print the connector CustomResourceDefinitions")
-
-    d = sub.add_parser("demo", help="serve the app against a local GitHub double and show one review")
-    d.add_argument("--keep-running", action="store_true")
     return parser
 
 
