@@ -7,6 +7,7 @@ double, which checks every request against GitHub's REST description.
 from __future__ import annotations
 
 from tests.app_support import running_app, settle
+from tests.server_support import wait_for
 
 CONFIG = """\
 rules:
@@ -35,13 +36,14 @@ async def test_an_opened_pull_request_gets_a_successful_run_with_the_plan(tmp_pa
 
 async def test_a_pull_request_of_ten_files_costs_at_most_five_calls(tmp_path, github, github_app, app_private_key):
     async with running_app(tmp_path, github, github_app, app_private_key) as world:
+        warm = world.pull({".reviewer.yaml": CONFIG})  # the first job fetches the installation token
+        await world.opened(warm)
+        await world.completed_run(warm)
+        before = len(github.calls)
         pr = world.pull({".reviewer.yaml": CONFIG}, {f"src/m{i}.py": f"x = {i}\n" for i in range(10)})
-        await world.installation_token_warm() if hasattr(world, "installation_token_warm") else None
-        github.issue_token(world.installation)  # tokens the double issued are not the app's cache
         await world.opened(pr)
         await world.completed_run(pr)
-    calls = [c for c in github.calls if not c.route.startswith("POST /app/")]
-    assert [c.route for c in calls] == [
+    assert [c.route for c in github.calls[before:]] == [
         "POST /repos/{owner}/{repo}/check-runs",
         "GET /repos/{owner}/{repo}/compare/{basehead}",
         "GET /repos/{owner}/{repo}/git/trees/{tree_sha}",
@@ -140,3 +142,33 @@ async def test_a_job_that_finally_fails_completes_its_run_with_the_error(tmp_pat
     assert run.conclusion == "failure"
     assert run.output["title"] == "Reviewer could not finish: reading the pull request from GitHub"
     assert "404" in run.output["summary"]
+
+
+async def test_check_suite_requested_for_an_already_reviewed_head_adds_no_run(
+        tmp_path, github, github_app, app_private_key):
+    async with running_app(tmp_path, github, github_app, app_private_key) as world:
+        pr = world.pull()
+        await world.opened(pr)
+        await world.completed_run(pr)
+        suite = github.payload("check_suite", "requested", installation=world.installation, pull=pr)
+        status, _ = await world.deliver("check_suite", suite)
+        await settle()
+        runs = len(world.runs(pr))
+        rerequested = github.payload("check_suite", "rerequested", installation=world.installation, pull=pr)
+        await world.deliver("check_suite", rerequested)
+
+        async def both_completed() -> bool:
+            return len([r for r in world.runs(pr) if r.status == "completed"]) == 2
+        await wait_for(both_completed)
+    assert status == 202 and runs == 1  # the push's check suite found this head's run already there
+    assert [r.conclusion for r in world.runs(pr)] == ["success", "success"]  # a re-run asked by a person runs
+
+
+async def test_check_suite_requested_for_a_new_head_reviews_it(tmp_path, github, github_app, app_private_key):
+    async with running_app(tmp_path, github, github_app, app_private_key) as world:
+        pr = world.pull()
+        suite = github.payload("check_suite", "requested", installation=world.installation, pull=pr)
+        await world.deliver("check_suite", suite)
+        run = await world.completed_run(pr)
+    assert run.conclusion == "success" and run.output["title"].startswith("Review planned")
+
