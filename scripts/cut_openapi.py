@@ -37,6 +37,8 @@ OUTPUT = Path("tests/data/github-openapi.json")
 OPERATIONS: dict[str, tuple[str, str]] = {
     "apps/get-authenticated": ("get", "/app"),
     "apps/create-installation-access-token": ("post", "/app/installations/{installation_id}/access_tokens"),
+    "apps/get-repo-installation": ("get", "/repos/{owner}/{repo}/installation"),
+    "repos/get": ("get", "/repos/{owner}/{repo}"),
     "repos/compare-commits-with-basehead": ("get", "/repos/{owner}/{repo}/compare/{basehead}"),
     "git/get-tree": ("get", "/repos/{owner}/{repo}/git/trees/{tree_sha}"),
     "repos/get-content": ("get", "/repos/{owner}/{repo}/contents/{path}"),

@@ -105,7 +105,7 @@ class ApiServer:
 
     async def __aenter__(self) -> "ApiServer":
         app = web.Application()
-        setup_routes(app, ConnectorStore(self.db_path), admin_token=self.token, secrets_dir=self.secrets_dir,
+        setup_routes(app, ConnectorStore.opened(self.db_path), admin_token=self.token, secrets_dir=self.secrets_dir,
                      clock=self.clock)
         self.runner = web.AppRunner(app)
         await self.runner.setup()

@@ -15,7 +15,7 @@ def _obj(display: str) -> dict:
 
 def test_two_stores_on_one_file_one_writer_wins(tmp_path):
     path = str(tmp_path / "reviewer.db")
-    first, second = ConnectorStore(path), ConnectorStore(path)
+    first, second = ConnectorStore.opened(path), ConnectorStore.opened(path)
     created, _ = first.put("K", "okta", None, lambda previous: _obj("v1"))
     version = created["metadata"]["resourceVersion"]
     barrier = threading.Barrier(2)
@@ -43,7 +43,7 @@ def test_two_stores_on_one_file_one_writer_wins(tmp_path):
 
 
 def test_in_memory_store_keeps_what_it_was_given():
-    store = ConnectorStore(":memory:")
+    store = ConnectorStore.opened(":memory:")
     store.put("K", "okta", None, lambda previous: _obj("v1"))
     assert store.get("K", "okta")["spec"]["display"] == "v1"
     assert [o["metadata"]["name"] for o in store.list("K")[0]] == ["okta"]

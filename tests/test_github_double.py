@@ -134,7 +134,25 @@ async def test_installation_tokens_expire_and_reach_only_installed_repos(github,
     assert status == 401 and answer["message"] == "Bad credentials"
 
 
+async def test_a_repositorys_installation_is_found_with_the_app_jwt_only(github, setup, github_app, app_private_key):
+    _, _, inst, token, _ = setup
+    app_jwt = get_jwt(app_id=str(github_app.id), private_key=app_private_key)
+    status, _, answer = await call(github, "GET", "/repos/Octo-Org/Hello/installation", bearer=app_jwt)
+    assert status == 200 and answer["id"] == inst.id and answer["app_id"] == github_app.id
+    github.add_repo("octo-org/elsewhere").commit({"a": "b"})
+    assert (await call(github, "GET", "/repos/octo-org/elsewhere/installation", bearer=app_jwt))[0] == 404
+    assert (await call(github, "GET", "/repos/octo-org/hello/installation", token=token))[0] == 401
+
+
 # --- GitHub's shapes --------------------------------------------------------------------------
+
+async def test_a_repository_names_its_default_branch(github, setup, github_app):
+    repo, _, _, token, _ = setup
+    github.install(github_app, github.add_repo("octo-org/trunk", default_branch="trunk"))
+    status, _, answer = await call(github, "GET", "/repos/octo-org/hello", token=token)
+    assert status == 200 and answer["full_name"] == "octo-org/hello" and answer["default_branch"] == "main"
+    assert (await call(github, "GET", "/repos/octo-org/trunk", token=token))[0] == 404  # another installation's
+
 
 async def test_pull_files_are_paginated_with_link_headers(github, setup):
     _, pr, _, token, _ = setup

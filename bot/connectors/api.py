@@ -11,7 +11,6 @@ admin bearer token. Secret values never leave: answers are redacted, and logs na
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 from datetime import datetime, timezone
 from typing import Awaitable, Callable
@@ -24,6 +23,7 @@ from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
 from bot.connectors.reconcile import reconcile
 from bot.connectors.resource import client_part, next_object, redact, restore_redacted
 from bot.secrets import SecretStore
+from bot.server.bearer import bearer_matches
 from bot.connectors.store import Conflict, ConnectorStore
 from bot.connectors.structure import structural_issues
 from bot.yamldoc import human_pointer
@@ -43,9 +43,8 @@ class _Refused(Exception):
 
 def setup_routes(app: web.Application, store: ConnectorStore, *, admin_token: str | None,
                  secrets_dir: str | None, clock: Callable[[], datetime] | None = None) -> None:
-    """Adds the connector routes to `app` (the server's, beside the webhook)."""
-    if not admin_token:
-        log.warning("REVIEWER_ADMIN_TOKEN is not set: the connector API answers 401 to every request")
+    """Adds the connector routes to `app` (the server's, beside the webhook). Without a token every
+    request is refused (the server says so once, at start)."""
     api = _ConnectorAPI(store, admin_token or None, SecretStore(secrets_dir), clock or _utc_now)
     for kind in KINDS:
         base = f"/apis/{GROUP}/{kind.version}/{kind.plural}"
@@ -80,10 +79,7 @@ class _ConnectorAPI:
         return guarded
 
     def _authorized(self, request: web.Request) -> bool:
-        scheme, _, offered = request.headers.get("Authorization", "").partition(" ")
-        if self.token is None or scheme.lower() != "bearer":
-            return False
-        return hmac.compare_digest(offered.strip().encode(), self.token)
+        return bearer_matches(request.headers.get("Authorization", ""), self.token)
 
     async def list(self, kind: ConnectorKind, request: web.Request) -> web.Response:
         selector = parse_selector(request.query.get("labelSelector", ""))

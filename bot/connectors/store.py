@@ -5,6 +5,10 @@ only if nobody wrote in between; the read, the compare and the write share one I
 transaction, so two writers holding the same version cannot both succeed (another process on the
 same file included). The API calls these methods from worker threads; one connection, opened
 with the server's settings (`bot.server.database.connect`), is shared under a lock.
+
+`ConnectorStore(path)` touches nothing: the server opens it when the app starts and closes it when
+the app stops (`open`, `close`, both blocking: call them off the event loop), so that making the
+app creates no file and holds no connection. `ConnectorStore.opened(path)` does both steps at once.
 """
 
 from __future__ import annotations
@@ -42,29 +46,46 @@ class Conflict(Exception):
 
 class ConnectorStore:
     def __init__(self, path: str) -> None:
-        """`path` is the server's SQLite file (or `:memory:`); the tables are created if absent."""
+        """`path` is the server's SQLite file (or `:memory:`); nothing is opened until `open`."""
         self.path = path
         self._lock = threading.Lock()
-        self._db = connect(path, check_same_thread=False)
+        self._db: sqlite3.Connection | None = None
+
+    @classmethod
+    def opened(cls, path: str) -> "ConnectorStore":
+        store = cls(path)
+        store.open()
+        return store
+
+    def open(self) -> None:
+        """Connect and create the tables if absent."""
+        with self._lock:
+            if self._db is None:
+                self._db = connect(self.path, check_same_thread=False)
         with self._transaction() as db:
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 db.execute(statement)
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
     @contextlib.contextmanager
     def _transaction(self, *, write: bool = True) -> Iterator[sqlite3.Connection]:
         """A write transaction takes SQLite's write lock at once, before it reads what it compares."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            db = self._db
+            if db is None:
+                raise RuntimeError(f"the connector store {self.path} is not open")
+            db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             try:
-                yield self._db
+                yield db
             except BaseException:
-                self._db.execute("ROLLBACK")
+                db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+            db.execute("COMMIT")
 
     def get(self, kind: str, name: str) -> dict | None:
         with self._transaction(write=False) as db:

@@ -12,12 +12,13 @@ from .client import DEFAULT_API_URL, GitHubApp, GitHubClient, RetryPolicy
 from .errors import GitHubError, GitHubUnavailable
 from .limits import fit
 from .repos import (ChangedFile, Comparison, FileTooLarge, RepoTree, merge_base_and_files, pull_files, pull_request,
-                    read_file, tree)
+                    read_file, repository, tree)
 from .reviews import ReviewComment, create_review, dismiss_review, list_reviews, upsert_comment
 
 __all__ = [
     "CHECK_NAME", "DEFAULT_API_URL", "Annotation", "ChangedFile", "CheckOutput", "Comparison", "FileTooLarge",
     "GitHubApp", "GitHubClient", "GitHubError", "GitHubUnavailable", "RepoTree", "RetryPolicy", "ReviewComment",
     "complete_check_run", "completion_requests", "create_review", "dismiss_review", "fit", "list_reviews",
-    "merge_base_and_files", "pull_files", "pull_request", "read_file", "start_check_run", "tree", "upsert_comment",
+    "merge_base_and_files", "pull_files", "pull_request", "read_file", "repository", "start_check_run", "tree",
+    "upsert_comment",
 ]

@@ -185,11 +185,28 @@ class GitHubApp:
 
     async def app_info(self) -> dict:
         """`GET /app` with the app's JWT: `slug` (the bot is `<slug>[bot]`), `id`, `owner`, permissions."""
-        with _calling("/app"):
+        return await self._get_as_app("/app", {})
+
+    async def repo_installation(self, owner: str, repo: str) -> int | None:
+        """The id of the app's installation that reaches `owner/repo`; None when none does (GitHub's
+        404 also hides a repository that does not exist, or that the app may not see)."""
+        try:
+            found = await self._get_as_app("/repos/{owner}/{repo}/installation", {"owner": owner, "repo": repo})
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return int(found["id"])
+
+    async def _get_as_app(self, route: str, url_vars: Mapping[str, Any]) -> Any:
+        """A GET with the app's JWT, for the few routes that take it instead of an installation token."""
+        name = route_name(route)
+        with _calling(name):
             try:
-                return await self.transport.getitem("/app", {}, accept=ACCEPT, jwt=self.auth.jwt(), extra_headers=dict(HEADERS))
+                return await self.transport.getitem(expand(route, url_vars), {}, accept=ACCEPT, jwt=self.auth.jwt(),
+                                                    extra_headers=dict(HEADERS))
             except gidgethub.HTTPException as exc:
-                raise _error("GET", "/app", exc) from None
+                raise _error("GET", name, exc) from None
 
     async def installation_token(self, installation_id: int) -> str:
         with _calling(TOKEN_ROUTE):

@@ -1,4 +1,5 @@
-"""Reading a repository through the REST API: merge base and changed files, trees, files, pull requests."""
+"""Reading a repository through the REST API: the repository, merge base and changed files, trees, files,
+pull requests."""
 
 from __future__ import annotations
 
@@ -99,6 +100,11 @@ async def read_file(gh: GitHubClient, owner: str, repo: str, path: str, ref: str
     if data.get("encoding") != "base64":
         raise FileTooLarge(path, int(data.get("size", 0)))
     return base64.b64decode(data["content"]).decode("utf-8", errors="replace")
+
+
+async def repository(gh: GitHubClient, owner: str, repo: str) -> dict:
+    """The repository object: `full_name` as GitHub spells it, `default_branch`, ..."""
+    return await gh.get("/repos/{owner}/{repo}", {"owner": owner, "repo": repo})
 
 
 async def pull_request(gh: GitHubClient, owner: str, repo: str, number: int) -> dict:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 
-from bot.github import GitHubApp
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
 from bot.server.app import ServerContext
@@ -22,14 +21,11 @@ class NotConfigured(Exception):
 
 
 def make_services(context: ServerContext) -> Services:
-    settings = context.settings
-    if settings.app_id is None or settings.private_key is None:
+    """The server's one GitHub App client (made with the app, shared with the admin API)."""
+    if context.github is None:
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
-    app = GitHubApp(context.http, app_id=settings.app_id, private_key=settings.private_key.reveal(),
-                    base_url=settings.api_url,
-                    on_call=lambda method, route, status: context.metrics.github_call(status))
-    return Services(app, context.admin, context.http, settings.secrets_dir)
+    return Services(context.github, context.admin, context.http, context.settings.secrets_dir)
 
 
 def make_handler(context: ServerContext) -> Handler:

@@ -1,8 +1,13 @@
-"""The aiohttp application: routes, and the start/stop order of store, queue and admin watcher.
+"""The aiohttp application: routes, and the start/stop order of stores, queue and admin watcher.
 
 `make_app(settings, handler_for)` is the whole wiring: `handler_for(context)` is called once the
 store and the HTTP session exist and returns the job handler (`async def handle(job) -> None`),
 so tests inject a small real handler and `main` injects the pipeline.
+
+Routes: the webhook, health and metrics; the connector resource API and the admin API, both
+behind `REVIEWER_ADMIN_TOKEN`. The connector store shares the SQLite file of the delivery store
+and, like it, opens when the app starts and closes when it stops. One `GitHubApp` (the app's
+identity and its installation-token cache) serves the jobs and the admin API alike.
 """
 
 from __future__ import annotations
@@ -15,7 +20,11 @@ from typing import AsyncIterator, Callable
 import aiohttp
 from aiohttp import web
 
+from bot.connectors.api import setup_routes as setup_connector_routes
+from bot.connectors.store import ConnectorStore
+from bot.github import GitHubApp
 from bot.server import logging as log
+from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.jobs import Handler
 from bot.server.metrics import Metrics
@@ -30,19 +39,22 @@ SETTINGS = web.AppKey("settings", Settings)
 METRICS = web.AppKey("metrics", Metrics)
 ADMIN = web.AppKey("admin", AdminConfigHolder)
 STORE = web.AppKey("store", Store)
+CONNECTORS = web.AppKey("connectors", ConnectorStore)
 
 
 @dataclass
 class ServerContext:
     """What a job handler may use: settings (secrets inside `Secret`), the admin configuration
-    holder (read `.current` per job), metrics (`metrics.github_call(status)`), the store and one
-    shared HTTP session for outgoing calls."""
+    holder (read `.current` per job), metrics (`metrics.github_call(status)`), the store, one
+    shared HTTP session for outgoing calls and the GitHub App client (None without an app id and
+    private key: nothing can be done on GitHub then)."""
 
     settings: Settings
     admin: AdminConfigHolder
     metrics: Metrics
     store: Store
     http: aiohttp.ClientSession
+    github: GitHubApp | None = None
 
 
 HandlerFactory = Callable[[ServerContext], Handler]
@@ -90,11 +102,23 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     app = web.Application(client_max_size=MAX_BODY)
     app[SETTINGS], app[METRICS], app[ADMIN], app[RUNTIME] = settings, metrics, admin, Runtime(handler_for)
     store = app[STORE] = Store(settings.database_path)
+    connectors = app[CONNECTORS] = ConnectorStore(settings.database_path)
+    token = settings.admin_token.reveal() if settings.admin_token else None
     app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
+    setup_connector_routes(app, connectors, admin_token=token, secrets_dir=settings.secrets_dir)
+    setup_admin_routes(app, admin_token=token, context=lambda: app[RUNTIME].context)
     app.cleanup_ctx.append(_lifecycle)
     return app
+
+
+def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics) -> GitHubApp | None:
+    """The app's GitHub client, or None when the settings lack the app id or the private key."""
+    if settings.app_id is None or settings.private_key is None:
+        return None
+    return GitHubApp(http, app_id=settings.app_id, private_key=settings.private_key.reveal(),
+                     base_url=settings.api_url, on_call=lambda method, route, status: metrics.github_call(status))
 
 
 async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
@@ -102,8 +126,11 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
     async with contextlib.AsyncExitStack() as stack:
         await store.open()
         stack.push_async_callback(store.close)
+        await asyncio.to_thread(app[CONNECTORS].open)
+        stack.push_async_callback(asyncio.to_thread, app[CONNECTORS].close)
         http = await stack.enter_async_context(aiohttp.ClientSession())
-        runtime.context = ServerContext(settings, admin, app[METRICS], store, http)
+        runtime.context = ServerContext(settings, admin, app[METRICS], store, http,
+                                        github_app(settings, http, app[METRICS]))
         runtime.queue = JobQueue(store, runtime.handler_for(runtime.context), app[METRICS], settings.workers)
         store.after_commit = runtime.queue.wake
         await runtime.queue.start()

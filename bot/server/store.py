@@ -372,6 +372,19 @@ class Store:
                     "repositories": json.loads(row[4])}
         return await self._read(query)
 
+    async def installation_for(self, full_name: str) -> int | None:
+        """The installation that reaches `owner/name` (case-insensitive, as GitHub's names are), as
+        the installation events said; None when none recorded does. The events are not the whole
+        truth (an installation on every repository of an account is not told of a repository
+        created later), so a caller that gets None asks GitHub."""
+        def query(conn: sqlite3.Connection) -> int | None:
+            row = conn.execute(
+                "SELECT installations.id FROM installations, json_each(installations.repositories) AS repo "
+                "WHERE installations.deleted = 0 AND lower(repo.value) = lower(?) "
+                "ORDER BY installations.updated_at DESC LIMIT 1", (full_name,)).fetchone()
+            return row[0] if row else None
+        return await self._read(query)
+
 
 def _log_failure(future: asyncio.Future) -> None:
     if not future.cancelled() and future.exception() is not None:

@@ -71,6 +71,10 @@ class Renderer:
         out.pop("custom_properties", None)  # webhook-only field
         return out
 
+    def full_repo(self, repo: Repo) -> dict:
+        """`GET /repos/{owner}/{repo}`: the repository of a payload, plus the counts only that answer has."""
+        return {**self.repo(repo), "has_discussions": False, "network_count": 0, "subscribers_count": 0}
+
     def repo_url(self, repo: Repo) -> str:
         return f"{self.api}/repos/{repo.full_name}"
 
@@ -170,8 +174,14 @@ class Renderer:
 
     def installation(self, inst: Installation) -> dict:
         return {"id": inst.id, "account": self.user(inst.account), "app_id": inst.app.id, "app_slug": inst.app.slug,
-                "repository_selection": "selected", "target_id": inst.account.id, "target_type": inst.account.type,
-                "permissions": dict(inst.app.permissions), "events": list(inst.app.events)}
+                "client_id": f"Iv1.{inst.app.id:016x}", "repository_selection": "selected",
+                "target_id": inst.account.id, "target_type": inst.account.type,
+                "permissions": dict(inst.app.permissions), "events": list(inst.app.events),
+                "access_tokens_url": f"{self.api}/app/installations/{inst.id}/access_tokens",
+                "repositories_url": f"{self.api}/installation/repositories",
+                "html_url": f"{HTML}/settings/installations/{inst.id}",
+                "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z",
+                "single_file_name": None, "suspended_by": None, "suspended_at": None}
 
     def check_run(self, repo: Repo, run: CheckRun, pulls: list[PullRequest]) -> dict:
         base = self.repo_url(repo)

@@ -1,4 +1,4 @@
-"""Reading a repository: compare (merge base and changed files), trees and file contents."""
+"""Reading a repository: the repository itself, compare (merge base and changed files), trees and file contents."""
 
 from __future__ import annotations
 
@@ -125,3 +125,8 @@ async def get_content(ctx: Context) -> Reply:
             listing.append(ctx.render.content_entry(repo, prefix + child, "file", blob_sha(value),
                                                     len(value.encode()), ref))
     return Reply(listing)
+
+
+@handles("repos/get")
+async def get_repository(ctx: Context) -> Reply:
+    return Reply(ctx.render.full_repo(ctx.repo))

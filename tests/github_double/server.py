@@ -1,8 +1,9 @@
 """The GitHub double: GitHub's REST API for the operations the app uses, over real HTTP on loopback.
 
 Every request goes through the same steps as on GitHub: route (by the REST description), fault
-injection, authentication (app JWT on `/app` routes, installation tokens elsewhere), validation
-against the operation's schemas, repository access, then the handler. Every call is logged with its
+injection, authentication (the app JWT on `/app` routes and on `GET /repos/{owner}/{repo}/installation`,
+installation tokens elsewhere), validation against the operation's schemas, repository access, then
+the handler. Every call is logged with its
 status; every request that breaks the description and every answer that breaks GitHub's response
 schema is a *violation*, which the `github` fixture asserts empty at teardown.
 """
@@ -27,6 +28,7 @@ from .faults import Fault, Faults, bad_credentials, primary_rate_limit, secondar
 from .model import App, Installation, Repo, User, person
 from .openapi import Operation, RestDescription
 from .render import Renderer
+from .routes_apps import JWT_OPERATIONS
 from .webhooks import WebhookSender
 
 TOKEN_LIFETIME = 3600  # installation tokens last one hour
@@ -214,7 +216,7 @@ class GitHubDouble(WebhookSender):
             if problems:
                 self.violations += [f"{op.route}: {p}" for p in problems]
                 raise ApiError(422, "Invalid request.\n\n" + "\n".join(problems))
-            repo = self._repository(params, inst) if "owner" in params else None
+            repo = self._repository(params, inst) if "owner" in params and inst is not None else None
             handler = HANDLERS.get(op.operation_id)
             if handler is None:
                 self.violations.append(f"{op.route}: described, but the double does not serve it yet")
@@ -255,7 +257,7 @@ class GitHubDouble(WebhookSender):
         scheme, _, credential = request.headers.get("Authorization", "").partition(" ")
         if not credential:
             raise ApiError(401, "Requires authentication")
-        if op.template.startswith("/app"):
+        if op.template.startswith("/app") or op.operation_id in JWT_OPERATIONS:
             if scheme.lower() != "bearer":
                 raise ApiError(401, "A JSON web token could not be decoded")
             return self._verify_jwt(credential), None
