@@ -27,7 +27,7 @@ from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_d
 from bot.engine.shaping import shape
 from bot.engine.templates import summary_vars
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("reviewer.engine")  # under the server's logger: JSON lines, redacted
 
 
 @dataclass(frozen=True, slots=True)

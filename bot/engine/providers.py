@@ -21,7 +21,7 @@ import aiohttp
 from bot.config.model import Provider
 from bot.engine.api_keys import ApiKeyError, resolve_api_key
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("reviewer.engine.providers")
 
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 _SCHEMA_REJECTED = (400, 422)  # how servers without structured output refuse `response_format`

@@ -26,6 +26,9 @@ logger = logging.getLogger("reviewer.pipeline")
 
 NO_PROVIDER = ("No model provider is configured for this repository: the plan is posted, and no model "
                "review ran. An administrator declares providers in the admin file (see the README).")
+NO_MODEL = ("No model is chosen for this repository (models.review and models.fallback are unset): the plan "
+            "is posted, and no model review ran. Set models.review in .reviewer.yaml, or in the admin file's "
+            "defaults or account.")
 
 
 @dataclass
@@ -110,6 +113,8 @@ async def _review(services: Services, gh: GitHubClient, target: Target, stage: _
         return report
     if not config.providers:
         return report_for_plan(plan_json, [NO_PROVIDER])
+    if not any(plan_json["models"].values()):
+        return report_for_plan(plan_json, [NO_MODEL])
     stage.name = "running the model review"
     return await _model_review(services, gh, target, gathered, plan_json, config, report, stage)
 

@@ -137,6 +137,14 @@ def _decisions_section(decisions: Sequence[Mapping[str, Any]]) -> list[str]:
     return ["", "### Approval", "", *_bullets(lines)] if lines else []
 
 
+def _failed_attempts(outcome: Mapping[str, Any]) -> list[str]:
+    """Why a model was passed over when another one answered (a failed review's summary says it)."""
+    if outcome["status"] != "completed":
+        return []
+    return [f"model {_code(a['model'])} gave no usable answer, so the next one was asked: {a['error']}"
+            for a in outcome["attempts"] if a["error"]]
+
+
 def with_review(plan_report: CheckRunReport, outcome: Mapping[str, Any], summary: str,
                 notes: Sequence[str] = ()) -> CheckRunReport:
     """The plan's report joined with what the review found (`outcome` is `ReviewOutcome.to_json()`).
@@ -150,6 +158,7 @@ def with_review(plan_report: CheckRunReport, outcome: Mapping[str, Any], summary
         conclusion = "failure"
         title = plan_report.title.split(";")[0] + "; " + title[0].lower() + title[1:]
     body = [summary.replace("<!-- reviewer:summary -->", "").strip(), *_decisions_section(outcome["decisions"]),
-            *_notes_section(list(notes)), "", "---", "", "## The plan", "", plan_report.summary]
+            *_notes_section([*_failed_attempts(outcome), *notes]), "", "---", "", "## The plan", "",
+            plan_report.summary]
     return CheckRunReport(conclusion, title, "\n".join(body).strip() + "\n",
                           annotations=[*plan_report.annotations, *outcome["annotations"]])
