@@ -28,7 +28,7 @@ from bot.connectors.store import Conflict, ConnectorStore
 from bot.connectors.structure import structural_issues
 from bot.yamldoc import human_pointer
 
-log = logging.getLogger("bot.connectors")
+log = logging.getLogger("reviewer.connectors")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

@@ -36,7 +36,7 @@ import gidgethub.aiohttp
 from .auth import AppAuth
 from .errors import GitHubError, GitHubUnavailable
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("reviewer.github")
 
 DEFAULT_API_URL = "https://api.github.com"
 ACCEPT = "application/vnd.github+json"
