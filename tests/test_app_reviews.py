@@ -306,3 +306,16 @@ async def test_a_declared_provider_without_a_chosen_model_posts_the_plan_alone(t
     assert unset.reviews == unset.comments == []
     assert review.output["title"] == "Nothing blocking or important"
     assert messages(inline_comments(world, chosen)) == {5: "**minor** · docs: Document what ratio returns."}
+
+
+async def test_a_refused_inline_review_leaves_the_findings_in_the_summary(
+        tmp_path, github, github_app, app_private_key, chat):
+    chat.answer(PRIMARY, findings(LEAK))
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
+        pr = config_pull(world, "feedback: detailed\n")
+        github.fail("POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews", status=422, times=1)
+        run = await reviewed(world, pr)
+    assert inline_comments(world, pr) == []
+    assert LEAK["message"] in summary_of(world, pr)
+    assert "GitHub refused the inline comments (422)" in run.output["summary"]
+    assert [a["path"] for a in run.annotations] == ["src/calc.py"]

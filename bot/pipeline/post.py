@@ -9,6 +9,7 @@ may forbid dismissals): those are logged and shown in the check run, and the run
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 
 from bot.engine.outcome import SUMMARY_MARKER, Decision, ReviewOutcome
 from bot.github import GitHubClient, GitHubError, ReviewComment, create_review, dismiss_review, upsert_comment
@@ -17,28 +18,57 @@ from bot.pipeline.targets import Target
 logger = logging.getLogger("reviewer.post")
 
 
-async def post_outcome(gh: GitHubClient, target: Target, outcome: ReviewOutcome, app_login: str) -> list[str]:
-    """Send what the outcome says; returns notes on what GitHub refused, for the check run."""
-    notes: list[str] = []
+@dataclass
+class Posted:
+    """What was carried out: each decision's JSON (with `refused` when GitHub said no) and notes."""
+
+    decisions: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+async def post_outcome(gh: GitHubClient, target: Target, outcome: ReviewOutcome, app_login: str) -> Posted:
+    posted = Posted()
     owner, repo, number = target.owner, target.repo, target.number
     if outcome.status == "skipped":
-        return notes
+        return posted
+    refused = await _inline_review(gh, target, outcome) if outcome.status == "completed" else None
     # A failed review updates the summary too: the comment must not keep an older head's verdict.
     # The engine's summary starts with the marker, which upsert_comment puts first itself.
     body = outcome.summary.removeprefix(SUMMARY_MARKER).lstrip("\n")
+    if refused:
+        posted.notes.append(refused)
+        body += _inline_in_summary(outcome)
     await upsert_comment(gh, owner, repo, number, marker=SUMMARY_MARKER, body=body, author=app_login)
     if outcome.status != "completed":
-        return notes
-    review = outcome.review_request()
-    if review is not None:
-        comments = [ReviewComment(c.path, c.line, c.body, side=c.side, start_line=c.start_line) for c in outcome.inline]
-        await create_review(gh, owner, repo, number, commit_id=review["commit_id"], event=review["event"],
-                            body=review["body"], comments=comments)
+        return posted
     for decision in outcome.decisions:
         refused = await _carry_out(gh, target, decision)
-        if refused:
-            notes.append(refused)
-    return notes
+        posted.decisions.append({**decision.to_json(), "refused": refused})
+    return posted
+
+
+async def _inline_review(gh: GitHubClient, target: Target, outcome: ReviewOutcome) -> str | None:
+    """The review carrying the inline comments. Should GitHub refuse a comment's place (422),
+    the findings are still in the summary comment and the check run: say so, go on."""
+    review = outcome.review_request()
+    if review is None:
+        return None
+    comments = [ReviewComment(c.path, c.line, c.body, side=c.side, start_line=c.start_line) for c in outcome.inline]
+    try:
+        await create_review(gh, target.owner, target.repo, target.number, commit_id=review["commit_id"],
+                            event=review["event"], body=review["body"], comments=comments)
+    except GitHubError as exc:
+        if exc.status != 422:
+            raise
+        logger.warning("GitHub refused the inline comments: %s", exc.message)
+        return (f"GitHub refused the inline comments (422): {exc.message}; they are in the summary comment "
+                "instead")
+    return None
+
+
+def _inline_in_summary(outcome: ReviewOutcome) -> str:
+    parts = [f"**`{c.path}` line {c.line}**\n\n{c.body}" for c in outcome.inline]
+    return "\n\n### Findings GitHub did not place on the diff\n\n" + "\n\n".join(parts)
 
 
 async def _carry_out(gh: GitHubClient, target: Target, decision: Decision) -> str | None:

@@ -130,5 +130,6 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
                                session=services.http, head_sha=target.head_sha, app_login=login,
                                reviews=reviews, secrets_dir=services.secrets_dir)
     stage.name = "posting the review"
-    refused = await post_outcome(gh, target, outcome, login)
-    return with_review(report, outcome.to_json(), outcome.summary, [*outcome.notes, *refused])
+    posted = await post_outcome(gh, target, outcome, login)
+    carried_out = {**outcome.to_json(), "decisions": posted.decisions} if posted.decisions else outcome.to_json()
+    return with_review(report, carried_out, outcome.summary, [*outcome.notes, *posted.notes])

@@ -133,7 +133,7 @@ def report_for_failure(stage: str, reason: str) -> CheckRunReport:
 
 def _decisions_section(decisions: Sequence[Mapping[str, Any]]) -> list[str]:
     lines = [f"**{d['kind']}**" + (f" review {d['reviewId']}" if d.get("reviewId") else "") + f" — {d['reason']}"
-             for d in decisions]
+             + (f" (not done: {d['refused']})" if d.get("refused") else "") for d in decisions]
     return ["", "### Approval", "", *_bullets(lines)] if lines else []
 
 
