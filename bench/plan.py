@@ -35,7 +35,7 @@ from wcmatch import glob as wc  # noqa: E402
 
 from bot.config.model import ContextEntry, EffectiveConfig, Expr, Glob, Origin, Rule  # noqa: E402
 from bot.expr import cel_bounds  # noqa: E402
-from bot.expr.cel import CelCompileError, cel_input, compile_expression, evaluate_bool  # noqa: E402
+from bot.expr.cel import CelCompileError, cel_input, check_expression, compile_expression, evaluate_bool  # noqa: E402
 from bot.expr.globs import compiled_globs  # noqa: E402
 from bot.plan.planner import make_plan  # noqa: E402
 
@@ -137,6 +137,7 @@ def best_of(rounds: int, run) -> float:
 
 def cold_plan(config, pr, paths, tree) -> float:
     compiled_globs.cache_clear()
+    check_expression.cache_clear()
     compile_expression.cache_clear()
     start = time.perf_counter()
     ours(config, pr, paths, tree)

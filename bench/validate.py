@@ -2,9 +2,10 @@
 
 The configuration: 200 rules (about 800 lines), every rule with `paths`, 20 with a `whenExpr`.
 Ours keeps every position, checks every rule of the file (shapes, paths, globs, ids, providers
-against an admin file) and compiles the CEL expressions; the baseline only builds plain values
-with `YAML(typ="safe", pure=False).load`. Two figures:
-- cold: the first validation of a text, CEL compiled (every cold run uses expressions never seen
+against an admin file) and checks the CEL expressions (parsed, names and static bounds; celpy's
+runner is built only when a plan first evaluates one, so it is timed apart); the baseline only
+builds plain values with `YAML(typ="safe", pure=False).load`. Two figures:
+- cold: the first validation of a text, CEL checked (every cold run uses expressions never seen
   before, and the caches are emptied);
 - warm: the same text again, as the server sees on every pull request (expressions and globs are
   cached by their text).
@@ -29,7 +30,7 @@ from ruamel.yaml.cyaml import CParser  # noqa: E402
 from bot.config.admin import load_admin_config  # noqa: E402
 from bot.config.checks import clear_caches  # noqa: E402
 from bot.config.repo import load_repo_config  # noqa: E402
-from bot.expr.cel import compile_expression  # noqa: E402
+from bot.expr.cel import check_expression, compile_expression  # noqa: E402
 
 AIM = 4.0
 ADMIN = """providers:
@@ -93,8 +94,10 @@ def main() -> int:
 
     cold_time = best(cold, cold_runs)
     expressions = [rule.when_expr.text for rule in config.settings.rules if rule.when_expr]
-    fresh = iter([[f"{text} && pr.commits != {salt}" for text in expressions] for salt in range(cold_runs)])
-    cel_time = best(lambda: [compile_expression(text) for text in next(fresh)], cold_runs)
+    fresh = [[f"{text} && pr.commits != {salt}" for text in expressions] for salt in range(cold_runs)]
+    checks, compiles = iter(fresh), iter(fresh)
+    check_time = best(lambda: [check_expression(text) for text in next(checks)], cold_runs)
+    runner_time = best(lambda: [compile_expression(text) for text in next(compiles)], cold_runs)
 
     print(f"configuration: 200 rules, 20 whenExpr, {lines} lines, {len(text)} bytes")
     print(f"baseline ruamel.yaml C safe load: {baseline * 1e3:8.2f} ms")
@@ -103,7 +106,8 @@ def main() -> int:
         verdict = "meets" if ratio <= AIM else "misses"
         print(f"{name:4} load+validate (positions kept): {value * 1e3:8.2f} ms  "
               f"ratio {ratio:5.2f}  ({verdict} the aim of {AIM})")
-    print(f"of the cold run, compiling 20 new CEL expressions (bot.expr.cel): {cel_time * 1e3:6.2f} ms")
+    print(f"of the cold run, checking 20 new CEL expressions (bot.expr.cel): {check_time * 1e3:6.2f} ms")
+    print(f"not in it: building their runners, at a plan's first evaluation: {runner_time * 1e3:6.2f} ms")
     return 0
 
 

@@ -11,7 +11,12 @@ for a few rounds (the machine is shared, so the best of each is compared); each 
 the server's CPU time per request, which other load on the machine disturbs less, and how long
 the dispatcher and workers took to handle the backlog once the load stopped.
 
-Usage: python bench/webhooks.py [--requests N] [--connections C] [--rounds R]
+Then the REST calls the real pipeline makes for one pull request of 10 files, with the installation
+token already cached, a `.reviewer.yaml` that references no file and no agent file in the
+repository: the app against the GitHub double (tests/github_double), a first pull request opened to
+warm the token cache, then the measured one (aim: at most 5 calls).
+
+Usage: python bench/webhooks.py [--requests N] [--connections C] [--rounds R] [--calls-only]
 """
 
 from __future__ import annotations
@@ -208,6 +213,70 @@ def run_bare(tmp: str, env: dict[str, str], bodies: list[bytes], args: argparse.
     return r
 
 
+# --- REST calls for one pull request -----------------------------------------------------------
+
+CALLS_AIM = 5
+CALLS_CONFIG = """\
+rules:
+  - id: python-style
+    rule: Functions have type hints.
+    paths: ["**/*.py"]
+ignore: ["**/*.lock"]
+"""
+
+
+def fresh_app_key() -> tuple[str, str]:
+    """A GitHub App key pair (private PEM, public PEM) made for this run: no key is ever stored."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return private, public.decode()
+
+
+async def pull_request_calls() -> tuple[list, object, list[str]]:
+    """(the calls for the second pull request, its check run, requests GitHub's description refuses)."""
+    from tests.app_support import running_app
+    from tests.github_double import GitHubDouble
+
+    private, public = fresh_app_key()
+    github = GitHubDouble()
+    await github.start()
+    try:
+        github_app = github.add_app(public)
+        with tempfile.TemporaryDirectory() as tmp:
+            async with running_app(Path(tmp), github, github_app, private) as world:
+                warm = world.pull({".reviewer.yaml": CALLS_CONFIG})  # the first job fetches the token
+                await world.opened(warm)
+                await world.completed_run(warm)
+                before = len(github.calls)
+                pr = world.pull({".reviewer.yaml": CALLS_CONFIG},
+                                {f"src/module_{i}.py": f"VALUE = {i}\n" for i in range(10)})
+                await world.opened(pr)
+                run = await world.completed_run(pr)
+                calls = github.calls[before:]
+    finally:
+        await github.close()
+    return calls, run, github.violations
+
+
+def report_calls() -> bool:
+    """Print the calls and the count against the aim; False when the run did not complete cleanly."""
+    calls, run, violations = asyncio.run(pull_request_calls())
+    print(f"REST calls for a pull request of 10 files (token cached, no referenced or agent files): "
+          f"check run {run.conclusion if run else 'NOT COMPLETED'}")
+    for number, call in enumerate(calls, 1):
+        query = "?" + "&".join(f"{k}={v}" for k, v in call.query.items()) if call.query else ""
+        print(f"  {number}. {call.status} {call.method} {call.path}{query}")
+    print(f"calls {len(calls)} ({'meets' if len(calls) <= CALLS_AIM else 'misses'} the aim of at most {CALLS_AIM})")
+    for violation in violations:
+        print(f"  refused by GitHub's REST description: {violation}")
+    return run is not None and not violations
+
+
 def line(r: dict) -> str:
     return (f"{r['name']:>15}: {r['rps']:7.0f} req/s   p50 {r['p50']:6.2f} ms   p99 {r['p99']:6.2f} ms   "
             f"server CPU {r['cpu_us']:4.0f} us/request")
@@ -218,6 +287,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=10000)
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3, help="alternate bare/ours this many times; best of each")
+    parser.add_argument("--calls-only", action="store_true", help="only print the REST calls for one pull request")
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-ours", nargs=2, metavar=("PORT", "DATABASE_URL"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -227,6 +297,8 @@ def main() -> int:
     if args.serve_ours:
         serve_ours(int(args.serve_ours[0]), args.serve_ours[1])
         return 0
+    if args.calls_only:
+        return 0 if report_calls() else 1
 
     bodies = [pull_request_payload(n) for n in range(1, 65)]
     warmup = min(1000, args.requests)
@@ -251,6 +323,7 @@ def main() -> int:
     print(f"best of {args.rounds}\n{line(b)}\n{line(o)}")
     print(f"ratio throughput {o['rps'] / b['rps']:.2f}x (aim >= 0.5x)   ratio p99 {o['p99'] / b['p99']:.2f}x "
           f"(aim <= 3x)   ratio CPU/request {o['cpu_us'] / b['cpu_us']:.2f}x")
+    ok = report_calls() and ok
     return 0 if ok else 1
 
 

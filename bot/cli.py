@@ -1,16 +1,21 @@
 """`reviewer`: the command line of design.md. Parsing only; each command lives in its own module.
 
-Exit codes are part of the interface: 0 success (or valid), 1 invalid, 2 usage or unreadable input.
+Exit codes are part of the interface: 0 success (or valid), 1 invalid, 2 usage or unreadable input,
+141 when the reader of standard output went away (`reviewer plan ... | head -1`): the status a shell
+reports for a writer ended by SIGPIPE, as `cat` or `git log` give, so that a pipeline under
+`set -o pipefail` still sees that the output was cut, with no traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
 FORMATS = ("text", "json", "github")
+EXIT_BROKEN_PIPE = 128 + 13  # 128 + SIGPIPE
 
 # command → "module:function"; imported lazily so `reviewer schema` does not load aiohttp.
 COMMANDS = {
@@ -64,4 +69,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     module_name, func_name = COMMANDS[args.command].split(":")
     func = getattr(importlib.import_module(module_name), func_name)
-    return int(func(args) or 0)
+    try:
+        code = int(func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here when the output fit in the buffer
+    except BrokenPipeError:
+        # Python would report the error again when it flushes stdout at exit: point stdout at
+        # /dev/null so that nothing is left to write.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    return code

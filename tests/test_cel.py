@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.expr import cel_bounds
-from bot.expr.cel import (PR_FIELDS, CelCompileError, CelRuntimeError, cel_input, compile_expression,
-                          evaluate_bool)
+from bot.expr.cel import (PR_FIELDS, CelCompileError, CelRuntimeError, cel_input, check_expression,
+                          compile_expression, evaluate_bool)
 from bot.expr.pr_fields import MAX_FILES, MAX_LABELS, MAX_PATH, STRING_LIMITS
 
 PR = {
@@ -60,6 +60,14 @@ def test_compiled_once_per_text() -> None:
     assert compile_expression("pr.number > 1") is compile_expression("pr.number > 1")
 
 
+def test_checked_once_per_text_and_compiled_from_that_parse() -> None:
+    checked = check_expression("pr.number > 2")
+    assert check_expression("pr.number > 2") is checked
+    compiled = compile_expression("pr.number > 2")
+    assert compiled.runner.ast is checked.tree and compiled.cost == checked.cost
+    assert evaluate_bool(compiled, PR) is True
+
+
 @pytest.mark.parametrize(("text", "code", "line", "column", "words"), [
     ("pr.title ==", "cel-syntax", 1, 10, "unexpected end of expression"),
     ("!pr.draft &&\n  pr.title # x", "cel-syntax", 2, 12, "unexpected character '#'"),
@@ -75,10 +83,13 @@ def test_compiled_once_per_text() -> None:
     ("pr.title.startsWith()", "cel-syntax", 1, 10, "takes 1 argument(s), not 0"),
     ("google.protobuf.Value{} == null", "cel-syntax", 1, 1, "message construction"),
     ("", "cel-syntax", 1, 1, "empty expression"),
+    ("pr.title.matches('\\U0011FFFF')", "cel-syntax", 1, 18, "escape out of range; a character is at most"),
+    ("pr.number > 0 && b'\\777' == b''", "cel-syntax", 1, 18, "escape out of range; a byte is at most"),
 ])
-def test_compile_errors_name_the_problem_and_place(text, code, line, column, words) -> None:
+@pytest.mark.parametrize("function", [check_expression, compile_expression])
+def test_compile_errors_name_the_problem_and_place(function, text, code, line, column, words) -> None:
     with pytest.raises(CelCompileError) as caught:
-        compile_expression(text)
+        function(text)
     error = caught.value
     assert (error.code, error.line, error.column) == (code, line, column)
     assert words in error.message
@@ -100,10 +111,29 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("text", HOSTILE)
-def test_hostile_expressions_are_refused_at_validation(text: str) -> None:
+@pytest.mark.parametrize("function", [check_expression, compile_expression])
+def test_hostile_expressions_are_refused_at_validation(function, text: str) -> None:
     with pytest.raises(CelCompileError) as caught:
-        compile_expression(text)
+        function(text)
     assert caught.value.code == "cel-too-complex", caught.value.message
+
+
+@pytest.mark.parametrize("make", [
+    lambda k: "(" * k + "true" + ")" * k, lambda k: "!" * k + "true", lambda k: "[" * k + "1" + "]" * k + " == []",
+    lambda k: "size(" * k + "pr.title" + ")" * k + " > 0", lambda k: "{1: " * k + "1" + "}" * k + " == {}",
+    lambda k: " && ".join(["pr.draft"] * k), lambda k: 'b"' + "\\x41" * k + '" == bytes(pr.title)',
+])
+def test_the_largest_checked_expression_compiles(make) -> None:
+    """Validation only checks; what it accepts must still compile when a plan first evaluates it."""
+    largest = None
+    for k in range(1, 300):
+        try:
+            check_expression(make(k))
+        except CelCompileError:
+            break
+        largest = k
+    assert largest is not None and largest < 299  # the family does reach a bound
+    assert compile_expression(make(largest)).cost > 0
 
 
 def _largest(make) -> int | None:

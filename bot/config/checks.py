@@ -1,15 +1,16 @@
 """The rules of the configuration files that a JSON Schema cannot state, as named `Check`s.
 
 Each check is pure and cached by the checked text: a configuration is validated on every pull
-request, and the same globs and expressions come back each time, so compiling a CEL expression
-(the slow part) happens once per distinct text, not once per validation.
+request, and the same globs and expressions come back each time, so checking a CEL expression
+(the slow part: parsing it) happens once per distinct text, not once per validation. Validation
+only checks an expression (`check_expression`); its runner is built when a plan first evaluates it.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from bot.expr.cel import CelCompileError, compile_expression
+from bot.expr.cel import CelCompileError, check_expression
 from bot.expr.globs import glob_syntax_error
 from bot.schema import Check, describe
 
@@ -43,9 +44,9 @@ def glob_problem(value: str) -> tuple[str, str] | None:
 
 @lru_cache(maxsize=CACHE_SIZE)
 def cel_error(text: str) -> CelCompileError | None:
-    """The error of compiling `text` over `pr`, or None (the program itself is cached by bot.expr)."""
+    """The error of checking `text` as CEL over `pr`, or None (the check itself is cached by bot.expr)."""
     try:
-        compile_expression(text)
+        check_expression(text)
     except CelCompileError as error:
         return error
     return None
@@ -73,7 +74,7 @@ CHECK_CODES = {
 
 
 def clear_caches() -> None:
-    """Forget compiled expressions and checked globs (the benchmark's cold runs)."""
+    """Forget checked expressions and globs (the benchmark's cold runs)."""
     glob_problem.cache_clear()
     cel_error.cache_clear()
 

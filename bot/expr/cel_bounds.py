@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import lark
 import re2
-from celpy.evaluation import celstr
+from celpy.evaluation import celbytes, celstr
 
 from bot.expr.cel_ast import Binary, Call, Cond, Ident, Index, ListLit, Literal, MapLit, Node, Pos, Select, Unary, \
     Unsupported, children
@@ -133,6 +133,8 @@ class _Estimator:
         return method(node, scope, loops)
 
     def _literal(self, node: Literal, scope, loops) -> Estimate:
+        if node.kind in ("string", "bytes"):
+            literal_value(node)  # an escape celpy cannot decode fails here, not when first evaluated
         return Estimate(Shape(node.kind, node.length), NUMBER_COST if node.kind in NUMBERS else 1)
 
     def _ident(self, node: Ident, scope: dict[str, Shape], loops) -> Estimate:
@@ -281,7 +283,20 @@ def string_value(node: Node) -> str | None:
     """The value of a string literal, None for anything else."""
     if not isinstance(node, Literal) or node.kind != "string":
         return None
-    return str(celstr(lark.Token("STRING_LIT", node.text)))
+    return str(literal_value(node))
+
+
+def literal_value(node: Literal) -> str | bytes:
+    """A string or bytes literal decoded as celpy's transpiler decodes it; BoundsError for an escape
+    it cannot decode (a code point past U+10FFFF, a byte past 255)."""
+    try:
+        if node.kind == "bytes":
+            return bytes(celbytes(lark.Token("BYTES_LIT", node.text)))
+        return str(celstr(lark.Token("STRING_LIT", node.text)))
+    except (ValueError, TypeError):
+        allowed = "a byte is at most \\377 or \\xff" if node.kind == "bytes" else "a character is at most \\U0010FFFF"
+        raise BoundsError("cel-syntax", f"the literal {node.text[:40]} has an escape out of range; {allowed}",
+                          node.pos) from None
 
 
 def _check_regex(node: Node) -> None:
