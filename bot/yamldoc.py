@@ -20,6 +20,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from bot.diagnostics import Diagnostic
+from bot.pointers import human_pointer, join_pointer, parent_pointer
 
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 64
@@ -35,18 +36,6 @@ _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _MERGE = "tag:yaml.org,2002:merge"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
-
-
-def escape_token(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def join_pointer(pointer: str, token: str | int) -> str:
-    return f"{pointer}/{escape_token(str(token))}"
-
-
-def parent_pointer(pointer: str) -> str:
-    return pointer.rsplit("/", 1)[0] if pointer else ""
 
 
 @dataclass(slots=True)
@@ -125,7 +114,7 @@ class _Builder:
             try:
                 return _scalar(node)
             except ValueError as exc:
-                self.problem(node, pointer, "yaml-syntax", f"{_human(pointer)}: {exc}")
+                self.problem(node, pointer, "yaml-syntax", f"{human_pointer(pointer)}: {exc}")
                 return node.value
         if isinstance(node, SequenceNode):
             return [self.build(item, join_pointer(pointer, i), depth + 1) for i, item in enumerate(node.value)]
@@ -160,14 +149,14 @@ class _Builder:
             if not (isinstance(key_node, ScalarNode) and key_node.tag == _STR):
                 shown = key_node.value if isinstance(key_node, ScalarNode) else "a collection"
                 self.problem(key_node, pointer, "non-string-key",
-                             f"{_human(pointer)}: keys must be strings; got {shown!r} (quote it)")
+                             f"{human_pointer(pointer)}: keys must be strings; got {shown!r} (quote it)")
                 continue
             key = key_node.value
             child = join_pointer(pointer, key)
             if key in first_seen:
                 line, _ = first_seen[key]
                 self.problem(key_node, child, "duplicate-key",
-                             f"{_human(child)}: duplicate key {key!r}; first defined at line {line}")
+                             f"{human_pointer(child)}: duplicate key {key!r}; first defined at line {line}")
                 continue
             first_seen[key] = _mark(key_node)
             self.doc.keys[child] = first_seen[key]
@@ -179,25 +168,11 @@ class _Builder:
         sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
         for source in sources:
             if not isinstance(source, MappingNode):
-                self.problem(key_node, pointer, "yaml-syntax", f"{_human(pointer)}: `<<` merges mappings only")
+                self.problem(key_node, pointer, "yaml-syntax", f"{human_pointer(pointer)}: `<<` merges mappings only")
                 continue
             self._count(source, pointer, depth + 1)
             for key, value in self._mapping(source, pointer, depth + 1).items():
                 result.setdefault(key, value)
-
-
-def _human(pointer: str) -> str:
-    """`/rules/0/id` → `rules[0].id`: how people name a field."""
-    if not pointer:
-        return "the document"
-    out = ""
-    for token in pointer[1:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
-        out += f"[{token}]" if token.isdigit() else (f".{token}" if out else token)
-    return f"`{out}`"
-
-
-human_pointer = _human
 
 
 def _syntax(exc: YAMLError) -> Diagnostic:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.connectors.pointers import get_at
+from bot.pointers import get_at
 from bot.connectors.validate import validate_connector_text
 from connectors_support import as_yaml, descriptor, key_pair, oidc_doc, saml_doc, write_secret
 

@@ -23,7 +23,8 @@ from bot.config.document import load_checked, sorted_diagnostics
 from bot.config.layer import LayerSettings, layer_settings, origin_at
 from bot.config.model import Glob, Provider, Rule
 from bot.diagnostics import Diagnostic
-from bot.yamldoc import YamlDocument, escape_token, human_pointer
+from bot.pointers import escape_token, human_pointer
+from bot.yamldoc import YamlDocument
 
 DEFAULT_TIMEOUT = 120.0
 

@@ -11,7 +11,8 @@ from typing import Any, Collection, Mapping
 
 from bot.config.model import Rule
 from bot.diagnostics import Diagnostic
-from bot.yamldoc import YamlDocument, human_pointer
+from bot.pointers import human_pointer
+from bot.yamldoc import YamlDocument
 
 LAYER_NAMES = {"instance": "the instance's", "account": "the account's", "repository": "the repository's"}
 

@@ -6,11 +6,12 @@ against its shape, and CEL errors are moved from the scalar to the exact place i
 
 from __future__ import annotations
 
-from typing import Any
+
 
 from bot.config.checks import cel_error, expression_position
 from bot.diagnostics import Diagnostic, sort_key
 from bot.schema import Shape, describe, to_diagnostics, validate
+from bot.pointers import get_at
 from bot.yamldoc import YamlDocument, load_yaml
 
 
@@ -42,28 +43,13 @@ def _place_cel(found: list[Diagnostic], doc: YamlDocument, text: str | bytes) ->
     lines = source.splitlines()
     out = []
     for diag in found:
-        value = value_at(doc.value, diag.pointer)
+        value = get_at(doc.value, diag.pointer)
         error = cel_error(value) if diag.code.startswith("cel-") and isinstance(value, str) else None
         if error is not None and error.line and error.column:
             line, column = expression_position(lines, diag.line, diag.column, value, error.line, error.column)
             diag = Diagnostic(line, column, diag.pointer, diag.code, diag.message)
         out.append(diag)
     return out
-
-
-def value_at(value: Any, pointer: str) -> Any:
-    """The value at a JSON pointer of a loaded document, or None when there is none."""
-    if not pointer:
-        return value
-    for token in pointer[1:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(value, dict):
-            value = value.get(token)
-        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
-            value = value[int(token)]
-        else:
-            return None
-    return value
 
 
 def sorted_diagnostics(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -12,7 +12,8 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from bot.config.model import ContextEntry, Expr, Glob, Layer, Origin, Rule
-from bot.yamldoc import YamlDocument, join_pointer
+from bot.pointers import join_pointer
+from bot.yamldoc import YamlDocument
 
 # The single-valued fields, by the dotted names used in `EffectiveConfig.sources`.
 SCALAR_FIELDS = (

@@ -26,7 +26,7 @@ from bot.secrets import SecretStore
 from bot.server.bearer import bearer_matches
 from bot.connectors.store import Conflict, ConnectorStore
 from bot.connectors.structure import structural_issues
-from bot.yamldoc import human_pointer
+from bot.pointers import human_pointer
 
 log = logging.getLogger("reviewer.connectors")
 

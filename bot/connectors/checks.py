@@ -11,11 +11,11 @@ import re
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
-from bot.connectors.pointers import get_at
+from bot.pointers import get_at
 from bot.connectors.problem import SECRET_LOOKUP_FAILED, Problem, problem
 from bot.secrets import SecretStore, is_reference, parse_reference
 from bot.connectors.values import DURATION_HINT, NANOS_PER_SECOND, parse_duration
-from bot.yamldoc import join_pointer
+from bot.pointers import join_pointer
 
 # design.md: the global Microsoft Graph service and the national-cloud deployments.
 GRAPH_ENDPOINTS = (

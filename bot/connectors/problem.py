@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.yamldoc import human_pointer
+from bot.pointers import human_pointer
 
 VALIDATION_FAILED = "ValidationFailed"
 SECRET_LOOKUP_FAILED = "SecretLookupFailed"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.connectors import checks
 from bot.connectors.checks import present, require
-from bot.connectors.pointers import get_at
+from bot.pointers import get_at
 from bot.connectors.problem import Problem, problem
 from bot.secrets import SecretStore
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.connectors.conditions import observe, transition
 from bot.connectors.kinds import ConnectorKind
-from bot.connectors.pointers import get_at, set_at
+from bot.pointers import get_at, set_at
 from bot.connectors.problem import Problem
 from bot.secrets import REDACTED, is_reference
 

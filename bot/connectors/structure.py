@@ -8,7 +8,7 @@ from bot.connectors.kinds import OIDC, SAML, ConnectorKind
 from bot.connectors.schema_oidc import OIDC_CONNECTOR
 from bot.connectors.schema_saml import SAML_CONNECTOR
 from bot.schema import Issue, Shape, validate
-from bot.yamldoc import human_pointer
+from bot.pointers import human_pointer
 
 SHAPES: dict[str, Shape] = {OIDC.kind: OIDC_CONNECTOR, SAML.kind: SAML_CONNECTOR}
 

@@ -15,7 +15,8 @@ from typing import Any, Callable, Iterable
 
 from bot.diagnostics import Diagnostic
 from bot.schema.shapes import AnyOf, AnyValue, Arr, Bool, Int, Num, Obj, Shape, Str, type_name
-from bot.yamldoc import YamlDocument, human_pointer, join_pointer
+from bot.pointers import human_pointer, join_pointer
+from bot.yamldoc import YamlDocument
 
 
 @dataclass(frozen=True, slots=True)
