@@ -6,12 +6,10 @@ against its shape, and CEL errors are moved from the scalar to the exact place i
 
 from __future__ import annotations
 
-
-
 from bot.config.checks import cel_error, expression_position
 from bot.diagnostics import Diagnostic, sort_key
-from bot.schema import Shape, describe, to_diagnostics, validate
 from bot.pointers import get_at
+from bot.schema import Shape, describe, to_diagnostics, validate
 from bot.yamldoc import YamlDocument, load_yaml
 
 
