@@ -16,7 +16,8 @@ from ruamel.yaml import YAML
 
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
 from bot.connectors.structure import shape_of
-from bot.schema import AnyOf, AnyValue, Arr, Bool, Int, Num, Obj, Shape, Str
+from bot.schema import AnyOf, AnyValue, Arr, Bool, Int, Obj, Shape, Str
+from bot.schema.export import scalar_keywords
 
 # Keywords of a Check's exported schema that a structural schema may carry.
 _CHECK_KEYWORDS = ("format", "enum", "pattern", "not")
@@ -24,28 +25,11 @@ _CHECK_KEYWORDS = ("format", "enum", "pattern", "not")
 
 def to_openapi_v3(shape: Shape) -> dict[str, Any]:
     """A structural OpenAPI v3 schema of `shape`, named shapes inlined."""
-    out: dict[str, Any] = {}
-    if isinstance(shape, Str):
-        out["type"] = "string"
-        _put(out, "enum", list(shape.enum) if shape.enum is not None else None)
-        _put(out, "minLength", shape.min_length)
-        _put(out, "maxLength", shape.max_length)
-        _put(out, "pattern", shape.pattern)
-        _put(out, "format", shape.format)
-    elif isinstance(shape, Int):
-        out.update(type="integer")
-        _put(out, "minimum", shape.minimum)
-        _put(out, "maximum", shape.maximum)
-    elif isinstance(shape, Num):
-        out.update(type="number")
-        _put(out, "minimum", shape.minimum)
-    elif isinstance(shape, Bool):
-        out["type"] = "boolean"
-    elif isinstance(shape, Arr):
-        out.update(type="array", items=to_openapi_v3(shape.items))
-        _put(out, "minItems", shape.min_items)
-        _put(out, "maxItems", shape.max_items)
-    elif isinstance(shape, Obj):
+    out: dict[str, Any] = scalar_keywords(shape)
+    out.pop("exclusiveMinimum", None)  # a structural schema takes minimum/maximum only
+    if isinstance(shape, Arr):
+        out["items"] = to_openapi_v3(shape.items)
+    if isinstance(shape, Obj):
         out["type"] = "object"
         if shape.properties:
             out["properties"] = {key: to_openapi_v3(value) for key, value in shape.properties.items()}
@@ -77,11 +61,6 @@ def _any_of(shape: AnyOf) -> dict[str, Any]:
         note = " In Kubernetes write a boolean as the string yes or no." if Bool in kinds else ""
         return {"x-kubernetes-int-or-string": True, "description": shape.description + note}
     return {"x-kubernetes-preserve-unknown-fields": True}
-
-
-def _put(out: dict[str, Any], key: str, value: Any) -> None:
-    if value is not None:
-        out[key] = value
 
 
 def crd(kind: ConnectorKind) -> dict[str, Any]:

@@ -27,32 +27,14 @@ class _Exporter:
 
     def _body(self, shape: Shape) -> dict[str, Any]:
         out: dict[str, Any] = {"description": shape.description} if shape.description else {}
-        if isinstance(shape, Str):
-            out["type"] = "string"
-            _put(out, "enum", list(shape.enum) if shape.enum is not None else None)
-            _put(out, "minLength", shape.min_length)
-            _put(out, "maxLength", shape.max_length)
-            _put(out, "pattern", shape.pattern)
-            _put(out, "format", shape.format)
-        elif isinstance(shape, (Int, Num)):
-            out["type"] = "integer" if isinstance(shape, Int) else "number"
-            _put(out, "minimum", shape.minimum)
-            if isinstance(shape, Int):
-                _put(out, "maximum", shape.maximum)
-            else:
-                _put(out, "exclusiveMinimum", shape.exclusive_minimum)
-        elif isinstance(shape, Bool):
-            out["type"] = "boolean"
-        elif isinstance(shape, Arr):
-            out["type"] = "array"
+        out.update(scalar_keywords(shape))
+        if isinstance(shape, Arr):
             out["items"] = self.export(shape.items)
-            _put(out, "minItems", shape.min_items)
-            _put(out, "maxItems", shape.max_items)
-        elif isinstance(shape, Obj):
+        if isinstance(shape, Obj):
             self._object(shape, out)
         elif isinstance(shape, AnyOf):
             out["anyOf"] = [self.export(option) for option in shape.options]
-        elif not isinstance(shape, AnyValue):
+        elif not (isinstance(shape, AnyValue) or "type" in out):
             raise TypeError(f"no JSON Schema for {shape!r}")
         for check in shape.checks:
             if check.schema:
@@ -81,6 +63,31 @@ class _Exporter:
                 out.update(groups[0])
             else:
                 out["allOf"] = groups
+
+
+def scalar_keywords(shape: Shape) -> dict[str, Any]:
+    """`type` and the bounds of a string, number, boolean or list: the keywords that JSON Schema
+    2020-12 and a CRD's structural OpenAPI v3 schema write alike."""
+    out: dict[str, Any] = {}
+    if isinstance(shape, Str):
+        out["type"] = "string"
+        _put(out, "enum", list(shape.enum) if shape.enum is not None else None)
+        _put(out, "minLength", shape.min_length)
+        _put(out, "maxLength", shape.max_length)
+        _put(out, "pattern", shape.pattern)
+        _put(out, "format", shape.format)
+    elif isinstance(shape, (Int, Num)):
+        out["type"] = "integer" if isinstance(shape, Int) else "number"
+        _put(out, "minimum", shape.minimum)
+        _put(out, "maximum", shape.maximum if isinstance(shape, Int) else None)
+        _put(out, "exclusiveMinimum", shape.exclusive_minimum if isinstance(shape, Num) else None)
+    elif isinstance(shape, Bool):
+        out["type"] = "boolean"
+    elif isinstance(shape, Arr):
+        out["type"] = "array"
+        _put(out, "minItems", shape.min_items)
+        _put(out, "maxItems", shape.max_items)
+    return out
 
 
 def _put(out: dict[str, Any], key: str, value: Any) -> None:
