@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import json
+import logging
 
+from bot.server import logging as log
 from tests.server_support import Recorder, pr_payload, running_server, wait_for
 
 
@@ -89,3 +93,26 @@ async def test_workers_are_bounded(tmp_path):
         for delivery in ids:
             await server.wait_state(delivery, "done")
     assert sorted(recorder.ids()) == ids
+
+
+async def test_lines_logged_inside_a_job_carry_its_delivery_id(tmp_path):
+    stream = io.StringIO()
+    handler = log.configure(stream)
+
+    async def logs_inside(job) -> None:
+        log.get("pipeline").info("working on it")  # the job's own code names no delivery
+
+    try:
+        async with running_server(tmp_path, logs_inside) as server:
+            assert (await server.post("pull_request", pr_payload(7, "c" * 40), "delivery-77"))[0] == 202
+            await server.wait_state("delivery-77", "done")
+        log.get("pipeline").info("outside any job")
+    finally:
+        for name in ("reviewer", "aiohttp"):
+            logger = logging.getLogger(name)
+            logger.removeHandler(handler)
+            logger.propagate = True
+            logger.setLevel(logging.NOTSET)
+    lines = {entry["msg"]: entry for entry in map(json.loads, stream.getvalue().splitlines())}
+    assert lines["working on it"]["delivery"] == "delivery-77"
+    assert "delivery" not in lines["outside any job"]

@@ -13,10 +13,15 @@ import logging
 import re
 import sys
 import time
+from contextvars import ContextVar
 from typing import IO
 
 LOGGER_NAME = "reviewer"
 REDACTED = "<redacted>"
+
+# The delivery a job works for: set by the queue around each job, so that every line the job's
+# code logs (pipeline, engine, GitHub client) carries it without passing it down.
+current_delivery: ContextVar[str | None] = ContextVar("current_delivery", default=None)
 
 # Attributes every LogRecord has; anything else came from `extra=` and is a structured field.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
@@ -64,6 +69,9 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "msg": record.getMessage(),
         }
+        delivery = current_delivery.get()
+        if delivery is not None:
+            data["delivery"] = delivery
         for key, value in record.__dict__.items():
             if key not in _STANDARD and not key.startswith("_"):
                 data[key] = value

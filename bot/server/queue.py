@@ -190,6 +190,7 @@ class JobQueue:
         logger.debug("job started", extra=fields)
         self.running += 1
         began = time.monotonic()
+        delivery = log.current_delivery.set(entry.delivery_id)
         try:
             job = Job(started.delivery_id, started.event, started.action, parse_payload(started.body),
                       started.installation_id, started.repo, started.pr_number, started.head_sha,
@@ -205,6 +206,7 @@ class JobQueue:
             logger.info("job done", extra={**fields, "seconds": round(time.monotonic() - began, 3)})
             self.metrics.jobs.inc(event=entry.event, outcome="done")
         finally:
+            log.current_delivery.reset(delivery)
             self.running -= 1
             self.metrics.job_duration.observe(time.monotonic() - began, event=entry.event)
 
