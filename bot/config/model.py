@@ -69,6 +69,9 @@ class Models:
     review: str | None = None
     fallback: str | None = None
 
+    def to_json(self) -> dict:
+        return {"review": self.review, "fallback": self.fallback}
+
 
 @dataclass(frozen=True, slots=True)
 class Comments:
@@ -77,6 +80,10 @@ class Comments:
     inline_template: str | None = None
     summary_template_origin: Origin | None = None
     inline_template_origin: Origin | None = None
+
+    def to_json(self) -> dict:
+        return {"inline": self.inline, "summaryTemplate": self.summary_template,
+                "inlineTemplate": self.inline_template}
 
 
 @dataclass(frozen=True, slots=True)

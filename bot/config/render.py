@@ -22,10 +22,9 @@ def render_effective(config: EffectiveConfig) -> dict[str, Any]:
     return {
         "enabled": config.enabled,
         "disabledBy": config.disabled_by,
-        "models": {"review": config.models.review, "fallback": config.models.fallback},
+        "models": config.models.to_json(),
         "feedback": config.feedback,
-        "comments": {"inline": config.comments.inline, "summaryTemplate": config.comments.summary_template,
-                     "inlineTemplate": config.comments.inline_template},
+        "comments": config.comments.to_json(),
         "requireSuggestedFix": config.require_suggested_fix,
         "approve": config.approve,
         "filterExpr": [_expr(expr) for expr in config.filter_exprs],
