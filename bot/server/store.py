@@ -64,13 +64,16 @@ CREATE TABLE IF NOT EXISTS installations (
 );
 """
 
-_INSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state) VALUES "
-_REDO = """
-UPDATE deliveries SET
-    event = ?, headers = ?, body = ?, received_at = ?, received_count = received_count + 1,
+_UPSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state) VALUES "
+# A redelivery of a delivery whose job failed is done again (design.md); any other is a duplicate.
+_ON_CONFLICT = """
+ON CONFLICT (delivery_id) DO UPDATE SET
+    event = excluded.event, headers = excluded.headers, body = excluded.body,
+    received_at = excluded.received_at, received_count = received_count + 1,
     state = 'received', action = NULL, installation_id = NULL, repo = NULL, pr_number = NULL,
     head_sha = NULL, job_key = NULL, error = NULL, started_at = NULL, finished_at = NULL
-WHERE delivery_id = ? AND state = 'failed'
+WHERE deliveries.state = 'failed'
+RETURNING delivery_id
 """
 
 
@@ -159,26 +162,19 @@ def _plain(result: Any) -> Any:
 
 
 def _accept_many(conn: sqlite3.Connection, items: list[Incoming]) -> list[bool]:
-    """Insert new deliveries (one statement), redo failed ones; True for each that will be done."""
+    """New deliveries inserted and failed ones redone, in one statement; True for each that will
+    be done. One statement, not a look-up then an insert and an update per redelivery: fewer
+    statements, fewer GIL hand-offs with the event loop."""
     if not items:
         return []
-    ids = [item.delivery_id for item in items]
-    existing = dict(conn.execute(
-        f"SELECT delivery_id, state FROM deliveries WHERE delivery_id IN ({','.join('?' * len(ids))})", ids))
-    results, fresh, redo, seen = [], [], [], set()
-    for item in items:
-        state = existing.get(item.delivery_id)
-        take = item.delivery_id not in seen and state in (None, "failed")
+    rows = [(item.delivery_id, item.event, json.dumps(item.headers), zlib.compress(item.body, 1), item.received_at)
+            for item in items]
+    taken = {row[0] for row in conn.execute(_UPSERT + ",".join(["(?, ?, ?, ?, ?, 'received')"] * len(rows)) + _ON_CONFLICT,
+                                            [value for row in rows for value in row])}
+    results, seen = [], set()
+    for item in items:  # a delivery id twice in one batch: the first is taken, the second is a duplicate
+        results.append(item.delivery_id in taken and item.delivery_id not in seen)
         seen.add(item.delivery_id)
-        results.append(take)
-        if take:
-            (redo if state == "failed" else fresh).append(
-                (item.delivery_id, item.event, json.dumps(item.headers), zlib.compress(item.body, 1), item.received_at))
-    if fresh:
-        conn.execute(_INSERT + ",".join(["(?, ?, ?, ?, ?, 'received')"] * len(fresh)),
-                     [value for row in fresh for value in row])
-    for row in redo:
-        conn.execute(_REDO, row[1:] + row[:1])
     return results
 
 
