@@ -36,12 +36,6 @@ def render_effective(config: EffectiveConfig) -> dict[str, Any]:
     }
 
 
-def render_sources(config: EffectiveConfig) -> dict[str, str]:
-    """Field (dotted, in the file's names) → the layer its value came from: `default`, `instance`,
-    `account`, `repository`, or for lists every contributing layer joined with `+`."""
-    return dict(config.sources)
-
-
 def api_key_kind(value: str | None) -> str | None:
     """What kind of reference an `apiKey` is — never the reference or the key itself."""
     if value is None:

@@ -14,7 +14,6 @@ from bot.connectors.problem import SECRET_LOOKUP_FAILED, VALIDATION_FAILED, Prob
 VALID_STRUCTURE = "ValidStructure"
 SUCCESSFULLY_RECONCILED = "SuccessfullyReconciled"
 NO_ERROR = "NoError"
-FAILED_TO_DECODE = "FailedToDecode"
 MAX_MESSAGE = 32768
 
 

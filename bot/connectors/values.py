@@ -58,24 +58,3 @@ def _any_case(word: str) -> str:
 # The string spellings of force_authn, any case, as one ECMA-compatible pattern.
 FORCE_AUTHN_PATTERN = "^(" + "|".join(_any_case(w) for w in FORCE_AUTHN_YES + FORCE_AUTHN_NO) + ")?$"
 FORCE_AUTHN_HINT = "`yes`/`no` (also true/false, on/off, y/n, 1/0, any case) or empty for unspecified"
-
-
-def parse_force_authn(value: object) -> str | None:
-    """`unspecified`, `yes` or `no`; None when the value is none of the accepted spellings.
-
-    The integers are the enum of the wire format (0 unspecified, 1 yes, 2 no), so the integer 0
-    means unspecified while the string "0" means no.
-    """
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return {0: "unspecified", 1: "yes", 2: "no"}.get(value)
-    if isinstance(value, str):
-        word = value.lower()
-        if word == "":
-            return "unspecified"
-        if word in FORCE_AUTHN_YES:
-            return "yes"
-        if word in FORCE_AUTHN_NO:
-            return "no"
-    return None

@@ -36,8 +36,6 @@ PR_FIELDS = MappingProxyType({
     "authorAssociation": "string",
 })
 
-LABEL_FIELDS = MappingProxyType({"name": "string", "color": "string"})
-
 MAX_FILES = 3000  # GitHub lists at most 3000 files of a pull request
 MAX_LABELS = 100  # GitHub allows at most 100 labels on an issue or pull request
 MAX_PATH = 4096  # PATH_MAX: a longer path cannot be checked out

@@ -175,10 +175,6 @@ class GitHubApp:
         if self._on_call is not None:
             self._on_call(method, route, status)
 
-    @property
-    def call_count(self) -> int:
-        return sum(self.calls.values())
-
     def installation(self, installation_id: int) -> "GitHubClient":
         lock = self._write_locks.setdefault(installation_id, asyncio.Lock())
         return GitHubClient(self, installation_id, lock)

@@ -108,15 +108,14 @@ async def _review(services: Services, gh: GitHubClient, target: Target, stage: _
     stage.name = "planning"
     plan, config = plan_for(services.admin.current, gathered, target)
     plan_json = plan.to_json()
-    report = report_for_plan(plan_json)
     if plan_json["decision"] != "review":
-        return report
+        return report_for_plan(plan_json)
     if not config.providers:
         return report_for_plan(plan_json, [NO_PROVIDER])
     if not any(plan_json["models"].values()):
         return report_for_plan(plan_json, [NO_MODEL])
     stage.name = "running the model review"
-    return await _model_review(services, gh, target, gathered, plan_json, config, report, stage)
+    return await _model_review(services, gh, target, gathered, plan_json, config, report_for_plan(plan_json), stage)
 
 
 async def _model_review(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
