@@ -7,8 +7,10 @@ A redelivery of a `failed` row puts it back to `received` (a redelivery is how a
 of any other row it is a duplicate and changes nothing. On start `running` rows (a crash
 interrupted them) go back to `queued`.
 
-Bodies are stored as received, zlib-compressed (level 1: ~8× smaller for GitHub's JSON, and
-cheaper to compress than to write raw), on the writer thread, off the event loop. Each connection
+Bodies are stored as received, LZ4-compressed: GitHub's JSON shrinks about 7×, and writing the
+raw ~24 KB would cost more than compressing it (the WAL and the checkpoint each copy every page).
+LZ4 compresses a 24 KB payload in about 10 µs, zlib at its fastest level in about 60 µs for a like
+size; rows written before LZ4 (zlib streams) are still read. Each connection
 belongs to one thread (a writer, a reader), so calls are serialised without locks.
 """
 
@@ -19,6 +21,8 @@ import json
 import sqlite3
 import time
 import zlib
+
+import lz4.frame
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
@@ -167,7 +171,7 @@ def _accept_many(conn: sqlite3.Connection, items: list[Incoming]) -> list[bool]:
     statements, fewer GIL hand-offs with the event loop."""
     if not items:
         return []
-    rows = [(item.delivery_id, item.event, json.dumps(item.headers), zlib.compress(item.body, 1), item.received_at)
+    rows = [(item.delivery_id, item.event, json.dumps(item.headers), _pack(item.body), item.received_at)
             for item in items]
     taken = {row[0] for row in conn.execute(_UPSERT + ",".join(["(?, ?, ?, ?, ?, 'received')"] * len(rows)) + _ON_CONFLICT,
                                             [value for row in rows for value in row])}
@@ -245,7 +249,7 @@ class Store:
             rows = conn.execute(
                 "SELECT seq, delivery_id, event, body FROM deliveries WHERE state = 'received' "
                 "ORDER BY seq LIMIT ?", (limit,)).fetchall()
-            return [Received(seq, did, event, zlib.decompress(body)) for seq, did, event, body in rows]
+            return [Received(seq, did, event, _unpack(body)) for seq, did, event, body in rows]
         return await self._read(query)
 
     async def classified(self, outcomes: list[tuple[str, str, Classification | None, str | None]]) -> None:
@@ -302,7 +306,7 @@ class Store:
             "UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = ? "
             "WHERE delivery_id = ? AND state = 'queued'", (time.time(), delivery_id)))
         marked.add_done_callback(_log_failure)
-        return Started(row[0], row[1], row[2], zlib.decompress(row[3]), *row[4:8], attempt=row[8] + 1)
+        return Started(row[0], row[1], row[2], _unpack(row[3]), *row[4:8], attempt=row[8] + 1)
 
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
                      from_state: str = "running", wait: bool = True) -> None:
@@ -325,7 +329,7 @@ class Store:
             if row is None:
                 return None
             record = dict(zip([c[0] for c in cursor.description], row))
-            record["body"] = zlib.decompress(record["body"])
+            record["body"] = _unpack(record["body"])
             record["headers"] = json.loads(record["headers"])
             return record
         return await self._read(query)
@@ -380,6 +384,20 @@ class Store:
                 "ORDER BY installations.updated_at DESC LIMIT 1", (full_name,)).fetchone()
             return row[0] if row else None
         return await self._read(query)
+
+
+def _pack(body: bytes) -> bytes:
+    return lz4.frame.compress(body)
+
+
+def _unpack(blob: bytes) -> bytes:
+    """A stored body: an LZ4 frame, or a zlib stream written by a version before LZ4."""
+    if blob[:4] == _LZ4_MAGIC:
+        return lz4.frame.decompress(blob)
+    return zlib.decompress(blob)
+
+
+_LZ4_MAGIC = b"\x04\x22\x4d\x18"
 
 
 def _log_failure(future: asyncio.Future) -> None:
