@@ -1,7 +1,8 @@
-"""The delivery store through the server: what is on disk."""
+"""The delivery store through the server: what is on disk, and writes that wait for a lock."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import time
@@ -39,3 +40,25 @@ async def test_rows_written_with_zlib_by_an_earlier_version_are_still_done(tmp_p
     async with running_server(tmp_path, recorder) as server:
         await server.wait_state("d-old", "done")
     assert [(job.delivery_id, job.payload) for job in recorder.jobs] == [("d-old", payload)]
+
+
+async def test_a_delivery_waits_for_another_writer_without_stopping_the_server(tmp_path):
+    """The connector store writes to the same file: while it holds the write lock, a delivery
+    waits for it, and the server goes on answering meanwhile."""
+    recorder = Recorder()
+    async with running_server(tmp_path, recorder) as server:
+        other = sqlite3.connect(tmp_path / "reviewer.db", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            post = asyncio.create_task(server.post("pull_request", pr_payload(13, "c" * 40), "d-locked"))
+            await asyncio.sleep(0.3)
+            assert not post.done()  # not answered before it is stored
+            async with server.http.get(server.url + "/healthz") as response:
+                assert response.status == 200  # the event loop is not held by the wait
+            assert await server.state("d-locked") is None
+        finally:
+            other.execute("COMMIT")
+            other.close()
+        assert (await post)[0] == 202
+        await server.wait_state("d-locked", "done")
+    assert recorder.ids() == ["d-locked"]

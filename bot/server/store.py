@@ -10,8 +10,11 @@ interrupted them) go back to `queued`.
 Bodies are stored as received, LZ4-compressed: GitHub's JSON shrinks about 7×, and writing the
 raw ~24 KB would cost more than compressing it (the WAL and the checkpoint each copy every page).
 LZ4 compresses a 24 KB payload in about 10 µs, zlib at its fastest level in about 60 µs for a like
-size; rows written before LZ4 (zlib streams) are still read. Each connection
-belongs to one thread (a writer, a reader), so calls are serialised without locks.
+size; rows written before LZ4 (zlib streams) are still read.
+
+Two connections, each used by one task at a time, so no locks: the writer's statements run on the
+event loop and its commits on the writer thread, one batch at a time (`database.write_transaction`);
+the reader lives on its own thread.
 """
 
 from __future__ import annotations
@@ -127,37 +130,27 @@ class Started:
 Op = Callable[[sqlite3.Connection], Any]
 
 
-def _apply(conn: sqlite3.Connection, items: list["Incoming | Op"]) -> list[Any]:
-    """Write a batch in one transaction: deliveries in a few statements, then each op.
+def _write_items(conn: sqlite3.Connection, items: list["Incoming | Op"]) -> list[Any]:
+    """A batch's statements, inside its transaction: deliveries in one statement, then each op.
 
-    Few statements matter as much as one commit: SQLite releases the GIL around each statement,
-    and a thread that wants it back while the event loop is busy waits up to the switch interval
-    (5 ms), so a statement per row would make the batch crawl under load. An op that raises fails
-    alone (its caller gets the exception); ops are single statements, so nothing half-done stays.
+    An op that raises fails alone (its caller gets the exception); ops are single statements, so
+    nothing half-done stays. Their cursors are closed here, before the commit runs on the writer
+    thread, so that no statement of this connection is touched on the loop meanwhile.
     """
     results: list[Any] = [None] * len(items)
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        accepts = [i for i, item in enumerate(items) if isinstance(item, Incoming)]
-        for i, result in zip(accepts, _accept_many(conn, [items[i] for i in accepts])):
-            results[i] = result
-        for i, op in enumerate(items):
-            if not isinstance(op, Incoming):
-                try:
-                    results[i] = _plain(op(conn))
-                except Exception as exc:
-                    results[i] = exc
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
+    accepts = [i for i, item in enumerate(items) if isinstance(item, Incoming)]
+    for i, result in zip(accepts, _accept_many(conn, [items[i] for i in accepts])):
+        results[i] = result
+    for i, op in enumerate(items):
+        if not isinstance(op, Incoming):
+            try:
+                results[i] = _plain(op(conn))
+            except Exception as exc:
+                results[i] = exc
     return results
 
 
 def _plain(result: Any) -> Any:
-    """A cursor never leaves the writer thread: were it freed on the event loop's thread, it
-    would reset its statement there while this thread reuses that statement from the cache."""
     if isinstance(result, sqlite3.Cursor):
         count = result.rowcount
         result.close()
@@ -167,8 +160,8 @@ def _plain(result: Any) -> Any:
 
 def _accept_many(conn: sqlite3.Connection, items: list[Incoming]) -> list[bool]:
     """New deliveries inserted and failed ones redone, in one statement; True for each that will
-    be done. One statement, not a look-up then an insert and an update per redelivery: fewer
-    statements, fewer GIL hand-offs with the event loop."""
+    be done. One statement, not a look-up then an insert and an update per redelivery: it runs on
+    the event loop, where every statement is CPU taken from the requests."""
     if not items:
         return []
     rows = [(item.delivery_id, item.event, json.dumps(item.headers), _pack(item.body), item.received_at)
@@ -183,9 +176,8 @@ def _accept_many(conn: sqlite3.Connection, items: list[Incoming]) -> list[bool]:
 
 
 class Store:
-    """Writes go through one group commit on the writer thread (intake and job updates share the
-    sync); reads run on a second thread with its own connection, so under WAL they never wait
-    for a commit's sync."""
+    """Writes go through one group commit (intake and job updates share the sync); reads run on
+    a thread with their own connection, so under WAL they never wait for a commit's sync."""
 
     def __init__(self, path: str, after_commit: Callable[[], None] = lambda: None) -> None:
         self.path = path
@@ -200,7 +192,8 @@ class Store:
         self.intake_in_flight = 0  # webhook requests waiting for their commit (the dispatcher defers to them)
 
     async def _write_batch(self, items: list[Incoming | Op]) -> list[Any]:
-        return await asyncio.get_running_loop().run_in_executor(self._writer_thread, _apply, self._wconn, items)
+        return await database.write_transaction(self._wconn, self._writer_thread,
+                                                lambda conn: _write_items(conn, items))
 
     async def _write(self, op: Op) -> Any:
         return await self._writer.submit(op)
@@ -214,6 +207,7 @@ class Store:
         def _open_writer() -> sqlite3.Connection:
             conn = database.connect(self.path, check_same_thread=False)
             conn.executescript(SCHEMA)
+            conn.execute("PRAGMA busy_timeout=0")  # the lock is waited for on the loop: begin_immediate
             return conn
         self._wconn = await loop.run_in_executor(self._writer_thread, _open_writer)
         self._rconn = await loop.run_in_executor(
