@@ -50,6 +50,9 @@ class GroupCommit(Generic[T, R]):
             while self._waiting:
                 batch, self._waiting = self._waiting[: self._max_batch], self._waiting[self._max_batch:]
                 await self._commit(batch)
+                # Let the callers just committed answer before the next batch's statements take
+                # the event loop (they run on it: `database.write_transaction`).
+                await asyncio.sleep(0)
             if self._closed:
                 return
 
