@@ -14,6 +14,7 @@ def test_defaults_and_required_secret():
     assert (settings.port, settings.api_url, settings.database_url) == (8080, "https://api.github.com", "sqlite:///reviewer.db")
     assert settings.database_path == "reviewer.db"
     assert settings.admin_token is None and settings.admin_config is None and settings.secrets_dir is None
+    assert settings.retention_days == 30
     with pytest.raises(SettingsError) as error:
         load_settings({})
     assert error.value.problems == [
@@ -58,7 +59,7 @@ def test_every_problem_is_reported_with_its_key(tmp_path):
     with pytest.raises(SettingsError) as error:
         load_settings({"PORT": "eighty", "GITHUB_APP_ID": "-3", "REVIEWER_DATABASE_URL": "postgres://db/reviewer",
                        "GITHUB_PRIVATE_KEY": "k", "GITHUB_PRIVATE_KEY_PATH": "/nowhere", "REVIEWER_WORKERS": "0",
-                       "GITHUB_API_URL": "api.github.com"}, str(config))
+                       "GITHUB_API_URL": "api.github.com", "REVIEWER_DELIVERY_RETENTION_DAYS": "2"}, str(config))
     problems = error.value.problems
     assert problems[0].startswith(f"{config}:1: unknown setting GITHUB_WEBHOK_SECRET (known: ")
     assert problems[1] == f"{config}:2: expected KEY=VALUE"
@@ -71,6 +72,8 @@ def test_every_problem_is_reported_with_its_key(tmp_path):
             "or sqlite:////absolute/path.db") in rest
     assert "PORT: 'eighty' is not an integer from 0 to 65535" in rest
     assert "REVIEWER_WORKERS: '0' is not an integer from 1 to 256" in rest
+    # shorter than GitHub's redelivery window would let a redelivery be done twice
+    assert "REVIEWER_DELIVERY_RETENTION_DAYS: '2' is not an integer from 7 to 36500" in rest
 
 
 def test_unreadable_files_are_named(tmp_path):

@@ -8,7 +8,7 @@ import sqlite3
 import time
 import zlib
 
-from tests.server_support import Recorder, pr_payload, running_server
+from tests.server_support import Recorder, pr_payload, running_server, wait_for
 
 
 def _row(db, delivery: str) -> tuple:
@@ -62,3 +62,41 @@ async def test_a_delivery_waits_for_another_writer_without_stopping_the_server(t
         assert (await post)[0] == 202
         await server.wait_state("d-locked", "done")
     assert recorder.ids() == ["d-locked"]
+
+
+async def test_finished_deliveries_past_the_retention_period_are_deleted_at_start(tmp_path):
+    recorder = Recorder()
+    recorder.fail["failed"] = "GitHub answered 502"
+    async with running_server(tmp_path, recorder) as server:
+        for delivery, head in (("done", "1"), ("failed", "2"), ("recent", "3")):
+            assert (await server.post("pull_request", pr_payload(20, head * 40), delivery))[0] == 202
+            await server.wait_state(delivery, "done", "failed")
+        assert (await server.post("star", {"action": "created"}, "ignored"))[0] == 202
+        await server.wait_state("ignored", "ignored")
+    old = time.time() - 31 * 86400
+    with sqlite3.connect(tmp_path / "reviewer.db") as conn:
+        conn.execute("UPDATE deliveries SET received_at = ? WHERE delivery_id IN ('done', 'failed', 'ignored')", (old,))
+        # an old delivery whose job a crash interrupted is still to be done, however old
+        conn.execute("UPDATE deliveries SET received_at = ?, state = 'running' WHERE delivery_id = 'recent'", (old,))
+        conn.execute("INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state) "
+                     "SELECT 'kept', event, headers, body, ?, 'done' FROM deliveries WHERE delivery_id = 'recent'",
+                     (time.time() - 29 * 86400,))
+
+    recorder = Recorder()
+    recorder.hold["recent"] = asyncio.Event()
+    async with running_server(tmp_path, recorder, REVIEWER_DELIVERY_RETENTION_DAYS="30") as server:
+        async def pruned() -> str | None:
+            text = await (await server.http.get(server.url + "/metrics")).text()
+            return text if "reviewer_deliveries_pruned_total 3" in text else None
+        await wait_for(pruned)
+        for gone in ("done", "failed", "ignored"):
+            assert await server.store.delivery(gone) is None
+        assert await server.state("kept") == "done"
+        assert await server.state("recent") == "running"  # requeued at start, not deleted
+        recorder.hold["recent"].set()
+        await server.wait_state("recent", "done")
+        # past its retention, a delivery id is new again
+        status, text = await server.post("pull_request", pr_payload(20, "1" * 40), "done")
+        assert (status, text.strip()) == (202, "accepted")
+        await server.wait_state("done", "done")
+    assert recorder.ids() == ["recent", "done"]

@@ -29,6 +29,7 @@ from bot.server.admin_reload import AdminConfigHolder
 from bot.server.jobs import Handler
 from bot.server.metrics import Metrics
 from bot.server.queue import JobQueue
+from bot.server.retention import keep_pruning
 from bot.server.settings import Settings
 from bot.server.store import Store
 from bot.server.webhook import MAX_BODY, make_handler
@@ -138,6 +139,8 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
         if settings.admin_config:
             watcher = asyncio.create_task(admin.watch(settings.admin_reload_seconds), name="admin-reload")
             stack.callback(watcher.cancel)
+        pruner = asyncio.create_task(keep_pruning(store, settings.retention_days, app[METRICS]), name="retention")
+        stack.callback(pruner.cancel)
         logger.info("server started", extra={"workers": settings.workers, "database": settings.database_path})
         yield
     logger.info("server stopped")

@@ -162,12 +162,15 @@ class Metrics:
             "reviewer_job_duration_seconds", "Time a job spent in the handler.", ("event",)))
         self.github_calls = r.register(Counter(
             "reviewer_github_calls_total", "GitHub API calls by HTTP status (or 'error').", ("status",)))
+        self.pruned = r.register(Counter(
+            "reviewer_deliveries_pruned_total", "Finished deliveries deleted after the retention period."))
         self.admin_reloads = r.register(Counter(
             "reviewer_admin_config_reloads_total", "Admin configuration reloads by result (ok, failed).",
             ("result",)))
         for state in ("received", "queued"):
             self.queue_depth.set(0, state=state)
         self.running.set(0)
+        self.pruned.inc(0)
 
     def delivery(self, event: str, outcome: str) -> None:
         self.deliveries.inc(event=event, outcome=outcome)

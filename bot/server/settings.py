@@ -24,7 +24,11 @@ KEYS = (
     "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH", "GITHUB_WEBHOOK_SECRET",
     "GITHUB_API_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
     "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS",
+    "REVIEWER_DELIVERY_RETENTION_DAYS",
 )
+# GitHub lets a delivery be redelivered for 3 days (GitHub Enterprise Server: 7): a delivery kept
+# at least that long is never done twice by a redelivery.
+MIN_RETENTION_DAYS = 7
 _KEY = re.compile(r"[A-Z_][A-Z0-9_]*")
 
 
@@ -72,6 +76,7 @@ class Settings:
     secrets_dir: str | None = None
     workers: int = 4
     admin_reload_seconds: float = 3.0
+    retention_days: int = 30  # finished deliveries older than this are deleted
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # key → "env" | file path
 
     @property
@@ -191,6 +196,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         secrets_dir=values.get("REVIEWER_SECRETS_DIR") or None,
         workers=_integer(values, "REVIEWER_WORKERS", 4, 1, 256, problems),
         admin_reload_seconds=reload_seconds,
+        retention_days=_integer(values, "REVIEWER_DELIVERY_RETENTION_DAYS", 30, MIN_RETENTION_DAYS, 36500, problems),
         sources=sources,
     )
     if problems:

@@ -61,6 +61,7 @@ CREATE TABLE IF NOT EXISTS deliveries (
 );
 CREATE INDEX IF NOT EXISTS deliveries_open ON deliveries(state, seq)
     WHERE state IN ('received', 'queued', 'running');
+CREATE INDEX IF NOT EXISTS deliveries_received_at ON deliveries(received_at);
 CREATE TABLE IF NOT EXISTS installations (
     id INTEGER PRIMARY KEY,
     account TEXT,
@@ -327,6 +328,13 @@ class Store:
             record["headers"] = json.loads(record["headers"])
             return record
         return await self._read(query)
+
+    async def prune(self, before: float, limit: int) -> int:
+        """Delete up to `limit` finished deliveries last received before `before` (epoch seconds);
+        returns how many. Open ones (received, queued, running) stay whatever their age."""
+        return await self._write(lambda conn: conn.execute(
+            "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE received_at < ? "
+            "AND state IN ('done', 'ignored', 'failed', 'superseded') LIMIT ?)", (before, limit)))
 
     async def ping(self) -> None:
         await self._read(lambda conn: conn.execute("SELECT 1").fetchone())

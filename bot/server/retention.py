@@ -1,0 +1,46 @@
+"""Deleting finished deliveries once they are old, so the store does not grow without end.
+
+A delivery's row is what makes a redelivery of it a duplicate, so it is kept longer than GitHub
+allows a redelivery (settings.MIN_RETENTION_DAYS). Deletion runs at start and then hourly, in
+batches of a transaction each: the intake shares the writer, and one long delete would hold its
+commits back. Open deliveries (received, queued, running) are never deleted, however old.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Callable
+
+from bot.server import logging as log
+from bot.server.metrics import Metrics
+from bot.server.store import Store
+
+logger = log.get("retention")
+BATCH = 1000
+EVERY = 3600.0  # seconds between two passes
+DAY = 86400.0
+
+
+async def prune_deliveries(store: Store, days: int, metrics: Metrics,
+                           now: Callable[[], float] = time.time) -> int:
+    """Delete the finished deliveries last received more than `days` ago; returns how many."""
+    before = now() - days * DAY
+    total = 0
+    while deleted := await store.prune(before, BATCH):
+        total += deleted
+        metrics.pruned.inc(deleted)
+    if total:
+        logger.info("deleted finished deliveries past the retention period",
+                    extra={"count": total, "retention_days": days})
+    return total
+
+
+async def keep_pruning(store: Store, days: int, metrics: Metrics, every: float = EVERY) -> None:
+    """Prune now and every `every` seconds until cancelled; a failed pass is logged and retried."""
+    while True:
+        try:
+            await prune_deliveries(store, days, metrics)
+        except Exception:
+            logger.exception("deleting old deliveries failed; trying again at the next pass")
+        await asyncio.sleep(every)
