@@ -6,6 +6,7 @@ import asyncio
 import io
 import json
 import logging
+import sqlite3
 
 from bot.server import logging as log
 from tests.server_support import Recorder, pr_payload, running_server, wait_for
@@ -93,6 +94,31 @@ async def test_workers_are_bounded(tmp_path):
         for delivery in ids:
             await server.wait_state(delivery, "done")
     assert sorted(recorder.ids()) == ids
+
+
+async def test_a_job_starts_only_once_its_running_mark_is_committed(tmp_path):
+    """The mark records the attempt: a job begun before it was durable and cut off by a crash
+    would be run again as a first attempt, and would not take up the check run it had created."""
+    recorder = Recorder()
+    recorder.hold["first"] = asyncio.Event()
+    head = "9" * 40
+    async with running_server(tmp_path, recorder) as server:
+        await server.post("pull_request", pr_payload(5, head), "first")
+        await _started(recorder, "first")
+        await server.post("pull_request", pr_payload(5, head, action="labeled"), "second")
+        await server.wait_state("second", "queued")  # waits behind "first": the same pull request
+        other = sqlite3.connect(tmp_path / "reviewer.db", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # no commit can happen now
+        try:
+            recorder.hold["first"].set()
+            await asyncio.sleep(0.3)  # room for "second" to start, were it started before its mark
+            assert recorder.ids() == ["first"]
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        await server.wait_state("second", "done")
+    assert recorder.ids() == ["first", "second"]
+    assert [job.attempt for job in recorder.jobs] == [1, 1]
 
 
 async def test_lines_logged_inside_a_job_carry_its_delivery_id(tmp_path):

@@ -284,24 +284,20 @@ class Store:
     # --- workers ------------------------------------------------------------------------------
 
     async def start(self, delivery_id: str) -> Started | None:
-        """Read a queued job and mark it running (None if it is not queued).
+        """Mark a queued job running and read it, in one statement (None if it is not queued).
 
-        The `running` mark is committed with the next batch, not waited for: should the process
-        die first, the row is still `queued` and is run again at the next start — just as a
-        committed `running` row would be — so waiting for that sync would buy nothing.
+        The mark is committed before the job starts: the attempt number it records is how a job
+        run again after a crash knows to take up the check run the interrupted attempt created
+        (a mark lost to the crash would make the rerun a first attempt, and a second run).
         """
-        def query(conn: sqlite3.Connection) -> tuple | None:
-            return conn.execute(
-                "SELECT delivery_id, event, action, body, installation_id, repo, pr_number, head_sha, "
-                "attempts FROM deliveries WHERE delivery_id = ? AND state = 'queued'", (delivery_id,)).fetchone()
-        row = await self._read(query)
-        if row is None:
-            return None
-        marked = self._writer.post(lambda conn: conn.execute(
+        rows = await self._write(lambda conn: conn.execute(
             "UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = ? "
-            "WHERE delivery_id = ? AND state = 'queued'", (time.time(), delivery_id)))
-        marked.add_done_callback(_log_failure)
-        return Started(row[0], row[1], row[2], _unpack(row[3]), *row[4:8], attempt=row[8] + 1)
+            "WHERE delivery_id = ? AND state = 'queued' RETURNING delivery_id, event, action, body, "
+            "installation_id, repo, pr_number, head_sha, attempts", (time.time(), delivery_id)).fetchall())
+        if not rows:
+            return None
+        row = rows[0]
+        return Started(row[0], row[1], row[2], _unpack(row[3]), *row[4:8], attempt=row[8])
 
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
                      from_state: str = "running", wait: bool = True) -> None:
