@@ -238,6 +238,32 @@ async def test_more_than_50_annotations_are_sent_in_batches(github, client, worl
     assert github.count(UPDATE_RUN) == 3
 
 
+CREATE_RUN = "POST /repos/{owner}/{repo}/check-runs"
+LIST_RUNS = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"
+
+
+async def test_a_check_run_created_but_unanswered_is_found_not_created_twice(github, client, world):
+    github.fail(CREATE_RUN, status=502, applied=True)  # GitHub made the run; its answer was lost
+    run_id = await start_check_run(client.gh, OWNER, NAME, world.pr.head_sha, external_id="delivery-1")
+    assert list(world.repo.check_runs) == [run_id]
+    assert world.repo.check_runs[run_id].external_id == "delivery-1"
+    assert (github.count(CREATE_RUN), github.count(LIST_RUNS)) == (1, 1) and client.sleeps == []
+
+
+async def test_a_check_run_refused_with_a_5xx_is_looked_for_then_created(github, client, world):
+    github.fail(CREATE_RUN, status=502)  # nothing made
+    run_id = await start_check_run(client.gh, OWNER, NAME, world.pr.head_sha)
+    assert list(world.repo.check_runs) == [run_id] and world.repo.check_runs[run_id].status == "in_progress"
+    assert (github.count(CREATE_RUN, status=502), github.count(CREATE_RUN, status=201), github.count(LIST_RUNS)) == (1, 1, 1)
+
+
+async def test_a_rate_limited_check_run_create_is_waited_out_and_sent_again(github, client, world):
+    github.secondary_rate_limit(CREATE_RUN, retry_after=3)  # refused before anything was done
+    run_id = await start_check_run(client.gh, OWNER, NAME, world.pr.head_sha)
+    assert list(world.repo.check_runs) == [run_id]
+    assert github.count(LIST_RUNS) == 0 and client.sleeps == [3.0]
+
+
 async def test_output_over_the_limit_is_cut_with_a_note(client, world):
     summary = "\n".join(f"line {i}" for i in range(12_000))  # about 100,000 characters
     run_id = await start_check_run(client.gh, OWNER, NAME, world.pr.head_sha)

@@ -7,7 +7,8 @@
     await complete_check_run(gh, owner, repo, run_id, "success", CheckOutput(title, summary))
 """
 
-from .checks import CHECK_NAME, Annotation, CheckOutput, complete_check_run, completion_requests, start_check_run
+from .checks import (CHECK_NAME, Annotation, CheckOutput, complete_check_run, completion_requests, list_check_runs,
+                     start_check_run)
 from .client import DEFAULT_API_URL, GitHubApp, GitHubClient, RetryPolicy
 from .errors import GitHubError, GitHubUnavailable
 from .limits import fit
@@ -18,7 +19,7 @@ from .reviews import ReviewComment, create_review, dismiss_review, list_reviews,
 __all__ = [
     "CHECK_NAME", "DEFAULT_API_URL", "Annotation", "ChangedFile", "CheckOutput", "Comparison", "FileTooLarge",
     "GitHubApp", "GitHubClient", "GitHubError", "GitHubUnavailable", "RepoTree", "RetryPolicy", "ReviewComment",
-    "complete_check_run", "completion_requests", "create_review", "dismiss_review", "fit", "list_reviews",
+    "complete_check_run", "completion_requests", "create_review", "dismiss_review", "fit", "list_check_runs", "list_reviews",
     "merge_base_and_files", "pull_files", "pull_request", "read_file", "repository", "start_check_run", "tree",
     "upsert_comment",
 ]

@@ -8,9 +8,11 @@ conclusion last, so the run is never shown completed with part of its annotation
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from .client import GitHubClient
+from .errors import GitHubUnavailable
 from .limits import ANNOTATION_TEXT_CHARS, ANNOTATION_TITLE_CHARS, ANNOTATIONS_PER_REQUEST, CHECK_OUTPUT_CHARS, fit
 
 CHECK_NAME = "Reviewer"
@@ -78,15 +80,36 @@ def completion_requests(conclusion: str, output: CheckOutput) -> list[dict]:
 async def start_check_run(gh: GitHubClient, owner: str, repo: str, head_sha: str, *,
                           title: str = "Reviewing", summary: str = "The review is in progress.",
                           external_id: str | None = None, details_url: str | None = None) -> int:
-    """Create the `Reviewer` check run, in progress, on `head_sha`; returns its id."""
+    """Create the `Reviewer` check run, in progress, on `head_sha`; returns its id.
+
+    Never two runs for one call: a create that GitHub answered with a 5xx, or not at all, may still
+    have been carried out, and a second one would stay in progress for ever beside the first. So
+    it is not sent again blindly: the run is looked for by its `external_id` (the caller's, else
+    one made here), and created again only when it is not there.
+    """
     body: dict = {"name": CHECK_NAME, "head_sha": head_sha, "status": "in_progress",
+                  "external_id": external_id or uuid.uuid4().hex,
                   "output": {"title": title, "summary": fit(summary, CHECK_OUTPUT_CHARS, what="summary")}}
-    if external_id is not None:
-        body["external_id"] = external_id
     if details_url is not None:
         body["details_url"] = details_url
-    data = await gh.post("/repos/{owner}/{repo}/check-runs", {"owner": owner, "repo": repo}, data=body)
+    where = {"owner": owner, "repo": repo}
+    try:
+        data = await gh.post("/repos/{owner}/{repo}/check-runs", where, data=body, resend_unanswered=False)
+    except GitHubUnavailable as exc:
+        if 0 < exc.status < 500:  # a rate limit that lasted too long: nothing was created
+            raise
+        for run in await list_check_runs(gh, owner, repo, head_sha):
+            if run.get("external_id") == body["external_id"]:
+                return int(run["id"])
+        data = await gh.post("/repos/{owner}/{repo}/check-runs", where, data=body)
     return int(data["id"])
+
+
+async def list_check_runs(gh: GitHubClient, owner: str, repo: str, ref: str) -> list[dict]:
+    """The `Reviewer` runs on `ref`, newest first (one page: a commit has a few of ours at most)."""
+    answer = await gh.get("/repos/{owner}/{repo}/commits/{ref}/check-runs", {"owner": owner, "repo": repo, "ref": ref},
+                          params={"check_name": CHECK_NAME})
+    return list(answer.get("check_runs") or [])
 
 
 async def complete_check_run(gh: GitHubClient, owner: str, repo: str, check_run_id: int, conclusion: str,

@@ -9,7 +9,10 @@ connection errors and rate limits: the primary limit (`x-ratelimit-remaining: 0`
 `x-ratelimit-reset`, a secondary limit honours `retry-after` or else backs off from a minute
 (GitHub's advice); other failures back off exponentially with jitter. Retries are bounded by a
 number of attempts and a total wait per call: a wait beyond the bound fails the call at once
-(`GitHubUnavailable`, with `retry_at` when known) instead of sleeping for an hour. Writes of one
+(`GitHubUnavailable`, with `retry_at` when known) instead of sleeping for an hour. A write whose
+repeat would do harm is not sent again after a 5xx or no answer when its caller says so
+(`post(..., resend_unanswered=False)`): creating the check run looks first whether GitHub made it
+(`checks.start_check_run`). Writes of one
 installation go out one at a time, as GitHub asks of content-creating requests. `sleep` and
 `clock` are injectable so that tests observe the waits without waiting.
 """
@@ -47,6 +50,8 @@ OnCall = Callable[[str, str, int], None]  # (method, route template, status; 0 w
 Sleep = Callable[[float], Awaitable[None]]
 
 _route: ContextVar[str] = ContextVar("github_route", default="")
+# False while a write must not be sent again after a 5xx or no answer: GitHub may have carried it out.
+_resend_unanswered: ContextVar[bool] = ContextVar("github_resend_unanswered", default=True)
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,8 @@ class _Transport(gidgethub.aiohttp.GitHubAPI):
                 if decision is None:
                     return status, answer_headers, data
                 wait, why, retry_at = decision
+            if (status == 0 or status >= 500) and not _resend_unanswered.get():
+                raise GitHubUnavailable(method, route, status, f"{why}; not sent again: it may have been carried out")
             if attempt >= self._policy.attempts:
                 raise GitHubUnavailable(method, route, status, f"{why}; gave up after {attempt} attempts", retry_at=retry_at)
             if waited + wait > self._policy.max_wait:
@@ -247,8 +254,16 @@ class GitHubClient:
             return items
         return await self._as_installation("GET", route, fetch)
 
-    async def post(self, route: str, url_vars: Mapping[str, Any] | None = None, *, data: Any) -> Any:
-        return await self._write("POST", route, url_vars, data)
+    async def post(self, route: str, url_vars: Mapping[str, Any] | None = None, *, data: Any,
+                   resend_unanswered: bool = True) -> Any:
+        """`resend_unanswered=False`: after a 5xx or no answer, raise `GitHubUnavailable` instead
+        of sending again, for a caller that can look whether GitHub carried it out (a duplicate
+        would do harm). Rate-limit answers are still waited out and retried: nothing was done."""
+        token = _resend_unanswered.set(resend_unanswered)
+        try:
+            return await self._write("POST", route, url_vars, data)
+        finally:
+            _resend_unanswered.reset(token)
 
     async def patch(self, route: str, url_vars: Mapping[str, Any] | None = None, *, data: Any) -> Any:
         return await self._write("PATCH", route, url_vars, data)

@@ -14,8 +14,8 @@ import aiohttp
 
 from bot.config.model import EffectiveConfig
 from bot.engine.engine import run_review
-from bot.github import (CHECK_NAME, Annotation, CheckOutput, GitHubApp, GitHubClient, GitHubError, complete_check_run,
-                        list_reviews, start_check_run)
+from bot.github import (Annotation, CheckOutput, GitHubApp, GitHubClient, GitHubError, complete_check_run,
+                        list_check_runs, list_reviews, start_check_run)
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.post import post_outcome
@@ -55,25 +55,19 @@ class _Stage:
         self.name = "starting"
 
 
-async def _our_runs(gh: GitHubClient, target: Target) -> list[dict]:
-    answer = await gh.get("/repos/{owner}/{repo}/commits/{ref}/check-runs",
-                          {"owner": target.owner, "repo": target.repo, "ref": target.head_sha},
-                          params={"check_name": CHECK_NAME})
-    return list(answer.get("check_runs") or [])
-
-
 async def _start_run(gh: GitHubClient, target: Target) -> int:
     """A new in-progress run; on a retried job, the run an interrupted attempt left in progress."""
     if target.attempt > 1:
-        for run in await _our_runs(gh, target):
+        for run in await list_check_runs(gh, target.owner, target.repo, target.head_sha):
             if run.get("status") != "completed":
                 return int(run["id"])
     return await start_check_run(gh, target.owner, target.repo, target.head_sha, title="Reviewing",
-                                 summary="Reading the configuration at the merge base and planning the review.")
+                                 summary="Reading the configuration at the merge base and planning the review.",
+                                 external_id=target.delivery_id or None)
 
 
 async def review_pull_request(services: Services, gh: GitHubClient, target: Target) -> None:
-    if target.only_if_new and await _our_runs(gh, target):
+    if target.only_if_new and await list_check_runs(gh, target.owner, target.repo, target.head_sha):
         logger.info("check suite requested for %s, which already has a Reviewer run", target.head_sha[:7])
         return
     run_id = await _start_run(gh, target)

@@ -22,6 +22,7 @@ class Target:
     pull: dict[str, Any] | None  # the full pull request object when the payload has it
     only_if_new: bool = False  # check_suite.requested: skip when this head already has our check run
     attempt: int = 1  # 2+: a restart or a redelivery; a run it left in progress is taken up again
+    delivery_id: str = ""  # sent as the check run's external_id: which delivery made the run
 
     @property
     def full_name(self) -> str:
@@ -35,7 +36,8 @@ def target_for(job: Job) -> Target | None:
     owner, _, repo = job.repo.partition("/")
     if job.event == "pull_request":
         return Target(owner, repo, job.pr_number, job.head_sha, job.action or "manual", job.payload["pull_request"],
-                      attempt=job.attempt)
+                      attempt=job.attempt, delivery_id=job.delivery_id)
     event = "rerequested" if job.action == "rerequested" else "synchronize"
     return Target(owner, repo, job.pr_number, job.head_sha, event, None,
-                  only_if_new=(job.event == "check_suite" and job.action == "requested"), attempt=job.attempt)
+                  only_if_new=(job.event == "check_suite" and job.action == "requested"), attempt=job.attempt,
+                  delivery_id=job.delivery_id)

@@ -18,13 +18,14 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     message: str = ""
     delay: float = 0.0  # seconds before answering (or before handling, for a pure delay)
+    applied: bool = False  # the request is carried out, then answered with the error (a lost answer)
 
     def body(self) -> dict:
         return {"message": self.message, "documentation_url": "https://docs.github.com/rest", "status": str(self.status)}
 
 
-def server_error(route: str | None, status: int, times: int) -> Fault:
-    return Fault(route, status, times, message="Server Error" if status == 500 else "Bad Gateway")
+def server_error(route: str | None, status: int, times: int, applied: bool = False) -> Fault:
+    return Fault(route, status, times, message="Server Error" if status == 500 else "Bad Gateway", applied=applied)
 
 
 def secondary_rate_limit(route: str | None, retry_after: int | None, times: int, status: int = 403) -> Fault:

@@ -159,8 +159,10 @@ class GitHubDouble(WebhookSender):
             raise ValueError(f"{route!r} is no route of the REST description; known: {sorted(self.description.by_route)}")
         return route
 
-    def fail(self, route: str | None, *, status: int = 502, times: int = 1) -> Fault:
-        return self.faults.add(server_error(self._known_route(route), status, times))
+    def fail(self, route: str | None, *, status: int = 502, times: int = 1, applied: bool = False) -> Fault:
+        """The next `times` requests answered `status`; with `applied`, each is carried out first,
+        as when GitHub did the work and its answer was lost on the way."""
+        return self.faults.add(server_error(self._known_route(route), status, times, applied))
 
     def secondary_rate_limit(self, route: str | None, *, retry_after: int | None = 60, times: int = 1,
                              status: int = 403) -> Fault:
@@ -204,7 +206,7 @@ class GitHubDouble(WebhookSender):
         fault = self.faults.take(op.route)
         if fault is not None:
             await self._pause(fault.delay)
-            if fault.status is not None:
+            if fault.status is not None and not fault.applied:
                 return self._respond(request, op, raw_path, query, None, Reply(fault.body(), fault.status, dict(fault.headers)))
         bucket = None
         try:
@@ -225,6 +227,8 @@ class GitHubDouble(WebhookSender):
             self.violations += [f"{op.route}: {p}" for p in self.description.check_response(op, reply.status, reply.data)]
         except ApiError as exc:
             reply = Reply(exc.body(), exc.status, exc.headers)
+        if fault is not None and fault.applied:
+            reply = Reply(fault.body(), fault.status, dict(fault.headers))
         return self._respond(request, op, raw_path, query, bucket, reply)
 
     async def _pause(self, seconds: float) -> None:
