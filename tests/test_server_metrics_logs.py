@@ -88,6 +88,20 @@ def test_log_lines_are_json_with_fields_and_scrubbed():
     assert "eyJ" not in stream.getvalue() and "ghs_" not in stream.getvalue()
 
 
+@pytest.mark.parametrize("secret", [
+    "ghs_" + "A1" * 18, "ghp_" + "b" * 36, "github_pat_" + "C" * 30, "Bearer abc.def-ghi_jkl", "TOKEN 0123456789abcdef",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----", "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiIxMjMifQ.c2ln",
+])
+def test_every_secret_shape_is_redacted_wherever_it_stands(secret):
+    assert log.redact(f"at the start {secret} in the middle") == "at the start <redacted> in the middle"
+    assert log.redact(f"{secret}") == "<redacted>"
+
+
+def test_lines_without_secrets_are_left_alone():
+    line = '{"msg": "delivery queued through the high road", "repo": "octo-org/github-app", "pr": 12}'
+    assert log.redact(line) == line
+
+
 def test_error_text_is_scrubbed_and_bounded():
     log.register_secret("another-s3cret-value")
     text = log.error_text(ValueError("bad another-s3cret-value " + "x" * 5000))
