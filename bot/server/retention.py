@@ -3,7 +3,7 @@
 A delivery's row is what makes a redelivery of it a duplicate, so it is kept longer than GitHub
 allows a redelivery (settings.MIN_RETENTION_DAYS). Deletion runs at start and then hourly, in
 batches of a transaction each: the intake shares the writer, and one long delete would hold its
-commits back. Open deliveries (received, queued, running) are never deleted, however old.
+commits and the event loop back. Open deliveries (received, queued, running) are never deleted, however old.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from bot.server.metrics import Metrics
 from bot.server.store import Store
 
 logger = log.get("retention")
-BATCH = 1000
+BATCH = 200  # rows a transaction: its statement runs on the event loop (about 1.3 ms measured)
 EVERY = 3600.0  # seconds between two passes
 DAY = 86400.0
 
