@@ -3,7 +3,8 @@
 A delivery's row is what makes a redelivery of it a duplicate, so it is kept longer than GitHub
 allows a redelivery (settings.MIN_RETENTION_DAYS). Deletion runs at start and then hourly, in
 batches of a transaction each: the intake shares the writer, and one long delete would hold its
-commits and the event loop back. Open deliveries (received, queued, running) are never deleted, however old.
+commits and the event loop back. Open deliveries (received, queued, running) are never deleted,
+however old.
 """
 
 from __future__ import annotations
