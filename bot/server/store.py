@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
-from bot.server import database
+from bot.server import database, installations
 from bot.server import logging as log
 from bot.server.group_commit import GroupCommit
 from bot.server.jobs import Classification
@@ -62,14 +62,6 @@ CREATE TABLE IF NOT EXISTS deliveries (
 CREATE INDEX IF NOT EXISTS deliveries_open ON deliveries(state, seq)
     WHERE state IN ('received', 'queued', 'running');
 CREATE INDEX IF NOT EXISTS deliveries_received_at ON deliveries(received_at);
-CREATE TABLE IF NOT EXISTS installations (
-    id INTEGER PRIMARY KEY,
-    account TEXT,
-    last_action TEXT,
-    deleted INTEGER NOT NULL DEFAULT 0,
-    repositories TEXT NOT NULL DEFAULT '[]',
-    updated_at REAL NOT NULL
-);
 """
 
 _UPSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state) VALUES "
@@ -207,7 +199,7 @@ class Store:
 
         def _open_writer() -> sqlite3.Connection:
             conn = database.connect(self.path, check_same_thread=False)
-            conn.executescript(SCHEMA)
+            conn.executescript(SCHEMA + installations.SCHEMA)
             conn.execute("PRAGMA busy_timeout=0")  # the lock is waited for on the loop: begin_immediate
             return conn
         self._wconn = await loop.run_in_executor(self._writer_thread, _open_writer)
@@ -339,49 +331,17 @@ class Store:
 
     async def record_installation(self, event: str, payload: dict[str, Any]) -> None:
         """Keep which installations exist and the repositories each may reach."""
-        installation = payload.get("installation") or {}
-        inst_id = installation.get("id")
-        action = payload.get("action")
-        account = (installation.get("account") or {}).get("login")
-
-        def op(conn: sqlite3.Connection) -> None:
-            row = conn.execute("SELECT repositories FROM installations WHERE id = ?", (inst_id,)).fetchone()
-            repos = set(json.loads(row[0])) if row else set()
-            if event == "installation" and action in ("created", "new_permissions_accepted", "unsuspend"):
-                repos |= _names(payload.get("repositories"))
-            repos = (repos | _names(payload.get("repositories_added"))) - _names(payload.get("repositories_removed"))
-            conn.execute(
-                "INSERT INTO installations (id, account, last_action, deleted, repositories, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-                "account = coalesce(excluded.account, account), last_action = excluded.last_action, "
-                "deleted = excluded.deleted, repositories = excluded.repositories, updated_at = excluded.updated_at",
-                (inst_id, account, f"{event}.{action}", int(event == "installation" and action == "deleted"),
-                 json.dumps(sorted(repos)), time.time()))
-        await self._write(op)
+        await self._write(lambda conn: installations.record(conn, event, payload))
 
     async def installation(self, installation_id: int) -> dict[str, Any] | None:
-        def query(conn: sqlite3.Connection) -> dict[str, Any] | None:
-            row = conn.execute(
-                "SELECT id, account, last_action, deleted, repositories FROM installations WHERE id = ?",
-                (installation_id,)).fetchone()
-            if row is None:
-                return None
-            return {"id": row[0], "account": row[1], "last_action": row[2], "deleted": bool(row[3]),
-                    "repositories": json.loads(row[4])}
-        return await self._read(query)
+        return await self._read(lambda conn: installations.get(conn, installation_id))
 
     async def installation_for(self, full_name: str) -> int | None:
-        """The installation that reaches `owner/name` (case-insensitive, as GitHub's names are), as
-        the installation events said; None when none recorded does. The events are not the whole
-        truth (an installation on every repository of an account is not told of a repository
-        created later), so a caller that gets None asks GitHub."""
-        def query(conn: sqlite3.Connection) -> int | None:
-            row = conn.execute(
-                "SELECT installations.id FROM installations, json_each(installations.repositories) AS repo "
-                "WHERE installations.deleted = 0 AND lower(repo.value) = lower(?) "
-                "ORDER BY installations.updated_at DESC LIMIT 1", (full_name,)).fetchone()
-            return row[0] if row else None
-        return await self._read(query)
+        """The installation that reaches `owner/name`, as the installation events said; None when
+        none recorded does. The events are not the whole truth (an installation on every
+        repository of an account is not told of a repository created later), so a caller that
+        gets None asks GitHub."""
+        return await self._read(lambda conn: installations.reaching(conn, full_name))
 
 
 def _pack(body: bytes) -> bytes:
@@ -402,9 +362,3 @@ def _log_failure(future: asyncio.Future) -> None:
     if not future.cancelled() and future.exception() is not None:
         error = future.exception()
         logger.error("a store write failed", exc_info=(type(error), error, error.__traceback__))
-
-
-def _names(repositories: Any) -> set[str]:
-    if not isinstance(repositories, list):
-        return set()
-    return {r["full_name"] for r in repositories if isinstance(r, dict) and isinstance(r.get("full_name"), str)}
