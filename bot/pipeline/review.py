@@ -55,10 +55,11 @@ class _Stage:
         self.name = "starting"
 
 
-async def _start_run(gh: GitHubClient, target: Target) -> int:
-    """A new in-progress run; on a retried job, the run an interrupted attempt left in progress."""
+async def _start_run(gh: GitHubClient, target: Target, ours: list[dict]) -> int:
+    """A new in-progress run; on a retried job, the run (of `ours`) an interrupted attempt left
+    in progress."""
     if target.attempt > 1:
-        for run in await list_check_runs(gh, target.owner, target.repo, target.head_sha):
+        for run in ours:
             if run.get("status") != "completed":
                 return int(run["id"])
     return await start_check_run(gh, target.owner, target.repo, target.head_sha, title="Reviewing",
@@ -67,10 +68,13 @@ async def _start_run(gh: GitHubClient, target: Target) -> int:
 
 
 async def review_pull_request(services: Services, gh: GitHubClient, target: Target) -> None:
-    if target.only_if_new and await list_check_runs(gh, target.owner, target.repo, target.head_sha):
+    # Our runs on the head, asked once, and only where they matter (not on a plain first attempt).
+    wanted = target.only_if_new or target.attempt > 1
+    ours = await list_check_runs(gh, target.owner, target.repo, target.head_sha) if wanted else []
+    if target.only_if_new and ours:
         logger.info("check suite requested for %s, which already has a Reviewer run", target.head_sha[:7])
         return
-    run_id = await _start_run(gh, target)
+    run_id = await _start_run(gh, target, ours)
     stage = _Stage()
     try:
         report = await _review(services, gh, target, stage)

@@ -29,6 +29,7 @@ from typing import Callable, TypeVar
 T = TypeVar("T")
 
 DEFAULT_URL = "sqlite:///reviewer.db"
+BUSY_TIMEOUT = 10.0  # seconds to wait for another connection's write lock
 _PREFIX = "sqlite:///"
 
 
@@ -54,16 +55,12 @@ def connect(path: str, *, check_same_thread: bool = True) -> sqlite3.Connection:
     storage cost about 15% less CPU per row than with 4 KB pages and journals on disk."""
     if path != ":memory:":  # other stores' tests use throwaway in-memory databases
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=check_same_thread, timeout=10)
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=check_same_thread, timeout=BUSY_TIMEOUT)
     conn.execute("PRAGMA page_size=16384")  # a new file only; kept by an existing one
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA temp_store=MEMORY")
     conn.execute("PRAGMA synchronous=FULL")
-    conn.execute("PRAGMA busy_timeout=10000")
     return conn
-
-
-BUSY_TIMEOUT = 10.0  # seconds to wait for another connection's write lock, as `connect` sets
 
 
 async def write_transaction(conn: sqlite3.Connection, sync_thread: Executor,
@@ -85,9 +82,9 @@ async def write_transaction(conn: sqlite3.Connection, sync_thread: Executor,
     return result
 
 
-async def begin_immediate(conn: sqlite3.Connection, timeout: float = BUSY_TIMEOUT) -> None:
+async def begin_immediate(conn: sqlite3.Connection) -> None:
     """BEGIN IMMEDIATE, waiting for another connection's write lock without blocking the loop."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + BUSY_TIMEOUT
     delay = 0.001
     while True:
         try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Callable
 
 from bot.server import logging as log
 from bot.server.metrics import Metrics
@@ -23,10 +22,9 @@ EVERY = 3600.0  # seconds between two passes
 DAY = 86400.0
 
 
-async def prune_deliveries(store: Store, days: int, metrics: Metrics,
-                           now: Callable[[], float] = time.time) -> int:
+async def prune_deliveries(store: Store, days: int, metrics: Metrics) -> int:
     """Delete the finished deliveries last received more than `days` ago; returns how many."""
-    before = now() - days * DAY
+    before = time.time() - days * DAY
     total = 0
     while deleted := await store.prune(before, BATCH):
         total += deleted
