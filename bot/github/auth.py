@@ -49,9 +49,6 @@ class AppAuth:
         """A fresh app JWT (RS256), for the `/app` routes."""
         return get_jwt(app_id=self.app_id, private_key=self._private_key)
 
-    def cached(self, installation_id: int) -> bool:
-        return self._tokens.get(installation_id) is not None
-
     async def installation_token(self, api: GitHubAPI, installation_id: int) -> str:
         """The installation's token: cached, else fetched once however many callers ask at the same time."""
         cached = self._tokens.get(installation_id)

@@ -17,6 +17,11 @@ class GitHubError(Exception):
         self.status = status
         self.message = message
 
+    def describe(self) -> str:
+        """For people (a check run, an API answer): what GitHub did with which call."""
+        answered = f"answered {self.status}" if self.status else "did not answer"
+        return f"GitHub {answered} to {self.method} {self.route}: {self.message}"
+
 
 class GitHubUnavailable(GitHubError):
     """Retries did not help within their bound: 5xx answers, timeouts, or a rate limit lasting too long.

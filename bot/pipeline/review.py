@@ -88,8 +88,7 @@ async def review_pull_request(services: Services, gh: GitHubClient, target: Targ
 
 def _failure_text(exc: Exception) -> str:
     if isinstance(exc, GitHubError):
-        answer = f"answered {exc.status}" if exc.status else "did not answer"
-        return f"GitHub {answer} to {exc.method} {exc.route}: {exc.message}"
+        return exc.describe()
     return f"{type(exc).__name__}: {exc}"
 
 

@@ -94,8 +94,7 @@ class _AdminAPI:
             return _answer(404, f"the app is not installed on {owner}/{repo} (or the repository does not exist)")
         except GitHubError as exc:
             logger.warning("admin API: reading %s/%s failed: %s", owner, repo, exc)
-            answered = f"answered {exc.status}" if exc.status else "did not answer"
-            return _answer(502, f"GitHub {answered} to {exc.method} {exc.route}: {exc.message}")
+            return _answer(502, exc.describe())
         except TimeoutError:
             logger.warning("admin API: reading %s/%s took longer than %.0fs", owner, repo, GITHUB_DEADLINE)
             return _answer(502, f"GitHub did not answer within {GITHUB_DEADLINE:.0f} seconds; try again later")

@@ -133,7 +133,7 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
         runtime.context = ServerContext(settings, admin, app[METRICS], store, http,
                                         github_app(settings, http, app[METRICS]))
         runtime.queue = JobQueue(store, runtime.handler_for(runtime.context), app[METRICS], settings.workers)
-        store.after_commit = runtime.queue.wake
+        store.on_received = runtime.queue.wake
         await runtime.queue.start()
         stack.push_async_callback(runtime.queue.stop)
         if settings.admin_config:

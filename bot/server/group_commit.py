@@ -14,15 +14,13 @@ from typing import Awaitable, Callable, Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+MAX_BATCH = 512  # items a transaction: bounds how long one batch's statements hold the event loop
 
 
 class GroupCommit(Generic[T, R]):
-    def __init__(self, write_batch: Callable[[list[T]], Awaitable[list[R]]],
-                 after_commit: Callable[[], None] = lambda: None, max_batch: int = 512) -> None:
+    def __init__(self, write_batch: Callable[[list[T]], Awaitable[list[R]]]) -> None:
         self._write_batch = write_batch  # writes the items in one transaction, one result each
         # (an Exception as an item's result fails that caller alone)
-        self._after_commit = after_commit
-        self._max_batch = max_batch
         self._waiting: list[tuple[T, asyncio.Future[R]]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
@@ -48,7 +46,7 @@ class GroupCommit(Generic[T, R]):
             await self._wake.wait()
             self._wake.clear()
             while self._waiting:
-                batch, self._waiting = self._waiting[: self._max_batch], self._waiting[self._max_batch:]
+                batch, self._waiting = self._waiting[:MAX_BATCH], self._waiting[MAX_BATCH:]
                 await self._commit(batch)
                 # Let the callers just committed answer before the next batch's statements take
                 # the event loop (they run on it: `database.write_transaction`).
@@ -71,7 +69,6 @@ class GroupCommit(Generic[T, R]):
                 future.set_exception(result)
             else:
                 future.set_result(result)
-        self._after_commit()
 
     async def close(self) -> None:
         """Write what is waiting, then stop."""

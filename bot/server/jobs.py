@@ -40,7 +40,8 @@ class Classification:
 
     @property
     def key(self) -> str | None:
-        """Work with the same key runs one at a time: the pull request, else the head commit."""
+        """Work with the same key runs one at a time: the pull request, else the head commit (a
+        job always has one: `classify` requires its repository and head)."""
         if self.repo and self.pr_number is not None:
             return f"{self.repo}#{self.pr_number}"
         if self.repo and self.head_sha:

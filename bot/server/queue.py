@@ -94,17 +94,16 @@ class JobQueue:
         installs = []
         jobs = []
         for row in rows:
-            state, classification, error = self._classify(row)
+            state, classification, error, payload = self._classify(row)
             outcomes.append((row.delivery_id, state, classification, error))
-            if state == "installation":
-                installs.append(row)
+            if classification is not None and classification.kind == "installation":
+                installs.append((row.event, payload))
             elif state == "queued":
-                jobs.append(_Entry(row.seq, row.delivery_id, row.event,
-                                   classification.key or f"delivery:{row.delivery_id}", classification.head_sha))
+                jobs.append(_Entry(row.seq, row.delivery_id, row.event, classification.key, classification.head_sha))
             await self._yield_to_intake()
-        for row in installs:
-            await self.store.record_installation(row.event, parse_payload(row.body))
-        await self.store.classified([(d, "done" if s == "installation" else s, c, e) for d, s, c, e in outcomes])
+        for event, payload in installs:
+            await self.store.record_installation(event, payload)
+        await self.store.classified(outcomes)
         for entry in jobs:
             await self._schedule(entry)
 
@@ -117,26 +116,28 @@ class JobQueue:
         else:
             await asyncio.sleep(0)
 
-    def _classify(self, row: Received) -> tuple[str, Classification | None, str | None]:
+    def _classify(self, row: Received) -> tuple[str, Classification | None, str | None, dict | None]:
+        """(state to record, classification, error, the parsed payload)."""
         fields = {"delivery": row.delivery_id, "event": row.event}
         try:
-            c = classify(row.event, parse_payload(row.body))
+            payload = parse_payload(row.body)
+            c = classify(row.event, payload)
         except InvalidPayload as exc:  # signed by GitHub's secret but unusable: retrying cannot help
             logger.warning("delivery failed: %s", exc, extra=fields)
             self.metrics.delivery(row.event, "invalid")
-            return "failed", None, str(exc)
+            return "failed", None, str(exc), None
         except Exception as exc:  # a bug here must not wedge the dispatcher on this row
             logger.exception("delivery could not be classified", extra=fields)
             self.metrics.delivery(row.event, "invalid")
-            return "failed", None, log.error_text(exc)
+            return "failed", None, log.error_text(exc), None
         fields.update(log.fields(action=c.action, repo=c.repo, pr=c.pr_number, installation=c.installation_id))
         if c.kind == "ignored":
             logger.info("delivery ignored: %s", c.reason, extra=fields)
             self.metrics.delivery(row.event, "ignored")
-            return "ignored", c, None
+            return "ignored", c, None, payload
         logger.info("delivery queued" if c.kind == "job" else "installation recorded", extra=fields)
         self.metrics.delivery(row.event, "queued" if c.kind == "job" else "installation")
-        return ("queued" if c.kind == "job" else "installation"), c, None
+        return ("queued" if c.kind == "job" else "done"), c, None, payload
 
     # --- scheduler ----------------------------------------------------------------------------
 
@@ -212,7 +213,7 @@ class JobQueue:
 
 
 def _entry(row: Queued) -> _Entry:
-    return _Entry(row.seq, row.delivery_id, row.event, row.key or f"delivery:{row.delivery_id}", row.head_sha)
+    return _Entry(row.seq, row.delivery_id, row.event, row.key, row.head_sha)
 
 
 def _newer_head(old: _Entry, new: _Entry) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from bot.github.client import DEFAULT_API_URL
 from bot.server.database import DEFAULT_URL, sqlite_path
 
 KEYS = (
@@ -68,7 +69,7 @@ class Settings:
     webhook_secret: Secret
     app_id: int | None = None
     private_key: Secret | None = None
-    api_url: str = "https://api.github.com"
+    api_url: str = DEFAULT_API_URL
     port: int = 8080
     database_url: str = DEFAULT_URL
     admin_config: str | None = None
@@ -168,7 +169,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
             private_key = Path(key_path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"GITHUB_PRIVATE_KEY_PATH: cannot read {key_path} ({exc.__class__.__name__})")
-    api_url = values.get("GITHUB_API_URL", "https://api.github.com").rstrip("/")
+    api_url = values.get("GITHUB_API_URL", Settings.api_url).rstrip("/")
     if not re.match(r"https?://[^/\s]+", api_url):
         problems.append(f"GITHUB_API_URL: {api_url!r} is not an http(s) URL")
     database_url = values.get("REVIEWER_DATABASE_URL", DEFAULT_URL)
@@ -176,27 +177,28 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         sqlite_path(database_url)
     except ValueError as exc:
         problems.append(str(exc))
-    reload_text = values.get("REVIEWER_ADMIN_RELOAD_SECONDS", "3")
+    reload_text = values.get("REVIEWER_ADMIN_RELOAD_SECONDS", str(Settings.admin_reload_seconds))
     try:
         reload_seconds = float(reload_text)
         if not 0.05 <= reload_seconds <= 3600:
             raise ValueError
     except ValueError:
         problems.append(f"REVIEWER_ADMIN_RELOAD_SECONDS: {reload_text!r} is not a number of seconds from 0.05 to 3600")
-        reload_seconds = 3.0
+        reload_seconds = Settings.admin_reload_seconds
     settings = Settings(
         webhook_secret=Secret(secret),
         app_id=app_id,
         private_key=Secret(private_key) if private_key else None,
         api_url=api_url,
-        port=port if port is not None else _integer(values, "PORT", 8080, 0, 65535, problems),
+        port=port if port is not None else _integer(values, "PORT", Settings.port, 0, 65535, problems),
         database_url=database_url,
         admin_config=values.get("REVIEWER_ADMIN_CONFIG") or None,
         admin_token=Secret(values["REVIEWER_ADMIN_TOKEN"]) if values.get("REVIEWER_ADMIN_TOKEN") else None,
         secrets_dir=values.get("REVIEWER_SECRETS_DIR") or None,
-        workers=_integer(values, "REVIEWER_WORKERS", 4, 1, 256, problems),
+        workers=_integer(values, "REVIEWER_WORKERS", Settings.workers, 1, 256, problems),
         admin_reload_seconds=reload_seconds,
-        retention_days=_integer(values, "REVIEWER_DELIVERY_RETENTION_DAYS", 30, MIN_RETENTION_DAYS, 36500, problems),
+        retention_days=_integer(values, "REVIEWER_DELIVERY_RETENTION_DAYS", Settings.retention_days,
+                                MIN_RETENTION_DAYS, 36500, problems),
         sources=sources,
     )
     if problems:

@@ -103,7 +103,7 @@ class Queued:
     seq: int
     delivery_id: str
     event: str
-    key: str | None
+    key: str
     head_sha: str | None
 
 
@@ -172,15 +172,14 @@ class Store:
     """Writes go through one group commit (intake and job updates share the sync); reads run on
     a thread with their own connection, so under WAL they never wait for a commit's sync."""
 
-    def __init__(self, path: str, after_commit: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, path: str) -> None:
         self.path = path
         self._writer_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store-writer")
         self._reader_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store-reader")
         self._wconn: sqlite3.Connection | None = None
         self._rconn: sqlite3.Connection | None = None
-        self._writer: GroupCommit[Incoming | Op, Any] = GroupCommit(
-            self._write_batch, after_commit=lambda: self.after_commit())
-        self.after_commit = after_commit  # the dispatcher's wake-up; set before start
+        self._writer: GroupCommit[Incoming | Op, Any] = GroupCommit(self._write_batch)
+        self.on_received: Callable[[], None] = lambda: None  # the dispatcher's wake-up; set before start
         self.unclassified = 0  # rows in state `received` (the dispatcher's backlog), for metrics
         self.intake_in_flight = 0  # webhook requests waiting for their commit (the dispatcher defers to them)
 
@@ -226,7 +225,9 @@ class Store:
             new = await self._writer.submit(item)
         finally:
             self.intake_in_flight -= 1
-        self.unclassified += new
+        if new:
+            self.unclassified += 1
+            self.on_received()  # committed: the dispatcher may read it
         return new
 
     # --- dispatcher ---------------------------------------------------------------------------

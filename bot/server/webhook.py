@@ -40,8 +40,7 @@ def verify_signature(secret: bytes, body: bytes, header: str | None) -> bool:
     match = _SIGNATURE.fullmatch(header or "")
     if not match:
         return False
-    expected = hmac.new(secret, body, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected, match.group(1).lower())
+    return hmac.compare_digest(signature(secret, body), "sha256=" + match.group(1).lower())
 
 
 def _reject(metrics: Metrics, status: int, message: str, delivery: str | None = None) -> web.Response:
