@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from bot.expr import cel_bounds
@@ -190,3 +194,15 @@ def test_pr_is_clamped_and_completed() -> None:
     assert len(data.pr["files"]) == MAX_FILES and len(data.pr["title"]) == STRING_LIMITS["title"]
     assert data.pr["number"] == 0 and data.pr["labels"] == [] and data.pr["createdAt"].startswith("1970")
     assert evaluate_bool(compile_expression("size(pr.files) == 3000 && pr.body == '' && !pr.draft"), data)
+
+
+def test_nested_record_access_is_checked_in_linear_work() -> None:
+    """Each `["a"]` on a map literal once estimated its operand twice: 2^depth visits, so a
+    220-character expression stalled validation for minutes (this one, 2^30 visits, for days). Run apart, with a bound that only a
+    hang can reach (the check takes milliseconds), so a regression fails instead of hanging CI."""
+    depth = 30  # about as deep as a check accepts
+    text = '{"a":' * depth + "true" + "}" * depth + '["a"]' * depth
+    program = f"from bot.expr.cel import check_expression; check_expression({text!r}); print('checked')"
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.stdout.strip() == "checked", done.stderr

@@ -151,17 +151,21 @@ class _Estimator:
                           f"an expression sees `pr` and the variables of its macros", node.pos)
 
     def _select(self, node: Select, scope, loops) -> Estimate:
-        operand = self.visit(node.operand, scope, loops)
+        return self._field(self.visit(node.operand, scope, loops), node.field, node.pos)
+
+    def _field(self, operand: Estimate, name: str, pos: Pos) -> Estimate:
+        """`operand.name` (or `operand["name"]`), the operand already estimated: visiting it again
+        here would double the work at every level of nested record access."""
         shape = operand.shape
         if shape.fields is not None and shape.name:
-            found = shape.field(node.field)
+            found = shape.field(name)
             if found is None:
                 fields = sorted(shape.fields)
-                raise BoundsError("cel-unknown-field", f"{shape.name} has no field '{node.field}'; "
-                                  f"{_suggest(node.field, fields)}its fields are: {', '.join(fields)}", node.pos)
+                raise BoundsError("cel-unknown-field", f"{shape.name} has no field '{name}'; "
+                                  f"{_suggest(name, fields)}its fields are: {', '.join(fields)}", pos)
             return Estimate(found, operand.cost + 1)
         if shape.fields is not None:
-            return Estimate(shape.field(node.field) or shape.item, operand.cost + 1)
+            return Estimate(shape.field(name) or shape.item, operand.cost + 1)
         return Estimate(shape.elem if shape.kind == "map" and shape.elem else ANY_WORST, operand.cost + 1)
 
     def _index(self, node: Index, scope, loops) -> Estimate:
@@ -170,7 +174,7 @@ class _Estimator:
         shape = operand.shape
         key = string_value(node.index)
         if shape.fields is not None and key is not None:
-            return self._select(Select(node.index.pos, node.operand, key), scope, loops)
+            return self._field(operand, key, node.index.pos)
         if shape.kind in ("list", "map") or shape.elem is not None:
             return Estimate(shape.item, cost)
         return Estimate(ANY_WORST, cost)
