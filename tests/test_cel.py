@@ -198,8 +198,9 @@ def test_pr_is_clamped_and_completed() -> None:
 
 def test_nested_record_access_is_checked_in_linear_work() -> None:
     """Each `["a"]` on a map literal once estimated its operand twice: 2^depth visits, so a
-    220-character expression stalled validation for minutes (this one, 2^30 visits, for days). Run apart, with a bound that only a
-    hang can reach (the check takes milliseconds), so a regression fails instead of hanging CI."""
+    220-character expression stalled validation for minutes (this one, 2^30 visits, for days). Run
+    apart, with a bound that only a hang can reach (the check takes milliseconds), so a regression
+    fails instead of hanging CI."""
     depth = 30  # about as deep as a check accepts
     text = '{"a":' * depth + "true" + "}" * depth + '["a"]' * depth
     program = f"from bot.expr.cel import check_expression; check_expression({text!r}); print('checked')"

@@ -126,6 +126,7 @@ def test_a_changed_config_is_planned_with_the_merge_base_version(capsys, repo: R
     missing = plan(capsys, repo)["errors"]
     assert [(e["source"], e["code"], e["line"], e["pointer"]) for e in missing] == [
         ("head", "missing-file", 16, "/context/1/path")]
+    assert "`GONE.md`, which does not exist in the pull request's head" in missing[0]["message"]
 
 
 def test_adding_a_second_config_file_is_a_head_error(capsys, repo: Repo) -> None:

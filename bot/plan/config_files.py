@@ -45,8 +45,7 @@ def head_errors(files: Mapping[str, bytes | str], tree: Collection[str], admin: 
     files it names that do not exist in the head's `tree`."""
     config, path, errors = load_config_file(files, admin, full_name, "head")
     if config is not None:
-        found = check_references(effective_config(admin, config, full_name), tree, path)
-        errors += [PlanError(e.path, "head", e.line, e.column, e.pointer, e.code, e.message) for e in found.errors]
+        errors += check_references(effective_config(admin, config, full_name), tree, path, "head").errors
     return errors
 
 

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import Collection
 
 from bot.config.model import Comments, EffectiveConfig, Origin
-from bot.plan.model import LAYER_NAMES, PlanError
+from bot.plan.model import LAYER_NAMES, ErrorSource, PlanError
+
+_AT = {"merge-base": "at the merge base", "head": "in the pull request's head"}
 
 
 def normalise(path: str) -> str:
@@ -28,10 +30,12 @@ class References:
     dropped_rules: set[int] = field(default_factory=set)  # indices into config.rules
     dropped_context: set[int] = field(default_factory=set)
     comments: Comments = Comments()
+    source: ErrorSource = "merge-base"  # the version whose tree was looked at
 
 
-def check_references(config: EffectiveConfig, tree: Collection[str], config_path: str | None) -> References:
-    found = References(comments=config.comments)
+def check_references(config: EffectiveConfig, tree: Collection[str], config_path: str | None,
+                     source: ErrorSource = "merge-base") -> References:
+    found = References(comments=config.comments, source=source)
     present = tree if isinstance(tree, (set, frozenset)) else set(tree)
     for index, rule in enumerate(config.rules):
         if rule.file is not None and normalise(rule.file) not in present:
@@ -69,11 +73,11 @@ def _missing(found: References, layer: str, path: str, origin: Origin, config_pa
     """Record a missing file; True when the entry is an admin one and is to be left out."""
     if layer == "repository":
         found.errors.append(PlanError(
-            config_path or origin.file, "merge-base", origin.line, origin.column, origin.pointer, "missing-file",
-            f"{what} names `{path}`, which does not exist at the merge base; add the file or fix the path"))
+            config_path or origin.file, found.source, origin.line, origin.column, origin.pointer, "missing-file",
+            f"{what} names `{path}`, which does not exist {_AT[found.source]}; add the file or fix the path"))
         return False
     where = f"{origin.file}:{origin.line}" if origin.file else f"line {origin.line}"
     found.notes.append(f"The {what} of {LAYER_NAMES.get(layer, layer)} ({where}) is left out: "
-                       f"`{path}` does not exist in this repository at the merge base.")
+                       f"`{path}` does not exist in this repository {_AT[found.source]}.")
     return True
 
