@@ -59,6 +59,14 @@ def test_a_literal_api_key_is_refused_without_being_repeated():
     assert diag.code == "secret-reference" and key not in diag.message and "env://VAR" in diag.message
 
 
+def test_a_secret_reference_the_store_cannot_resolve_is_refused():
+    _, found = load("providers:\n  p:\n    type: openai\n    baseUrl: https://x.example\n"
+                    "    apiKey: secret://My_Keys/openai\n")
+    [diag] = found
+    assert (diag.code, diag.pointer, diag.line) == ("secret-reference", "/providers/p/apiKey", 5)
+    assert "lowercase RFC 1123 name" in diag.message
+
+
 def test_an_account_rule_reusing_an_instance_id_names_the_instance_rule():
     text = ("defaults:\n  rules:\n    - id: a\n      rule: x\naccounts:\n  octo:\n    rules:\n"
             "      - id: a\n        rule: y\n")

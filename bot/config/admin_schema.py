@@ -11,6 +11,7 @@ import re
 from bot.config.checks import GLOB_SYNTAX
 from bot.config.repo_schema import REPO_PROPERTIES
 from bot.schema import Arr, Check, Num, Obj, Str
+from bot.secrets import is_reference, parse_reference
 
 API_KEY_PATTERN = r"^(secret://[^/\s]+/[^/\s]+|env://[A-Za-z_][A-Za-z0-9_]*)$"
 _API_KEY = re.compile(API_KEY_PATTERN.replace("$", r"\Z"))
@@ -18,11 +19,13 @@ _API_KEY = re.compile(API_KEY_PATTERN.replace("$", r"\Z"))
 
 def _api_key_problem(value: str) -> tuple[str, str] | None:
     """A reference, never a key: the message does not repeat the value, which may be a secret."""
-    if _API_KEY.match(value):
-        return None
-    return ("secret-reference",
-            "must be a reference, `secret://NAME/KEY` (a file of the secrets directory) or `env://VAR` "
-            "(an environment variable), never the key itself; the value is not shown")
+    if not _API_KEY.match(value):
+        return ("secret-reference",
+                "must be a reference, `secret://NAME/KEY` (a file of the secrets directory) or `env://VAR` "
+                "(an environment variable), never the key itself; the value is not shown")
+    if is_reference(value) and isinstance(problem := parse_reference(value), str):
+        return "secret-reference", problem  # the secret store's own rule for NAME and KEY
+    return None
 
 
 API_KEY_REFERENCE = Check("secret-reference", _api_key_problem, schema={"pattern": API_KEY_PATTERN})
