@@ -14,14 +14,13 @@ Decisions (design.md leaves them open):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, Mapping
 
 from bot.config.admin_schema import ADMIN_CONFIG
 from bot.config.crosschecks import duplicate_ids, id_entries, model_entries, taken_ids, undeclared_providers
 from bot.config.document import load_checked, sorted_diagnostics
 from bot.config.layer import LayerSettings, layer_settings, origin_at
-from bot.config.model import Glob, Provider, Rule
+from bot.config.model import Glob, Provider, Rule, frozen_mapping
 from bot.diagnostics import Diagnostic
 from bot.pointers import escape_token, human_pointer
 from bot.yamldoc import YamlDocument
@@ -29,15 +28,11 @@ from bot.yamldoc import YamlDocument
 DEFAULT_TIMEOUT = 120.0
 
 
-def _frozen(mapping: Mapping | None = None) -> Mapping:
-    return MappingProxyType(dict(mapping or {}))
-
-
 @dataclass(frozen=True)
 class Account:
     login: str  # as written in the file
     settings: LayerSettings
-    providers: Mapping[str, Provider] = field(default_factory=_frozen)
+    providers: Mapping[str, Provider] = field(default_factory=frozen_mapping)
     disabled_repositories: tuple[Glob, ...] = ()
 
 
@@ -53,7 +48,7 @@ class AdminConfig:
     @classmethod
     def empty(cls) -> "AdminConfig":
         """No admin file: no providers, no instance or account settings."""
-        return cls("", None, _frozen(), _frozen(), LayerSettings.empty("instance"), _frozen())
+        return cls("", None, frozen_mapping(), frozen_mapping(), LayerSettings.empty("instance"), frozen_mapping())
 
     def account(self, full_name_or_owner: str | None) -> Account | None:
         """The account of `owner` or `owner/name` (case-insensitive), if the file configures it."""
@@ -153,8 +148,8 @@ def _build(data: Mapping[str, Any], doc: YamlDocument, path: str) -> AdminConfig
         settings = layer_settings(account, doc, path, "account", base)
         disabled = tuple(Glob(pattern, "account", origin_at(doc, path, f"{base}/disabledRepositories/{i}"))
                          for i, pattern in enumerate(account.get("disabledRepositories", ())))
-        accounts[login.lower()] = Account(login, settings, _frozen(_providers(account.get("providers"), "account")),
+        accounts[login.lower()] = Account(login, settings, frozen_mapping(_providers(account.get("providers"), "account")),
                                           disabled)
-    return AdminConfig(path, doc, data, _frozen(_providers(data.get("providers"), "instance")),
-                       layer_settings(data.get("defaults"), doc, path, "instance", "/defaults"), _frozen(accounts))
+    return AdminConfig(path, doc, data, frozen_mapping(_providers(data.get("providers"), "instance")),
+                       layer_settings(data.get("defaults"), doc, path, "instance", "/defaults"), frozen_mapping(accounts))
 

@@ -98,7 +98,8 @@ class Provider:
     source: Layer
 
 
-def _frozen(mapping: Mapping | None = None) -> Mapping:
+def frozen_mapping(mapping: Mapping | None = None) -> Mapping:
+    """A read-only copy, for the mappings of frozen dataclasses."""
     return MappingProxyType(dict(mapping or {}))
 
 
@@ -116,8 +117,8 @@ class EffectiveConfig:
     rules: tuple[Rule, ...] = ()
     context: tuple[ContextEntry, ...] = ()
     agent_files: bool = True
-    providers: Mapping[str, Provider] = field(default_factory=_frozen)
+    providers: Mapping[str, Provider] = field(default_factory=frozen_mapping)
     # Dotted field name ("enabled", "models.review", "comments.inline", "rules", …) → the layer
     # the effective value came from; "default" when no layer set it. Lists record every layer
     # that contributed, joined with "+" ("instance+repository").
-    sources: Mapping[str, str] = field(default_factory=_frozen)
+    sources: Mapping[str, str] = field(default_factory=frozen_mapping)

@@ -24,10 +24,6 @@ class RepoConfig:
     document: YamlDocument
     settings: LayerSettings
 
-    @property
-    def data(self) -> dict:
-        return self.document.value or {}
-
 
 def load_repo_config(text: str | bytes, path: str, admin: AdminConfig | None = None,
                      full_name: str | None = None) -> tuple[RepoConfig | None, list[Diagnostic]]:

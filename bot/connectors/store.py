@@ -39,9 +39,8 @@ CREATE TABLE IF NOT EXISTS connector_counters (
 class Conflict(Exception):
     """The object changed (or appeared, or went) since the `resourceVersion` the writer read."""
 
-    def __init__(self, current: str | None) -> None:
+    def __init__(self) -> None:
         super().__init__("stale resourceVersion")
-        self.current = current
 
 
 class ConnectorStore:
@@ -114,7 +113,7 @@ class ConnectorStore:
                              (kind, name)).fetchone()
             current = str(row[0]) if row else None
             if expected_version is not None and expected_version != current:
-                raise Conflict(current)
+                raise Conflict()
             previous = json.loads(row[1]) if row else None
             obj = build(previous)
             version = _next(db, "resourceVersion")
@@ -129,7 +128,7 @@ class ConnectorStore:
                     "WHERE kind = ? AND name = ? AND resource_version = ?",
                     (version, json.dumps(obj), kind, name, row[0]))
                 if updated.rowcount != 1:
-                    raise Conflict(current)
+                    raise Conflict()
         return obj, previous is None
 
     def delete(self, kind: str, name: str) -> dict | None:

@@ -16,6 +16,7 @@ from bot.config.model import REPO_CONFIG_NAMES
 from bot.github import Comparison, FileTooLarge, GitHubClient, RepoTree
 from bot.github import merge_base_and_files, pull_request, read_file, tree
 from bot.pipeline.targets import Target
+from bot.plan.config_files import changes_config, present_names
 
 READ_CONCURRENCY = 4
 
@@ -52,7 +53,7 @@ async def gather(gh: GitHubClient, target: Target) -> Gathered:
     base_tree = await tree(gh, target.owner, target.repo, comparison.merge_base)
     config_files = await _config_files(gh, target, comparison.merge_base, base_tree)
     head = None
-    if any(f.path in REPO_CONFIG_NAMES for f in comparison.files):
+    if changes_config([f.path for f in comparison.files]):
         head_tree = await tree(gh, target.owner, target.repo, target.head_sha)
         head = HeadConfig(await _config_files(gh, target, target.head_sha, head_tree), head_tree.paths)
     return Gathered(pull, comparison, base_tree, config_files, head)
@@ -63,7 +64,7 @@ async def _config_files(gh: GitHubClient, target: Target, ref: str, at: RepoTree
     that is an error whatever they hold. A truncated tree (a very large repository) cannot say
     which exist, so both are asked for."""
     if not at.truncated:
-        names = [name for name in REPO_CONFIG_NAMES if name in at.paths]
+        names = present_names(at.paths)
         if not names:
             return {}
         first = await read_file(gh, target.owner, target.repo, names[0], ref)

@@ -2,10 +2,9 @@
 
 from bot.schema.export import to_json_schema, unexported_checks
 from bot.schema.shapes import AnyOf, AnyValue, Arr, Bool, Check, Int, Num, Obj, Shape, Str, type_name
-from bot.schema.validate import Issue, describe, to_diagnostics, validate, validate_document
+from bot.schema.validate import Issue, describe, to_diagnostics, validate
 
 __all__ = [
     "AnyOf", "AnyValue", "Arr", "Bool", "Check", "Int", "Issue", "Num", "Obj", "Shape", "Str",
     "describe", "to_diagnostics", "to_json_schema", "type_name", "unexported_checks", "validate",
-    "validate_document",
 ]

@@ -190,7 +190,3 @@ def to_diagnostics(issues: Iterable[Issue], doc: YamlDocument) -> list[Diagnosti
         line, column = doc.locate(issue.pointer, key=issue.at_key)
         out.append(Diagnostic(line, column, issue.pointer, issue.code, issue.message))
     return out
-
-
-def validate_document(shape: Shape, doc: YamlDocument) -> list[Diagnostic]:
-    return to_diagnostics(validate(shape, doc.value), doc)
