@@ -17,6 +17,7 @@ run: install
 	$(PY) -m tests.demo
 
 test: install
+	$(PY) -m ruff check bot tests bench scripts
 	$(PY) -m pytest
 
 bench: install

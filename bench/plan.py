@@ -99,12 +99,12 @@ def baseline(config: EffectiveConfig, pr: dict, paths: list[str], matchers) -> d
     data = cel_input(pr)
     files = [p for p in paths if not any(m.match(p) for m in ignore)]
     out_rules = []
-    for rule, pats, program in zip(config.rules, rules, programs):
+    for rule, pats, program in zip(config.rules, rules, programs, strict=False):
         matched = [p for p in files if any(m.match(p) for m in pats)] if pats else files
         if evaluate_bool(program, data) and matched:
             out_rules.append((rule.id, tuple(matched)))
     out_context = []
-    for entry, pats in zip(config.context, context):
+    for entry, pats in zip(config.context, context, strict=False):
         matched = [p for p in files if any(m.match(p) for m in pats)] if pats else files
         if matched:
             out_context.append((entry.path, tuple(matched)))

@@ -318,8 +318,9 @@ def main() -> int:
             drain = f"{o['drain']:.1f} s" if o["drain"] is not None else "not within 120 s"
             print(f"round {n + 1}\n{line(b)}\n{line(o)}\n{'':>17}stored {o['stored']} rows = "
                   f"{'every 202 committed' if durable else 'MISMATCH'}; backlog handled {drain} after the load")
-    best = lambda runs: {**max(runs, key=lambda r: r["rps"]), "p99": min(r["p99"] for r in runs),
-                         "max": min(r["max"] for r in runs), "cpu_us": min(r["cpu_us"] for r in runs)}
+    def best(runs):
+        return {**max(runs, key=lambda r: r["rps"]), "p99": min(r["p99"] for r in runs),
+                             "max": min(r["max"] for r in runs), "cpu_us": min(r["cpu_us"] for r in runs)}
     b, o = best(bares), best(ours)
     print(f"best of {args.rounds}\n{line(b)}\n{line(o)}")
     print(f"ratio throughput {o['rps'] / b['rps']:.2f}x (aim >= 0.5x)   ratio p99 {o['p99'] / b['p99']:.2f}x "

@@ -12,7 +12,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 FORMATS = ("text", "json", "github")
 EXIT_BROKEN_PIPE = 128 + 13  # 128 + SIGPIPE

@@ -8,8 +8,8 @@ what is allowed (the message). Every loader and validator returns these; nothing
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
-from typing import Iterable
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +29,7 @@ class Diagnostic:
             del data["document"]
         return data
 
-    def in_document(self, index: int) -> "Diagnostic":
+    def in_document(self, index: int) -> Diagnostic:
         return replace(self, document=index)
 
 

@@ -55,7 +55,7 @@ class ChatDouble:
     def answer(self, model: str, *replies: Reply) -> None:
         self.script[model] = list(replies)
 
-    async def start(self) -> "ChatDouble":
+    async def start(self) -> ChatDouble:
         self._closing = asyncio.Event()
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._completions)

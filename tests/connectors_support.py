@@ -10,7 +10,7 @@ import copy
 import datetime
 import json
 import os
-from functools import lru_cache
+from functools import cache
 
 from aiohttp import ClientSession, web
 from cryptography import x509
@@ -26,12 +26,12 @@ OIDC_PATH = "/apis/resources.service.dev/v3/oidcconnectors"
 SAML_PATH = "/apis/resources.service.dev/v2/samlconnectors"
 
 
-@lru_cache(maxsize=None)
+@cache
 def key_pair(name: str = "idp") -> tuple[str, str, bytes]:
     """(certificate PEM, private key PEM, certificate DER) of a fresh self-signed pair."""
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject)
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=365))
@@ -103,7 +103,7 @@ class ApiServer:
                  clock=None) -> None:
         self.db_path, self.secrets_dir, self.token, self.clock = db_path, secrets_dir, token, clock
 
-    async def __aenter__(self) -> "ApiServer":
+    async def __aenter__(self) -> ApiServer:
         app = web.Application()
         setup_routes(app, ConnectorStore.opened(self.db_path), admin_token=self.token, secrets_dir=self.secrets_dir,
                      clock=self.clock)

@@ -119,7 +119,7 @@ async def _wait(check, what: str, timeout: float = 60.0):
         return result
     try:
         return await asyncio.wait_for(loop(), timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise SystemExit(f"gave up waiting for {what} after {timeout:.0f} s") from None
 
 

@@ -4,8 +4,8 @@ GitHub holds afterwards (the app's reviews, its summary comment, the check runs)
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
 
 from bot.engine.outcome import SUMMARY_MARKER
 from tests.app_support import World, running_app

@@ -9,7 +9,7 @@ own is mocked. The API key is checked to appear nowhere: GitHub, logs.
 from __future__ import annotations
 
 import logging
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -18,8 +18,27 @@ from tests.chat_double import ChatDouble, Reply, failing, findings
 from tests.github_double import Review
 from tests.github_double.model import now_iso, person
 from tests.review_support import (
-    API_KEY, BUG, CALC_HEAD, CLEAN, DOCS, FALLBACK, KEY_VAR, LEAK, NIT, PRIMARY, SPEED, admin_yaml, app_reviews,
-    config_pull, everything_written, finding, inline_comments, reviewed, reviewing_app, runs_done, summary_comments,
+    API_KEY,
+    BUG,
+    CALC_HEAD,
+    CLEAN,
+    DOCS,
+    FALLBACK,
+    KEY_VAR,
+    LEAK,
+    NIT,
+    PRIMARY,
+    SPEED,
+    admin_yaml,
+    app_reviews,
+    config_pull,
+    everything_written,
+    finding,
+    inline_comments,
+    reviewed,
+    reviewing_app,
+    runs_done,
+    summary_comments,
     summary_of,
 )
 

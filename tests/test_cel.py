@@ -9,8 +9,15 @@ from pathlib import Path
 import pytest
 
 from bot.expr import cel_bounds
-from bot.expr.cel import (PR_FIELDS, CelCompileError, CelRuntimeError, cel_input, check_expression,
-                          compile_expression, evaluate_bool)
+from bot.expr.cel import (
+    PR_FIELDS,
+    CelCompileError,
+    CelRuntimeError,
+    cel_input,
+    check_expression,
+    compile_expression,
+    evaluate_bool,
+)
 from bot.expr.pr_fields import MAX_FILES, MAX_LABELS, MAX_PATH, STRING_LIMITS
 
 PR = {

@@ -9,18 +9,24 @@ import io
 import logging
 
 import pytest
-from ruamel.yaml import YAML
-
 from connectors_support import (
-    OIDC_PATH, SAML_PATH, TOKEN, ApiServer, key_pair, oidc_doc, saml_doc, write_secret,
+    OIDC_PATH,
+    SAML_PATH,
+    TOKEN,
+    ApiServer,
+    key_pair,
+    oidc_doc,
+    saml_doc,
+    write_secret,
 )
+from ruamel.yaml import YAML
 
 SECRET = "literal-client-secret-value"
 
 
 class Clock:
     def __init__(self) -> None:
-        self.now = datetime.datetime(2024, 5, 1, 10, 0, 0, tzinfo=datetime.timezone.utc)
+        self.now = datetime.datetime(2024, 5, 1, 10, 0, 0, tzinfo=datetime.UTC)
 
     def __call__(self) -> datetime.datetime:
         return self.now
@@ -284,7 +290,7 @@ async def test_secrets_are_redacted_everywhere(tmp_path, caplog):
         saml = saml_doc()
         saml["spec"]["signing_key_pair"] = {"cert": cert, "private_key": key}
         saml["spec"]["credentials"] = {"oauth": {"client_id": "c", "client_secret": "graph-secret-value"}}
-        for status, body in [await api.put(SAML_PATH, saml), await api.put(OIDC_PATH, oidc_doc()),
+        for _status, body in [await api.put(SAML_PATH, saml), await api.put(OIDC_PATH, oidc_doc()),
                              await api.request("GET", SAML_PATH), await api.request("GET", OIDC_PATH),
                              await api.request("GET", f"{SAML_PATH}/okta-saml")]:
             seen.append(str(body))

@@ -8,6 +8,7 @@ import re
 
 import jsonschema
 import pytest
+from connectors_support import ApiServer, write_secret
 
 from bot.connectors.kinds import by_kind
 from bot.connectors.schema_oidc import SPEC as OIDC_SPEC
@@ -16,7 +17,6 @@ from bot.connectors.schemas import oidc_json_schema, saml_json_schema
 from bot.connectors.validate import validate_connector_text
 from bot.schema import Obj
 from bot.yamldoc import load_yaml
-from connectors_support import ApiServer, write_secret
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "docs" / "examples" / "connectors").glob("*.yaml"))

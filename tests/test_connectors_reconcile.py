@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import pytest
-
-from bot.pointers import get_at
-from bot.connectors.validate import validate_connector_text
 from connectors_support import as_yaml, descriptor, key_pair, oidc_doc, saml_doc, write_secret
+
+from bot.connectors.validate import validate_connector_text
+from bot.pointers import get_at
 
 
 def _set(doc: dict, pointer: str, value) -> dict:

@@ -7,11 +7,11 @@ import copy
 
 import jsonschema
 import pytest
+from connectors_support import as_yaml, key_pair, oidc_doc, saml_doc
 from ruamel.yaml import YAML
 
 from bot.connectors.schemas import crds_yaml, oidc_json_schema, saml_json_schema
 from bot.connectors.validate import validate_connector_text
-from connectors_support import as_yaml, key_pair, oidc_doc, saml_doc
 
 CONDITION = {"type": "SuccessfullyReconciled", "status": "True", "reason": "NoError", "message": "",
              "lastTransitionTime": "2024-05-01T10:00:00Z", "observedGeneration": 1}

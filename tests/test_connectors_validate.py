@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+from connectors_support import write_secret
+
 from bot.cli import main
 from bot.connectors.validate import validate_connector_text
-from connectors_support import write_secret
 
 TWO_DOCS = """\
 apiVersion: resources.service.dev/v3

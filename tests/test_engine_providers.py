@@ -3,8 +3,8 @@
 import pytest
 
 from bot.config.model import Provider
-from bot.engine.providers import OpenAIChatClient, ProviderError, make_client, split_model_ref
 from bot.engine.api_keys import ApiKeyError, resolve_api_key
+from bot.engine.providers import OpenAIChatClient, ProviderError, make_client, split_model_ref
 from tests.chat_double import Reply, failing
 from tests.engine_support import API_KEY
 

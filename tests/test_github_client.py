@@ -14,9 +14,26 @@ from types import SimpleNamespace
 import aiohttp
 import pytest
 
-from bot.github import (Annotation, CheckOutput, FileTooLarge, GitHubApp, GitHubError, GitHubUnavailable, RetryPolicy,
-                        ReviewComment, complete_check_run, create_review, dismiss_review, list_reviews,
-                        merge_base_and_files, pull_request, read_file, start_check_run, tree, upsert_comment)
+from bot.github import (
+    Annotation,
+    CheckOutput,
+    FileTooLarge,
+    GitHubApp,
+    GitHubError,
+    GitHubUnavailable,
+    RetryPolicy,
+    ReviewComment,
+    complete_check_run,
+    create_review,
+    dismiss_review,
+    list_reviews,
+    merge_base_and_files,
+    pull_request,
+    read_file,
+    start_check_run,
+    tree,
+    upsert_comment,
+)
 
 TOKEN = "POST /app/installations/{installation_id}/access_tokens"
 PULL = "GET /repos/{owner}/{repo}/pulls/{pull_number}"

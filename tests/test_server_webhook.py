@@ -7,6 +7,7 @@ import json
 import re
 
 import aiohttp
+
 from bot.server.webhook import MAX_BODY, signature, verify_signature
 from tests.server_support import SECRET, Recorder, example, pr_payload, running_server
 

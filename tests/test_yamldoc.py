@@ -58,7 +58,7 @@ def test_files_over_the_size_limit_are_refused_before_parsing():
 
 def test_alias_bomb_is_refused_quickly():
     bomb = "a: &a [x,x,x,x,x,x,x,x,x]\n" + "".join(
-        f"{n}: &{n} [{', '.join(['*' + p] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi"))
+        f"{n}: &{n} [{', '.join(['*' + p] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi", strict=False))
     doc, problems = load_yaml(bomb)
     assert doc.value is None and [p.code for p in problems] == ["alias-limit"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from bot.config.admin import AdminConfig, load_admin_config
 from bot.config.model import REPO_CONFIG_NAMES

@@ -13,8 +13,9 @@ Decisions (design.md leaves them open):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from bot.config.admin_schema import ADMIN_CONFIG
 from bot.config.crosschecks import duplicate_ids, id_entries, model_entries, taken_ids, undeclared_providers
@@ -46,7 +47,7 @@ class AdminConfig:
     accounts: Mapping[str, Account]  # lowercased login → account
 
     @classmethod
-    def empty(cls) -> "AdminConfig":
+    def empty(cls) -> AdminConfig:
         """No admin file: no providers, no instance or account settings."""
         return cls("", None, frozen_mapping(), frozen_mapping(), LayerSettings.empty("instance"), frozen_mapping())
 

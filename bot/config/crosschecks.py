@@ -7,7 +7,8 @@ file with a structural error still gets every other error reported in the same r
 
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping
+from collections.abc import Collection, Mapping
+from typing import Any
 
 from bot.config.model import Rule
 from bot.diagnostics import Diagnostic

@@ -7,9 +7,10 @@ referenced file is reported at the reference.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from bot.config.model import ContextEntry, Expr, Glob, Layer, Origin, Rule
 from bot.pointers import join_pointer
@@ -34,7 +35,7 @@ class LayerSettings:
     context: tuple[ContextEntry, ...] = ()
 
     @classmethod
-    def empty(cls, source: Layer, file: str = "") -> "LayerSettings":
+    def empty(cls, source: Layer, file: str = "") -> LayerSettings:
         return cls(source, file)
 
 

@@ -8,8 +8,9 @@ latest layer that sets it. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import MappingProxyType
-from typing import Any, Iterable
+from typing import Any
 
 from bot.config.admin import Account, AdminConfig
 from bot.config.layer import LayerSettings

@@ -7,9 +7,10 @@ plan can say why a rule applies and a missing referenced file can be reported at
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal, Mapping
+from typing import Literal
 
 Layer = Literal["default", "instance", "account", "repository"]
 Feedback = Literal["detailed", "standard", "minimal"]

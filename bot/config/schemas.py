@@ -8,8 +8,9 @@ They are generated from the same shapes the validator walks, and shipped as file
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from bot.config.admin_schema import ADMIN_CONFIG
 from bot.config.repo_schema import REPO_CONFIG

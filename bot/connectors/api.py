@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime, timezone
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 
 from aiohttp import web
 
@@ -22,11 +22,11 @@ from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
 from bot.connectors.reconcile import reconcile
 from bot.connectors.resource import client_part, next_object, redact, restore_redacted
-from bot.secrets import SecretStore
-from bot.server.bearer import bearer_matches
 from bot.connectors.store import Conflict, ConnectorStore
 from bot.connectors.structure import structural_issues
 from bot.pointers import human_pointer
+from bot.secrets import SecretStore
+from bot.server.bearer import bearer_matches
 
 log = logging.getLogger("reviewer.connectors")
 
@@ -55,7 +55,7 @@ def setup_routes(app: web.Application, store: ConnectorStore, *, admin_token: st
 
 
 def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class _ConnectorAPI:

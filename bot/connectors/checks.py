@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
-from bot.pointers import get_at
 from bot.connectors.problem import SECRET_LOOKUP_FAILED, Problem, problem
-from bot.secrets import SecretStore, is_reference, parse_reference
 from bot.connectors.values import DURATION_HINT, NANOS_PER_SECOND, parse_duration
-from bot.pointers import join_pointer
+from bot.pointers import get_at, join_pointer
+from bot.secrets import SecretStore, is_reference, parse_reference
 
 # design.md: the global Microsoft Graph service and the national-cloud deployments.
 GRAPH_ENDPOINTS = (

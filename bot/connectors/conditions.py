@@ -7,7 +7,7 @@ spec (or fixing one problem of several) does not look like a transition.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from bot.connectors.problem import SECRET_LOOKUP_FAILED, VALIDATION_FAILED, Problem
 

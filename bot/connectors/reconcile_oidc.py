@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from bot.connectors import checks
 from bot.connectors.checks import present, require
-from bot.pointers import get_at
 from bot.connectors.problem import Problem, problem
+from bot.pointers import get_at
 from bot.secrets import SecretStore
 
 

@@ -8,8 +8,8 @@ from bot.connectors import checks
 from bot.connectors.checks import present, require
 from bot.connectors.descriptor import Descriptor, parse_descriptor
 from bot.connectors.pem import key_matches_certificate, load_certificate, load_der_certificate, load_private_key
-from bot.pointers import get_at
 from bot.connectors.problem import Problem, problem
+from bot.pointers import get_at
 from bot.secrets import SecretStore
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from bot.connectors.conditions import observe, transition
 from bot.connectors.kinds import ConnectorKind
-from bot.pointers import get_at, set_at
 from bot.connectors.problem import Problem
+from bot.pointers import get_at, set_at
 from bot.secrets import REDACTED, is_reference
 
 CLIENT_METADATA = ("name", "namespace", "labels", "annotations")

@@ -8,8 +8,8 @@ limits); what a field means together with the others is the reconcile phase's (`
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Mapping
 
 from bot.connectors.kinds import RESERVED_NAMES, ConnectorKind
 from bot.connectors.values import DURATION_HINT, DURATION_PATTERN, FORCE_AUTHN_HINT, FORCE_AUTHN_PATTERN

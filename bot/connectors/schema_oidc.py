@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from bot.connectors.kinds import OIDC
 from bot.connectors.schema_common import (
-    CLIENT_REDIRECT_SETTINGS, DURATION, envelope, groups_provider, role_mappings, strings, text,
+    CLIENT_REDIRECT_SETTINGS,
+    DURATION,
+    envelope,
+    groups_provider,
+    role_mappings,
+    strings,
+    text,
 )
 from bot.schema import Bool, Obj, Str
 

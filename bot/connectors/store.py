@@ -17,7 +17,7 @@ import contextlib
 import json
 import sqlite3
 import threading
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from bot.server.database import connect
 
@@ -51,7 +51,7 @@ class ConnectorStore:
         self._db: sqlite3.Connection | None = None
 
     @classmethod
-    def opened(cls, path: str) -> "ConnectorStore":
+    def opened(cls, path: str) -> ConnectorStore:
         store = cls(path)
         store.open()
         return store

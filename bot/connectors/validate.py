@@ -13,10 +13,10 @@ from typing import Any
 
 from bot.connectors.kinds import KINDS, ConnectorKind, by_cli_name, by_kind
 from bot.connectors.reconcile import reconcile
-from bot.secrets import SecretStore
 from bot.connectors.structure import structural_issues
 from bot.diagnostics import Diagnostic, sort_key
 from bot.schema import to_diagnostics
+from bot.secrets import SecretStore
 from bot.yamldoc import YamlDocument, load_yaml_stream
 
 _KIND_NAMES = " or ".join(k.kind for k in KINDS)

@@ -9,8 +9,8 @@ is picked up without a restart. Errors name the reference and never carry a valu
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from os import PathLike
-from typing import Mapping
 
 from bot.secrets import SecretRef, SecretStore, is_reference, parse_reference
 

@@ -7,16 +7,24 @@ comment it was to render, and the summary says so: the review is never lost to a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from bot.engine.markdown import suggestion
 from bot.engine.outcome import SUMMARY_MARKER, InlineComment
 from bot.engine.shaping import Shaped
 from bot.engine.template_worker import render_isolated
 from bot.engine.templates import (
-    BUILTIN_INLINE, BUILTIN_SUMMARY, INLINE_LIMIT, SUMMARY_LIMIT,
-    Rendered, RenderJob, inline_vars, render_jobs, summary_vars,
+    BUILTIN_INLINE,
+    BUILTIN_SUMMARY,
+    INLINE_LIMIT,
+    SUMMARY_LIMIT,
+    Rendered,
+    RenderJob,
+    inline_vars,
+    render_jobs,
+    summary_vars,
 )
 
 

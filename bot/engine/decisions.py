@@ -8,7 +8,7 @@ Only the app's own reviews are ever dismissed; a review that did not complete ch
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from bot.engine.findings import Finding
 from bot.engine.outcome import Annotation, Decision

@@ -7,8 +7,9 @@ the author which parts went unreviewed). Repository content is fenced and labell
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from bot.engine.diff import FilePatch, render_hunk
 from bot.engine.findings import CATEGORIES, SEVERITIES

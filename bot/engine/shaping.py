@@ -10,8 +10,8 @@ that apply; then each finding is placed inline or in the summary (`comments.inli
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Mapping
 
 from bot.engine.diff import FilePatch, placeable
 from bot.engine.findings import Finding

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from bot.engine.templates import Rendered, RenderJob, render_jobs
 

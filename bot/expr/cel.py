@@ -23,9 +23,9 @@ import gc
 import logging
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Mapping
 
 import celpy
 import lark

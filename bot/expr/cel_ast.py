@@ -10,7 +10,6 @@ call `lark_depth` first, so that a hostile nesting is refused before it can exha
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 import lark
 
@@ -38,58 +37,58 @@ class Ident:
 @dataclass(frozen=True, slots=True)
 class Select:
     pos: Pos  # of the field name
-    operand: "Node"
+    operand: Node
     field: str
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
     pos: Pos  # of the function name
-    target: "Node | None"  # the receiver of `x.f(...)`, None for `f(...)`
+    target: Node | None  # the receiver of `x.f(...)`, None for `f(...)`
     name: str
-    args: tuple["Node", ...]
+    args: tuple[Node, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Index:
     pos: Pos
-    operand: "Node"
-    index: "Node"
+    operand: Node
+    index: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Unary:
     pos: Pos
     op: str  # ! or -
-    operand: "Node"
+    operand: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Binary:
     pos: Pos
     op: str  # || && < <= > >= == != in + - * / %
-    left: "Node"
-    right: "Node"
+    left: Node
+    right: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Cond:
     pos: Pos
-    test: "Node"
-    then: "Node"
-    otherwise: "Node"
+    test: Node
+    then: Node
+    otherwise: Node
 
 
 @dataclass(frozen=True, slots=True)
 class ListLit:
     pos: Pos
-    items: tuple["Node", ...]
+    items: tuple[Node, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class MapLit:
     pos: Pos
-    entries: tuple[tuple["Node", "Node"], ...]
+    entries: tuple[tuple[Node, Node], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +99,7 @@ class Unsupported:
     what: str
 
 
-Node = Union[Literal, Ident, Select, Call, Index, Unary, Binary, Cond, ListLit, MapLit, Unsupported]
+Node = Literal | Ident | Select | Call | Index | Unary | Binary | Cond | ListLit | MapLit | Unsupported
 
 _BINARY = {
     "conditionalor": "||", "conditionaland": "&&",
@@ -184,7 +183,7 @@ def _convert_leafward(tree: lark.Tree) -> Node:
         return ListLit(_pos(tree), _exprlist(children[0]) if children else ())
     if data == "map_lit":
         items = _exprlist(children[0]) if children else ()
-        return MapLit(_pos(tree), tuple(zip(items[0::2], items[1::2])))
+        return MapLit(_pos(tree), tuple(zip(items[0::2], items[1::2], strict=False)))
     if data == "member_object":
         return Unsupported(_pos(tree), "message construction (`Type{field: value}`)")
     if data in ("dot_ident", "dot_ident_arg"):

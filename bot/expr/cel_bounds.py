@@ -41,8 +41,22 @@ import lark
 import re2
 from celpy.evaluation import celbytes, celstr
 
-from bot.expr.cel_ast import Binary, Call, Cond, Ident, Index, ListLit, Literal, MapLit, Node, Pos, Select, Unary, \
-    Unsupported, children
+from bot.expr.cel_ast import (
+    Binary,
+    Call,
+    Cond,
+    Ident,
+    Index,
+    ListLit,
+    Literal,
+    MapLit,
+    Node,
+    Pos,
+    Select,
+    Unary,
+    Unsupported,
+    children,
+)
 from bot.expr.cel_shapes import ANY_SCALAR, ANY_WORST, PR_SHAPE, Shape, join, join_all, list_of, record, scalar
 
 MAX_NODES = 200

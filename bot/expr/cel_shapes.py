@@ -3,9 +3,9 @@ can get, over the largest `pr` there is (`bot.expr.pr_fields`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 from bot.expr import pr_fields as limits
 
@@ -14,15 +14,15 @@ from bot.expr import pr_fields as limits
 class Shape:
     kind: str  # bool int uint double string bytes null timestamp duration type list map any
     length: int = 0  # most characters of a string or bytes, most items of a list or map
-    elem: "Shape | None" = None  # list items, map values
-    fields: Mapping[str, "Shape"] | None = None  # a record whose fields are known (pr, a label)
+    elem: Shape | None = None  # list items, map values
+    fields: Mapping[str, Shape] | None = None  # a record whose fields are known (pr, a label)
     name: str = ""  # how messages call a record ("`pr`", "a label")
 
     @property
-    def item(self) -> "Shape":
+    def item(self) -> Shape:
         return self.elem if self.elem is not None else ANY_SCALAR
 
-    def field(self, name: str) -> "Shape | None":
+    def field(self, name: str) -> Shape | None:
         return self.fields.get(name) if self.fields is not None else None
 
 

@@ -9,7 +9,6 @@ changes how the segments around it are read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 MAX_PATTERN_LENGTH = 1024
 MAX_ALTERNATIVES = 256  # after brace expansion, per pattern
@@ -38,16 +37,16 @@ class Lit:
     char: str
 
 
-Token = Union[Lit, CharClass, str]  # str: STAR, ANY or SEP
+Token = Lit | CharClass | str  # str: STAR, ANY or SEP
 
 
 @dataclass(frozen=True, slots=True)
 class Brace:
-    alternatives: tuple[tuple["Item", ...], ...]
+    alternatives: tuple[tuple[Item, ...], ...]
 
 
-Item = Union[Token, Brace]
-Segment = Union[tuple[Token, ...], None]  # None: a `**` segment (globstar)
+Item = Token | Brace
+Segment = tuple[Token, ...] | None  # None: a `**` segment (globstar)
 
 
 class _Scanner:

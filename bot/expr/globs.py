@@ -23,8 +23,8 @@ use atomic groups so that no pattern can make matching backtrack badly (`*a*a*a*
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 from bot.expr.glob_parse import ANY, STAR, CharClass, GlobSyntaxError, Lit, Segment, Token, expand, parse, segments
 

@@ -7,13 +7,30 @@
     await complete_check_run(gh, owner, repo, run_id, "success", CheckOutput(title, summary))
 """
 
-from .checks import (CHECK_NAME, Annotation, CheckOutput, complete_check_run, completion_requests, list_check_runs,
-                     start_check_run)
+from .checks import (
+                     CHECK_NAME,
+                     Annotation,
+                     CheckOutput,
+                     complete_check_run,
+                     completion_requests,
+                     list_check_runs,
+                     start_check_run,
+)
 from .client import DEFAULT_API_URL, GitHubApp, GitHubClient, RetryPolicy
 from .errors import GitHubError, GitHubUnavailable
 from .limits import fit
-from .repos import (ChangedFile, Comparison, FileTooLarge, RepoTree, merge_base_and_files, pull_files, pull_request,
-                    read_file, repository, tree)
+from .repos import (
+                     ChangedFile,
+                     Comparison,
+                     FileTooLarge,
+                     RepoTree,
+                     merge_base_and_files,
+                     pull_files,
+                     pull_request,
+                     read_file,
+                     repository,
+                     tree,
+)
 from .reviews import ReviewComment, create_review, dismiss_review, list_reviews, upsert_comment
 
 __all__ = [

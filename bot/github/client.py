@@ -27,9 +27,10 @@ import random
 import re
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterator, Mapping
+from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 import aiohttp
@@ -182,7 +183,7 @@ class GitHubApp:
         if self._on_call is not None:
             self._on_call(method, route, status)
 
-    def installation(self, installation_id: int) -> "GitHubClient":
+    def installation(self, installation_id: int) -> GitHubClient:
         lock = self._write_locks.setdefault(installation_id, asyncio.Lock())
         return GitHubClient(self, installation_id, lock)
 

@@ -24,7 +24,7 @@ class ChangedFile:
     patch: str | None  # unified diff hunks; None when GitHub leaves it out (binary or too large)
 
     @classmethod
-    def from_github(cls, entry: dict) -> "ChangedFile":
+    def from_github(cls, entry: dict) -> ChangedFile:
         return cls(entry["filename"], entry["status"], entry.get("previous_filename"), entry.get("additions", 0),
                    entry.get("deletions", 0), entry.get("patch"))
 

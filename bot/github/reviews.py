@@ -7,8 +7,8 @@ GitHub's status and message, and the caller decides to log and go on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .client import GitHubClient
 from .limits import COMMENT_BODY_CHARS, fit

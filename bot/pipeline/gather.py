@@ -9,12 +9,21 @@ needs is in the payload or in those answers.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from bot.config.model import REPO_CONFIG_NAMES
-from bot.github import Comparison, FileTooLarge, GitHubClient, RepoTree
-from bot.github import merge_base_and_files, pull_request, read_file, tree
+from bot.github import (
+    Comparison,
+    FileTooLarge,
+    GitHubClient,
+    RepoTree,
+    merge_base_and_files,
+    pull_request,
+    read_file,
+    tree,
+)
 from bot.pipeline.targets import Target
 from bot.plan.config_files import changes_config, present_names
 
@@ -70,7 +79,7 @@ async def _config_files(gh: GitHubClient, target: Target, ref: str, at: RepoTree
         first = await read_file(gh, target.owner, target.repo, names[0], ref)
         return {names[0]: first or "", **{name: "" for name in names[1:]}}
     texts = await asyncio.gather(*(read_file(gh, target.owner, target.repo, n, ref) for n in REPO_CONFIG_NAMES))
-    return {name: text for name, text in zip(REPO_CONFIG_NAMES, texts) if text is not None}
+    return {name: text for name, text in zip(REPO_CONFIG_NAMES, texts, strict=False) if text is not None}
 
 
 async def read_paths(gh: GitHubClient, owner: str, repo: str, paths: Iterable[str], ref: str) -> dict[str, str]:

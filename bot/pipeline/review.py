@@ -14,8 +14,17 @@ import aiohttp
 
 from bot.config.model import EffectiveConfig
 from bot.engine.engine import run_review
-from bot.github import (Annotation, CheckOutput, GitHubApp, GitHubClient, GitHubError, complete_check_run,
-                        list_check_runs, list_reviews, start_check_run)
+from bot.github import (
+    Annotation,
+    CheckOutput,
+    GitHubApp,
+    GitHubClient,
+    GitHubError,
+    complete_check_run,
+    list_check_runs,
+    list_reviews,
+    start_check_run,
+)
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.post import post_outcome

@@ -8,7 +8,7 @@ for the rest), and in the engine a cap on the bytes it reads.
 
 from __future__ import annotations
 
-from typing import Collection, Sequence
+from collections.abc import Collection, Sequence
 
 NAMES = ("AGENTS.md", "CLAUDE.md")  # in order of preference within one directory
 MAX_AGENT_FILES = 20

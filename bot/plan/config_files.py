@@ -9,7 +9,7 @@ version the files it names that the head lacks.
 
 from __future__ import annotations
 
-from typing import Collection, Mapping
+from collections.abc import Collection, Mapping
 
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+
 from bot.plan.pr import GitFacts
 
 TIMEOUT = 120  # seconds; a local repository answers in far less

@@ -36,7 +36,7 @@ class PlanError:
     message: str
 
     @classmethod
-    def from_diagnostic(cls, path: str, source: ErrorSource, diag: Diagnostic) -> "PlanError":
+    def from_diagnostic(cls, path: str, source: ErrorSource, diag: Diagnostic) -> PlanError:
         return cls(path, source, diag.line, diag.column, diag.pointer, diag.code, diag.message)
 
     def to_json(self) -> dict:

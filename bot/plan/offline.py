@@ -19,8 +19,8 @@ from bot.diagnostics import format_text
 from bot.plan import git
 from bot.plan.config_files import changes_config, present_names
 from bot.plan.model import Plan
-from bot.plan.prepare import plan_change
 from bot.plan.pr import pr_from_git, pr_from_github
+from bot.plan.prepare import plan_change
 
 
 class UsageError(ValueError):

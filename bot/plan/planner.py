@@ -12,8 +12,8 @@ matched something, once per distinct text.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
-from typing import Collection, Mapping, Sequence
 
 from bot.config.model import EffectiveConfig, Expr
 from bot.expr.cel import CelCompileError, CelInput, CelRuntimeError, cel_input, compile_expression, evaluate_bool

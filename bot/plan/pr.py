@@ -8,8 +8,9 @@ every `pr` has every field of `PR_FIELDS`, of its type, within the limits the CE
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from bot.expr.pr_fields import EVENTS, clamp_pr
 

@@ -7,7 +7,7 @@ git or from GitHub; from there on the steps are pure and must be the same, so th
 
 from __future__ import annotations
 
-from typing import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config

@@ -7,8 +7,8 @@ the admin file and the rest of the review should still happen.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Collection
 
 from bot.config.model import Comments, EffectiveConfig, Origin
 from bot.plan.model import LAYER_NAMES, ErrorSource, PlanError

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from bot.config.model import EffectiveConfig
 from bot.plan.model import Plan

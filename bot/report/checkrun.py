@@ -7,8 +7,9 @@ and one annotation per configuration error at its line. Sending it (50 annotatio
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 MAX_ROWS = 40  # rows per table in the summary; the rest is counted
 

@@ -13,8 +13,9 @@ schema-agreement test can list what the published schema leaves out.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 # A check returns None when the value is fine, else (code, message without the field name).
 CheckFunc = Callable[[Any], "tuple[str, str] | None"]

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from bot.diagnostics import Diagnostic
-from bot.schema.shapes import AnyOf, AnyValue, Arr, Bool, Int, Num, Obj, Shape, Str, type_name
 from bot.pointers import human_pointer, join_pointer
+from bot.schema.shapes import AnyOf, AnyValue, Arr, Bool, Int, Num, Obj, Shape, Str, type_name
 from bot.yamldoc import YamlDocument
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -40,7 +41,7 @@ _REPO = re.compile(r"^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")  # GitHub's repository 
 
 
 def setup_admin_routes(app: web.Application, *, admin_token: str | None,
-                       context: Callable[[], "ServerContext | None"]) -> None:
+                       context: Callable[[], ServerContext | None]) -> None:
     """`context()` gives the running server's context (None before it starts)."""
     api = _AdminAPI(admin_token.encode() if admin_token else None, context)
     app.router.add_get("/api/config/{owner}/{repo}", api.config)
@@ -71,7 +72,7 @@ def _answer(status: int, message: str) -> web.Response:
 
 
 class _AdminAPI:
-    def __init__(self, token: bytes | None, context: Callable[[], "ServerContext | None"]) -> None:
+    def __init__(self, token: bytes | None, context: Callable[[], ServerContext | None]) -> None:
         self.token = token
         self.context = context
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from bot.diagnostics import Diagnostic, format_text
 from bot.server import logging as log
@@ -60,7 +61,7 @@ class AdminConfigHolder:
         return config, [], (stat.st_mtime_ns, stat.st_size)
 
     @classmethod
-    def loaded(cls, path: str | None, metrics: Metrics | None = None) -> "AdminConfigHolder":
+    def loaded(cls, path: str | None, metrics: Metrics | None = None) -> AdminConfigHolder:
         """A holder with the file loaded; raises AdminConfigError when it is invalid."""
         holder = cls(path, metrics)
         errors = holder.load_initial()

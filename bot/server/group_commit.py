@@ -10,7 +10,8 @@ idle a batch is one request and the latency is one commit.
 from __future__ import annotations
 
 import asyncio
-from typing import Awaitable, Callable, Generic, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -62,7 +63,7 @@ class GroupCommit(Generic[T, R]):
                 if not future.done():
                     future.set_exception(exc)
             return
-        for (_, future), result in zip(batch, results):
+        for (_, future), result in zip(batch, results, strict=False):
             if future.done():
                 continue
             if isinstance(result, Exception):  # that item failed alone; the others committed

@@ -8,8 +8,9 @@ The `Job` is the seam between the queue and the pipeline: the queue calls an inj
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Literal
+from typing import Any, Literal
 
 # event → actions that make a review job (None: every action). `edited` counts only when the base
 # branch changed, which `wants_job` checks.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from typing import Iterable
+from collections.abc import Iterable
 
 DEFAULT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
@@ -31,7 +31,7 @@ def _number(value: float) -> str:
 
 
 def _labels(names: tuple[str, ...], values: tuple[str, ...], extra: str = "") -> str:
-    parts = [f'{n}="{_escape(v)}"' for n, v in zip(names, values)]
+    parts = [f'{n}="{_escape(v)}"' for n, v in zip(names, values, strict=False)]
     if extra:
         parts.append(extra)
     return "{" + ",".join(parts) + "}" if parts else ""
@@ -113,7 +113,7 @@ class Histogram(_Metric):
         lines = []
         for key, (counts, total) in sorted(self._series.items()):
             cumulative = 0
-            for bound, n in zip(self.buckets + (math.inf,), counts):
+            for bound, n in zip(self.buckets + (math.inf,), counts, strict=False):
                 cumulative += n
                 le = f'le="{_number(bound)}"'
                 lines.append(f"{self.name}_bucket{_labels(self.labelnames, key, le)} {cumulative}")

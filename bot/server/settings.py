@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from bot.github.client import DEFAULT_API_URL
 from bot.server.database import DEFAULT_URL, sqlite_path

@@ -24,11 +24,12 @@ import json
 import sqlite3
 import time
 import zlib
-
-import lz4.frame
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
+
+import lz4.frame
 
 from bot.server import database, installations
 from bot.server import logging as log
@@ -123,7 +124,7 @@ class Started:
 Op = Callable[[sqlite3.Connection], Any]
 
 
-def _write_items(conn: sqlite3.Connection, items: list["Incoming | Op"]) -> list[Any]:
+def _write_items(conn: sqlite3.Connection, items: list[Incoming | Op]) -> list[Any]:
     """A batch's statements, inside its transaction: deliveries in one statement, then each op.
 
     An op that raises fails alone (its caller gets the exception); ops are single statements, so
@@ -132,7 +133,7 @@ def _write_items(conn: sqlite3.Connection, items: list["Incoming | Op"]) -> list
     """
     results: list[Any] = [None] * len(items)
     accepts = [i for i, item in enumerate(items) if isinstance(item, Incoming)]
-    for i, result in zip(accepts, _accept_many(conn, [items[i] for i in accepts])):
+    for i, result in zip(accepts, _accept_many(conn, [items[i] for i in accepts]), strict=False):
         results[i] = result
     for i, op in enumerate(items):
         if not isinstance(op, Incoming):
@@ -312,7 +313,7 @@ class Store:
             row = cursor.fetchone()
             if row is None:
                 return None
-            record = dict(zip([c[0] for c in cursor.description], row))
+            record = dict(zip([c[0] for c in cursor.description], row, strict=False))
             record["body"] = _unpack(record["body"])
             record["headers"] = json.loads(record["headers"])
             return record

@@ -6,8 +6,9 @@ A handler is `async def handler(ctx: Context) -> Reply`, registered for an opera
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from .model import App, Installation, PullRequest, Repo
@@ -59,7 +60,7 @@ class Reply:
 
 @dataclass
 class Context:
-    double: "GitHubDouble"
+    double: GitHubDouble
     params: dict[str, Any]  # path and query parameters, typed by the operation's schema
     body: Any
     path: str

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import itertools
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Iterator
+from datetime import UTC, datetime
 
 from .git import Commit, FileDiff, ancestors, commit_sha, diff_trees, merge_base
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class IssueComment:
 class PullRequest:
     number: int
     id: int
-    repo: "Repo"
+    repo: Repo
     title: str
     body: str | None
     user: User
@@ -123,7 +123,7 @@ class PullRequest:
     created_at: str
     state: str = "open"
     merged: bool = False
-    head_repo: "Repo | None" = None  # a fork, else the same repository
+    head_repo: Repo | None = None  # a fork, else the same repository
     reviews: list[Review] = field(default_factory=list)
     comments: list[IssueComment] = field(default_factory=list)
 
@@ -250,7 +250,7 @@ class Repo:
 
     def open_pull(self, *, head: str, base: str | None = None, title: str = "A change", body: str | None = "",
                   user: User | str = "octocat", draft: bool = False, labels: list[str] | None = None,
-                  head_repo: "Repo | None" = None) -> PullRequest:
+                  head_repo: Repo | None = None) -> PullRequest:
         """Open a pull request from branch `head` (of `head_repo` for a fork) into `base`."""
         author = user if isinstance(user, User) else person(user)
         pr = PullRequest(number=next(self._numbers), id=next(self.ids), repo=self, title=title, body=body,

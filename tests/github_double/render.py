@@ -11,7 +11,7 @@ import base64
 import copy
 import json
 import zlib
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ WEBHOOKS = Path(__file__).resolve().parent.parent / "data" / "webhooks"
 HTML = "https://github.com"
 
 
-@lru_cache(maxsize=None)
+@cache
 def example(name: str) -> dict:
     """One of GitHub's example deliveries, e.g. `pull_request.opened`."""
     return json.loads((WEBHOOKS / f"{name}.json").read_text())

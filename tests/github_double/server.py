@@ -16,7 +16,7 @@ import json
 import secrets
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 
 import jwt
@@ -132,7 +132,7 @@ class GitHubDouble(WebhookSender):
         token = "ghs_" + secrets.token_urlsafe(27)[:36]
         expires = time.time() + TOKEN_LIFETIME
         self.tokens[token] = _Token(inst, expires)
-        return token, datetime.fromtimestamp(expires, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return token, datetime.fromtimestamp(expires, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def expire_tokens(self) -> None:
         """Every installation token issued so far expires now (the next use answers 401)."""
@@ -235,7 +235,7 @@ class GitHubDouble(WebhookSender):
         if seconds > 0:
             try:
                 await asyncio.wait_for(self._closing.wait(), seconds)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     def _respond(self, request: web.Request, op: Operation | None, path: str, query: dict[str, str],

@@ -31,10 +31,10 @@ def signature_256(body: bytes, secret: str) -> str:
 class WebhookSender:
     """Mixed into GitHubDouble: it needs `render`, `url` and `next_id`."""
 
-    def payload(self, event: str, action: str | None = None, *, installation: "Installation",
-                repo: "Repo | None" = None, pull: "PullRequest | None" = None, sender: "User | None" = None,
+    def payload(self, event: str, action: str | None = None, *, installation: Installation,
+                repo: Repo | None = None, pull: PullRequest | None = None, sender: User | None = None,
                 before: str | None = None, label: str | None = None, changes: dict | None = None,
-                check_run: "CheckRun | None" = None) -> dict:
+                check_run: CheckRun | None = None) -> dict:
         """GitHub's example for `event.action`, retargeted at the double's installation/repo/pull.
 
         `repo` defaults to the pull request's; `before` is the previous head of a `synchronize`;
@@ -93,10 +93,10 @@ class WebhookSender:
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _installed(self, installation: "Installation") -> list["Repo"]:
+    def _installed(self, installation: Installation) -> list[Repo]:
         return [self.repos[name] for name in sorted(installation.repositories) if name in self.repos]
 
-    def _installation(self, template: dict, inst: "Installation") -> dict:
+    def _installation(self, template: dict, inst: Installation) -> dict:
         out = dict(template, id=inst.id, node_id=node_id("Installation", inst.id))
         if "account" in template:  # the full object of installation events
             out.update(account=self.render.user(inst.account), app_id=inst.app.id, target_id=inst.account.id,
@@ -105,22 +105,22 @@ class WebhookSender:
                        html_url=f"https://github.com/settings/installations/{inst.id}")
         return out
 
-    def _patch_repository(self, data: dict, repo: "Repo") -> None:
+    def _patch_repository(self, data: dict, repo: Repo) -> None:
         data.update(id=repo.id, node_id=node_id("Repository", repo.id), name=repo.name, full_name=repo.full_name,
                     private=repo.private, owner=self.render.user(repo.owner), default_branch=repo.default_branch)
         if "master_branch" in data:
             data["master_branch"] = repo.default_branch
 
-    def _repo_brief(self, repo: "Repo") -> dict:
+    def _repo_brief(self, repo: Repo) -> dict:
         return {"id": repo.id, "node_id": node_id("Repository", repo.id), "name": repo.name,
                 "full_name": repo.full_name, "private": repo.private}
 
-    def _app(self, template: dict, inst: "Installation") -> dict:
+    def _app(self, template: dict, inst: Installation) -> dict:
         rendered = self.render.app(inst.app)
         return {**template, **{k: rendered[k] for k in ("id", "slug", "node_id", "owner", "name", "html_url") if k in rendered}}
 
-    def _patch_check_run(self, data: dict, inst: "Installation", repo: "Repo | None", pull: "PullRequest | None",
-                         run: "CheckRun | None") -> None:
+    def _patch_check_run(self, data: dict, inst: Installation, repo: Repo | None, pull: PullRequest | None,
+                         run: CheckRun | None) -> None:
         head = run.head_sha if run else (pull.head_sha if pull else data["head_sha"])
         pulls: list[Any] = [self.render.pull_minimal(pull)] if pull is not None and pull.head_repo is None else []
         data.update(head_sha=head, pull_requests=pulls, app=self._app(data["app"], inst))
@@ -136,7 +136,7 @@ class WebhookSender:
         if pull is not None:
             suite["head_branch"] = pull.head_ref
 
-    def _patch_suite(self, data: dict, inst: "Installation", pull: "PullRequest | None", before: str | None) -> None:
+    def _patch_suite(self, data: dict, inst: Installation, pull: PullRequest | None, before: str | None) -> None:
         if pull is None:
             return
         data.update(head_sha=pull.head_sha, head_branch=pull.head_ref, after=pull.head_sha, before=before or pull.merge_base,
