@@ -8,7 +8,9 @@ changes how the segments around it are read.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 MAX_PATTERN_LENGTH = 1024
 MAX_ALTERNATIVES = 256  # after brace expansion, per pattern
@@ -97,36 +99,41 @@ class _Scanner:
         return Brace(tuple(alternatives))
 
     def _char_class(self, start: int) -> CharClass:
+        """`[...]` after its `[`: members are single characters or `lo-hi` ranges, in any
+        number and order (`[a-z0-9_]`). As in doublestar, a `-` is a range only between two
+        members: first, last or right after a range it is literal (`[-x]`, `[x-]`, `[a-b-d]`)."""
         negated = self.pos < len(self.text) and self.text[self.pos] in "^!"
         self.pos += negated
         ranges: list[tuple[str, str]] = []
-        after_range = False
         while True:
             if self.pos >= len(self.text):
                 raise GlobSyntaxError("unclosed '['", start)
-            char = self.text[self.pos]
-            self.pos += 1
-            if char == "]":
+            if self.text[self.pos] == "]":
                 if not ranges:
                     raise GlobSyntaxError("empty character class '[]'", start)
-                return CharClass(negated, tuple(ranges))
-            if char == "\\":
-                char = self._escaped("unclosed '['")
-            elif char == "/":
-                raise GlobSyntaxError("'/' inside '[...]': a class matches within one segment", self.pos - 1)
-            if self._range_follows() and not after_range:
-                self.pos += 1  # the `-`
-                high = self.text[self.pos]
                 self.pos += 1
-                if high == "\\":
-                    high = self._escaped("unclosed '['")
-                if high < char:
-                    raise GlobSyntaxError(f"range '{char}-{high}' runs backwards", self.pos - 3)
-                ranges.append((char, high))
-                after_range = True
-            else:
-                ranges.append((char, char))
-                after_range = False
+                return CharClass(negated, tuple(ranges))
+            low_at = self.pos
+            low = self._class_char()
+            if not self._range_follows():
+                ranges.append((low, low))
+                continue
+            self.pos += 1  # the `-`
+            high = self._class_char()
+            if high < low:
+                raise GlobSyntaxError(f"range '{low}-{high}' runs backwards", low_at)
+            ranges.append((low, high))
+
+    def _class_char(self) -> str:
+        """One member character of a class, `\\` escapes read; never `/`, escaped or not."""
+        at = self.pos
+        char = self.text[self.pos]
+        self.pos += 1
+        if char == "\\":
+            char = self._escaped("unclosed '['")
+        if char == "/":
+            raise GlobSyntaxError("'/' inside '[...]': a class matches within one segment", at)
+        return char
 
     def _range_follows(self) -> bool:
         """`a-z`, but not a `-` that ends the class (`[x-]`, a literal `-`)."""
@@ -180,20 +187,29 @@ def expand(items: tuple[Item, ...]) -> list[tuple[Token, ...]]:
     return results
 
 
+_T = TypeVar("_T")
+
+
+def split(items: Iterable[_T], separator: object) -> list[list[_T]]:
+    """`items` cut at every `separator`, which is dropped: n separators give n + 1 runs, empty
+    runs kept (`a//b` has an empty segment). Segments at `/`, chunks at `*`, runs at `**`."""
+    runs: list[list[_T]] = [[]]
+    for item in items:
+        if item == separator:
+            runs.append([])
+        else:
+            runs[-1].append(item)
+    return runs
+
+
 def segments(tokens: tuple[Token, ...]) -> list[Segment]:
     """Split at `/`; a segment that is exactly `**` becomes None (globstar); repeats collapse.
 
     Elsewhere stars collapse into one `*` (`abc**` matches `abc` and `abcd`, not `abc/d`; `***`
     is `*`, as in doublestar).
     """
-    raw: list[list[Token]] = [[]]
-    for token in tokens:
-        if token == SEP:
-            raw.append([])
-        else:
-            raw[-1].append(token)
     result: list[Segment] = []
-    for seg in raw:
+    for seg in split(tokens, SEP):
         if seg == [STAR, STAR]:
             if not (result and result[-1] is None):
                 result.append(None)

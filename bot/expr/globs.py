@@ -5,8 +5,8 @@ bmatcuk/doublestar v4's test table):
 - paths are relative, `/`-separated, matched whole and case-sensitively;
 - `**` as a whole segment matches any number of segments, zero included: `**/x` matches `x`,
   `a/**` matches `a` and everything below it, `a/**/b` matches `a/b`; elsewhere `**` is `*`;
-- `*` matches any run of characters within one segment, `?` exactly one; `[abc]`, `[a-z]`,
-  `[^x]`/`[!x]` match one character of a segment; `\\` escapes the next character;
+- `*` matches any run of characters within one segment, `?` exactly one; `[abc]`, `[a-z0-9]`,
+  `[^x]`/`[!x]` match one character of a segment, never `/`; `\\` escapes the next character;
 - `{a,b}` alternatives, nested, may hold `/` and `**`; `}` and `,` outside braces are literal;
 - dotfiles are not special (`*` matches `.github`, `**` crosses `.github/`);
 - errors (never a silent literal): unclosed `[` or `{`, an empty `[]`, a backwards range, a `/`
@@ -25,8 +25,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import cast
 
-from bot.expr.glob_parse import ANY, STAR, CharClass, GlobSyntaxError, Lit, Segment, Token, expand, parse, segments
+from bot.expr.glob_parse import (
+    ANY,
+    STAR,
+    CharClass,
+    GlobSyntaxError,
+    Lit,
+    Segment,
+    Token,
+    expand,
+    parse,
+    segments,
+    split,
+)
 
 __all__ = ["GlobSet", "GlobSyntaxError", "compiled_globs", "glob_syntax_error", "glob_match"]
 
@@ -47,20 +60,17 @@ def _token_regex(token: Token) -> str:
         return "[^/]"
     if isinstance(token, CharClass):
         body = "".join(re.escape(lo) if lo == hi else f"{re.escape(lo)}-{re.escape(hi)}" for lo, hi in token.ranges)
-        return f"[^/{body}]" if token.negated else f"[{body}]"
+        if token.negated:
+            return f"[^/{body}]"
+        # `/` is never a member, but a range may span it (`[.-0]`): a class stays in its segment.
+        return f"(?!/)[{body}]" if any(lo < "/" < hi for lo, hi in token.ranges) else f"[{body}]"
     raise AssertionError(token)
 
 
 def _segment_regex(segment: tuple[Token, ...]) -> str:
     """Stars split a segment into fixed-width chunks; every chunk but the last is found at its
     earliest place inside an atomic group (as fnmatch does), so matching stays linear."""
-    chunks: list[list[Token]] = [[]]
-    for token in segment:
-        if token == STAR:
-            chunks.append([])
-        else:
-            chunks[-1].append(token)
-    parts = ["".join(map(_token_regex, chunk)) for chunk in chunks]
+    parts = ["".join(map(_token_regex, chunk)) for chunk in split(segment, STAR)]
     if len(parts) == 1:
         return parts[0]
     middle = "".join(f"(?>[^/]*?{part})" for part in parts[1:-1])
@@ -74,12 +84,7 @@ def _chunk(segs: Sequence[tuple[Token, ...]]) -> str:
 def _alternative_regex(segs: list[Segment]) -> str:
     """Segments between globstars are fixed in count, so each run but the last is likewise taken
     at its earliest place (atomic); the last one must end the path."""
-    runs: list[list[tuple[Token, ...]]] = [[]]
-    for seg in segs:
-        if seg is None:
-            runs.append([])
-        else:
-            runs[-1].append(seg)
+    runs = cast(list[list[tuple[Token, ...]]], split(segs, None))  # the globstars are cut out
     head, *rest = runs
     out = _chunk(head)
     for index, run in enumerate(rest):
