@@ -31,6 +31,6 @@ def test_every_code_of_the_repository_file_has_an_invalid_example():
     codes = {code for path in INVALID for (_, _, _, code) in example(path).expected}
     assert {"unknown-property", "type", "enum", "pattern", "min-length", "max-length", "required",
             "exactly-one-of", "path-absolute", "path-escapes", "glob-syntax", "duplicate-id",
-            "admin-id-collision", "undeclared-provider", "cel-syntax", "cel-unknown-field",
+            "admin-id-collision", "undeclared-provider", "cel-syntax", "cel-unknown-field", "cel-type",
             "cel-too-complex", "not-a-mapping", "duplicate-key", "multiple-documents",
             "yaml-syntax", "secret-reference", "minimum"} <= codes

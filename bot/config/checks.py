@@ -69,7 +69,7 @@ CEL_COMPILES = Check("cel-compiles", cel_problem)
 CHECK_CODES = {
     "relative-path": ("path-absolute", "path-escapes"),
     "glob-syntax": ("glob-syntax",),
-    "cel-compiles": ("cel-syntax", "cel-unknown-field", "cel-too-complex"),
+    "cel-compiles": ("cel-syntax", "cel-unknown-field", "cel-type", "cel-too-complex"),
 }
 
 

@@ -32,7 +32,7 @@ import lark
 from celpy import celtypes
 from celpy.evaluation import CELEvalError, TranspilerTree
 
-from bot.expr import cel_bounds
+from bot.expr import cel_bounds, cel_types
 from bot.expr.cel_ast import convert, lark_depth
 from bot.expr.pr_fields import PR_FIELDS, clamp_pr
 
@@ -52,7 +52,7 @@ _TRANSPILING = threading.Lock()  # the transpiler writes into the cached, shared
 
 
 class CelCompileError(ValueError):
-    """code: cel-syntax | cel-unknown-field | cel-too-complex; line and column 1-based in the text."""
+    """code: cel-syntax | cel-unknown-field | cel-type | cel-too-complex; line and column 1-based in the text."""
 
     def __init__(self, code: str, message: str, line: int = 1, column: int = 1) -> None:
         super().__init__(f"{line}:{column}: {message}")
@@ -92,7 +92,7 @@ class CelInput:
 
 @lru_cache(maxsize=CACHE_SIZE)
 def check_expression(text: str) -> CheckedExpression:
-    """Parse, check names and bounds: everything validation needs; CelCompileError says what and where."""
+    """Parse, check names, bounds and types: everything validation needs; CelCompileError says what and where."""
     if len(text) > MAX_SOURCE_LENGTH:
         raise CelCompileError("cel-too-complex", f"longer than {MAX_SOURCE_LENGTH} characters ({len(text)})")
     if not text.strip():
@@ -106,6 +106,10 @@ def check_expression(text: str) -> CheckedExpression:
         result = cel_bounds.estimate(root)
     except cel_bounds.BoundsError as error:
         raise CelCompileError(error.code, error.message, error.pos.line, error.pos.column) from None
+    try:
+        cel_types.check_types(root)
+    except cel_types.CelTypeError as error:
+        raise CelCompileError("cel-type", error.message, error.pos.line, error.pos.column) from None
     if result.shape.kind not in ("bool", "any"):
         raise CelCompileError("cel-syntax", f"is a condition, so it must yield a boolean; this one yields "
                               f"{'a list' if result.shape.kind == 'list' else result.shape.kind}")
