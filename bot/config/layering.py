@@ -23,8 +23,9 @@ DEFAULTS: dict[str, Any] = {
     "comments.inline": True, "comments.summaryTemplate": None, "comments.inlineTemplate": None,
     "requireSuggestedFix": False, "approve": False, "agentFiles": True,
 }
-# A value that decides the field on its own, whatever later layers say (AND / OR).
-STICKY = {"enabled": False, "requireSuggestedFix": True}
+# A value that decides the field on its own, whatever later layers say: requireSuggestedFix OR.
+# (`enabled` AND is `_disabled_by`, one rule with `disabledRepositories`, and it says why.)
+STICKY = {"requireSuggestedFix": True}
 LIST_FIELDS = {"filterExpr": "filter_expr", "ignore": "ignore", "rules": "rules", "context": "context"}
 
 
