@@ -26,7 +26,7 @@ async def test_a_clean_head_is_approved_once(double, session):
     outcome = await review(double, session, make_plan(approve=True))
     [decision] = outcome.decisions
     assert decision.kind == "approve" and decision.commit_id == HEAD
-    assert decision.request_body() == {"commit_id": HEAD, "event": "APPROVE", "body": decision.reason}
+    assert decision.reason == "Reviewer found nothing blocking or important at 0123456."
     assert outcome.conclusion == "success" and outcome.annotations[0].annotation_level == "notice"
 
     again = await review(double, session, make_plan(approve=True),
@@ -53,8 +53,7 @@ async def test_a_later_blocking_finding_dismisses_only_the_apps_own_approvals(do
     ]
     outcome = await review(double, session, make_plan(approve=True), reviews=reviews)
     assert kinds(outcome) == [("dismiss", 1), ("dismiss", 6)]
-    body = outcome.decisions[0].request_body()
-    assert body["event"] == "DISMISS" and "1 blocking and 0 important" in body["message"]
+    assert "1 blocking and 0 important" in outcome.decisions[0].reason
     assert outcome.conclusion == "failure" and outcome.title == "1 blocking finding(s)"
     assert outcome.annotations[0].annotation_level == "failure"
 
@@ -102,4 +101,4 @@ def test_decide_without_approve_or_completion_does_nothing():
     off = decide(completed=True, approve=False, **clean)
     assert [(d.kind, d.reason) for d in off] == [("none", "approve is off")]
     [skip] = decide(completed=False, approve=True, **clean)
-    assert skip.kind == "none" and "did not complete" in skip.reason and skip.request_body() is None
+    assert skip.kind == "none" and "did not complete" in skip.reason

@@ -75,14 +75,6 @@ class Decision:
     review_id: int | None = None  # the review to dismiss
     commit_id: str | None = None  # the commit an approval is for
 
-    def request_body(self) -> dict | None:
-        """The body of the REST call: create a review (approve), or its `/dismissals` (dismiss)."""
-        if self.kind == "approve":
-            return {"commit_id": self.commit_id, "event": "APPROVE", "body": self.reason}
-        if self.kind == "dismiss":
-            return {"message": self.reason, "event": "DISMISS"}
-        return None
-
     def to_json(self) -> dict:
         return {"kind": self.kind, "reviewId": self.review_id, "reason": self.reason}
 
