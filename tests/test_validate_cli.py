@@ -89,9 +89,51 @@ def test_an_invalid_admin_file_is_reported_as_a_file_of_its_own(tmp_path, capsys
     admin = write(tmp_path, "admin.yaml", "defaults:\n  enable: false\n")
     path = write(tmp_path, ".reviewer.yaml", "")
     code, out, _ = run(capsys, path, "--admin-config", admin, "--format", "json")
-    files = json.loads(out)["files"]
-    assert code == 1 and [(f["path"], f["kind"], f["valid"]) for f in files] == [
+    report = json.loads(out)
+    assert code == 1 and report["valid"] is False
+    assert [(f["path"], f["kind"], f["valid"]) for f in report["files"]] == [
         (path, "repo-config", True), (admin, "admin-config", False)]
+    assert [e["code"] for e in report["files"][1]["errors"]] == ["unknown-property"]
+
+
+@pytest.mark.parametrize("kind", [[], ["--kind", "repo-config"]])
+def test_the_admin_file_among_the_paths_is_read_as_the_admin_file(tmp_path, capsys, kind):
+    """Listed as a path too (spelled differently, or under --kind repo-config), the admin file
+    is still an admin file: one entry, its kind admin-config, its own errors."""
+    admin = write(tmp_path, "admin.yaml", "- not a mapping\n")
+    path = write(tmp_path, ".reviewer.yaml", "")
+    spelled = str(tmp_path / "." / "admin.yaml")
+    code, out, _ = run(capsys, spelled, path, "--admin-config", admin, "--format", "json", *kind)
+    report = json.loads(out)
+    assert code == 1 and report["valid"] is False
+    assert [(f["path"], f["kind"], f["valid"]) for f in report["files"]] == [
+        (spelled, "admin-config", False), (path, "repo-config", True)]
+    [error] = report["files"][0]["errors"]
+    assert error["code"] == "not-a-mapping" and "the admin configuration" in error["message"]
+
+
+def test_an_unreadable_path_is_an_invalid_file_of_the_json_report(tmp_path, capsys):
+    good = write(tmp_path, ".reviewer.yaml", "")
+    missing = str(tmp_path / "missing.yaml")
+    code, out, err = run(capsys, missing, good, "--format", "json")
+    report = json.loads(out)
+    assert code == 2 and report["valid"] is False and "cannot read" in err
+    assert [(f["path"], f["kind"], f["valid"]) for f in report["files"]] == [
+        (missing, "repo-config", False), (good, "repo-config", True)]
+    assert report["files"][0]["errors"] == [{"line": 1, "column": 1, "pointer": "", "code": "unreadable",
+                                             "message": f"cannot read {missing}: No such file or directory"}]
+    code, out, _ = run(capsys, missing, "--format", "json", "--kind", "oidc-connector")
+    assert code == 2 and json.loads(out)["files"][0]["kind"] == "oidc-connector"
+
+
+def test_an_unreadable_admin_file_is_an_invalid_file_of_the_json_report(tmp_path, capsys):
+    path = write(tmp_path, ".reviewer.yaml", "feedback: loud\n")
+    missing = str(tmp_path / "admin.yaml")
+    code, out, _ = run(capsys, path, "--admin-config", missing, "--format", "json")
+    report = json.loads(out)
+    assert code == 2 and report["valid"] is False
+    assert [(f["path"], f["kind"], [e["code"] for e in f["errors"]]) for f in report["files"]] == [
+        (path, "repo-config", ["enum"]), (missing, "admin-config", ["unreadable"])]
 
 
 @pytest.mark.parametrize("name,text,kind", [

@@ -5,7 +5,10 @@ its content (`apiVersion`/`kind`: a connector; `providers`/`defaults`/`accounts`
 anything else is read as a repository file, so its mistakes are reported as such). A directory
 stands for the repository configuration file(s) it holds.
 
-Exit 0 when every file is valid, 1 when one is not, 2 on usage errors or an unreadable path.
+Exit 0 when every file is valid, 1 when one is not, 2 on usage errors or an unreadable path. An
+unreadable path (the --admin-config file included) is still a file of the output, invalid, with
+one error of code `unreadable`, so that `--format json` never reports a run it could not do as
+valid.
 """
 
 from __future__ import annotations
@@ -42,28 +45,35 @@ class FileResult:
 
 
 class Unusable(Exception):
-    """A path that cannot be read, or an option that cannot be used: exit 2."""
+    """An option that cannot be used, or a path that cannot be read: exit 2."""
+
+
+UNREADABLE = "unreadable"
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         _check_full_name(args.full_name)
-        admin, admin_result = _admin(args.admin_config)
     except Unusable as problem:
         print(f"reviewer validate: {problem}", file=sys.stderr)
         return 2
+    admin, admin_result = _admin(args.admin_config)
     results: list[FileResult] = []
-    unreadable = False
+    admin_listed = False
     for path in _expand(args.paths):
+        if admin_result is not None and _same_file(path, admin_result.path):
+            # The --admin-config file is an admin file, whatever --kind says, and is read once.
+            results.append(FileResult(path, admin_result.kind, admin_result.errors))
+            admin_listed = True
+            continue
         try:
             results.append(validate_path(path, args, admin))
         except Unusable as problem:
-            print(f"reviewer validate: {problem}", file=sys.stderr)
-            unreadable = True
-    if admin_result is not None and admin_result.path not in {result.path for result in results}:
+            results.append(_unreadable(path, args.kind or "repo-config", problem))  # unknown: as unrecognised
+    if admin_result is not None and not admin_result.valid and not admin_listed:
         results.append(admin_result)
     _print(results, args.format)
-    if unreadable:
+    if any(error.code == UNREADABLE for result in results for error in result.errors):
         return 2
     return 0 if all(result.valid for result in results) else 1
 
@@ -74,11 +84,30 @@ def _check_full_name(full_name: str | None) -> None:
 
 
 def _admin(path: str | None) -> tuple[AdminConfig | None, FileResult | None]:
-    """The admin file given with --admin-config; an invalid one is reported as a file of its own."""
+    """The admin file given with --admin-config, and its result as a file of its own (listed
+    when it is invalid, or when it is also one of the paths).
+
+    An invalid or unreadable one yields no AdminConfig: repository files are then checked as
+    without --admin-config, and the admin file's entry carries why (so the run is never valid).
+    """
     if path is None:
         return None, None
-    admin, errors = load_admin_config(_read(path), path)
-    return admin, (FileResult(path, "admin-config", errors) if errors else None)
+    try:
+        raw = _read(path)
+    except Unusable as problem:
+        return None, _unreadable(path, "admin-config", problem)
+    admin, errors = load_admin_config(raw, path)
+    return admin, FileResult(path, "admin-config", errors)
+
+
+def _unreadable(path: str, kind: str, problem: Unusable) -> FileResult:
+    """A path that cannot be read, as a file whose one error says so (and the run exits 2)."""
+    print(f"reviewer validate: {problem}", file=sys.stderr)
+    return FileResult(path, kind, [Diagnostic(1, 1, "", UNREADABLE, str(problem))])
+
+
+def _same_file(a: str, b: str) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _read(path: str) -> bytes:
