@@ -129,6 +129,24 @@ def test_a_changed_config_is_planned_with_the_merge_base_version(capsys, repo: R
     assert "`GONE.md`, which does not exist in the pull request's head" in missing[0]["message"]
 
 
+def test_the_base_branch_moving_on_leaves_the_plan_at_the_merge_base(capsys, repo: Repo) -> None:
+    """After the fork, main changes `.reviewer.yaml` (another rule, `src/**` ignored, a file the
+    old config names deleted) and the files: the plan still uses the fork point's configuration,
+    its tree and only the branch's own changes, as the app does at the pull request's merge base."""
+    change(repo, {"src/app.py": "x = 7\n", "docs/guide.md": "# Guide 7\n"})
+    fork = repo.git("merge-base", "main", "feature").strip()
+    repo.git("checkout", "-q", "main")
+    repo.commit("main moves on", {".reviewer.yaml": "ignore: ['src/**']\nrules:\n  - id: later\n    rule: New.\n",
+                                  "STYLE.md": None, "src/other.py": "y = 1\n"})
+    repo.git("checkout", "-q", "feature")
+    result = plan(capsys, repo)
+    assert result["decision"] == "review" and result["errors"] == []
+    assert result["files"] == ["docs/guide.md", "src/app.py"] and result["ignored"] == []
+    assert [r["id"] for r in result["rules"]] == ["app", "style", "docs"]
+    assert main(["plan", "--repo", str(repo.path), "--base", "main"]) == 0
+    assert f"onto main, merge base {fork[:7]}" in capsys.readouterr().out
+
+
 def test_adding_a_second_config_file_is_a_head_error(capsys, repo: Repo) -> None:
     change(repo, {".reviewer.yml": "approve: true\n", "src/app.py": "x = 5\n"})
     result = plan(capsys, repo)
