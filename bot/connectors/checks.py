@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bot.connectors.problem import SECRET_LOOKUP_FAILED, Problem, problem
+from bot.connectors.safe_parse import compile_regex
 from bot.connectors.values import DURATION_HINT, NANOS_PER_SECOND, parse_duration
 from bot.pointers import get_at, join_pointer
 from bot.secrets import SecretStore, is_reference, parse_reference
@@ -112,14 +113,23 @@ def check_role_mappings(doc: dict, pointer: str, key: str, noun: str) -> list[Pr
 
 
 def check_regex(value: Any, pointer: str) -> list[Problem]:
-    """A value written `^…$` is a regular expression; it must compile."""
+    """A value written `^…$` is a regular expression; it must compile as Go's `regexp` would."""
     if not (isinstance(value, str) and len(value) >= 2 and value.startswith("^") and value.endswith("$")):
         return []
-    try:
-        re.compile(value)
-    except re.error as exc:
-        return [problem(pointer, "invalid-regex", f"is a regular expression (`^…$`) that does not compile: {exc}")]
+    compiled = compile_regex(value)
+    if isinstance(compiled, str):
+        return [problem(pointer, "invalid-regex",
+                        f"is a regular expression (`^…$`) that does not compile: {compiled[:200]}")]
     return []
+
+
+def check_user_matchers(doc: dict) -> list[Problem]:
+    """`user_matchers` are globs, or `^…$` regular expressions that must compile."""
+    matchers = get_at(doc, "/spec/user_matchers")
+    found: list[Problem] = []
+    for index, matcher in enumerate(matchers if isinstance(matchers, list) else []):
+        found += check_regex(matcher, f"/spec/user_matchers/{index}")
+    return found
 
 
 def check_client_redirect_settings(doc: dict) -> list[Problem]:
@@ -204,4 +214,4 @@ def resolve_secret(doc: dict, pointer: str, secrets: SecretStore | None) -> tupl
 
 def common(doc: dict) -> list[Problem]:
     """The checks of fields both kinds have."""
-    return check_client_redirect_settings(doc) + check_groups_provider(doc)
+    return check_client_redirect_settings(doc) + check_groups_provider(doc) + check_user_matchers(doc)
