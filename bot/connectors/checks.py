@@ -16,7 +16,7 @@ from bot.connectors.problem import SECRET_LOOKUP_FAILED, Problem, problem
 from bot.connectors.safe_parse import compile_regex
 from bot.connectors.values import DURATION_HINT, NANOS_PER_SECOND, parse_duration
 from bot.pointers import get_at, join_pointer
-from bot.secrets import SecretStore, is_reference, parse_reference
+from bot.secrets import SecretError, SecretStore, is_reference, parse_reference, resolve
 
 # design.md: the global Microsoft Graph service and the national-cloud deployments.
 GRAPH_ENDPOINTS = (
@@ -194,22 +194,17 @@ def resolve_secret(doc: dict, pointer: str, secrets: SecretStore | None) -> tupl
         return None, []
     if not is_reference(value):
         return value, []
-    ref = parse_reference(value)
-    if isinstance(ref, str):
-        return None, [problem(pointer, "secret-reference", f"is not a valid secret reference: {ref}")]
     if secrets is None:
-        return None, []
-    resolved = secrets.lookup(ref)
-    if resolved is None:
-        return None, [problem(pointer, "secret-reference",
-                              f"refers to `{ref}`, which the secret store does not hold: create key "
-                              f"`{ref.key}` in secret `{ref.name}` (a UTF-8 file of at most 1 MiB), "
-                              "or fix the reference", SECRET_LOOKUP_FAILED)]
-    if not resolved:
-        return None, [problem(pointer, "secret-reference",
-                              f"refers to `{ref}`, which is empty: put the secret's value there",
+        ref = parse_reference(value)
+        return None, ([problem(pointer, "secret-reference", f"is not a valid secret reference: {ref}")]
+                      if isinstance(ref, str) else [])
+    try:
+        return resolve(value, secrets), []
+    except SecretError as error:
+        if error.malformed:
+            return None, [problem(pointer, "secret-reference", f"is not a valid secret reference: {error}")]
+        return None, [problem(pointer, "secret-reference", f"refers to `{value}`, but {error}",
                               SECRET_LOOKUP_FAILED)]
-    return resolved, []
 
 
 def common(doc: dict) -> list[Problem]:
