@@ -10,10 +10,10 @@ import ipaddress
 import re
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 from bot.connectors.problem import SECRET_LOOKUP_FAILED, Problem, problem
 from bot.connectors.safe_parse import compile_regex
+from bot.connectors.urls import URLError, parse_url
 from bot.connectors.values import DURATION_HINT, NANOS_PER_SECOND, parse_duration
 from bot.pointers import get_at, join_pointer
 from bot.secrets import SecretError, SecretStore, is_reference, parse_reference, resolve
@@ -66,20 +66,31 @@ def require(doc: dict, pointer: str, what: str) -> list[Problem]:
     return [problem(pointer, "required", f"is empty: {what}")]
 
 
-def check_url(value: Any, pointer: str, *, https: bool) -> list[Problem]:
-    """An absolute http(s) URL; `https` demands TLS (an identity provider's endpoints)."""
+def check_url(value: Any, pointer: str) -> list[Problem]:
+    """An absolute https URL, parsed as Go's net/url parses it (Teleport reads it so); http is
+    accepted on a loopback host only, as Teleport accepts it (a provider on the same host)."""
     if not isinstance(value, str) or not value:
         return []
     try:
-        parts = urlsplit(value)
-        valid = parts.scheme in ("http", "https") and bool(parts.hostname)
-    except ValueError:
-        valid = False
-    if not valid:
+        url = parse_url(value)
+    except URLError as error:
+        return [problem(pointer, "format", f"is not a valid URL: it {error}")]
+    if url.scheme not in ("http", "https") or not url.hostname:
         return [problem(pointer, "format", "must be an absolute URL such as `https://idp.example.com/path`")]
-    if https and parts.scheme != "https":
-        return [problem(pointer, "not-https", "must be an https:// URL; the identity provider is reached over TLS")]
+    if url.scheme != "https" and not is_loopback(url.hostname):
+        return [problem(pointer, "not-https", "must be an https:// URL (http is accepted only on a loopback host "
+                                              "such as `localhost` or `127.0.0.1`)")]
     return []
+
+
+def is_loopback(hostname: str) -> bool:
+    """`localhost`, 127.0.0.0/8 or ::1 (design.md: where http is accepted)."""
+    if hostname.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(hostname).is_loopback
+    except ValueError:
+        return False
 
 
 def check_duration(value: Any, pointer: str) -> list[Problem]:
@@ -193,6 +204,11 @@ def resolve_secret(doc: dict, pointer: str, secrets: SecretStore | None) -> tupl
     if not isinstance(value, str):
         return None, []
     if not is_reference(value):
+        if value[:7].lower() == "file://":
+            return None, [problem(pointer, "secret-reference",
+                                  "looks like a `file://` URL, which is never read: a literal here is the secret "
+                                  "itself. Put the file's content in the secret store and write "
+                                  "`secret://NAME/KEY`")]
         return value, []
     if secrets is None:
         ref = parse_reference(value)
@@ -205,6 +221,23 @@ def resolve_secret(doc: dict, pointer: str, secrets: SecretStore | None) -> tupl
             return None, [problem(pointer, "secret-reference", f"is not a valid secret reference: {error}")]
         return None, [problem(pointer, "secret-reference", f"refers to `{value}`, but {error}",
                               SECRET_LOOKUP_FAILED)]
+
+
+def check_file_uri(value: Any, pointer: str) -> list[Problem]:
+    """A file path or a `file://` URI: Teleport reads no other scheme (`cloud_service_account_uri`)."""
+    if not isinstance(value, str) or not value:
+        return []
+    try:
+        url = parse_url(value)
+    except URLError as error:
+        return [problem(pointer, "format", f"is not a valid path or URI: it {error}")]
+    if url.scheme not in ("", "file"):
+        return [problem(pointer, "format", f"must be a file path or a `file://` URI; `{url.scheme}:` URIs are "
+                                           "not read (only files are)")]
+    if not url.path:
+        return [problem(pointer, "format", "names no file: write a path such as `/etc/reviewer/sa.json` or "
+                                           "`file:///etc/reviewer/sa.json`")]
+    return []
 
 
 def common(doc: dict) -> list[Problem]:

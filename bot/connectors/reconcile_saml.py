@@ -20,7 +20,7 @@ def reconcile_saml(doc: dict, secrets: SecretStore | None) -> list[Problem]:
     found += checks.check_role_mappings(doc, "/spec/attributes_to_roles", "name", "attribute")
     found += _key_pair(doc, "/spec/signing_key_pair", secrets, "sign authentication requests")
     found += _key_pair(doc, "/spec/assertion_key_pair", secrets, "decrypt assertions")
-    found += checks.check_url(get_at(doc, "/spec/single_logout_url"), "/spec/single_logout_url", https=False)
+    found += checks.check_url(get_at(doc, "/spec/single_logout_url"), "/spec/single_logout_url")
     found += _mfa(doc)
     found += _credentials(doc, secrets)
     return found + checks.common(doc)
@@ -30,7 +30,7 @@ def _acs(doc: dict) -> list[Problem]:
     found = require(doc, "/spec/acs", "set the assertion consumer service URL, such as "
                     "`https://reviewer.example.com/v1/webapi/saml/acs/<connector name>`")
     acs = get_at(doc, "/spec/acs")
-    found += checks.check_url(acs, "/spec/acs", https=False)
+    found += checks.check_url(acs, "/spec/acs")
     name = get_at(doc, "/metadata/name")
     if (get_at(doc, "/spec/allow_idp_initiated") is True and isinstance(acs, str) and acs
             and isinstance(name, str) and not acs.rstrip("/").endswith(f"/{name}")):
@@ -57,9 +57,9 @@ def _identity_provider(doc: dict, base: str, *, login: bool) -> list[Problem]:
             descriptor = parsed
             found += _descriptor_contents(parsed, f"{base}/entity_descriptor")
     url = get_at(doc, f"{base}/entity_descriptor_url")
-    found += checks.check_url(url, f"{base}/entity_descriptor_url", https=True)
+    found += checks.check_url(url, f"{base}/entity_descriptor_url")
     sso = get_at(doc, f"{base}/sso")
-    found += checks.check_url(sso, f"{base}/sso", https=True)
+    found += checks.check_url(sso, f"{base}/sso")
     cert = get_at(doc, f"{base}/cert")
     if isinstance(cert, str) and present(cert):
         found += _certificate(cert, f"{base}/cert")
@@ -95,9 +95,10 @@ def _descriptor_gaps(doc: dict, base: str, descriptor: Descriptor, *, login: boo
 
 
 def _descriptor_contents(descriptor: Descriptor, pointer: str) -> list[Problem]:
-    found = checks.check_url(descriptor.sso_url, pointer, https=True) if descriptor.sso_url else []
+    found = checks.check_url(descriptor.sso_url, pointer) if descriptor.sso_url else []
     if found:  # reword: the URL is inside the descriptor
-        found = [problem(pointer, found[0].code, "has a SingleSignOnService Location that is not an https:// URL")]
+        what = "an https:// URL" if found[0].code == "not-https" else "a valid absolute URL"
+        found = [problem(pointer, found[0].code, f"has a SingleSignOnService Location that is not {what}")]
     for index, der in enumerate(descriptor.signing_certificates):
         loaded = load_der_certificate(der)
         if isinstance(loaded, str):
