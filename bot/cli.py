@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib import metadata
+from typing import NoReturn
 
 FORMATS = ("text", "json", "github")
 EXIT_BROKEN_PIPE = 128 + 13  # 128 + SIGPIPE
@@ -43,7 +44,7 @@ exit codes: 0 after SIGTERM/SIGINT, 2 unusable settings, 1 invalid admin config 
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 on usage errors; keep that
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 on usage errors; keep that
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
