@@ -34,10 +34,13 @@ class Redactor:
         self._values: list[str] = []  # longest first, so a secret containing another goes whole
 
     def add(self, *values: str | None) -> None:
-        for value in values:
-            if value and len(value) >= 4 and value not in self._values:  # 1–3 characters would shred every line
-                self._values.append(value)
-        self._values.sort(key=len, reverse=True)
+        """Registers values; cheap when they are known already (the engine adds a key per call).
+
+        The list is replaced, never changed in place: a line being scrubbed on another thread
+        keeps iterating the old list instead of one that is half sorted."""
+        new = [v for v in dict.fromkeys(values) if v and len(v) >= 4 and v not in self._values]  # 1–3 characters would shred every line
+        if new:
+            self._values = sorted([*self._values, *new], key=len, reverse=True)
 
     def __call__(self, text: str) -> str:
         for value in self._values:
