@@ -13,6 +13,7 @@ no backreferences or lookarounds, repeat counts up to 1000, nesting up to 1000 d
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 from xml.etree.ElementTree import Element, ParseError
 
@@ -29,8 +30,10 @@ _QUIET.log_errors = False  # RE2 would print its own copy of every error on stde
 _DECLARATION = re.compile(r"""\A\ufeff?<\?xml\s[^>]*?\bencoding\s*=\s*(["'])(.*?)\1""")
 
 
+@lru_cache(maxsize=512)
 def compile_regex(pattern: str) -> Any | str:
-    """The compiled pattern, or why Go's `regexp` would refuse it (never an exception)."""
+    """The compiled pattern, or why Go's `regexp` would refuse it (never an exception). Cached, as
+    Python's `re` caches: the same connector's patterns are checked on every PUT and reconcile."""
     beyond = _beyond_go_limits(pattern)
     if beyond:
         return beyond
@@ -47,6 +50,8 @@ def _beyond_go_limits(pattern: str) -> str | None:
     """Go's limits that RE2 does not share: group nesting, and repeat counts too big to parse
     (RE2 reads `a{99999999999}` as literal text; Go calls it an invalid repeat size).
     Escapes and character classes are skipped: a `(` or `{` there is literal."""
+    if pattern.count("(") <= MAX_NESTING and not any(_too_big(m) for m in _REPEAT.finditer(pattern)):
+        return None  # the common case, decided without a character-by-character scan
     depth, index = 0, 0
     while index < len(pattern):
         char = pattern[index]
@@ -64,10 +69,14 @@ def _beyond_go_limits(pattern: str) -> str | None:
             depth -= 1
         elif char == "{":
             repeat = _REPEAT.match(pattern, index)
-            if repeat and any(len(n) > 4 or int(n) > MAX_REPEAT for n in repeat.groups() if n):
+            if repeat and _too_big(repeat):
                 return f"invalid repeat count {repeat.group(0)[:30]}: at most {MAX_REPEAT}"
         index += 1
     return None
+
+
+def _too_big(repeat: re.Match[str]) -> bool:
+    return any(len(n) > 4 or int(n) > MAX_REPEAT for n in repeat.groups() if n)
 
 
 def _class_end(pattern: str, start: int) -> int:

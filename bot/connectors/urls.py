@@ -25,6 +25,9 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
 _HOST_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:[]<>\"")
 _USERINFO_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._:~!$&'()*+,;=%@")
 _HEX = frozenset("0123456789abcdefABCDEF")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Text with no escape that needs no character-by-character look (the common case, checked in C).
+_PLAIN_HOST = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:\[\]<>\"\u0080-\U0010ffff]*")
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class URLError(ValueError):
 
 def parse_url(raw: str) -> URL:
     """The URL's parts, or URLError with Go's reason."""
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in raw):
+    if _CONTROL.search(raw):
         raise URLError("has a control character (such as a newline or tab)")
     text, _, fragment = raw.partition("#")
     _unescape(fragment, "fragment")
@@ -110,6 +113,8 @@ def _port(colon_port: str) -> str:
 
 def _unescape(text: str, part: str, *, host: bool = False) -> str:
     """`text` with its escapes checked (the value is returned as written: only validity matters)."""
+    if "%" not in text and (not host or _PLAIN_HOST.fullmatch(text)):
+        return text
     index = 0
     while index < len(text):
         char = text[index]
