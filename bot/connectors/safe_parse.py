@@ -6,8 +6,9 @@ declaration naming an unknown or multi-byte encoding makes expat raise LookupErr
 ValueError. Each function returns the parsed value or a message saying what is wrong.
 
 Patterns are compiled with RE2, whose syntax is Go's `regexp` — the engine Teleport matches
-connector patterns with — so a pattern passes here exactly when Teleport would take it:
-no backreferences or lookarounds, repeat counts up to 1000, nesting up to 1000 deep.
+connector patterns with — plus Go's own limits, so that what passes here Teleport takes too
+(RE2 and Go differ only in rarities, such as the any-byte escape): no backreferences or lookarounds, repeat counts
+up to 1000, groups nested up to 1000 deep.
 """
 
 from __future__ import annotations
