@@ -13,6 +13,8 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
+from typing import NoReturn
 
 FORMATS = ("text", "json", "github")
 EXIT_BROKEN_PIPE = 128 + 13  # 128 + SIGPIPE
@@ -27,42 +29,97 @@ COMMANDS = {
 }
 
 
+SCHEMA_NAMES = ("repo-config", "admin-config", "oidc-connector", "saml-connector")
+KINDS = SCHEMA_NAMES
+
+DESCRIPTION = "Reviewer: reviews pull requests as a repository's .reviewer.yaml says, and manages SSO connectors."
+EPILOG = """exit codes: 0 success (or valid), 1 invalid, 2 usage error or unreadable input,
+141 when the reader of standard output went away.
+Run `reviewer COMMAND --help` for a command's options."""
+SERVE_EPILOG = """settings come from the environment, or a --config file of KEY=VALUE lines (the environment
+wins): GITHUB_APP_ID, GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH, GITHUB_WEBHOOK_SECRET (all
+required), GITHUB_API_URL, PORT, REVIEWER_DATABASE_URL, REVIEWER_ADMIN_CONFIG, REVIEWER_ADMIN_TOKEN,
+REVIEWER_SECRETS_DIR, REVIEWER_WORKERS, REVIEWER_ADMIN_RELOAD_SECONDS, REVIEWER_DELIVERY_RETENTION_DAYS.
+exit codes: 0 after SIGTERM/SIGINT, 2 unusable settings, 1 invalid admin config or port unavailable."""
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 on usage errors; keep that
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 on usage errors; keep that
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the epilogs' line breaks (lists of settings and exit codes) and widens the columns."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=32)
+
+
+def version() -> str:
+    """The installed distribution's version (pyproject.toml); running from a bare checkout, unknown."""
+    try:
+        return metadata.version("reviewer")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="reviewer", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    v = sub.add_parser("validate", help="validate repository configs, admin configs and connector resources")
-    v.add_argument("paths", nargs="+", metavar="PATH")
-    v.add_argument("--admin-config", metavar="FILE")
-    v.add_argument("--full-name", metavar="OWNER/NAME")
-    v.add_argument("--secrets-dir", metavar="DIR")
-    v.add_argument("--kind", choices=("repo-config", "admin-config", "oidc-connector", "saml-connector"))
-    v.add_argument("--format", choices=FORMATS, default="text")
-
-    p = sub.add_parser("plan", help="print the review plan for a local git checkout, offline")
-    p.add_argument("--repo", required=True, metavar="DIR")
-    p.add_argument("--base", metavar="REF")
-    p.add_argument("--head", default="HEAD", metavar="REF")
-    p.add_argument("--admin-config", metavar="FILE")
-    p.add_argument("--full-name", metavar="OWNER/NAME")
-    p.add_argument("--pr", metavar="FILE", help="a GitHub pull request object (JSON)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
-
-    s = sub.add_parser("serve", help="run the GitHub App server")
-    s.add_argument("--config", metavar="FILE", help="a settings file with the environment's keys")
-    s.add_argument("--port", type=int)
-
-    sc = sub.add_parser("schema", help="print a JSON Schema")
-    sc.add_argument("name", metavar="NAME")
-
-    sub.add_parser("crds", help="print the connector CustomResourceDefinitions")
+    parser = _Parser(prog="reviewer", description=DESCRIPTION, epilog=EPILOG, formatter_class=_Formatter)
+    parser.add_argument("--version", action="version", version=f"reviewer {version()}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND",
+                                title="commands")
+    _validate(sub)
+    _plan(sub)
+    s = _command(sub, "serve", "run the GitHub App server (webhook intake, jobs, resource and admin APIs)",
+                 epilog=SERVE_EPILOG)
+    s.add_argument("--config", metavar="FILE",
+                   help="a settings file of KEY=VALUE lines, the environment's keys (default: none; the "
+                        "environment wins over it)")
+    s.add_argument("--port", type=int, metavar="PORT", help="the port to listen on (default: PORT, else 8080; "
+                                                            "0 picks a free one)")
+    sc = _command(sub, "schema", "print a JSON Schema")
+    sc.add_argument("name", metavar="NAME", help=f"the schema: one of {', '.join(SCHEMA_NAMES)}")
+    _command(sub, "crds", "print both connector CustomResourceDefinitions (apiextensions.k8s.io/v1) as YAML")
     return parser
+
+
+def _command(sub, name: str, summary: str, epilog: str | None = None) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
+                          epilog=epilog, formatter_class=_Formatter)
+
+
+def _validate(sub) -> None:
+    v = _command(sub, "validate", "validate repository configs, admin configs and connector resources, offline")
+    v.add_argument("paths", nargs="+", metavar="PATH",
+                   help="files to check; a directory stands for the .reviewer.yaml (or .yml) it holds")
+    v.add_argument("--admin-config", metavar="FILE",
+                   help="an admin configuration to check repository files against (default: none)")
+    v.add_argument("--full-name", metavar="OWNER/NAME",
+                   help="the repository the files belong to, for account-level admin settings (default: none)")
+    v.add_argument("--secrets-dir", metavar="DIR",
+                   help="resolve connectors' secret:// references in this store (default: check their form only)")
+    v.add_argument("--kind", choices=KINDS,
+                   help="what every PATH is (default: from the file name, else from the content)")
+    v.add_argument("--format", choices=FORMATS, default="text",
+                   help="text lines `path:line:col: code: message`, a JSON report, or GitHub workflow "
+                        "annotations (default: text)")
+
+
+def _plan(sub) -> None:
+    p = _command(sub, "plan", "print the review plan for a local git checkout, offline")
+    p.add_argument("--repo", required=True, metavar="DIR", help="the git checkout (required)")
+    p.add_argument("--base", metavar="REF", help="the base to compare with (default: origin/HEAD, else main)")
+    p.add_argument("--head", default="HEAD", metavar="REF", help="the head to review (default: HEAD)")
+    p.add_argument("--admin-config", metavar="FILE", help="the instance's admin configuration (default: none)")
+    p.add_argument("--full-name", metavar="OWNER/NAME",
+                   help="the repository's full name, for account-level admin settings "
+                        "(default: from the origin remote)")
+    p.add_argument("--pr", metavar="FILE", help="a GitHub pull request object (JSON) for `pr` in CEL "
+                                                "expressions (default: one made from the commits)")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text for people, or the plan as JSON (default: text)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

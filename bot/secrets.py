@@ -1,15 +1,18 @@
 """Secret references (`secret://NAME/KEY`) and their lookup in the server's secret store.
 
-Shared by connector resources (client secrets, keys) and the engine (provider API keys). The
-store is a directory laid out like a mounted Kubernetes secret: `ROOT/NAME/KEY` holds the value.
-NAME and KEY are held to Kubernetes' own syntax, which also keeps a reference from
-naming anything outside ROOT (no `/`, no `..`).
+Shared by connector resources (client secrets, keys) and the engine (provider API keys): both
+go through `resolve`, so the parse, the look-up and the errors are one piece of code. The store
+is a directory laid out like a mounted Kubernetes secret: `ROOT/NAME/KEY` holds the value.
+NAME and KEY are held to Kubernetes' own syntax (no `/`, no `..`), and the file found must lie
+inside ROOT once every symlink is resolved — Kubernetes' own `..data` links stay inside, a link
+to `/etc/passwd` does not — and be a regular file (a FIFO would block the reader for ever).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 
 SCHEME = "secret://"
@@ -46,22 +49,27 @@ def parse_reference(value: str) -> SecretRef | str:
     return SecretRef(name, key)
 
 
+class SecretError(Exception):
+    """A reference that does not resolve. The message names the reference's parts, never a value;
+    `malformed` tells a reference written wrong from one the store cannot answer."""
+
+    def __init__(self, message: str, *, malformed: bool = False) -> None:
+        super().__init__(message)
+        self.malformed = malformed
+
+
 class SecretStore:
     """Looks references up in a directory; with no directory, nothing resolves (design.md)."""
 
-    def __init__(self, root: str | None) -> None:
-        self.root = root
+    def __init__(self, root: str | os.PathLike[str] | None) -> None:
+        self.root = os.fspath(root) if root else None
 
     def lookup(self, ref: SecretRef) -> str | None:
+        """The value, or None when there is none to read inside the store."""
         if not self.root:
             return None
-        path = os.path.join(self.root, ref.name, ref.key)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(MAX_SECRET_BYTES + 1)
-        except OSError:
-            return None
-        if len(data) > MAX_SECRET_BYTES:
+        data = _read_inside(self.root, os.path.join(self.root, ref.name, ref.key))
+        if data is None:
             return None
         try:
             text = data.decode("utf-8")
@@ -69,3 +77,40 @@ class SecretStore:
             return None
         # Files written with `echo` end in a newline that is not part of the value.
         return text[:-1] if text.endswith("\n") else text
+
+
+def _read_inside(root: str, path: str) -> bytes | None:
+    """At most MAX_SECRET_BYTES of the regular file at `path`, which must resolve inside `root`."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if os.path.commonpath([real_root, real]) != real_root or real == real_root:
+        return None
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, MAX_SECRET_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) <= MAX_SECRET_BYTES else None
+
+
+def resolve(reference: str, store: SecretStore) -> str:
+    """The value `secret://NAME/KEY` points to; SecretError says why there is none."""
+    ref = parse_reference(reference)
+    if isinstance(ref, str):
+        raise SecretError(ref, malformed=True)
+    if not store.root:
+        raise SecretError("no secret store is configured (REVIEWER_SECRETS_DIR is unset)")
+    value = store.lookup(ref)
+    if value is None:
+        raise SecretError(f"the secret store does not hold it: create key `{ref.key}` in secret `{ref.name}` "
+                          "(a regular UTF-8 file of at most 1 MiB inside the store), or fix the reference")
+    if not value:
+        raise SecretError("the secret store holds it empty: put the secret's value there")
+    return value

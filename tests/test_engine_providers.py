@@ -5,6 +5,7 @@ import pytest
 from bot.config.model import Provider
 from bot.engine.api_keys import ApiKeyError, resolve_api_key
 from bot.engine.providers import OpenAIChatClient, ProviderError, make_client, split_model_ref
+from bot.redaction import redact
 from tests.chat_double import Reply, failing
 from tests.engine_support import API_KEY
 
@@ -32,8 +33,8 @@ def test_env_and_secret_references_resolve_at_call_time(tmp_path):
 @pytest.mark.parametrize("reference, secrets_dir, message", [
     ("env://MISSING", None, "env://MISSING: environment variable MISSING is not set"),
     ("env://EMPTY", None, "env://EMPTY: environment variable EMPTY is empty"),
-    ("secret://llm/absent", "store", "secret://llm/absent: the secret store has no readable, non-empty value"),
-    ("secret://llm/empty", "store", "secret://llm/empty: the secret store has no readable, non-empty value"),
+    ("secret://llm/absent", "store", "secret://llm/absent: the secret store does not hold it: create key `absent`"),
+    ("secret://llm/empty", "store", "secret://llm/empty: the secret store holds it empty"),
     ("secret://llm/key", None, "secret://llm/key: no secret store is configured (REVIEWER_SECRETS_DIR is unset)"),
     ("secret://../etc/passwd", "store", "secret://../etc/passwd: the secret NAME must be a lowercase RFC 1123"),
     ("sk-literal-key", None, "the apiKey is not a reference: use secret://NAME/KEY or env://VAR"),
@@ -98,8 +99,27 @@ async def test_an_echoed_key_is_redacted_from_errors(double, session):
     assert API_KEY not in str(caught.value) and "Incorrect API key provided: <redacted>" in str(caught.value)
 
 
+async def test_a_key_straddling_the_excerpt_cut_leaves_no_prefix(double, session):
+    for padding in range(290, 300):  # the key starts just before, at and after the 300th character
+        double.answer("m", failing(401, "x" * padding + f" {API_KEY} was refused"))
+        with pytest.raises(ProviderError) as caught:
+            await client(double, session).complete("m", MESSAGES, SCHEMA)
+        assert API_KEY[:6] not in str(caught.value), padding
+
+
+async def test_every_resolved_key_is_registered_with_the_log_redactor(double, session, tmp_path):
+    key = "sk-rotated-only-ever-read-from-the-store-41c2"
+    assert redact(f"auth failed for {key}") == f"auth failed for {key}"  # not known before it is read
+    (tmp_path / "llm").mkdir()
+    (tmp_path / "llm" / "key").write_text(key + "\n")
+    double.api_key = key
+    double.answer("m", Reply(content="ok"))
+    await client(double, session, api_key="secret://llm/key", secrets_dir=tmp_path).complete("m", MESSAGES, SCHEMA)
+    assert redact(f"auth failed for {key}") == "auth failed for <redacted>"
+
+
 async def test_a_missing_key_fails_before_any_request_naming_the_reference(double, session, tmp_path):
-    with pytest.raises(ProviderError, match=r"apiKey secret://llm/key: the secret store has no readable"):
+    with pytest.raises(ProviderError, match=r"apiKey secret://llm/key: the secret store does not hold it"):
         chat = client(double, session, api_key="secret://llm/key", secrets_dir=tmp_path)
         await chat.complete("m", MESSAGES, SCHEMA)
     assert double.requests == []

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -99,11 +100,42 @@ def test_serve_refuses_to_start_without_a_webhook_secret(tmp_path):
     assert not (tmp_path / "reviewer.db").exists()
 
 
-def test_serve_refuses_to_start_with_an_invalid_admin_config(tmp_path):
+def test_serve_refuses_to_start_without_the_app_id_or_an_rsa_key(tmp_path, app_private_key):
+    result = subprocess.run([sys.executable, "-m", "bot", "serve"], env=_env(GITHUB_WEBHOOK_SECRET=SECRET), cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "reviewer serve: error: GITHUB_APP_ID is not set" in result.stderr
+    assert "reviewer serve: error: GITHUB_PRIVATE_KEY is not set" in result.stderr
+    not_rsa = app_private_key.replace("MII", "AAA", 1)
+    result = subprocess.run([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, capture_output=True, text=True,
+                            env=_env(GITHUB_WEBHOOK_SECRET=SECRET, GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=not_rsa),
+                            timeout=60)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == ["reviewer serve: error: GITHUB_PRIVATE_KEY: the key is not a valid PEM "
+                                          "private key: its content does not decode"]
+    assert not (tmp_path / "reviewer.db").exists()
+
+
+def test_a_port_in_use_is_one_line_and_a_failure(tmp_path, app_private_key):
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = _env(GITHUB_WEBHOOK_SECRET=SECRET, GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=app_private_key,
+                   REVIEWER_ADMIN_TOKEN="t0ken-for-quiet", PORT=str(port))
+        result = subprocess.run([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, capture_output=True, text=True,
+                                env=env, timeout=60)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if not line.startswith("{")]  # the rest: JSON log lines
+    assert errors == [f"reviewer serve: error: cannot listen on port {port} (PORT): Address already in use"]
+
+
+def test_serve_refuses_to_start_with_an_invalid_admin_config(tmp_path, app_private_key):
     admin = tmp_path / "admin.yaml"
     admin.write_text("defaults:\n  enabled: maybe\n")
     result = subprocess.run([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, capture_output=True, text=True,
-                            env=_env(GITHUB_WEBHOOK_SECRET=SECRET, REVIEWER_ADMIN_CONFIG=str(admin)), timeout=60)
+                            env=_env(GITHUB_WEBHOOK_SECRET=SECRET, REVIEWER_ADMIN_CONFIG=str(admin),
+                                     GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=app_private_key), timeout=60)
     assert result.returncode == 1
     assert f"the admin configuration {admin} is invalid" in result.stderr
     assert f"{admin}:2:12: type:" in result.stderr

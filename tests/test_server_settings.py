@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from bot.server.database import sqlite_path
 from bot.server.settings import Secret, SettingsError, load_settings, parse_env_file
@@ -22,18 +24,19 @@ def test_defaults_and_required_secret():
         "in the GitHub App (it verifies every delivery)"]
 
 
-def test_secrets_never_render():
+def test_secrets_never_render(app_private_key):
     settings = load_settings({"GITHUB_WEBHOOK_SECRET": "webhook-s3cret", "REVIEWER_ADMIN_TOKEN": "admin-t0ken",
-                              "GITHUB_PRIVATE_KEY": "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----"})
+                              "GITHUB_PRIVATE_KEY": app_private_key})
+    body = app_private_key.splitlines()[1]
     for text in (repr(settings), str(settings), f"{settings.admin_token}", repr(Secret("x1y2z3"))):
-        assert "webhook-s3cret" not in text and "admin-t0ken" not in text and "abc" not in text
+        assert "webhook-s3cret" not in text and "admin-t0ken" not in text and body not in text
         assert "x1y2z3" not in text
     assert "Secret('<redacted>')" in repr(settings)
 
 
-def test_config_file_with_environment_winning(tmp_path):
+def test_config_file_with_environment_winning(tmp_path, app_private_key):
     key = tmp_path / "key.pem"
-    key.write_text("-----BEGIN PRIVATE KEY-----\nfile-key\n-----END PRIVATE KEY-----\n")
+    key.write_text(app_private_key)
     config = tmp_path / "reviewer.env"
     config.write_text(
         "# the deployment's defaults\n"
@@ -47,7 +50,7 @@ def test_config_file_with_environment_winning(tmp_path):
     assert settings.webhook_secret.reveal() == "from file\twith tab"
     assert settings.port == 9100  # the environment wins over the file
     assert settings.app_id == 42
-    assert settings.private_key.reveal().startswith("-----BEGIN PRIVATE KEY-----\nfile-key")
+    assert settings.private_key.reveal() == app_private_key
     assert settings.database_path == "/var/lib/reviewer/reviewer.db"
     assert settings.sources["PORT"] == "env" and settings.sources["GITHUB_APP_ID"] == str(config)
     assert load_settings({}, str(config), port=7000).port == 7000  # --port wins over both
@@ -106,3 +109,51 @@ def test_database_urls(url, path):
 def test_database_urls_refused(url):
     with pytest.raises(ValueError, match="is not supported: use sqlite:///relative/path.db"):
         sqlite_path(url)
+
+
+def _ec_key() -> str:
+    key = ec.generate_private_key(ec.SECP256R1())
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption()).decode()
+
+
+def _encrypted(pem: str) -> str:
+    key = serialization.load_pem_private_key(pem.encode(), password=None)
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.BestAvailableEncryption(b"pass-phrase")).decode()
+
+
+def test_serving_needs_the_app_id_and_private_key():
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s3cret-value"}, require_app=True)
+    assert [p.split(" ", 1)[0] for p in error.value.problems] == ["GITHUB_APP_ID", "GITHUB_PRIVATE_KEY"]
+    assert "GITHUB_PRIVATE_KEY_PATH" in error.value.problems[1]
+    load_settings({"GITHUB_WEBHOOK_SECRET": "s3cret-value"})  # the library's callers may go without
+
+
+@pytest.mark.parametrize("make_key, words", [
+    (lambda rsa_key: "not a key at all", "is not a PEM private key"),
+    (lambda rsa_key: rsa_key.replace("MII", "XYZ", 1), "is not a valid PEM private key"),
+    (lambda rsa_key: _ec_key(), "is a EC key, not RSA"),
+    (_encrypted, "is an encrypted private key"),
+])
+@pytest.mark.parametrize("setting", ["GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH"])
+def test_a_private_key_that_is_not_rsa_pem_is_refused_by_name(tmp_path, app_private_key, make_key, words, setting):
+    text = make_key(app_private_key)
+    if setting == "GITHUB_PRIVATE_KEY_PATH":
+        (tmp_path / "key.pem").write_text(text)
+        value = str(tmp_path / "key.pem")
+    else:
+        value = text
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s3cret-value", "GITHUB_APP_ID": "1", setting: value},
+                      require_app=True)
+    [problem] = error.value.problems
+    assert problem.startswith(f"{setting}: the key ") and words in problem
+    assert text.splitlines()[0] == "not a key at all" or text.splitlines()[1] not in problem
+
+
+def test_port_flag_out_of_range_is_a_problem_not_a_crash():
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s3cret-value"}, port=70000)
+    assert error.value.problems == ["--port: 70000 is not an integer from 0 to 65535"]

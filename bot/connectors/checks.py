@@ -10,12 +10,13 @@ import ipaddress
 import re
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 from bot.connectors.problem import SECRET_LOOKUP_FAILED, Problem, problem
+from bot.connectors.safe_parse import compile_regex
+from bot.connectors.urls import URLError, parse_url
 from bot.connectors.values import DURATION_HINT, NANOS_PER_SECOND, parse_duration
 from bot.pointers import get_at, join_pointer
-from bot.secrets import SecretStore, is_reference, parse_reference
+from bot.secrets import SecretError, SecretStore, is_reference, parse_reference, resolve
 
 # design.md: the global Microsoft Graph service and the national-cloud deployments.
 GRAPH_ENDPOINTS = (
@@ -65,20 +66,31 @@ def require(doc: dict, pointer: str, what: str) -> list[Problem]:
     return [problem(pointer, "required", f"is empty: {what}")]
 
 
-def check_url(value: Any, pointer: str, *, https: bool) -> list[Problem]:
-    """An absolute http(s) URL; `https` demands TLS (an identity provider's endpoints)."""
+def check_url(value: Any, pointer: str) -> list[Problem]:
+    """An absolute https URL, parsed as Go's net/url parses it (Teleport reads it so); http is
+    accepted on a loopback host only, as Teleport accepts it (a provider on the same host)."""
     if not isinstance(value, str) or not value:
         return []
     try:
-        parts = urlsplit(value)
-        valid = parts.scheme in ("http", "https") and bool(parts.hostname)
-    except ValueError:
-        valid = False
-    if not valid:
+        url = parse_url(value)
+    except URLError as error:
+        return [problem(pointer, "format", f"is not a valid URL: it {error}")]
+    if url.scheme not in ("http", "https") or not url.hostname:
         return [problem(pointer, "format", "must be an absolute URL such as `https://idp.example.com/path`")]
-    if https and parts.scheme != "https":
-        return [problem(pointer, "not-https", "must be an https:// URL; the identity provider is reached over TLS")]
+    if url.scheme != "https" and not is_loopback(url.hostname):
+        return [problem(pointer, "not-https", "must be an https:// URL (http is accepted only on a loopback host "
+                                              "such as `localhost` or `127.0.0.1`)")]
     return []
+
+
+def is_loopback(hostname: str) -> bool:
+    """`localhost`, 127.0.0.0/8 or ::1 (design.md: where http is accepted)."""
+    if hostname.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(hostname).is_loopback
+    except ValueError:
+        return False
 
 
 def check_duration(value: Any, pointer: str) -> list[Problem]:
@@ -112,14 +124,23 @@ def check_role_mappings(doc: dict, pointer: str, key: str, noun: str) -> list[Pr
 
 
 def check_regex(value: Any, pointer: str) -> list[Problem]:
-    """A value written `^…$` is a regular expression; it must compile."""
+    """A value written `^…$` is a regular expression; it must compile as Go's `regexp` would."""
     if not (isinstance(value, str) and len(value) >= 2 and value.startswith("^") and value.endswith("$")):
         return []
-    try:
-        re.compile(value)
-    except re.error as exc:
-        return [problem(pointer, "invalid-regex", f"is a regular expression (`^…$`) that does not compile: {exc}")]
+    compiled = compile_regex(value)
+    if isinstance(compiled, str):
+        return [problem(pointer, "invalid-regex",
+                        f"is a regular expression (`^…$`) that does not compile: {compiled[:200]}")]
     return []
+
+
+def check_user_matchers(doc: dict) -> list[Problem]:
+    """`user_matchers` are globs, or `^…$` regular expressions that must compile."""
+    matchers = get_at(doc, "/spec/user_matchers")
+    found: list[Problem] = []
+    for index, matcher in enumerate(matchers if isinstance(matchers, list) else []):
+        found += check_regex(matcher, f"/spec/user_matchers/{index}")
+    return found
 
 
 def check_client_redirect_settings(doc: dict) -> list[Problem]:
@@ -183,25 +204,42 @@ def resolve_secret(doc: dict, pointer: str, secrets: SecretStore | None) -> tupl
     if not isinstance(value, str):
         return None, []
     if not is_reference(value):
+        if value[:7].lower() == "file://":
+            return None, [problem(pointer, "secret-reference",
+                                  "looks like a `file://` URL, which is never read: a literal here is the secret "
+                                  "itself. Put the file's content in the secret store and write "
+                                  "`secret://NAME/KEY`")]
         return value, []
-    ref = parse_reference(value)
-    if isinstance(ref, str):
-        return None, [problem(pointer, "secret-reference", f"is not a valid secret reference: {ref}")]
     if secrets is None:
-        return None, []
-    resolved = secrets.lookup(ref)
-    if resolved is None:
-        return None, [problem(pointer, "secret-reference",
-                              f"refers to `{ref}`, which the secret store does not hold: create key "
-                              f"`{ref.key}` in secret `{ref.name}` (a UTF-8 file of at most 1 MiB), "
-                              "or fix the reference", SECRET_LOOKUP_FAILED)]
-    if not resolved:
-        return None, [problem(pointer, "secret-reference",
-                              f"refers to `{ref}`, which is empty: put the secret's value there",
+        ref = parse_reference(value)
+        return None, ([problem(pointer, "secret-reference", f"is not a valid secret reference: {ref}")]
+                      if isinstance(ref, str) else [])
+    try:
+        return resolve(value, secrets), []
+    except SecretError as error:
+        if error.malformed:
+            return None, [problem(pointer, "secret-reference", f"is not a valid secret reference: {error}")]
+        return None, [problem(pointer, "secret-reference", f"refers to `{value}`, but {error}",
                               SECRET_LOOKUP_FAILED)]
-    return resolved, []
+
+
+def check_file_uri(value: Any, pointer: str) -> list[Problem]:
+    """A file path or a `file://` URI: Teleport reads no other scheme (`cloud_service_account_uri`)."""
+    if not isinstance(value, str) or not value:
+        return []
+    try:
+        url = parse_url(value)
+    except URLError as error:
+        return [problem(pointer, "format", f"is not a valid path or URI: it {error}")]
+    if url.scheme not in ("", "file"):
+        return [problem(pointer, "format", f"must be a file path or a `file://` URI; `{url.scheme}:` URIs are "
+                                           "not read (only files are)")]
+    if not url.path:
+        return [problem(pointer, "format", "names no file: write a path such as `/etc/reviewer/sa.json` or "
+                                           "`file:///etc/reviewer/sa.json`")]
+    return []
 
 
 def common(doc: dict) -> list[Problem]:
     """The checks of fields both kinds have."""
-    return check_client_redirect_settings(doc) + check_groups_provider(doc)
+    return check_client_redirect_settings(doc) + check_groups_provider(doc) + check_user_matchers(doc)

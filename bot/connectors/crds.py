@@ -113,7 +113,8 @@ def crds_yaml() -> str:
     """Both CRDs as one multi-document YAML stream."""
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # keep the Kubernetes field order
+    # keep the Kubernetes field order; ruamel declares the attribute `= None` but reads it as a flag
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     yaml.width = 4096
     yaml.representer.ignore_aliases = lambda _data: True  # shared parts are written out, never `&id001`
     out = io.StringIO()

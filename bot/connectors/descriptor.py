@@ -1,7 +1,8 @@
 """SAML entity descriptors (IdP metadata), parsed safely.
 
-defusedxml refuses DTDs, entity declarations and external references outright, so a descriptor
-can neither read local files (XXE) nor expand into gigabytes (billion laughs).
+The XML goes through `safe_parse.parse_xml`, which refuses DTDs, entity declarations and
+external references outright, so a descriptor can neither read local files (XXE) nor expand into
+gigabytes (billion laughs), and turns every parser failure into a message.
 """
 
 from __future__ import annotations
@@ -9,10 +10,9 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass, field
-from xml.etree.ElementTree import Element, ParseError
+from xml.etree.ElementTree import Element
 
-from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import fromstring
+from bot.connectors.safe_parse import parse_xml
 
 MD = "{urn:oasis:names:tc:SAML:2.0:metadata}"
 DS = "{http://www.w3.org/2000/09/xmldsig#}"
@@ -22,44 +22,47 @@ POST = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"
 
 @dataclass(frozen=True)
 class Descriptor:
+    """What a descriptor supplies; any part may be missing ("" or no certificates).
+
+    Teleport takes a descriptor without an IDPSSODescriptor or a SingleSignOnService when the
+    connector's own `issuer`, `sso` and `cert` supply the rest, so a gap is not an error here:
+    the reconcile phase decides, knowing the explicit fields.
+    """
+
     entity_id: str
-    sso_url: str  # the HTTP-Redirect endpoint if there is one, else HTTP-POST
+    sso_url: str  # the HTTP-Redirect endpoint if there is one, else HTTP-POST; "" when none
     signing_certificates: list[bytes] = field(default_factory=list)  # DER
+    has_idp: bool = True  # whether the entity has an IDPSSODescriptor
 
 
 def parse_descriptor(xml: str) -> Descriptor | str:
-    """The IdP's entityID, SSO location and signing certificates, or what is wrong."""
-    try:
-        root = fromstring(xml.encode("utf-8"), forbid_dtd=True, forbid_entities=True, forbid_external=True)
-    except DefusedXmlException:
-        return "is refused: it declares a DTD or entities, which are not allowed (XXE, entity expansion)"
-    except ParseError as exc:
-        return f"is not well-formed XML ({exc})"
+    """The IdP's entityID, SSO location and signing certificates, or what makes it unreadable."""
+    root = parse_xml(xml)
+    if isinstance(root, str):
+        return root
     entity = _idp_entity(root)
     if entity is None:
-        return "has no EntityDescriptor with an IDPSSODescriptor (is it the SP's metadata?)"
+        return "has no EntityDescriptor: is it SAML metadata?"
     entity_id = entity.get("entityID", "").strip()
-    if not entity_id:
-        return "has no entityID on its EntityDescriptor"
     idp = entity.find(f"{MD}IDPSSODescriptor")
-    assert idp is not None  # _idp_entity picked an entity that has one
-    sso_url = _sso_location(idp)
-    if not sso_url:
-        return "has no SingleSignOnService with an HTTP-Redirect or HTTP-POST Location"
+    if idp is None:
+        return Descriptor(entity_id, "", [], has_idp=False)
     certificates = _signing_certificates(idp)
     if isinstance(certificates, str):
         return certificates
-    return Descriptor(entity_id, sso_url, certificates)
+    return Descriptor(entity_id, _sso_location(idp), certificates)
 
 
 def _idp_entity(root: Element) -> Element | None:
+    """The entity that describes an IdP, else the first entity (whose gaps the caller reports)."""
     if root.tag == f"{MD}EntityDescriptor":
         candidates = [root]
     elif root.tag == f"{MD}EntitiesDescriptor":
         candidates = list(root.iter(f"{MD}EntityDescriptor"))
     else:
         return None
-    return next((e for e in candidates if e.find(f"{MD}IDPSSODescriptor") is not None), None)
+    idps = (e for e in candidates if e.find(f"{MD}IDPSSODescriptor") is not None)
+    return next(idps, candidates[0] if candidates else None)
 
 
 def _sso_location(idp: Element) -> str:

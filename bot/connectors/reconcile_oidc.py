@@ -13,7 +13,7 @@ def reconcile_oidc(doc: dict, secrets: SecretStore | None) -> list[Problem]:
     """Every problem of a structurally valid OIDC connector document."""
     found = _client(doc, secrets)
     found += require(doc, "/spec/issuer_url", "set the provider's issuer (its discovery document's `issuer`)")
-    found += checks.check_url(get_at(doc, "/spec/issuer_url"), "/spec/issuer_url", https=True)
+    found += checks.check_url(get_at(doc, "/spec/issuer_url"), "/spec/issuer_url")
     found += _redirect_urls(doc)
     found += checks.check_role_mappings(doc, "/spec/claims_to_roles", "claim", "claim")
     found += _service_account(doc, secrets)
@@ -37,7 +37,7 @@ def _redirect_urls(doc: dict) -> list[Problem]:
     for index, url in enumerate(urls if isinstance(urls, list) else []):
         if isinstance(url, str) and not url:
             found.append(problem(f"/spec/redirect_url/{index}", "required", "is empty: give an absolute URL"))
-        found += checks.check_url(url, f"/spec/redirect_url/{index}", https=False)
+        found += checks.check_url(url, f"/spec/redirect_url/{index}")
     return found
 
 
@@ -54,6 +54,7 @@ def _service_account(doc: dict, secrets: SecretStore | None) -> list[Problem]:
         found.append(problem(f"/spec/{which}", "requires",
                              "needs `spec.cloud_admin_email`: the email of a directory administrator "
                              "the service account impersonates"))
+    found += checks.check_file_uri(get_at(doc, "/spec/cloud_service_account_uri"), "/spec/cloud_service_account_uri")
     return found + checks.resolve_secret(doc, "/spec/cloud_service_account", secrets)[1]
 
 

@@ -20,7 +20,7 @@ def reconcile_saml(doc: dict, secrets: SecretStore | None) -> list[Problem]:
     found += checks.check_role_mappings(doc, "/spec/attributes_to_roles", "name", "attribute")
     found += _key_pair(doc, "/spec/signing_key_pair", secrets, "sign authentication requests")
     found += _key_pair(doc, "/spec/assertion_key_pair", secrets, "decrypt assertions")
-    found += checks.check_url(get_at(doc, "/spec/single_logout_url"), "/spec/single_logout_url", https=False)
+    found += checks.check_url(get_at(doc, "/spec/single_logout_url"), "/spec/single_logout_url")
     found += _mfa(doc)
     found += _credentials(doc, secrets)
     return found + checks.common(doc)
@@ -30,7 +30,7 @@ def _acs(doc: dict) -> list[Problem]:
     found = require(doc, "/spec/acs", "set the assertion consumer service URL, such as "
                     "`https://reviewer.example.com/v1/webapi/saml/acs/<connector name>`")
     acs = get_at(doc, "/spec/acs")
-    found += checks.check_url(acs, "/spec/acs", https=False)
+    found += checks.check_url(acs, "/spec/acs")
     name = get_at(doc, "/metadata/name")
     if (get_at(doc, "/spec/allow_idp_initiated") is True and isinstance(acs, str) and acs
             and isinstance(name, str) and not acs.rstrip("/").endswith(f"/{name}")):
@@ -41,7 +41,11 @@ def _acs(doc: dict) -> list[Problem]:
 
 
 def _identity_provider(doc: dict, base: str, *, login: bool) -> list[Problem]:
-    """Descriptor, descriptor URL, or issuer + sso: the same rule for login and for MFA checks."""
+    """Descriptor, descriptor URL, or issuer + sso: the same rule for login and for MFA checks.
+
+    As in Teleport, the explicit `issuer`, `sso` and `cert` fill what a descriptor lacks; only
+    what neither supplies is reported, as a missing field.
+    """
     found: list[Problem] = []
     descriptor: Descriptor | None = None
     text = get_at(doc, f"{base}/entity_descriptor")
@@ -53,30 +57,48 @@ def _identity_provider(doc: dict, base: str, *, login: bool) -> list[Problem]:
             descriptor = parsed
             found += _descriptor_contents(parsed, f"{base}/entity_descriptor")
     url = get_at(doc, f"{base}/entity_descriptor_url")
-    found += checks.check_url(url, f"{base}/entity_descriptor_url", https=True)
+    found += checks.check_url(url, f"{base}/entity_descriptor_url")
     sso = get_at(doc, f"{base}/sso")
-    found += checks.check_url(sso, f"{base}/sso", https=True)
+    found += checks.check_url(sso, f"{base}/sso")
     cert = get_at(doc, f"{base}/cert")
     if isinstance(cert, str) and present(cert):
         found += _certificate(cert, f"{base}/cert")
     enabled = login or get_at(doc, f"{base}/enabled") is True
-    has_source = present(text) or present(url) or (present(get_at(doc, f"{base}/issuer")) and present(sso))
-    if enabled and not has_source:
+    if not enabled or present(url) or (present(text) and descriptor is None):
+        return found  # fetched at run time, or a broken descriptor already reported once
+    if descriptor is not None:
+        return found + _descriptor_gaps(doc, base, descriptor, login=login)
+    if not (present(get_at(doc, f"{base}/issuer")) and present(sso)):
         found.append(problem(base, "required",
                              "needs the identity provider: set `entity_descriptor_url` (or `entity_descriptor`), "
                              "or both `issuer` and `sso`"))
-    elif login and not present(url) and not present(cert) and not (descriptor and descriptor.signing_certificates):
-        if not (present(text) and descriptor is None):  # a broken descriptor is reported once
-            found.append(problem(base, "required",
-                                 "needs `cert`: the identity provider's signing certificate (PEM), or a "
-                                 "descriptor that carries it"))
+    elif login and not present(cert):
+        found.append(problem(base, "required",
+                             "needs `cert`: the identity provider's signing certificate (PEM), or a "
+                             "descriptor that carries it"))
     return found
 
 
+def _descriptor_gaps(doc: dict, base: str, descriptor: Descriptor, *, login: bool) -> list[Problem]:
+    """`issuer`, `sso` and (for login) `cert` that neither the descriptor nor the fields supply."""
+    idp = "" if descriptor.has_idp else " (it has no IDPSSODescriptor)"
+    gaps = [
+        ("issuer", bool(descriptor.entity_id), "the entity descriptor has no entityID: set the IdP's issuer"),
+        ("sso", bool(descriptor.sso_url), f"the entity descriptor{idp} has no SingleSignOnService with an "
+                                          "HTTP-Redirect or HTTP-POST Location: set the IdP's SSO URL (https)"),
+    ]
+    if login:
+        gaps.append(("cert", bool(descriptor.signing_certificates),
+                     f"the entity descriptor{idp} carries no signing certificate: set the IdP's certificate (PEM)"))
+    return [problem(base, "required", f"needs `{name}`: {why}")
+            for name, supplied, why in gaps if not supplied and not present(get_at(doc, f"{base}/{name}"))]
+
+
 def _descriptor_contents(descriptor: Descriptor, pointer: str) -> list[Problem]:
-    found = checks.check_url(descriptor.sso_url, pointer, https=True)
+    found = checks.check_url(descriptor.sso_url, pointer) if descriptor.sso_url else []
     if found:  # reword: the URL is inside the descriptor
-        found = [problem(pointer, found[0].code, "has a SingleSignOnService Location that is not an https:// URL")]
+        what = "an https:// URL" if found[0].code == "not-https" else "a valid absolute URL"
+        found = [problem(pointer, found[0].code, f"has a SingleSignOnService Location that is not {what}")]
     for index, der in enumerate(descriptor.signing_certificates):
         loaded = load_der_certificate(der)
         if isinstance(loaded, str):

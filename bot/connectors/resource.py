@@ -23,7 +23,8 @@ CLIENT_METADATA = ("name", "namespace", "labels", "annotations")
 
 def client_part(kind: ConnectorKind, body: dict) -> dict:
     """The fields a client writes: the envelope, `metadata`'s own fields and `spec`; never `status`."""
-    metadata = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    given = body.get("metadata")
+    metadata: dict = given if isinstance(given, dict) else {}
     return {
         "apiVersion": kind.api_version,  # accepted versions share one layout: stored as the latest
         "kind": kind.kind,

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from os import PathLike
 
-from bot.secrets import SecretRef, SecretStore, is_reference, parse_reference
+from bot.secrets import SecretError, SecretStore, is_reference, resolve
 
 _ENV = re.compile(r"^env://([A-Za-z_][A-Za-z0-9_]*)$")
 
@@ -32,13 +32,8 @@ def resolve_api_key(
             raise ApiKeyError(f"{reference}: environment variable {env.group(1)} {state}")
         return value
     if is_reference(reference):
-        ref = parse_reference(reference)
-        if not isinstance(ref, SecretRef):
-            raise ApiKeyError(f"{reference}: {ref}")
-        if not secrets_dir:
-            raise ApiKeyError(f"{reference}: no secret store is configured (REVIEWER_SECRETS_DIR is unset)")
-        value = SecretStore(str(secrets_dir)).lookup(ref)
-        if not value:
-            raise ApiKeyError(f"{reference}: the secret store has no readable, non-empty value for it")
-        return value
+        try:
+            return resolve(reference, SecretStore(secrets_dir))
+        except SecretError as error:
+            raise ApiKeyError(f"{reference}: {error}") from None
     raise ApiKeyError("the apiKey is not a reference: use secret://NAME/KEY or env://VAR")

@@ -84,7 +84,7 @@ def conclusion(
     return "success", "Nothing blocking or important" if findings else "No findings"
 
 
-def annotations(posted: Iterable[Placed]) -> tuple[Annotation, ...]:
+def check_run_annotations(posted: Iterable[Placed]) -> tuple[Annotation, ...]:
     """One check-run annotation per posted finding: blocking → failure, important → warning."""
     out = []
     for placed in posted:

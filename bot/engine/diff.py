@@ -81,7 +81,8 @@ def read_patches(entries: Iterable[Mapping]) -> dict[str, FilePatch]:
         if not isinstance(path, str) or not path:
             continue
         patch = entry.get("patch")
-        status = entry.get("status") if isinstance(entry.get("status"), str) else "modified"
+        given = entry.get("status")
+        status = given if isinstance(given, str) else "modified"
         text = patch if isinstance(patch, str) else ""
         patches[path] = FilePatch(path, status, parse_patch(text), isinstance(patch, str))
     return patches

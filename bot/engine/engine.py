@@ -159,7 +159,7 @@ async def run_review(
         status="completed", head_sha=head_sha, model=answer.model,
         fallback_used=answer.fallback_used, failure=None, attempts=answer.attempts,
         inline=comments.inline, summary=comments.summary, counts=counts,
-        annotations=decisions.annotations(shaped.posted),
+        annotations=decisions.check_run_annotations(shaped.posted),
         decisions=decisions.decide(
             completed=True, approve=bool(plan.get("approve")), head_sha=head_sha,
             app_login=app_login, findings=[*found, *shaped.withheld], reviews=reviews),

@@ -80,7 +80,7 @@ def _fenced_blocks(text: str) -> list[tuple[str, str]]:
     at a fence of the same character at least as long, or at the end of the text. Linear time."""
     blocks: list[tuple[str, str]] = []
     fence: str | None = None
-    info, body = "", []
+    info, body = "", list[str]()
     for line in text.splitlines():
         if fence is None:
             opener = _OPENER.match(line)

@@ -5,7 +5,9 @@ protocol is one class. `type: openai` is the OpenAI-compatible chat-completions 
 OpenAI, Azure-style gateways, vLLM, llama.cpp's server and Ollama all speak.
 
 Every failure is a `ProviderError` whose message is safe to show: it names the provider and what
-went wrong, and the API key is cut out of anything a provider echoes back.
+went wrong, and the API key is cut out of anything a provider echoes back — before the echo is
+shortened, so that a key straddling the cut cannot leave its prefix behind. Every key resolved
+is registered with the log redactor (`bot.redaction`), which scrubs it from every log line.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ import aiohttp
 
 from bot.config.model import Provider
 from bot.engine.api_keys import ApiKeyError, resolve_api_key
+from bot.redaction import REDACTED, redact, register_secret
 
 log = logging.getLogger("reviewer.engine.providers")
 
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+EXCERPT_CHARACTERS = 300  # of a provider's error message, once redacted
 _SCHEMA_REJECTED = (400, 422)  # how servers without structured output refuse `response_format`
 
 
@@ -84,18 +88,18 @@ class OpenAIChatClient:
             del body["response_format"]
             status, payload = await self._post(body, headers, key)
         if status != 200:
-            raise self._error(f"HTTP {status}: {_excerpt(payload)}", key)
+            raise self._error(f"HTTP {status}: {_excerpt(payload, key)}", key)
         return self._content(payload, key)
 
     def _api_key(self) -> str | None:
         if not self._provider.api_key:
             return None  # a local server (llama.cpp, Ollama) usually needs none
         try:
-            return resolve_api_key(
-                self._provider.api_key, environ=self._environ, secrets_dir=self._secrets_dir
-            )
+            key = resolve_api_key(self._provider.api_key, environ=self._environ, secrets_dir=self._secrets_dir)
         except ApiKeyError as exc:
             raise ProviderError(f"provider {self._provider.name!r}: apiKey {exc}") from None
+        register_secret(key)
+        return key
 
     async def _post(self, body: dict, headers: dict, key: str | None) -> tuple[int, bytes]:
         url = self._provider.base_url.rstrip("/") + "/chat/completions"
@@ -121,8 +125,7 @@ class OpenAIChatClient:
         return content
 
     def _error(self, what: str, key: str | None) -> ProviderError:
-        message = f"provider {self._provider.name!r}: {what}"
-        return ProviderError(message.replace(key, "<redacted>") if key else message)
+        return ProviderError(redact(_without(f"provider {self._provider.name!r}: {what}", key)))
 
 
 async def _read_bounded(resp: aiohttp.ClientResponse) -> bytes:
@@ -136,8 +139,14 @@ async def _read_bounded(resp: aiohttp.ClientResponse) -> bytes:
     return b"".join(chunks)
 
 
-def _excerpt(payload: bytes, limit: int = 300) -> str:
-    """The provider's own error message where it gives one (OpenAI's `error.message`)."""
+def _without(text: str, key: str | None) -> str:
+    return text.replace(key, REDACTED) if key else text
+
+
+def _excerpt(payload: bytes, key: str | None, limit: int = EXCERPT_CHARACTERS) -> str:
+    """The provider's own error message where it gives one (OpenAI's `error.message`), the key
+    cut out first and then shortened: shortened first, a key straddling the cut would survive
+    in part, out of reach of any later replacement."""
     text = payload.decode("utf-8", errors="replace")
     try:
         data = json.loads(text)
@@ -147,7 +156,7 @@ def _excerpt(payload: bytes, limit: int = 300) -> str:
             text = data["error"]
     except ValueError:
         pass
-    text = " ".join(text.split())
+    text = _without(" ".join(text.split()), key)
     return (text[:limit] + "…") if len(text) > limit else (text or "(empty body)")
 
 

@@ -142,7 +142,7 @@ def _parse(text: str) -> lark.Tree:
 
 
 def _syntax_message(cause: BaseException | None, text: str) -> str:
-    if isinstance(cause, lark.exceptions.UnexpectedCharacters):
+    if isinstance(cause, lark.exceptions.UnexpectedCharacters) and cause.pos_in_stream is not None:
         return f"unexpected character {text[cause.pos_in_stream]!r}"
     if isinstance(cause, lark.exceptions.UnexpectedToken):
         if cause.token.type == "$END":

@@ -176,6 +176,8 @@ def _convert_leafward(tree: lark.Tree) -> Node:
         return Call(_pos(children[0]), None, str(children[0]), args)
     if data == "literal":
         token = children[0]
+        if not isinstance(token, lark.Token):  # pragma: no cover - the grammar's literals are tokens
+            raise TypeError(f"a CEL literal parsed as {type(token).__name__}")
         kind = _LITERAL_KINDS.get(token.type, "string")
         length = len(token) if kind in ("string", "bytes") else 0
         return Literal(_pos(token), kind, str(token), length)

@@ -322,7 +322,7 @@ def literal_value(node: Literal) -> str | bytes:
 def _check_regex(node: Node) -> None:
     """A literal pattern must compile with RE2, the engine `matches` runs on."""
     pattern = string_value(node)
-    if pattern is None:
+    if pattern is None or not isinstance(node, Literal):  # string_value is None for anything else
         return
     try:
         re2.compile(pattern, _QUIET)

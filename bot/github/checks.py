@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from .client import GitHubClient
 from .errors import GitHubUnavailable
@@ -57,7 +58,8 @@ class CheckOutput:
 
 
 def _output(output: CheckOutput, batch: list[dict]) -> dict:
-    out = {"title": output.title, "summary": fit(output.summary, CHECK_OUTPUT_CHARS, what="summary")}
+    out: dict[str, Any] = {"title": output.title,
+                           "summary": fit(output.summary, CHECK_OUTPUT_CHARS, what="summary")}
     if output.text is not None:
         out["text"] = fit(output.text, CHECK_OUTPUT_CHARS, what="text")
     if batch:
@@ -72,7 +74,7 @@ def completion_requests(conclusion: str, output: CheckOutput) -> list[dict]:
     annotations = [a.to_github() for a in output.annotations]
     step = ANNOTATIONS_PER_REQUEST
     batches = [annotations[i:i + step] for i in range(0, len(annotations), step)] or [[]]
-    bodies = [{"output": _output(output, batch)} for batch in batches]
+    bodies: list[dict[str, Any]] = [{"output": _output(output, batch)} for batch in batches]
     bodies[-1].update(status="completed", conclusion=conclusion)
     return bodies
 

@@ -274,7 +274,9 @@ class GitHubClient:
 
     async def _write(self, method: str, route: str, url_vars: Mapping[str, Any] | None, data: Any) -> Any:
         url = self._url(route, url_vars, None)
-        send = {"POST": self.app.transport.post, "PATCH": self.app.transport.patch, "PUT": self.app.transport.put}[method]
+        senders: dict[str, Callable[..., Awaitable[Any]]] = {
+            "POST": self.app.transport.post, "PATCH": self.app.transport.patch, "PUT": self.app.transport.put}
+        send = senders[method]
 
         async def call(token: str) -> Any:
             async with self._write_lock:  # content-creating requests one at a time per installation

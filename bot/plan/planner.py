@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
+from typing import Literal
 
 from bot.config.model import EffectiveConfig, Expr
 from bot.expr.cel import CelCompileError, CelInput, CelRuntimeError, cel_input, compile_expression, evaluate_bool
@@ -89,7 +90,7 @@ def _where(expr: Expr) -> str:
 
 def _cel_error(expr: Expr, config_path: str | None, code: str, message: str) -> PlanError:
     origin = expr.origin
-    source = "merge-base" if expr.source == "repository" else "admin"
+    source: Literal["merge-base", "admin"] = "merge-base" if expr.source == "repository" else "admin"
     path = (config_path or origin.file) if expr.source == "repository" else origin.file
     return PlanError(path, source, origin.line, origin.column, origin.pointer, code, message)
 

@@ -1,23 +1,28 @@
 """Structured logs: one JSON object per line, with the delivery id when there is one, never a secret.
 
 Secrets are kept out twice: the code never passes them to a logger, and every line is scrubbed
-before it is written — of the values the server was configured with (registered at start) and of
-anything shaped like a GitHub token, a bearer/token authorisation or a PEM block — because an
-exception text from a library can echo a request header.
+before it is written — of the values the server was configured with (registered at start), of
+every model provider key the engine resolves (registered as it resolves them), and of anything
+shaped like a GitHub token, a bearer/token authorisation or a PEM block — because an exception
+text from a library can echo a request header. The registry is `bot.redaction`, below both the
+server and the engine, so the engine registers keys without importing the server.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 import sys
 import time
 from contextvars import ContextVar
 from typing import IO
 
+from bot.redaction import REDACTED, Redactor, redact, register_secret
+
+__all__ = ["REDACTED", "Redactor", "redact", "register_secret", "configure", "get", "error_text", "fields",
+           "current_delivery", "JsonFormatter", "LOGGER_NAME"]
+
 LOGGER_NAME = "reviewer"
-REDACTED = "<redacted>"
 
 # The delivery a job works for: set by the queue around each job, so that every line the job's
 # code logs (pipeline, engine, GitHub client) carries it without passing it down.
@@ -25,50 +30,6 @@ current_delivery: ContextVar[str | None] = ContextVar("current_delivery", defaul
 
 # Attributes every LogRecord has; anything else came from `extra=` and is a structured field.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
-
-_SECRET_SHAPES = re.compile("|".join([
-    r"\bgh[pousr]_[A-Za-z0-9_]{20,}",  # GitHub tokens (installation tokens are ghs_)
-    r"\bgithub_pat_[A-Za-z0-9_]{20,}",
-    r"(?i:\b(?:bearer|token)\s+[A-Za-z0-9._~+/=-]{8,})",
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
-    r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",  # JWTs
-]))
-
-
-# Each shape contains one of these (compared lower-cased). Most lines contain none, and looking
-# for them costs about a twentieth of running the shapes over the line, which every line pays.
-_SHAPE_HINTS = ("gh", "github_pat_", "bearer", "token", "-----begin", "eyj")
-
-
-class Redactor:
-    """Replaces known secret values and secret-shaped strings with `<redacted>`."""
-
-    def __init__(self) -> None:
-        self._values: list[str] = []  # longest first, so a secret containing another goes whole
-
-    def add(self, *values: str | None) -> None:
-        for value in values:
-            if value and len(value) >= 4 and value not in self._values:  # 1–3 characters would shred every line
-                self._values.append(value)
-        self._values.sort(key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        for value in self._values:
-            if value in text:
-                text = text.replace(value, REDACTED)
-        lowered = text.lower()
-        if any(hint in lowered for hint in _SHAPE_HINTS):
-            text = _SECRET_SHAPES.sub(REDACTED, text)
-        return text
-
-
-redact = Redactor()
-
-
-def register_secret(*values: str | None) -> None:
-    """Call with every secret the process holds (tokens included) so no log line can carry it."""
-    redact.add(*values)
-
 
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:

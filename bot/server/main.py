@@ -1,8 +1,9 @@
 """`reviewer serve`: read settings, load the admin configuration, wire the pipeline, serve.
 
 Exit codes: 0 after a clean stop (SIGTERM/SIGINT), 2 when the settings are unusable (the webhook
-secret missing, a bad value), 1 when the admin configuration is invalid — the server never starts
-half-configured.
+secret, the GitHub App's id or private key missing, a key that is not RSA, a bad value), 1 when
+the admin configuration is invalid or the port cannot be listened on — the server never starts
+half-configured, and every refusal is a line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
 import signal
 import sys
 
@@ -32,6 +34,10 @@ def pipeline_handler(context: ServerContext) -> Handler:
     return make_handler(context)
 
 
+class ListenError(Exception):
+    """The port cannot be listened on (in use, not permitted); the message says which and why."""
+
+
 def _error(message: str) -> None:
     print(f"reviewer serve: error: {message}", file=sys.stderr)
 
@@ -43,7 +49,12 @@ async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics,
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, host="0.0.0.0", port=settings.port)
-    await site.start()
+    try:
+        await site.start()
+    except OSError as exc:
+        await runner.cleanup()
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise ListenError(f"cannot listen on port {settings.port} (PORT): {reason}") from None
     _freeze_startup_objects()
     logger.info("listening", extra={"port": runner.addresses[0][1]})  # the real port when PORT=0
     stop = asyncio.Event()
@@ -68,7 +79,8 @@ def _freeze_startup_objects() -> None:
 def run(args: argparse.Namespace) -> int:
     log.configure()
     try:
-        settings = load_settings(config_file=getattr(args, "config", None), port=getattr(args, "port", None))
+        settings = load_settings(config_file=getattr(args, "config", None), port=getattr(args, "port", None),
+                                 require_app=True)
     except SettingsError as exc:
         for problem in exc.problems:
             _error(problem)
@@ -84,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if settings.admin_token is None:
         logger.warning("REVIEWER_ADMIN_TOKEN is not set: the resource and admin APIs answer 401 to everyone")
-    if settings.app_id is None or settings.private_key is None:
-        logger.warning("GITHUB_APP_ID or the private key is not set: jobs cannot call GitHub")
-    asyncio.run(serve(settings, admin, metrics))
+    try:
+        asyncio.run(serve(settings, admin, metrics))
+    except ListenError as exc:
+        _error(str(exc))
+        return 1
     return 0

@@ -18,6 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
 from bot.github.client import DEFAULT_API_URL
 from bot.server.database import DEFAULT_URL, sqlite_path
 
@@ -151,9 +155,59 @@ def _integer(values: dict[str, str], key: str, default: int, low: int, high: int
     return number
 
 
+def _port(flag: int | None, values: dict[str, str], problems: list[str]) -> int:
+    """`--port` wins over PORT; either must be a TCP port (0 picks a free one)."""
+    if flag is None:
+        return _integer(values, "PORT", Settings.port, 0, 65535, problems)
+    if not 0 <= flag <= 65535:
+        problems.append(f"--port: {flag} is not an integer from 0 to 65535")
+        return Settings.port
+    return flag
+
+
+def private_key_problem(text: str) -> str | None:
+    """Why `text` is not an unencrypted RSA private key in PEM (GitHub Apps sign their JWTs with
+    RS256), or None. The message never quotes the text: it is a secret."""
+    if "-----BEGIN" not in text or "PRIVATE KEY-----" not in text:
+        return "is not a PEM private key: it needs a `-----BEGIN RSA PRIVATE KEY-----` block"
+    try:
+        key = load_pem_private_key(text.encode("utf-8"), password=None)
+    except TypeError:
+        return "is an encrypted private key: give the key GitHub issued, unencrypted"
+    except (ValueError, UnsupportedAlgorithm):
+        return "is not a valid PEM private key: its content does not decode"
+    if not isinstance(key, RSAPrivateKey):
+        return (f"is a {type(key).__name__.removeprefix('_').replace('PrivateKey', '')} key, not RSA: "
+                "a GitHub App's private key is RSA (generate one on the app's settings page)")
+    return None
+
+
+def _github_app_problems(values: dict[str, str], private_key: str | None, require_app: bool) -> list[str]:
+    """The app id and private key: a key given must be usable; both must be given to serve."""
+    problems: list[str] = []
+    key_name = "GITHUB_PRIVATE_KEY_PATH" if values.get("GITHUB_PRIVATE_KEY_PATH") else "GITHUB_PRIVATE_KEY"
+    if private_key and not (values.get("GITHUB_PRIVATE_KEY") and values.get("GITHUB_PRIVATE_KEY_PATH")):
+        problem = private_key_problem(private_key)
+        if problem:
+            problems.append(f"{key_name}: the key {problem}")
+    if not require_app:
+        return problems
+    if "GITHUB_APP_ID" not in values:
+        problems.append("GITHUB_APP_ID is not set: the server refuses to start without the GitHub App's id "
+                        "(the app's settings page shows it); every job calls GitHub as the app")
+    if not private_key and not values.get("GITHUB_PRIVATE_KEY_PATH"):
+        problems.append("GITHUB_PRIVATE_KEY is not set (nor GITHUB_PRIVATE_KEY_PATH): the server refuses to start "
+                        "without the GitHub App's private key (PEM); every job calls GitHub as the app")
+    return problems
+
+
 def load_settings(environ: Mapping[str, str] | None = None, config_file: str | None = None,
-                  port: int | None = None) -> Settings:
-    """Read, check and return the settings; SettingsError lists every problem at once."""
+                  port: int | None = None, *, require_app: bool = False) -> Settings:
+    """Read, check and return the settings; SettingsError lists every problem at once.
+
+    `require_app` (what `reviewer serve` asks) also demands the GitHub App's id and private key:
+    without them the server would take deliveries and then fail every job for good.
+    """
     values, sources, problems = _merged(os.environ if environ is None else environ, config_file)
     secret = values.get("GITHUB_WEBHOOK_SECRET", "")
     if not secret:
@@ -169,6 +223,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
             private_key = Path(key_path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"GITHUB_PRIVATE_KEY_PATH: cannot read {key_path} ({exc.__class__.__name__})")
+    problems += _github_app_problems(values, private_key, require_app)
     api_url = values.get("GITHUB_API_URL", Settings.api_url).rstrip("/")
     if not re.match(r"https?://[^/\s]+", api_url):
         problems.append(f"GITHUB_API_URL: {api_url!r} is not an http(s) URL")
@@ -190,7 +245,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         app_id=app_id,
         private_key=Secret(private_key) if private_key else None,
         api_url=api_url,
-        port=port if port is not None else _integer(values, "PORT", Settings.port, 0, 65535, problems),
+        port=_port(port, values, problems),
         database_url=database_url,
         admin_config=values.get("REVIEWER_ADMIN_CONFIG") or None,
         admin_token=Secret(values["REVIEWER_ADMIN_TOKEN"]) if values.get("REVIEWER_ADMIN_TOKEN") else None,
