@@ -76,9 +76,20 @@ def check_url(value: Any, pointer: str, *, https: bool) -> list[Problem]:
         valid = False
     if not valid:
         return [problem(pointer, "format", "must be an absolute URL such as `https://idp.example.com/path`")]
-    if https and parts.scheme != "https":
-        return [problem(pointer, "not-https", "must be an https:// URL; the identity provider is reached over TLS")]
+    if https and parts.scheme != "https" and not _loopback(parts.hostname or ""):
+        return [problem(pointer, "not-https", "must be an https:// URL; the identity provider is reached over TLS "
+                                              "(http only on a loopback host)")]
     return []
+
+
+def _loopback(host: str) -> bool:
+    """design.md: http is accepted on `localhost`, 127.0.0.0/8 and [::1] (a provider on this host)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def check_duration(value: Any, pointer: str) -> list[Problem]:
