@@ -2,7 +2,7 @@
 
 Discovery (`issuer_url` + `/.well-known/openid-configuration`) and the JWKS are cached for an
 hour; a token signed with a `kid` the cached set lacks refreshes the set once (a provider rotating
-its keys), at most every few seconds per set, so that forged `kid`s cannot make us hammer it.
+its keys), at most once a second per set, so that forged `kid`s cannot make us hammer it.
 The provider's endpoints must be https, or http on a loopback host (a provider on this machine,
 as connectors' URLs may be). Answers are bounded in size and time.
 """
@@ -21,7 +21,7 @@ import aiohttp
 from bot.auth.errors import SignInError
 
 CACHE_SECONDS = 3600.0
-REFRESH_GAP = 5.0  # seconds between two refreshes of one JWKS for unknown kids
+REFRESH_GAP = 1.0  # seconds between two fetches of one JWKS for unknown kids
 MAX_DOCUMENT = 1024 * 1024
 TIMEOUT = aiohttp.ClientTimeout(total=15)
 ENDPOINTS = ("authorization_endpoint", "token_endpoint", "jwks_uri")
