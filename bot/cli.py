@@ -24,6 +24,8 @@ COMMANDS = {
     "serve": "bot.server.main:run",
     "schema": "bot.commands.schema:run_schema",
     "crds": "bot.commands.schema:run_crds",
+    "login": "bot.commands.login:run_login",
+    "logout": "bot.commands.login:run_logout",
 }
 
 
@@ -62,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("name", metavar="NAME")
 
     sub.add_parser("crds", help="print the connector CustomResourceDefinitions")
+
+    lg = sub.add_parser("login", help="sign in to a Reviewer server through a connector, from the terminal")
+    lg.add_argument("--server", required=True, metavar="URL", help="the server's address, such as https://reviewer.example.com")
+    lg.add_argument("--connector", metavar="NAME", help="the OIDC connector (needed when the server offers several)")
+    lg.add_argument("--no-browser", action="store_true", help="print the sign-in URL instead of opening a browser")
+
+    sub.add_parser("logout", help="end the session that `reviewer login` keeps")
     return parser
 
 
