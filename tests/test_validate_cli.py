@@ -98,6 +98,7 @@ def test_an_invalid_admin_file_is_reported_as_a_file_of_its_own(tmp_path, capsys
     ("settings.yaml", "rules: []\n", "repo-config"),
     ("anything.yaml", "providers: {}\n", "admin-config"),
     ("instance.yaml", "accounts:\n  octo: {enabled: false}\n", "admin-config"),
+    ("access.yaml", "access:\n  roles:\n    admin: {allow: [\"*\"]}\n", "admin-config"),
     ("okta.yaml", OIDC, "oidc-connector"),
     (".reviewer.yml", "providers: {}\n", "repo-config"),  # the name wins over the content
 ])
