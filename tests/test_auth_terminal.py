@@ -155,3 +155,24 @@ async def test_login_needs_a_connector_when_the_server_offers_several(tmp_path):
                                 env={"XDG_CONFIG_HOME": str(tmp_path)})
         out, err = await asyncio.wait_for(process.communicate(), 30)
         assert process.returncode == 2 and "--connector" in err.decode() and "Traceback" not in err.decode()
+
+
+async def test_a_refused_terminal_sign_in_tells_the_terminal_why(tmp_path):
+    provider = HostileProvider(claims={"iss": "https://evil.example"})
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    async with provider.serving(), signin_server(tmp_path) as server:
+        await put_connector(server, connector_doc("idp", provider.url, server.url))
+        process = await run_cli("login", "--server", server.url, "--connector", "idp", "--no-browser", env=env)
+        assert process.stdout is not None
+        url = ""
+        while not url.startswith("http"):
+            url = (await asyncio.wait_for(process.stdout.readline(), 30)).decode().strip()
+        browser = Browser()
+        try:
+            status, _, body = await browser.get(url)
+        finally:
+            await browser.close()
+        assert status == 403 and "Sign-in refused" in body
+        out, err = await asyncio.wait_for(process.communicate(), 30)
+        assert process.returncode == 1 and "(iss)" in err.decode() and "Traceback" not in err.decode()
+        assert not (tmp_path / "config" / "reviewer" / "session.json").exists()

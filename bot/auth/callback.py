@@ -52,6 +52,8 @@ class Callback:
         except SignInError as error:
             await self.record(pending["connector"], error.username, error, error.claim_names,
                               flow=pending["flow"])
+            if pending["flow"] == "console":  # the terminal waits: tell it which check failed
+                return _to_client(pending, {"error": {"check": error.check, "message": error.message}})
             return refusal_page(error.status, error.check, error.message, claim_names=error.claim_names,
                                 hint=error.hint)
 
@@ -123,7 +125,8 @@ def _denied(username: str, names: list[str], roles: list[str], warnings: list[st
 
 
 def _to_client(pending: dict[str, Any], answer: dict[str, Any]) -> web.StreamResponse:
-    """Back to the terminal's listener with the sealed answer (its secret_key left out of the URL)."""
+    """Back to the terminal's listener with the sealed answer (its secret_key left out of the URL):
+    the session, or the refusal (sealed too, so that only that client reads it)."""
     parts = urlsplit(pending["client_url"])
     sealed = seal(bytes.fromhex(pending["client_key"]), answer)
     target = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode({"response": sealed}), ""))

@@ -67,6 +67,12 @@ class _Listener:
             if not self.answer.done():
                 self.answer.set_exception(LoginError(str(exc)))
             return _page("Sign-in failed", "The answer could not be opened. Run `reviewer login` again.", 400)
+        error = answer.get("error")
+        if isinstance(error, dict):
+            refusal = LoginError(f"the sign-in was refused ({error.get('check')}): {error.get('message')}")
+            if not self.answer.done():
+                self.answer.set_exception(refusal)
+            return _page("Sign-in refused", "The server refused the sign-in; the terminal says why.", 403)
         if not self.answer.done():
             self.answer.set_result(answer)
         return _page("Signed in", "You are signed in. You may close this window and return to the terminal.")
