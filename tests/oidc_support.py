@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, unquote_plus, urlencode, urlsplit
 
 import aiohttp
 import jwt
@@ -84,6 +84,7 @@ class HostileProvider:
     authorize_params: list[dict[str, str]] = field(default_factory=list)
     token_forms: list[dict[str, str]] = field(default_factory=list)
     jwks_fetches: int = 0
+    client_secret: str = CLIENT_SECRET
     _codes: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def public_pem(self) -> bytes:
@@ -113,6 +114,10 @@ class HostileProvider:
     async def token(self, request: web.Request) -> web.Response:
         form = dict(await request.post())
         self.token_forms.append(form)
+        scheme, _, encoded = request.headers.get("Authorization", "").partition(" ")
+        user, _, password = base64.b64decode(encoded or "").decode().partition(":")
+        if scheme != "Basic" or (unquote_plus(user), unquote_plus(password)) != (CLIENT_ID, self.client_secret):
+            return web.json_response({"error": "invalid_client"}, status=401)
         params = self._codes.pop(form.get("code", ""), None)
         if params is None:
             return web.json_response({"error": "invalid_grant"}, status=400)

@@ -15,6 +15,7 @@ import pytest
 from bot.auth.http import SIGNIN_STORE
 from tests.oidc_support import (
     CLIENT_ID,
+    CLIENT_SECRET,
     Browser,
     HostileProvider,
     connector_doc,
@@ -204,3 +205,16 @@ async def test_a_provider_error_is_shown_and_recorded(tmp_path):
         status, _, body = await browser.get(f"{server.url}/v1/webapi/oidc/callback?error=access_denied&state={state}")
         await assert_refused(server, browser, status, body, "provider-error")
         assert "access_denied" in body
+
+
+async def test_the_client_authenticates_with_form_encoded_basic_credentials(tmp_path):
+    secret = "s3cr:t/+% é"
+    provider = HostileProvider(client_secret=secret)
+    async with world(tmp_path, provider, client_secret=secret) as (server, browser):
+        await sign_in(server, browser)
+        assert browser.cookie("reviewer_session")
+    provider = HostileProvider(client_secret="another-secret")
+    async with world(tmp_path / "2", provider) as (server, browser):
+        status, _, body = await sign_in(server, browser)
+        await assert_refused(server, browser, status, body, "token-exchange")
+        assert "invalid_client" in body and CLIENT_SECRET not in body

@@ -131,7 +131,7 @@ class SignInRoutes:
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
-            await self.callback.record(str(name or ""), None, exc, None, flow="web")
+            await self.callback.record(str(name or "")[:253], None, exc, None, flow="web")
             return refusal_page(exc.status, exc.check, exc.message)
         response = web.HTTPFound(url, headers=SECURITY_HEADERS)
         response.set_cookie(BINDING_COOKIE, binding, max_age=oidc.STATE_SECONDS, path="/v1/webapi/oidc/",

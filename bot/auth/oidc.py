@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import secrets
 import time
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ import aiohttp
 
 from bot.auth.connectors import OidcSettings
 from bot.auth.errors import SignInError
-from bot.auth.oidc_provider import ProviderCache, allowed_endpoint
+from bot.auth.oidc_provider import MAX_DOCUMENT, ProviderCache, allowed_endpoint
 from bot.auth.oidc_token import Expected, UnknownKey, verify_id_token
 from bot.auth.redirects import choose_redirect_url
 from bot.auth.service_keys import sign_request_object
@@ -119,8 +120,8 @@ async def _exchange(connector: OidcSettings, provider: ProviderCache, metadata: 
     if "client_secret_basic" not in methods and "client_secret_post" in methods:
         form.update(client_id=connector.client_id, client_secret=connector.client_secret)
     else:
-        basic = aiohttp.BasicAuth(_form_escape(connector.client_id), _form_escape(connector.client_secret))
-        headers["Authorization"] = basic.encode()
+        pair = f"{_form_escape(connector.client_id)}:{_form_escape(connector.client_secret)}"
+        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
     return await provider.fetch_json(metadata["token_endpoint"], "token-exchange", data=form, headers=headers)
 
 
@@ -132,14 +133,16 @@ def _form_escape(value: str) -> str:
 async def _merge_userinfo(http: aiohttp.ClientSession, url: str, access_token: str,
                           claims: dict[str, Any]) -> dict[str, Any]:
     """UserInfo under the token's claims; a 4xx or an unreadable answer leaves the token's alone,
-    a different `sub` refuses the sign-in (design.md, as Teleport does)."""
+    a different `sub` refuses the sign-in (design.md, as Teleport does). Read only from an https
+    endpoint, or http on a loopback host (a provider on this machine, like its issuer)."""
     try:
         async with http.get(url, headers={"Authorization": f"Bearer {access_token}", "Accept": "application/json"},
                             timeout=aiohttp.ClientTimeout(total=15), allow_redirects=False) as response:
             if response.status != 200 or response.content_type != "application/json":
                 return claims
-            info = await response.json()
-    except (aiohttp.ClientError, TimeoutError, ValueError):
+            body = await response.content.read(MAX_DOCUMENT + 1)
+        info = json.loads(body) if len(body) <= MAX_DOCUMENT else None
+    except (aiohttp.ClientError, TimeoutError, ValueError, RecursionError):
         return claims
     if not isinstance(info, dict):
         return claims
