@@ -203,6 +203,14 @@ class Browser:
         return None
 
 
+@dataclass
+class Remote:
+    """A server reached over HTTP only (a `reviewer serve` process), for the helpers below."""
+
+    url: str
+    http: aiohttp.ClientSession
+
+
 def connector_doc(name: str, issuer: str, server_url: str, **spec: Any) -> dict:
     body = {"issuer_url": issuer, "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET,
             "redirect_url": [server_url + "/v1/webapi/oidc/callback"],
@@ -211,7 +219,7 @@ def connector_doc(name: str, issuer: str, server_url: str, **spec: Any) -> dict:
             "metadata": {"name": name}, "spec": body}
 
 
-async def put_connector(server: Server, doc: dict) -> None:
+async def put_connector(server: Server | Remote, doc: dict) -> None:
     url = f"{server.url}/apis/resources.service.dev/v3/oidcconnectors/{doc['metadata']['name']}"
     async with server.http.put(url, json=doc, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as response:
         body = await response.json()

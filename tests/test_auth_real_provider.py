@@ -4,11 +4,22 @@ browser flow with a cookie jar, the session, and the roles deciding what the res
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
 from urllib.parse import urlsplit
+
+import aiohttp
 
 from bot.auth.http import SIGNIN_STORE
 from tests.oidc_support import (
+    ADMIN_TOKEN,
+    CLIENT_SECRET,
     Browser,
+    Remote,
     connector_doc,
     put_connector,
     query_of,
@@ -16,6 +27,7 @@ from tests.oidc_support import (
     signin_server,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
 OIDC_PATH = "/apis/resources.service.dev/v3/oidcconnectors"
 ADMIN_YAML = """\
 access:
@@ -102,3 +114,48 @@ async def test_signed_out_and_signed_in_without_a_role(tmp_path):
                 assert "interns" not in json.dumps(entry)
             finally:
                 await browser.close()
+
+
+def start_serve(tmp_path: Path) -> tuple[subprocess.Popen, int, list[str]]:
+    """`reviewer serve` as its own process; its log lines keep being collected on a thread."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "REVIEWER_", "PORT"))}
+    env.update(PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET="webhook-secret-for-tests", PORT="0",
+               REVIEWER_ADMIN_TOKEN=ADMIN_TOKEN, REVIEWER_DATABASE_URL=f"sqlite:///{tmp_path / 'reviewer.db'}")
+    proc = subprocess.Popen([sys.executable, "-m", "bot", "serve"], env=env, cwd=tmp_path, stderr=subprocess.PIPE,
+                            text=True)
+    assert proc.stderr is not None
+    lines: list[str] = []
+    for line in proc.stderr:
+        lines.append(line)
+        if line.startswith("{") and json.loads(line)["msg"] == "listening":
+            threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True).start()
+            return proc, json.loads(line)["port"], lines
+    proc.wait()
+    raise AssertionError("the server stopped before listening:\n" + "".join(lines))
+
+
+async def test_reviewer_serve_signs_a_browser_in_and_logs_no_secret(tmp_path):
+    proc, port, lines = start_serve(tmp_path)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        with real_provider() as issuer:
+            async with aiohttp.ClientSession() as http:
+                server = Remote(url, http)
+                await put_connector(server, connector_doc("mock", issuer, url))
+                await add_user(server, issuer, "dana", {"email": "dana@example.com", "groups": ["admins"]})
+            browser = Browser()
+            try:
+                await sign_in(browser, server, issuer, "dana")
+                token = browser.cookie("reviewer_session")
+                assert token
+                async with browser.http.get(url + OIDC_PATH) as response:
+                    assert response.status == 200
+            finally:
+                await browser.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+    log = "".join(lines)
+    assert "signed in: connector=mock" in log
+    for secret in (token, CLIENT_SECRET, ADMIN_TOKEN):
+        assert secret not in log
