@@ -16,7 +16,7 @@ from aiohttp import web
 
 from bot.auth import oidc
 from bot.auth.errors import SignInError
-from bot.auth.pages import SECURITY_HEADERS, refusal_page
+from bot.auth.pages import redirect, refusal_page
 from bot.auth.roles import map_roles
 from bot.auth.sealing import seal
 from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, Session, create_session, session_seconds, token_key
@@ -86,7 +86,7 @@ class Callback:
         if pending["flow"] == "console":
             return _to_client(pending, {"token": token, "username": session.username, "roles": defined,
                                         "expires": session.expires_rfc3339()})
-        response = web.HTTPFound(pending["return_to"], headers=SECURITY_HEADERS)
+        response = redirect(pending["return_to"])
         response.set_cookie(SESSION_COOKIE, token, max_age=int(expires - now), path="/", httponly=True,
                             samesite="Lax", secure=routes.secure_cookies)
         response.del_cookie(BINDING_COOKIE, path="/v1/webapi/oidc/")
@@ -130,4 +130,4 @@ def _to_client(pending: dict[str, Any], answer: dict[str, Any]) -> web.StreamRes
     parts = urlsplit(pending["client_url"])
     sealed = seal(bytes.fromhex(pending["client_key"]), answer)
     target = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode({"response": sealed}), ""))
-    return web.HTTPFound(target, headers=SECURITY_HEADERS)
+    return redirect(target)

@@ -29,9 +29,9 @@ from bot.auth.access import Access, grant_for
 from bot.auth.callback import Callback
 from bot.auth.connectors import display_of, is_ready, oidc_settings, user_matches
 from bot.auth.errors import SignInError
-from bot.auth.guard import Denial, Gate
+from bot.auth.guard import Gate
 from bot.auth.oidc_provider import ProviderCache
-from bot.auth.pages import SECURITY_HEADERS, refusal_page
+from bot.auth.pages import redirect, refusal_page
 from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
 from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, rfc3339, token_key
@@ -133,7 +133,7 @@ class SignInRoutes:
         except SignInError as exc:
             await self.callback.record(str(name or "")[:253], None, exc, None, flow="web")
             return refusal_page(exc.status, exc.check, exc.message)
-        response = web.HTTPFound(url, headers=SECURITY_HEADERS)
+        response = redirect(url)
         response.set_cookie(BINDING_COOKIE, binding, max_age=oidc.STATE_SECONDS, path="/v1/webapi/oidc/",
                             httponly=True, samesite="Lax", secure=self.secure_cookies)
         return response
@@ -173,9 +173,8 @@ class SignInRoutes:
         scheme, _, bearer = request.headers.get("Authorization", "").partition(" ")
         token = bearer.strip() if scheme.lower() == "bearer" and bearer.strip() else cookie
         if token == cookie and cookie and not self.gate.same_origin(request):
-            denial = Denial(403, "Forbidden", "logging out with the session cookie must come from this server's "
-                                              "own pages")
-            return json_error(denial.status, "origin", denial.message)
+            return json_error(403, "origin", "logging out with the session cookie must come from this server's "
+                                             "own pages")
         if token:
             await self.store.delete_session(token_key(token))
         response = web.json_response({"signedOut": True}, headers={"Cache-Control": "no-store"})

@@ -26,8 +26,13 @@ def refusal_page(status: int, check: str, message: str, *, claim_names: list[str
         parts.append(f"<p>Claims received from the provider (names only): {names}.</p>")
     if hint:
         parts.append(f"<p>{html.escape(hint)}</p>")
-    parts.append('<p><a href="/console/login">Sign in again</a></p>')
+    parts.append("<p>Start the sign-in again once the cause is fixed.</p>")
     body = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sign-in refused</title>"
             "</head><body><main><h1>Sign-in refused</h1>" + "".join(parts) + "</main></body></html>")
     return web.Response(text=body, status=status, content_type="text/html", charset="utf-8",
                         headers=SECURITY_HEADERS)
+
+
+def redirect(url: str) -> web.Response:
+    """A 302 to `url` (a checked target: the provider, a local path or the terminal's listener)."""
+    return web.Response(status=302, headers={**SECURITY_HEADERS, "Location": url})
