@@ -85,6 +85,7 @@ class HostileProvider:
     token_forms: list[dict[str, str]] = field(default_factory=list)
     jwks_fetches: int = 0
     client_secret: str = CLIENT_SECRET
+    other_clients: dict[str, str] = field(default_factory=dict)  # client id → secret, beside CLIENT_ID's
     _codes: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def public_pem(self) -> bytes:
@@ -116,7 +117,9 @@ class HostileProvider:
         self.token_forms.append(form)
         scheme, _, encoded = request.headers.get("Authorization", "").partition(" ")
         user, _, password = base64.b64decode(encoded or "").decode().partition(":")
-        if scheme != "Basic" or (unquote_plus(user), unquote_plus(password)) != (CLIENT_ID, self.client_secret):
+        clients = {CLIENT_ID: self.client_secret, **self.other_clients}
+        client, given = unquote_plus(user), unquote_plus(password)
+        if scheme != "Basic" or client not in clients or clients[client] != given:
             return web.json_response({"error": "invalid_client"}, status=401)
         params = self._codes.pop(form.get("code", ""), None)
         if params is None:
@@ -130,7 +133,8 @@ class HostileProvider:
 
     def id_token(self, params: dict[str, str]) -> str:
         now = int(time.time())
-        claims = {"iss": self.url, "sub": "user-1", "aud": CLIENT_ID, "exp": now + 300, "iat": now,
+        claims = {"iss": self.url, "sub": "user-1", "aud": params.get("client_id", CLIENT_ID), "exp": now + 300,
+                  "iat": now,
                   "auth_time": now, "nonce": params.get("nonce"), "email": "alice@example.com",
                   "email_verified": True, "groups": ["admins"], **self.claims}
         for name in self.drop:

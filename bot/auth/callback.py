@@ -15,6 +15,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from aiohttp import web
 
 from bot.auth import oidc
+from bot.auth.connectors import mfa_settings
 from bot.auth.errors import SignInError
 from bot.auth.pages import redirect, refusal_page
 from bot.auth.roles import map_roles
@@ -42,10 +43,10 @@ class Callback:
         if pending is None:
             return refusal_page(400, "state", "this sign-in is unknown, already used or older than 10 minutes: "
                                               "start it again from the login page")
-        if pending["flow"] == "web" and not _bound(request, pending):
+        if pending["flow"] in ("web", "mfa") and not _bound(request, pending):
             error = SignInError("state", "this sign-in was started in another browser (its binding cookie is "
                                          "missing or differs); start it again here")
-            await self.record(pending["connector"], None, error, None, flow="web")
+            await self.record(pending["connector"], None, error, None, flow=pending["flow"])
             return refusal_page(403, error.check, error.message)
         try:
             return await self._complete(request, pending, code)
@@ -65,6 +66,8 @@ class Callback:
                                                 "own log for why", status=400)
         if not code:
             raise SignInError("code", "the provider's answer carries no code", status=400)
+        if pending["flow"] == "mfa":
+            return await self._complete_mfa(pending, code)
         routes = self.routes
         connector = await routes.settings_of(pending["connector"])
         assert routes.provider is not None
@@ -91,6 +94,26 @@ class Callback:
                             samesite="Lax", secure=routes.secure_cookies)
         response.del_cookie(BINDING_COOKIE, path="/v1/webapi/oidc/")
         return response
+
+    async def _complete_mfa(self, pending: dict[str, Any], code: str) -> web.StreamResponse:
+        """The MFA round: the same user through the same connector, then `mfaVerifiedAt` is recorded
+        on the session that asked for it."""
+        routes = self.routes
+        connector = mfa_settings(await routes.connector_doc(pending["connector"]), routes.secrets)
+        assert routes.provider is not None
+        identity = await oidc.finish(connector, routes.provider, pending, code)
+        names = sorted(identity.claims)
+        if identity.username != pending["username"]:
+            raise SignInError("mfa-user", "the MFA check came back as another user than the one signed in; sign in "
+                                          "at the provider as that user", username=identity.username,
+                              claim_names=names)
+        record = await routes.store.get_session(pending["session"])
+        if record is None:
+            raise SignInError("session", "the session ended during the MFA check: sign in again", status=401)
+        record["mfa_verified_at"] = time.time()
+        await routes.store.put_session(pending["session"], record, record["expires"])
+        await self.record(connector.name, identity.username, None, names, flow="mfa", roles=record["roles"])
+        return redirect(pending["return_to"])
 
     async def record(self, connector: str, username: str | None, error: SignInError | None,
                      claim_names: list[str] | None, *, flow: str, roles: list[str] | None = None,

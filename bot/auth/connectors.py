@@ -7,7 +7,7 @@ server found invalid, or whose secret it could not look up, is listed nowhere an
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.auth.errors import SignInError
@@ -30,7 +30,7 @@ class OidcSettings:
     redirect_urls: tuple[str, ...]
     scopes: tuple[str, ...] = BASE_SCOPES
     prompt: str | None = "select_account"  # None: omitted
-    max_age: int = 0  # seconds; 0: not sent
+    max_age: int | None = None  # seconds; None: not sent (a login's 0 is "not set"; an MFA round's 0 re-asks)
     acr_values: tuple[str, ...] = ()
     pkce: bool = True
     signed_request: bool = False
@@ -76,7 +76,7 @@ def oidc_settings(doc: dict[str, Any], secrets: SecretStore) -> OidcSettings:
         name=name, display=display_of(doc), issuer=spec["issuer_url"], client_id=spec["client_id"],
         client_secret=secret, redirect_urls=tuple(spec["redirect_url"]), scopes=scopes,
         prompt="select_account" if prompt is None else (prompt or None),
-        max_age=_seconds(spec.get("max_age")), acr_values=tuple((spec.get("acr_values") or "").split()),
+        max_age=_seconds(spec.get("max_age")) or None, acr_values=tuple((spec.get("acr_values") or "").split()),
         pkce=spec.get("pkce_mode") != "disabled", signed_request=spec.get("request_object_mode") == "signed",
         claims_to_roles=tuple(mappings_from(spec.get("claims_to_roles"))),
         username_claim=spec.get("username_claim") or "email",
@@ -85,6 +85,27 @@ def oidc_settings(doc: dict[str, Any], secrets: SecretStore) -> OidcSettings:
         insecure_allowed_cidr_ranges=tuple(redirect.get("insecure_allowed_cidr_ranges") or ()),
         user_matchers=tuple(spec.get("user_matchers") or ()),
     )
+
+
+def mfa_settings(doc: dict[str, Any], secrets: SecretStore) -> OidcSettings:
+    """The settings of an MFA round through this connector: its `mfa` client, ACR, prompt and
+    `max_age` (default 0: the provider must authenticate the user again, now) replace the login's
+    (Teleport's RFD 180). Request objects follow `mfa.request_object_mode`, else the connector's."""
+    login = oidc_settings(doc, secrets)
+    mfa = (doc.get("spec") or {}).get("mfa") or {}
+    if mfa.get("enabled") is not True:
+        raise SignInError("mfa", f"connector `{login.name}` does not offer MFA checks (set mfa.enabled)", status=400)
+    secret, problems = resolve_secret(doc, "/spec/mfa/client_secret", secrets)
+    if secret is None or problems or not mfa.get("client_id"):
+        raise SignInError("connector", f"connector `{login.name}`'s MFA client id or secret cannot be read",
+                          status=500)
+    prompt = mfa.get("prompt")
+    mode = mfa.get("request_object_mode") or ""
+    return replace(login, client_id=mfa["client_id"], client_secret=secret,
+                   acr_values=tuple((mfa.get("acr_values") or "").split()),
+                   prompt="select_account" if prompt is None else (prompt or None),
+                   max_age=_seconds(mfa.get("max_age")),
+                   signed_request=login.signed_request if mode == "" else mode == "signed")
 
 
 def _seconds(value: Any) -> int:

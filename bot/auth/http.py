@@ -3,6 +3,7 @@
     GET  /v1/webapi/connectors[?username=U]      connectors one may sign in with (identifier-first)
     GET  /v1/webapi/oidc/login/web               → 302 to the provider
     POST /v1/webapi/oidc/login/console           terminal sign-in: {"redirect_url": provider URL}
+    GET  /v1/webapi/oidc/mfa/web                 an MFA round for the signed-in browser → 302
     GET  /v1/webapi/oidc/callback                the provider's redirect back
     GET  /v1/webapi/session                      who is signed in
     POST /v1/webapi/logout                       ends the session
@@ -27,14 +28,14 @@ from aiohttp import web
 from bot.auth import oidc
 from bot.auth.access import Access, grant_for
 from bot.auth.callback import Callback
-from bot.auth.connectors import display_of, is_ready, oidc_settings, user_matches
+from bot.auth.connectors import display_of, is_ready, mfa_settings, oidc_settings, user_matches
 from bot.auth.errors import SignInError
 from bot.auth.guard import Gate
 from bot.auth.oidc_provider import ProviderCache
 from bot.auth.pages import redirect, refusal_page
 from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
-from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, rfc3339, token_key
+from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, find_session, rfc3339, token_key
 from bot.auth.store import AuthStore, SqliteAuthStore
 from bot.connectors.kinds import OIDC
 from bot.connectors.store import ConnectorStore
@@ -55,6 +56,7 @@ def setup_signin(app: web.Application, *, connectors: ConnectorStore, database_p
     app.router.add_get("/v1/webapi/connectors", routes.connectors)
     app.router.add_get("/v1/webapi/oidc/login/web", routes.login_web)
     app.router.add_post("/v1/webapi/oidc/login/console", routes.login_console)
+    app.router.add_get("/v1/webapi/oidc/mfa/web", routes.mfa_web)
     app.router.add_get("/v1/webapi/oidc/callback", routes.callback.handle)
     app.router.add_get("/v1/webapi/session", routes.session)
     app.router.add_post("/v1/webapi/logout", routes.logout)
@@ -96,13 +98,16 @@ class SignInRoutes:
         items, _ = await asyncio.to_thread(self.connector_store.list, OIDC.kind)
         return [doc for doc in items if is_ready(doc)]
 
-    async def settings_of(self, name: Any) -> oidc.OidcSettings:
+    async def connector_doc(self, name: Any) -> dict[str, Any]:
         if not isinstance(name, str) or not name:
             raise SignInError("connector", "connector_id is required: the name of an OIDC connector", status=400)
         doc = await asyncio.to_thread(self.connector_store.get, OIDC.kind, name)
         if doc is None:
             raise SignInError("connector", f"there is no OIDC connector named `{name[:100]}`", status=404)
-        return oidc_settings(doc, self.secrets)
+        return doc
+
+    async def settings_of(self, name: Any) -> oidc.OidcSettings:
+        return oidc_settings(await self.connector_doc(name), self.secrets)
 
     async def connectors(self, request: web.Request) -> web.Response:
         username = request.query.get("username")
@@ -120,12 +125,10 @@ class SignInRoutes:
 
     async def login_web(self, request: web.Request) -> web.Response:
         name = request.query.get("connector_id")
+        binding = _binding(request)
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
             connector = await self.settings_of(name)
-            binding = request.cookies.get(BINDING_COOKIE) or ""
-            if len(binding) != 43:
-                binding = secrets.token_urlsafe(32)
             url = await self._start(connector, {"flow": "web", "return_to": return_to,
                                                 "binding": token_key(binding)})
         except RedirectError as exc:
@@ -133,6 +136,34 @@ class SignInRoutes:
         except SignInError as exc:
             await self.callback.record(str(name or "")[:253], None, exc, None, flow="web")
             return refusal_page(exc.status, exc.check, exc.message)
+        return self._bound_redirect(url, binding)
+
+    async def mfa_web(self, request: web.Request) -> web.Response:
+        """A second round through the connector's `mfa` client for the signed-in browser; the
+        callback records `mfaVerifiedAt` when the same user comes back."""
+        name = request.query.get("connector_id")
+        token = request.cookies.get(SESSION_COOKIE, "")
+        session = await find_session(self.store, token) if token else None
+        binding = _binding(request)
+        try:
+            return_to = web_return_path(request.query.get("redirect_url"))
+            if session is None:
+                raise SignInError("session", "sign in first: an MFA check is for a signed-in user", status=401)
+            if name != session.connector:
+                raise SignInError("mfa", f"an MFA check goes through the connector you signed in with "
+                                         f"(`{session.connector}`)", status=400)
+            connector = mfa_settings(await self.connector_doc(name), self.secrets)
+            url = await self._start(connector, {"flow": "mfa", "return_to": return_to, "binding": token_key(binding),
+                                                "session": token_key(token), "username": session.username})
+        except RedirectError as exc:
+            return refusal_page(400, "redirect-url", str(exc))
+        except SignInError as exc:
+            await self.callback.record(str(name or "")[:253], session.username if session else None, exc, None,
+                                       flow="mfa")
+            return refusal_page(exc.status, exc.check, exc.message)
+        return self._bound_redirect(url, binding)
+
+    def _bound_redirect(self, url: str, binding: str) -> web.Response:
         response = redirect(url)
         response.set_cookie(BINDING_COOKIE, binding, max_age=oidc.STATE_SECONDS, path="/v1/webapi/oidc/",
                             httponly=True, samesite="Lax", secure=self.secure_cookies)
@@ -184,6 +215,12 @@ class SignInRoutes:
     async def jwks(self, request: web.Request) -> web.Response:
         return web.json_response({"keys": [public_jwk(await self.signing_key())]},
                                  headers={"Cache-Control": "max-age=300"})
+
+
+def _binding(request: web.Request) -> str:
+    """The browser's binding value: the one it holds (several tabs may sign in at once), else new."""
+    binding = request.cookies.get(BINDING_COOKIE) or ""
+    return binding if len(binding) == 43 else secrets.token_urlsafe(32)
 
 
 async def _json_body(request: web.Request) -> dict[str, Any] | None:

@@ -61,7 +61,7 @@ async def begin(connector: OidcSettings, provider: ProviderCache, *, public_url:
         params.update(code_challenge=_pkce_challenge(verifier), code_challenge_method="S256")
     if connector.prompt:
         params["prompt"] = connector.prompt
-    if connector.max_age > 0:
+    if connector.max_age is not None:
         params["max_age"] = str(connector.max_age)
     if connector.acr_values:
         params["acr_values"] = " ".join(connector.acr_values)

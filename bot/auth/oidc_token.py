@@ -35,7 +35,7 @@ class Expected:
     client_id: str
     nonce: str
     now: float
-    max_age: int = 0  # seconds; 0: not asked
+    max_age: int | None = None  # seconds; None: not asked
     acr_values: tuple[str, ...] = ()
 
 
@@ -113,7 +113,7 @@ def _check_claims(claims: dict[str, Any], expected: Expected) -> None:
     if not isinstance(nonce, str) or not hmac.compare_digest(nonce.encode(), expected.nonce.encode()):
         raise SignInError("nonce", "the ID token's `nonce` is missing or is not the one this sign-in sent "
                                    "(a replayed or injected token)")
-    if expected.max_age > 0:
+    if expected.max_age is not None:
         auth_time = claims.get("auth_time")
         if not isinstance(auth_time, int | float) or isinstance(auth_time, bool):
             raise SignInError("auth-time", "the connector sets max_age, but the ID token has no `auth_time`")

@@ -44,8 +44,8 @@ def rfc3339(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def session_seconds(ttl: int, max_age: int) -> int:
-    return min(ttl, max_age) if max_age > 0 else ttl
+def session_seconds(ttl: int, max_age: int | None) -> int:
+    return min(ttl, max_age) if max_age else ttl
 
 
 async def create_session(store: AuthStore, session: Session) -> str:
