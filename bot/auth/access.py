@@ -34,9 +34,6 @@ class Access:
     roles: Mapping[str, Role]
     mfa_required: frozenset[str] = frozenset()
 
-    def undefined(self, role_names: Iterable[str]) -> list[str]:
-        return [name for name in role_names if name not in self.roles]
-
 
 DEFAULT_ACCESS = Access({
     "admin": Role("admin", frozenset({ALL})),
@@ -81,9 +78,6 @@ class Grant:
             return True
         login = account.lower()
         return any(fnmatch.fnmatchcase(login, glob.lower()) for glob in globs)
-
-    def accounts_for(self, permission: str) -> tuple[str, ...] | None:
-        return self.scopes.get(permission, ())
 
 
 EVERYTHING = Grant({p: None for p in PERMISSIONS})

@@ -39,7 +39,6 @@ class OidcSettings:
     allow_unverified_email: bool = False
     allowed_https_hostnames: tuple[str, ...] = ()
     insecure_allowed_cidr_ranges: tuple[str, ...] = ()
-    user_matchers: tuple[str, ...] = ()
 
 
 def is_ready(doc: dict[str, Any]) -> bool:
@@ -83,7 +82,6 @@ def oidc_settings(doc: dict[str, Any], secrets: SecretStore) -> OidcSettings:
         allow_unverified_email=spec.get("allow_unverified_email") is True,
         allowed_https_hostnames=tuple(redirect.get("allowed_https_hostnames") or ()),
         insecure_allowed_cidr_ranges=tuple(redirect.get("insecure_allowed_cidr_ranges") or ()),
-        user_matchers=tuple(spec.get("user_matchers") or ()),
     )
 
 
