@@ -74,6 +74,9 @@ HOSTILE = [
                  id="userinfo-sub-differs"),
     pytest.param({}, {"username_claim": "preferred_username"}, "username", id="username-claim-missing"),
     pytest.param({"claims": {"groups": ["Admins"]}}, {}, "no-roles", id="case-only-role-match"),
+    pytest.param({"discovery_extra": {"issuer": "https://evil.example"}}, {}, "discovery", id="discovery-issuer"),
+    pytest.param({"discovery_extra": {"token_endpoint": "http://tokens.example.com/token"}}, {}, "discovery",
+                 id="plain-http-token-endpoint"),
 ]
 
 
