@@ -26,6 +26,8 @@ COMMANDS = {
     "serve": "bot.server.main:run",
     "schema": "bot.commands.schema:run_schema",
     "crds": "bot.commands.schema:run_crds",
+    "login": "bot.commands.login:run_login",
+    "logout": "bot.commands.login:run_logout",
 }
 
 
@@ -39,7 +41,7 @@ Run `reviewer COMMAND --help` for a command's options."""
 SERVE_EPILOG = """settings come from the environment, or a --config file of KEY=VALUE lines (the environment
 wins): GITHUB_APP_ID, GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH, GITHUB_WEBHOOK_SECRET (all
 required), GITHUB_API_URL, PORT, REVIEWER_DATABASE_URL, REVIEWER_ADMIN_CONFIG, REVIEWER_ADMIN_TOKEN,
-REVIEWER_SECRETS_DIR, REVIEWER_WORKERS, REVIEWER_ADMIN_RELOAD_SECONDS, REVIEWER_DELIVERY_RETENTION_DAYS.
+REVIEWER_SECRETS_DIR, REVIEWER_PUBLIC_URL, REVIEWER_SESSION_TTL, REVIEWER_WORKERS, REVIEWER_ADMIN_RELOAD_SECONDS, REVIEWER_DELIVERY_RETENTION_DAYS.
 exit codes: 0 after SIGTERM/SIGINT, 2 unusable settings, 1 invalid admin config or port unavailable."""
 
 
@@ -82,6 +84,14 @@ def build_parser() -> argparse.ArgumentParser:
     sc = _command(sub, "schema", "print a JSON Schema")
     sc.add_argument("name", metavar="NAME", help=f"the schema: one of {', '.join(SCHEMA_NAMES)}")
     _command(sub, "crds", "print both connector CustomResourceDefinitions (apiextensions.k8s.io/v1) as YAML")
+    lg = _command(sub, "login", "sign in to a Reviewer server through a connector, from the terminal")
+    lg.add_argument("--server", required=True, metavar="URL",
+                    help="the server's address, such as https://reviewer.example.com (required)")
+    lg.add_argument("--connector", metavar="NAME",
+                    help="the connector to sign in with (default: the only one the server offers)")
+    lg.add_argument("--no-browser", action="store_true",
+                    help="print the sign-in URL instead of opening a browser (default: open one)")
+    _command(sub, "logout", "end the session that `reviewer login` keeps, on the server and on this machine")
     return parser
 
 

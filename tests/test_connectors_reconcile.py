@@ -42,6 +42,8 @@ OIDC_FAILING = [
     ("/spec/claims_to_roles", [{"claim": "groups", "value": "^(admin$", "roles": ["a"]}],
      ("invalid-regex", "/spec/claims_to_roles/0/value")),
     ("/spec/issuer_url", "http://example.okta.com", ("not-https", "/spec/issuer_url")),
+    ("/spec/issuer_url", "http://127.0.0.1.example.com", ("not-https", "/spec/issuer_url")),
+    ("/spec/issuer_url", "http://10.0.0.1", ("not-https", "/spec/issuer_url")),
     ("/spec/issuer_url", "example.okta.com", ("format", "/spec/issuer_url")),
     ("/spec/cloud_service_account_uri", "/etc/sa.json", ("requires", "/spec/cloud_service_account_uri")),
     ("/spec/max_age", "1.5s", ("format", "/spec/max_age")),
@@ -66,6 +68,9 @@ OIDC_FAILING = [
 ]
 
 OIDC_PASSING = [
+    ("/spec/issuer_url", "http://127.0.0.1:8080"),  # http on a loopback host: a provider on this machine
+    ("/spec/issuer_url", "http://localhost:5556/dex"),
+    ("/spec/issuer_url", "http://[::1]:9000"),
     ("/spec/max_age", "24h"),
     ("/spec/max_age", "never"),
     ("/spec/mfa", {"enabled": True, "client_id": "m", "client_secret": "s", "max_age": 0}),

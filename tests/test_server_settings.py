@@ -17,6 +17,7 @@ def test_defaults_and_required_secret():
     assert settings.database_path == "reviewer.db"
     assert settings.admin_token is None and settings.admin_config is None and settings.secrets_dir is None
     assert settings.retention_days == 30
+    assert settings.public_url is None and settings.session_ttl == 12 * 3600
     with pytest.raises(SettingsError) as error:
         load_settings({})
     assert error.value.problems == [
@@ -157,3 +158,19 @@ def test_port_flag_out_of_range_is_a_problem_not_a_crash():
     with pytest.raises(SettingsError) as error:
         load_settings({"GITHUB_WEBHOOK_SECRET": "s3cret-value"}, port=70000)
     assert error.value.problems == ["--port: 70000 is not an integer from 0 to 65535"]
+
+
+def test_public_url_and_session_ttl():
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_PUBLIC_URL": "https://reviewer.example.com/",
+                              "REVIEWER_SESSION_TTL": "1h30m"})
+    assert settings.public_url == "https://reviewer.example.com" and settings.session_ttl == 5400
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_PUBLIC_URL": "reviewer.example.com/app",
+                       "REVIEWER_SESSION_TTL": "forever"})
+    assert error.value.problems == [
+        "REVIEWER_PUBLIC_URL: 'reviewer.example.com/app' is not an http(s) address without a path, such as "
+        "https://reviewer.example.com",
+        "REVIEWER_SESSION_TTL: 'forever' is not a Go duration from 1m to 720h, such as 12h"]
+    for ttl in ("10s", "-1h", "1000h"):
+        with pytest.raises(SettingsError):
+            load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_SESSION_TTL": ttl})

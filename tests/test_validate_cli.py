@@ -140,6 +140,7 @@ def test_an_unreadable_admin_file_is_an_invalid_file_of_the_json_report(tmp_path
     ("settings.yaml", "rules: []\n", "repo-config"),
     ("anything.yaml", "providers: {}\n", "admin-config"),
     ("instance.yaml", "accounts:\n  octo: {enabled: false}\n", "admin-config"),
+    ("access.yaml", "access:\n  roles:\n    admin: {allow: [\"*\"]}\n", "admin-config"),
     ("okta.yaml", OIDC, "oidc-connector"),
     (".reviewer.yml", "providers: {}\n", "repo-config"),  # the name wins over the content
 ])

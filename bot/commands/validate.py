@@ -25,7 +25,7 @@ from bot.config.repo import load_repo_config
 from bot.diagnostics import Diagnostic, dumps, format_github, format_text, sort_key
 from bot.yamldoc import load_yaml_stream
 
-ADMIN_KEYS = {"providers", "defaults", "accounts"}
+ADMIN_KEYS = {"providers", "defaults", "accounts", "access"}
 CONNECTOR_KINDS = ("oidc-connector", "saml-connector")
 
 

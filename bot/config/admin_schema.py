@@ -1,7 +1,9 @@
-"""The shape of the administrator's file (design.md): providers, instance defaults, accounts.
+"""The shape of the administrator's file (design.md): providers, instance defaults, accounts and
+access.
 
 `defaults` and each account take every repository field, with the repository's own shapes; an
-account adds its `providers` and `disabledRepositories`.
+account adds its `providers` and `disabledRepositories`. `access` (instance level only) maps the
+roles that sign-in grants to permissions, optionally narrowed to accounts.
 """
 
 from __future__ import annotations
@@ -71,13 +73,46 @@ ACCOUNT = Obj(
 LOGIN = Str(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
             pattern_hint="a GitHub user or organisation login")
 
+PERMISSIONS = ("connectors:read", "connectors:write", "config:read", "config:write",
+               "deliveries:read", "deliveries:write")
+PERMISSION = Str(enum=PERMISSIONS + ("*",),
+                 description="A permission: connectors:read|write, config:read|write, deliveries:read|write, "
+                             "or `*` for every one.")
+
+ROLE = Obj(
+    name="role",
+    description="What a role may do, and over which GitHub accounts.",
+    properties={
+        "allow": Arr(items=PERMISSION, description="The permissions the role grants."),
+        "accounts": Arr(items=Str(min_length=1, checks=(GLOB_SYNTAX,)),
+                        description="Globs over GitHub account logins (`acme*`) narrowing what the role sees of "
+                                    "deliveries and configurations; absent, every account."),
+    },
+    required=("allow",),
+)
+
+ACCESS = Obj(
+    description="Roles (from the connectors' claims_to_roles) → permissions; without this section, `admin` "
+                "has `*` and `viewer` every `:read` permission.",
+    properties={
+        "roles": Obj(values=ROLE, keys=Str(min_length=1, max_length=128, pattern=r"^[^\s]+$",
+                                           pattern_hint="a role name without whitespace"),
+                     description="Role name → what it allows. A role no entry defines grants nothing."),
+        "mfa": Obj(properties={"required": Arr(items=PERMISSION, description="Permissions that need an MFA "
+                                                                            "check in the last 5 minutes.")},
+                   description="Permissions that need a recent MFA check."),
+    },
+)
+
 ADMIN_CONFIG = Obj(
     description="Reviewer administrator configuration: the instance's providers and defaults, and "
-                "per-account settings, layered under each repository's .reviewer.yaml.",
+                "per-account settings, layered under each repository's .reviewer.yaml; and who may use the "
+                "APIs (`access`).",
     properties={
         "providers": PROVIDERS,
         "defaults": Obj(name="settings", properties=REPO_PROPERTIES,
                         description="Instance settings: every repository field."),
         "accounts": Obj(values=ACCOUNT, keys=LOGIN, description="Owner login → account settings."),
+        "access": ACCESS,
     },
 )

@@ -5,7 +5,9 @@
 
 A PUT runs both phases: a body that breaks the schema is refused (422, every error listed); a
 well-formed one is stored and reconciled, and the outcome is its `status`. Every call needs the
-admin bearer token. Secret values never leave: answers are redacted, and logs name objects only.
+permission (`connectors:read` to read, `connectors:write` to change), checked by the sign-in gate:
+the break-glass admin token or a session. Secret values never leave: answers are redacted, and
+logs name objects only.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from datetime import UTC, datetime
 
 from aiohttp import web
 
+from bot.auth.guard import Denial, Gate
 from bot.connectors.api_http import BodyError, parse_selector, read_body, status_response
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
@@ -26,7 +29,6 @@ from bot.connectors.store import Conflict, ConnectorStore
 from bot.connectors.structure import structural_issues
 from bot.pointers import human_pointer
 from bot.secrets import SecretStore
-from bot.server.bearer import bearer_matches
 
 log = logging.getLogger("reviewer.connectors")
 
@@ -42,16 +44,18 @@ class _Refused(Exception):
 
 
 def setup_routes(app: web.Application, store: ConnectorStore, *, admin_token: str | None,
-                 secrets_dir: str | None, clock: Callable[[], datetime] | None = None) -> None:
-    """Adds the connector routes to `app` (the server's, beside the webhook). Without a token every
-    request is refused (the server says so once, at start)."""
-    api = _ConnectorAPI(store, admin_token or None, SecretStore(secrets_dir), clock or _utc_now)
+                 secrets_dir: str | None, clock: Callable[[], datetime] | None = None,
+                 gate: Gate | None = None) -> None:
+    """Adds the connector routes to `app` (the server's, beside the webhook). `gate` decides who may
+    call them; without one, only the admin token (and without that, nobody: the server says so)."""
+    gate = gate or Gate(admin_token=admin_token)
+    api = _ConnectorAPI(store, gate, SecretStore(secrets_dir), clock or _utc_now)
     for kind in KINDS:
         base = f"/apis/{GROUP}/{kind.version}/{kind.plural}"
-        app.router.add_get(base, api.guard(kind, api.list))
-        app.router.add_get(base + "/{name}", api.guard(kind, api.get))
-        app.router.add_put(base + "/{name}", api.guard(kind, api.put))
-        app.router.add_delete(base + "/{name}", api.guard(kind, api.delete))
+        app.router.add_get(base, api.guard(kind, api.list, "connectors:read"))
+        app.router.add_get(base + "/{name}", api.guard(kind, api.get, "connectors:read"))
+        app.router.add_put(base + "/{name}", api.guard(kind, api.put, "connectors:write"))
+        app.router.add_delete(base + "/{name}", api.guard(kind, api.delete, "connectors:write"))
 
 
 def _utc_now() -> datetime:
@@ -59,27 +63,23 @@ def _utc_now() -> datetime:
 
 
 class _ConnectorAPI:
-    def __init__(self, store: ConnectorStore, token: str | None, secrets: SecretStore,
+    def __init__(self, store: ConnectorStore, gate: Gate, secrets: SecretStore,
                  clock: Callable[[], datetime]) -> None:
         self.store = store
-        self.token = token.encode() if token else None
+        self.gate = gate
         self.secrets = secrets
         self.clock = clock
 
-    def guard(self, kind: ConnectorKind, handler) -> Handler:
-        """The bearer token first, compared in constant time; a refusal says nothing more."""
+    def guard(self, kind: ConnectorKind, handler, permission: str) -> Handler:
+        """Who calls, and with `permission`, before anything else; a refusal says nothing more."""
 
         async def guarded(request: web.Request) -> web.StreamResponse:
-            if not self._authorized(request):
-                response = status_response(401, "Unauthorized")
-                response.headers["WWW-Authenticate"] = "Bearer"
-                return response
+            allowed = await self.gate.check(request, permission)
+            if isinstance(allowed, Denial):
+                return denial_response(allowed)
             return await handler(kind, request)
 
         return guarded
-
-    def _authorized(self, request: web.Request) -> bool:
-        return bearer_matches(request.headers.get("Authorization", ""), self.token)
 
     async def list(self, kind: ConnectorKind, request: web.Request) -> web.Response:
         selector = parse_selector(request.query.get("labelSelector", ""))
@@ -144,6 +144,15 @@ class _ConnectorAPI:
         log.info("connector %s: %s/%s generation=%s reconciled=%s (%s)", "created" if created else "replaced",
                  kind.plural, name, obj["metadata"]["generation"], reconciled["status"], reconciled["reason"])
         return web.json_response(redact(kind, obj), status=201 if created else 200)
+
+
+def denial_response(denial: Denial) -> web.Response:
+    """401 (with the challenge) or 403 `Status` (`Forbidden`, `MFARequired`)."""
+    if denial.status == 401:
+        response = status_response(401, "Unauthorized")
+        response.headers["WWW-Authenticate"] = "Bearer"
+        return response
+    return status_response(403, denial.message, reason=denial.reason)
 
 
 def _envelope_refusal(kind: ConnectorKind, name: str, body: dict) -> web.Response | None:

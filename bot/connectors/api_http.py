@@ -14,15 +14,15 @@ MAX_BODY = MAX_BYTES  # the same bound as a YAML file: 256 KiB
 JSON_TYPES = ("application/json",)
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "application/apply-patch+yaml")
 
-_REASONS = {400: "BadRequest", 401: "Unauthorized", 404: "NotFound", 409: "Conflict",
+_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
             413: "RequestEntityTooLarge", 415: "UnsupportedMediaType", 422: "Invalid"}
 
 
 def status_response(code: int, message: str, *, causes: list[dict] | None = None,
-                    details: dict | None = None) -> web.Response:
+                    details: dict | None = None, reason: str | None = None) -> web.Response:
     """A `Status` object, as the Kubernetes API answers every failure."""
     body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                            "message": message, "reason": _REASONS[code], "code": code}
+                            "message": message, "reason": reason or _REASONS[code], "code": code}
     if causes is not None or details:
         body["details"] = {**(details or {}), **({"causes": causes} if causes is not None else {})}
     return web.json_response(body, status=code)

@@ -1,12 +1,13 @@
 """The admin API: `GET /api/config/{owner}/{repo}`, the effective configuration of a repository and
-where each value came from, with the admin bearer token.
+where each value came from, for a caller with `config:read` on the repository's account (the
+admin token, or a session whose roles allow it: `accounts` in the admin file's `access` narrows it).
 
 It answers what the app would apply to a pull request opened now against the default branch:
 `.reviewer.yaml` (or `.yml`) at the head of that branch, validated as a pull request's would be,
 layered on the admin configuration in force. An invalid file is not applied, as on a pull request:
 `valid` is false, `errors` lists every error with its position, and `effective` shows the admin
 layers alone. Answers: 200; 400 a name GitHub cannot have; 401 no or wrong token (nothing more
-said); 404 the app is not installed on the repository; 502 GitHub failed (the message says how);
+said); 403 a `Status` (`Forbidden`, `MFARequired`) when signed in without the permission; 404 the app is not installed on the repository; 502 GitHub failed (the message says how);
 503 the server has no GitHub App credentials.
 """
 
@@ -19,14 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from bot.auth.guard import Denial, Gate
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config
 from bot.config.render import render_effective
+from bot.connectors.api import denial_response
 from bot.diagnostics import Diagnostic
 from bot.github import GitHubError
 from bot.plan.config_files import load_config_file
 from bot.server import logging as log
-from bot.server.bearer import bearer_matches
 from bot.server.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
 from bot.yamldoc import MAX_BYTES
 
@@ -40,10 +42,9 @@ _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")  # GitHub's login ru
 _REPO = re.compile(r"^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")  # GitHub's repository name rule
 
 
-def setup_admin_routes(app: web.Application, *, admin_token: str | None,
-                       context: Callable[[], ServerContext | None]) -> None:
+def setup_admin_routes(app: web.Application, *, gate: Gate, context: Callable[[], ServerContext | None]) -> None:
     """`context()` gives the running server's context (None before it starts)."""
-    api = _AdminAPI(admin_token.encode() if admin_token else None, context)
+    api = _AdminAPI(gate, context)
     app.router.add_get("/api/config/{owner}/{repo}", api.config)
 
 
@@ -73,16 +74,19 @@ def _answer(status: int, message: str) -> web.Response:
 
 
 class _AdminAPI:
-    def __init__(self, token: bytes | None, context: Callable[[], ServerContext | None]) -> None:
-        self.token = token
+    def __init__(self, gate: Gate, context: Callable[[], ServerContext | None]) -> None:
+        self.gate = gate
         self.context = context
 
     async def config(self, request: web.Request) -> web.Response:
-        if not bearer_matches(request.headers.get("Authorization", ""), self.token):
-            response = _answer(401, "Unauthorized")
-            response.headers["WWW-Authenticate"] = "Bearer"
-            return response
         owner, repo = request.match_info["owner"], request.match_info["repo"]
+        allowed = await self.gate.check(request, "config:read", owner)
+        if isinstance(allowed, Denial):
+            if allowed.status == 401:
+                response = _answer(401, "Unauthorized")
+                response.headers["WWW-Authenticate"] = "Bearer"
+                return response
+            return denial_response(allowed)
         if not _OWNER.match(owner) or not _REPO.match(repo):
             return _answer(400, f"{owner}/{repo} is not a GitHub repository name (owner/name)")
         context = self.context()

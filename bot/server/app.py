@@ -4,8 +4,9 @@
 store and the HTTP session exist and returns the job handler (`async def handle(job) -> None`),
 so tests inject a small real handler and `main` injects the pipeline.
 
-Routes: the webhook, health and metrics; the connector resource API and the admin API, both
-behind `REVIEWER_ADMIN_TOKEN`. The connector store shares the SQLite file of the delivery store
+Routes: the webhook, health and metrics; sign-in through the connectors (`bot.auth.http`); the
+connector resource API and the admin API, both behind the sign-in gate (a session with the
+permission, or the break-glass `REVIEWER_ADMIN_TOKEN`). The connector store shares the SQLite file of the delivery store
 and, like it, opens when the app starts and closes when it stops. One `GitHubApp` (the app's
 identity and its installation-token cache) serves the jobs and the admin API alike.
 """
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 import aiohttp
 from aiohttp import web
 
+from bot.auth.access import access_of
+from bot.auth.http import setup_signin
 from bot.connectors.api import setup_routes as setup_connector_routes
 from bot.connectors.store import ConnectorStore
 from bot.github import GitHubApp
@@ -108,8 +111,11 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
-    setup_connector_routes(app, connectors, admin_token=token, secrets_dir=settings.secrets_dir)
-    setup_admin_routes(app, admin_token=token, context=lambda: app[RUNTIME].context)
+    gate = setup_signin(app, connectors=connectors, database_path=settings.database_path,
+                        secrets_dir=settings.secrets_dir, public_url=settings.public_url,
+                        session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current))
+    setup_connector_routes(app, connectors, admin_token=token, secrets_dir=settings.secrets_dir, gate=gate)
+    setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
     app.cleanup_ctx.append(_lifecycle)
     return app
 

@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         return 1
     if settings.admin_token is None:
-        logger.warning("REVIEWER_ADMIN_TOKEN is not set: the resource and admin APIs answer 401 to everyone")
+        logger.warning("REVIEWER_ADMIN_TOKEN is not set: only signed-in sessions reach the resource and admin APIs "
+                       "(there is no break-glass token)")
     try:
         asyncio.run(serve(settings, admin, metrics))
     except ListenError as exc:

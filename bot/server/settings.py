@@ -22,6 +22,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
+from bot.connectors.values import NANOS_PER_SECOND, parse_duration
 from bot.github.client import DEFAULT_API_URL
 from bot.server.database import DEFAULT_URL, sqlite_path
 
@@ -29,7 +30,7 @@ KEYS = (
     "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH", "GITHUB_WEBHOOK_SECRET",
     "GITHUB_API_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
     "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS",
-    "REVIEWER_DELIVERY_RETENTION_DAYS",
+    "REVIEWER_DELIVERY_RETENTION_DAYS", "REVIEWER_PUBLIC_URL", "REVIEWER_SESSION_TTL",
 )
 # GitHub lets a delivery be redelivered for 3 days (GitHub Enterprise Server: 7): a delivery kept
 # at least that long is never done twice by a redelivery.
@@ -82,6 +83,8 @@ class Settings:
     workers: int = 4
     admin_reload_seconds: float = 3.0
     retention_days: int = 30  # finished deliveries older than this are deleted
+    public_url: str | None = None  # where users and identity providers reach the server
+    session_ttl: int = 12 * 3600  # seconds a sign-in session lasts at most
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # key → "env" | file path
 
     @property
@@ -240,6 +243,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
     except ValueError:
         problems.append(f"REVIEWER_ADMIN_RELOAD_SECONDS: {reload_text!r} is not a number of seconds from 0.05 to 3600")
         reload_seconds = Settings.admin_reload_seconds
+    public_url, session_ttl = _signin_settings(values, problems)
     settings = Settings(
         webhook_secret=Secret(secret),
         app_id=app_id,
@@ -254,8 +258,27 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         admin_reload_seconds=reload_seconds,
         retention_days=_integer(values, "REVIEWER_DELIVERY_RETENTION_DAYS", Settings.retention_days,
                                 MIN_RETENTION_DAYS, 36500, problems),
+        public_url=public_url,
+        session_ttl=session_ttl,
         sources=sources,
     )
     if problems:
         raise SettingsError(problems)
     return settings
+
+
+def _signin_settings(values: dict[str, str], problems: list[str]) -> tuple[str | None, int]:
+    """REVIEWER_PUBLIC_URL (an http(s) origin, no path) and REVIEWER_SESSION_TTL (a Go duration)."""
+    public_url = values.get("REVIEWER_PUBLIC_URL") or None
+    if public_url is not None:
+        public_url = public_url.rstrip("/")
+        if not re.fullmatch(r"https?://[^/\s?#@]+", public_url):
+            problems.append(f"REVIEWER_PUBLIC_URL: {public_url!r} is not an http(s) address without a path, "
+                            "such as https://reviewer.example.com")
+            public_url = None
+    ttl_text = values.get("REVIEWER_SESSION_TTL", "12h")
+    nanos = parse_duration(ttl_text.strip())
+    if nanos is None or not NANOS_PER_SECOND * 60 <= nanos <= NANOS_PER_SECOND * 30 * 86400:
+        problems.append(f"REVIEWER_SESSION_TTL: {ttl_text!r} is not a Go duration from 1m to 720h, such as 12h")
+        return public_url, Settings.session_ttl
+    return public_url, int(nanos // NANOS_PER_SECOND)

@@ -1,0 +1,156 @@
+"""The provider's redirect back (`GET /v1/webapi/oidc/callback`): the pending sign-in taken once,
+the browser binding, the code exchanged and checked, roles mapped, the session made, and every
+outcome recorded for the console's sign-in log (names of claims, never their values or a token).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import re
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from aiohttp import web
+
+from bot.auth import oidc
+from bot.auth.connectors import mfa_settings
+from bot.auth.errors import SignInError
+from bot.auth.pages import redirect, refusal_page
+from bot.auth.roles import map_roles
+from bot.auth.sealing import seal
+from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, Session, create_session, session_seconds, token_key
+
+if TYPE_CHECKING:
+    from bot.auth.http import SignInRoutes
+
+log = logging.getLogger("reviewer.signin")
+_ERROR_CODE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+MAX_PARAM = 4096
+
+
+class Callback:
+    def __init__(self, routes: SignInRoutes) -> None:
+        self.routes = routes
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        state, code = request.query.get("state", ""), request.query.get("code", "")
+        if not state or len(state) > MAX_PARAM or len(code) > MAX_PARAM:
+            return refusal_page(400, "state", "the provider's answer carries no usable state: start the sign-in "
+                                              "again from the login page")
+        pending = await self.routes.store.take_pending(token_key(state))
+        if pending is None:
+            return refusal_page(400, "state", "this sign-in is unknown, already used or older than 10 minutes: "
+                                              "start it again from the login page")
+        if pending["flow"] in ("web", "mfa") and not _bound(request, pending):
+            error = SignInError("state", "this sign-in was started in another browser (its binding cookie is "
+                                         "missing or differs); start it again here")
+            await self.record(pending["connector"], None, error, None, flow=pending["flow"])
+            return refusal_page(403, error.check, error.message)
+        try:
+            return await self._complete(request, pending, code)
+        except SignInError as error:
+            await self.record(pending["connector"], error.username, error, error.claim_names,
+                              flow=pending["flow"])
+            if pending["flow"] == "console":  # the terminal waits: tell it which check failed
+                return _to_client(pending, {"error": {"check": error.check, "message": error.message}})
+            return refusal_page(error.status, error.check, error.message, claim_names=error.claim_names,
+                                hint=error.hint)
+
+    async def _complete(self, request: web.Request, pending: dict[str, Any], code: str) -> web.StreamResponse:
+        error = request.query.get("error")
+        if error is not None:
+            shown = error if _ERROR_CODE.fullmatch(error) else "an unreadable error"
+            raise SignInError("provider-error", f"the provider refused the sign-in ({shown}); see the provider's "
+                                                "own log for why", status=400)
+        if not code:
+            raise SignInError("code", "the provider's answer carries no code", status=400)
+        if pending["flow"] == "mfa":
+            return await self._complete_mfa(pending, code)
+        routes = self.routes
+        connector = await routes.settings_of(pending["connector"])
+        assert routes.provider is not None
+        identity = await oidc.finish(connector, routes.provider, pending, code)
+        names = sorted(identity.claims)
+        mapped = map_roles(connector.claims_to_roles, identity.claims)
+        access = routes.gate.access()
+        defined = [r for r in mapped.roles if r in access.roles]
+        if not defined:
+            raise _denied(identity.username, names, mapped.roles, mapped.warnings,
+                          [m.claim for m in connector.claims_to_roles])
+        now = time.time()
+        expires = now + session_seconds(routes.session_ttl, connector.max_age)
+        session = Session(identity.username, connector.name, defined, now, expires)
+        token = await create_session(routes.store, session)
+        await self.record(connector.name, identity.username, None, names, flow=pending["flow"], roles=defined,
+                          warnings=mapped.warnings + [f"role `{r}` is not defined in the admin file's access.roles"
+                                                      for r in mapped.roles if r not in defined])
+        if pending["flow"] == "console":
+            return _to_client(pending, {"token": token, "username": session.username, "roles": defined,
+                                        "expires": session.expires_rfc3339()})
+        response = redirect(pending["return_to"])
+        response.set_cookie(SESSION_COOKIE, token, max_age=int(expires - now), path="/", httponly=True,
+                            samesite="Lax", secure=routes.secure_cookies)
+        response.del_cookie(BINDING_COOKIE, path="/v1/webapi/oidc/")
+        return response
+
+    async def _complete_mfa(self, pending: dict[str, Any], code: str) -> web.StreamResponse:
+        """The MFA round: the same user through the same connector, then `mfaVerifiedAt` is recorded
+        on the session that asked for it."""
+        routes = self.routes
+        connector = mfa_settings(await routes.connector_doc(pending["connector"]), routes.secrets)
+        assert routes.provider is not None
+        identity = await oidc.finish(connector, routes.provider, pending, code)
+        names = sorted(identity.claims)
+        if identity.username != pending["username"]:
+            raise SignInError("mfa-user", "the MFA check came back as another user than the one signed in; sign in "
+                                          "at the provider as that user", username=identity.username,
+                              claim_names=names)
+        record = await routes.store.get_session(pending["session"])
+        if record is None:
+            raise SignInError("session", "the session ended during the MFA check: sign in again", status=401)
+        record["mfa_verified_at"] = time.time()
+        await routes.store.put_session(pending["session"], record, record["expires"])
+        await self.record(connector.name, identity.username, None, names, flow="mfa", roles=record["roles"])
+        return redirect(pending["return_to"])
+
+    async def record(self, connector: str, username: str | None, error: SignInError | None,
+                     claim_names: list[str] | None, *, flow: str, roles: list[str] | None = None,
+                     warnings: list[str] | None = None) -> None:
+        entry = {"at": time.time(), "connector": connector, "kind": "oidc", "flow": flow, "username": username,
+                 "ok": error is None, "roles": roles or [], "check": error.check if error else None,
+                 "message": error.message if error else None, "claims": claim_names or [],
+                 "warnings": warnings or []}
+        await self.routes.store.record_signin(entry)
+        if error:
+            log.info("sign-in refused: connector=%s check=%s", connector, error.check)
+        else:
+            log.info("signed in: connector=%s roles=%s", connector, ",".join(roles or []))
+
+
+def _bound(request: web.Request, pending: dict[str, Any]) -> bool:
+    cookie = request.cookies.get(BINDING_COOKIE, "")
+    return bool(cookie) and hmac.compare_digest(token_key(cookie), pending.get("binding", ""))
+
+
+def _denied(username: str, names: list[str], roles: list[str], warnings: list[str],
+            mapped_claims: list[str]) -> SignInError:
+    if roles:
+        message = (f"the roles the claims map to ({', '.join(roles)}) are not defined in the admin file's "
+                   "access.roles, so they grant nothing")
+        check = "undefined-roles"
+    else:
+        looked_at = ", ".join(sorted(set(mapped_claims))) or "none (the connector has no claims_to_roles)"
+        message = f"no role: no claims_to_roles entry matched (claims the mappings look at: {looked_at})"
+        check = "no-roles"
+    return SignInError(check, message, username=username, claim_names=names, hint=" ".join(warnings))
+
+
+def _to_client(pending: dict[str, Any], answer: dict[str, Any]) -> web.StreamResponse:
+    """Back to the terminal's listener with the sealed answer (its secret_key left out of the URL):
+    the session, or the refusal (sealed too, so that only that client reads it)."""
+    parts = urlsplit(pending["client_url"])
+    sealed = seal(bytes.fromhex(pending["client_key"]), answer)
+    target = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode({"response": sealed}), ""))
+    return redirect(target)

@@ -1,0 +1,113 @@
+"""A stored OIDC connector, read as the settings one sign-in uses (pure).
+
+Only a connector whose `SuccessfullyReconciled` condition is True signs anyone in: a connector the
+server found invalid, or whose secret it could not look up, is listed nowhere and refused by name.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from bot.auth.errors import SignInError
+from bot.auth.roles import RoleMapping, mappings_from
+from bot.connectors.checks import resolve_secret
+from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
+from bot.connectors.values import NANOS_PER_SECOND, parse_duration
+from bot.secrets import SecretStore
+
+BASE_SCOPES = ("openid", "email")
+
+
+@dataclass(frozen=True)
+class OidcSettings:
+    name: str
+    display: str
+    issuer: str
+    client_id: str
+    client_secret: str = field(repr=False)
+    redirect_urls: tuple[str, ...]
+    scopes: tuple[str, ...] = BASE_SCOPES
+    prompt: str | None = "select_account"  # None: omitted
+    max_age: int | None = None  # seconds; None: not sent (a login's 0 is "not set"; an MFA round's 0 re-asks)
+    acr_values: tuple[str, ...] = ()
+    pkce: bool = True
+    signed_request: bool = False
+    claims_to_roles: tuple[RoleMapping, ...] = ()
+    username_claim: str = "email"
+    allow_unverified_email: bool = False
+    allowed_https_hostnames: tuple[str, ...] = ()
+    insecure_allowed_cidr_ranges: tuple[str, ...] = ()
+
+
+def is_ready(doc: dict[str, Any]) -> bool:
+    conditions = (doc.get("status") or {}).get("conditions") or []
+    return any(c.get("type") == SUCCESSFULLY_RECONCILED and c.get("status") == "True" for c in conditions)
+
+
+def display_of(doc: dict[str, Any]) -> str:
+    spec = doc.get("spec") or {}
+    return str(spec.get("display") or doc["metadata"]["name"])
+
+
+def user_matches(doc: dict[str, Any], username: str) -> bool:
+    """`user_matchers` globs (none: everyone), as identifier-first login filters connectors."""
+    matchers = (doc.get("spec") or {}).get("user_matchers") or []
+    return not matchers or any(fnmatch.fnmatchcase(username, pattern) for pattern in matchers)
+
+
+def oidc_settings(doc: dict[str, Any], secrets: SecretStore) -> OidcSettings:
+    """The sign-in settings of a stored, reconciled OIDC connector; SignInError when unusable."""
+    name = doc["metadata"]["name"]
+    if not is_ready(doc):
+        raise SignInError("connector", f"connector `{name}` is not ready (its SuccessfullyReconciled condition "
+                                       "is not True); fix what its status says", status=400)
+    spec = doc.get("spec") or {}
+    secret, problems = resolve_secret(doc, "/spec/client_secret", secrets)
+    if secret is None or problems:
+        raise SignInError("connector", f"connector `{name}`'s client secret cannot be read from the secret "
+                                       "store", status=500)
+    redirect = spec.get("client_redirect_settings") or {}
+    prompt = spec.get("prompt")
+    scopes = tuple(dict.fromkeys(BASE_SCOPES + tuple(spec.get("scope") or ())))
+    return OidcSettings(
+        name=name, display=display_of(doc), issuer=spec["issuer_url"], client_id=spec["client_id"],
+        client_secret=secret, redirect_urls=tuple(spec["redirect_url"]), scopes=scopes,
+        prompt="select_account" if prompt is None else (prompt or None),
+        max_age=_seconds(spec.get("max_age")) or None, acr_values=tuple((spec.get("acr_values") or "").split()),
+        pkce=spec.get("pkce_mode") != "disabled", signed_request=spec.get("request_object_mode") == "signed",
+        claims_to_roles=tuple(mappings_from(spec.get("claims_to_roles"))),
+        username_claim=spec.get("username_claim") or "email",
+        allow_unverified_email=spec.get("allow_unverified_email") is True,
+        allowed_https_hostnames=tuple(redirect.get("allowed_https_hostnames") or ()),
+        insecure_allowed_cidr_ranges=tuple(redirect.get("insecure_allowed_cidr_ranges") or ()),
+    )
+
+
+def mfa_settings(doc: dict[str, Any], secrets: SecretStore) -> OidcSettings:
+    """The settings of an MFA round through this connector: its `mfa` client, ACR, prompt and
+    `max_age` (default 0: the provider must authenticate the user again, now) replace the login's
+    (Teleport's RFD 180). Request objects follow `mfa.request_object_mode`, else the connector's."""
+    login = oidc_settings(doc, secrets)
+    mfa = (doc.get("spec") or {}).get("mfa") or {}
+    if mfa.get("enabled") is not True:
+        raise SignInError("mfa", f"connector `{login.name}` does not offer MFA checks (set mfa.enabled)", status=400)
+    secret, problems = resolve_secret(doc, "/spec/mfa/client_secret", secrets)
+    if secret is None or problems or not mfa.get("client_id"):
+        raise SignInError("connector", f"connector `{login.name}`'s MFA client id or secret cannot be read",
+                          status=500)
+    prompt = mfa.get("prompt")
+    mode = mfa.get("request_object_mode") or ""
+    return replace(login, client_id=mfa["client_id"], client_secret=secret,
+                   acr_values=tuple((mfa.get("acr_values") or "").split()),
+                   prompt="select_account" if prompt is None else (prompt or None),
+                   max_age=_seconds(mfa.get("max_age")),
+                   signed_request=login.signed_request if mode == "" else mode == "signed")
+
+
+def _seconds(value: Any) -> int:
+    if value is None:
+        return 0
+    nanos = parse_duration(value)
+    return max(0, int(nanos // NANOS_PER_SECOND)) if nanos is not None else 0

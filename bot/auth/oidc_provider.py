@@ -1,0 +1,129 @@
+"""The identity provider's published documents: discovery and JWKS, fetched and cached.
+
+Discovery (`issuer_url` + `/.well-known/openid-configuration`) and the JWKS are cached for an
+hour; a token signed with a `kid` the cached set lacks refreshes the set once (a provider rotating
+its keys), at most once a second per set, so that forged `kid`s cannot make us hammer it.
+The provider's endpoints must be https, or http on a loopback host (a provider on this machine,
+as connectors' URLs may be). Answers are bounded in size and time.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+
+from bot.auth.errors import SignInError
+
+CACHE_SECONDS = 3600.0
+REFRESH_GAP = 1.0  # seconds between two fetches of one JWKS for unknown kids
+MAX_DOCUMENT = 1024 * 1024
+TIMEOUT = aiohttp.ClientTimeout(total=15)
+ENDPOINTS = ("authorization_endpoint", "token_endpoint", "jwks_uri")
+
+
+def allowed_endpoint(url: Any) -> bool:
+    """https, or http on a loopback host."""
+    if not isinstance(url, str):
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return False
+    if parts.scheme == "https" and host:
+        return True
+    if parts.scheme != "http":
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def same_issuer(configured: str, published: str) -> bool:
+    return configured.rstrip("/") == published.rstrip("/")
+
+
+@dataclass
+class _Cached:
+    value: Any
+    fetched: float
+
+
+@dataclass
+class ProviderCache:
+    http: aiohttp.ClientSession
+    clock: Any = time.monotonic
+    _discovery: dict[str, _Cached] = field(default_factory=dict)
+    _jwks: dict[str, _Cached] = field(default_factory=dict)
+
+    async def metadata(self, issuer: str) -> dict[str, Any]:
+        """The discovery document, checked: its `issuer` is the connector's, its endpoints usable."""
+        cached = self._discovery.get(issuer)
+        if cached and self.clock() - cached.fetched < CACHE_SECONDS:
+            return dict(cached.value)
+        url = issuer.rstrip("/") + "/.well-known/openid-configuration"
+        document = await self.fetch_json(url, "discovery")
+        if not isinstance(document.get("issuer"), str) or not same_issuer(issuer, document["issuer"]):
+            raise SignInError("discovery", f"the provider's discovery document names the issuer "
+                                           f"`{str(document.get('issuer'))[:200]}`, not the connector's "
+                                           f"issuer_url `{issuer}`; set issuer_url to the provider's issuer")
+        for name in ENDPOINTS:
+            if not allowed_endpoint(document.get(name)):
+                raise SignInError("discovery", f"the provider's discovery document lacks a usable {name} "
+                                               "(an https URL, or http on a loopback host)")
+        self._discovery[issuer] = _Cached(document, self.clock())
+        return dict(document)
+
+    async def jwks(self, url: str, *, refresh: bool = False) -> dict[str, Any]:
+        cached = self._jwks.get(url)
+        now = self.clock()
+        fresh = cached and now - cached.fetched < CACHE_SECONDS
+        if cached and (fresh and not refresh or refresh and now - cached.fetched < REFRESH_GAP):
+            return cached.value
+        document = await self.fetch_json(url, "jwks")
+        if not isinstance(document.get("keys"), list):
+            raise SignInError("jwks", "the provider's JWKS has no `keys` list")
+        self._jwks[url] = _Cached(document, now)
+        return document
+
+    async def fetch_json(self, url: str, check: str, **request: Any) -> dict[str, Any]:
+        method = "POST" if "data" in request else "GET"
+        try:
+            async with self.http.request(method, url, timeout=TIMEOUT, allow_redirects=False,
+                                         **request) as response:
+                body = await response.content.read(MAX_DOCUMENT + 1)
+                status = response.status
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            raise SignInError(check, f"the provider could not be reached at {_origin(url)} "
+                                     f"({exc.__class__.__name__})", status=502) from None
+        value = _json_object(body)
+        if status >= 400 and check == "token-exchange" and value is not None:
+            error = str(value.get("error", "error"))[:100]
+            raise SignInError(check, f"the provider refused the code exchange ({error}); check the client id "
+                                     "and secret, and that the callback URL is registered", status=502)
+        if status != 200 or value is None or len(body) > MAX_DOCUMENT:
+            raise SignInError(check, f"the provider's {check} answer from {_origin(url)} was not a JSON object "
+                                     f"(HTTP {status})", status=502)
+        return value
+
+
+def _json_object(body: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"

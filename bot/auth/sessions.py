@@ -1,0 +1,62 @@
+"""Sign-in sessions: an opaque random token, stored server-side under its SHA-256 (a leaked store
+row is not a usable token), carried by the browser in a cookie or by the terminal as a bearer.
+
+A session lasts the shorter of `REVIEWER_SESSION_TTL` and the connector's `max_age`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.auth.store import AuthStore
+
+SESSION_COOKIE = "reviewer_session"
+BINDING_COOKIE = "reviewer_signin"  # ties a started web sign-in to the browser that started it
+
+
+def token_key(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Session:
+    username: str
+    connector: str
+    roles: list[str]
+    created: float
+    expires: float
+    mfa_verified_at: float | None = None
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Session:
+        return cls(record["username"], record["connector"], list(record["roles"]), record["created"],
+                   record["expires"], record.get("mfa_verified_at"))
+
+    def expires_rfc3339(self) -> str:
+        return rfc3339(self.expires)
+
+
+def rfc3339(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def session_seconds(ttl: int, max_age: int | None) -> int:
+    return min(ttl, max_age) if max_age else ttl
+
+
+async def create_session(store: AuthStore, session: Session) -> str:
+    """Stores the session; returns its token (shown once: to the browser or the terminal)."""
+    token = secrets.token_urlsafe(32)
+    await store.put_session(token_key(token), asdict(session), session.expires)
+    return token
+
+
+async def find_session(store: AuthStore, token: str) -> Session | None:
+    if not token or len(token) > 256:
+        return None
+    record = await store.get_session(token_key(token))
+    return Session.from_record(record) if record else None

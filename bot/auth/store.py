@@ -1,0 +1,148 @@
+"""What sign-in keeps: pending sign-ins (state, nonce, PKCE verifier), sessions, the sign-in log and
+the service's signing key — behind one narrow async interface.
+
+`AuthStore` is the interface; `SqliteAuthStore` keeps it in the server's SQLite file with its own
+connection, so every process on that file sees the same sessions. The SQL is plain (TEXT, REAL and
+INTEGER columns, no SQLite-only statements) so a PostgreSQL twin writes the same methods.
+Records are JSON bodies: the interface carries dicts, and the tables only index what is looked up.
+
+Single use is decided by the DELETE itself: of two callers taking the same state, only the one
+whose DELETE removed the row gets it (another process included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS auth_pending (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS auth_sessions (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS auth_signins (seq INTEGER PRIMARY KEY, at REAL NOT NULL, body TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS auth_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+SIGNIN_LOG_KEEP = 10_000  # newest entries kept
+
+
+class AuthStore(Protocol):
+    async def open(self) -> None: ...
+    async def close(self) -> None: ...
+    async def put_pending(self, key: str, body: dict[str, Any], expires_at: float) -> None: ...
+    async def take_pending(self, key: str) -> dict[str, Any] | None: ...
+    async def put_session(self, key: str, body: dict[str, Any], expires_at: float) -> None: ...
+    async def get_session(self, key: str) -> dict[str, Any] | None: ...
+    async def delete_session(self, key: str) -> bool: ...
+    async def record_signin(self, body: dict[str, Any]) -> None: ...
+    async def signins(self, limit: int = 100) -> list[dict[str, Any]]: ...
+    async def key(self, name: str, make: Any) -> str: ...
+
+
+class SqliteAuthStore:
+    """`AuthStore` on a SQLite file; blocking work runs on a thread, one statement set at a time."""
+
+    def __init__(self, path: str, clock: Any = time.time) -> None:
+        self.path = path
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    async def open(self) -> None:
+        await asyncio.to_thread(self._open)
+
+    def _open(self) -> None:
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
+        db.execute("PRAGMA journal_mode=WAL")
+        for statement in _SCHEMA:
+            db.execute(statement)
+        self._db = db
+
+    async def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    async def _run(self, work: Any) -> Any:
+        def locked() -> Any:
+            with self._lock:
+                if self._db is None:
+                    raise RuntimeError(f"the sign-in store {self.path} is not open")
+                return work(self._db)
+        return await asyncio.to_thread(locked)
+
+    async def put_pending(self, key: str, body: dict[str, Any], expires_at: float) -> None:
+        now = self.clock()
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM auth_pending WHERE expires_at < ?", (now,))
+            db.execute("INSERT INTO auth_pending (id, body, expires_at) VALUES (?, ?, ?)",
+                       (key, json.dumps(body), expires_at))
+        await self._run(work)
+
+    async def take_pending(self, key: str) -> dict[str, Any] | None:
+        now = self.clock()
+
+        def work(db: sqlite3.Connection) -> dict[str, Any] | None:
+            row = db.execute("SELECT body, expires_at FROM auth_pending WHERE id = ?", (key,)).fetchone()
+            if row is None or db.execute("DELETE FROM auth_pending WHERE id = ?", (key,)).rowcount != 1:
+                return None
+            return json.loads(row[0]) if row[1] >= now else None
+        return await self._run(work)
+
+    async def put_session(self, key: str, body: dict[str, Any], expires_at: float) -> None:
+        now = self.clock()
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM auth_sessions WHERE expires_at < ?", (now,))
+            db.execute("DELETE FROM auth_sessions WHERE id = ?", (key,))
+            db.execute("INSERT INTO auth_sessions (id, body, expires_at) VALUES (?, ?, ?)",
+                       (key, json.dumps(body), expires_at))
+        await self._run(work)
+
+    async def get_session(self, key: str) -> dict[str, Any] | None:
+        now = self.clock()
+
+        def work(db: sqlite3.Connection) -> dict[str, Any] | None:
+            row = db.execute("SELECT body FROM auth_sessions WHERE id = ? AND expires_at >= ?", (key, now)).fetchone()
+            return json.loads(row[0]) if row else None
+        return await self._run(work)
+
+    async def delete_session(self, key: str) -> bool:
+        return await self._run(lambda db: db.execute("DELETE FROM auth_sessions WHERE id = ?", (key,)).rowcount == 1)
+
+    async def record_signin(self, body: dict[str, Any]) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            cursor = db.execute("INSERT INTO auth_signins (at, body) VALUES (?, ?)",
+                                (body.get("at", self.clock()), json.dumps(body)))
+            if cursor.lastrowid and cursor.lastrowid % 100 == 0:
+                db.execute("DELETE FROM auth_signins WHERE seq <= ?", (cursor.lastrowid - SIGNIN_LOG_KEEP,))
+        await self._run(work)
+
+    async def signins(self, limit: int = 100) -> list[dict[str, Any]]:
+        rows = await self._run(lambda db: db.execute(
+            "SELECT body FROM auth_signins ORDER BY seq DESC LIMIT ?", (limit,)).fetchall())
+        return [json.loads(row[0]) for row in rows]
+
+    async def key(self, name: str, make: Any) -> str:
+        """The value stored under `name`, made by `make()` and stored on first use (the first
+        writer wins, so every process ends up with the same key)."""
+        existing = await self._run(lambda db: db.execute("SELECT value FROM auth_keys WHERE name = ?",
+                                                         (name,)).fetchone())
+        if existing:
+            return str(existing[0])
+        candidate = make()
+
+        def work(db: sqlite3.Connection) -> str:
+            try:
+                db.execute("INSERT INTO auth_keys (name, value) VALUES (?, ?)", (name, candidate))
+            except sqlite3.IntegrityError:
+                pass
+            return str(db.execute("SELECT value FROM auth_keys WHERE name = ?", (name,)).fetchone()[0])
+        return await self._run(work)

@@ -1,0 +1,203 @@
+"""`reviewer login --server URL [--connector NAME]` and `reviewer logout`: the terminal sign-in.
+
+Login listens on 127.0.0.1 (a free port) at `/callback`, asks the server for the provider's URL
+(`POST /v1/webapi/oidc/login/console` with that listener and a fresh 32-byte `secret_key`), opens
+it in the browser (or prints it), and waits for the browser to come back with the sealed answer,
+which only this process can open. The session token is kept in
+`$XDG_CONFIG_HOME/reviewer/session.json` (default `~/.config`), mode 0600, never printed.
+
+Exit codes: 0 signed in (or out), 1 the sign-in failed or timed out, 2 usage (no such server or
+connector, several connectors and none chosen).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import sys
+import webbrowser
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from bot.auth.sealing import SealError, unseal
+
+WAIT_SECONDS = 300.0
+TIMEOUT = aiohttp.ClientTimeout(total=30)
+
+
+class LoginError(Exception):
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def session_file(environ: dict[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "reviewer" / "session.json"
+
+
+def save_session(path: Path, record: dict[str, Any]) -> None:
+    """Written 0600 from the start (never world-readable for a moment)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        json.dump(record, handle)
+    os.chmod(path, 0o600)
+
+
+@dataclass
+class _Listener:
+    key: bytes
+    answer: asyncio.Future[dict[str, Any]]
+
+    async def callback(self, request: web.Request) -> web.Response:
+        sealed = request.query.get("response", "")
+        try:
+            answer = unseal(self.key, sealed)
+        except SealError as exc:
+            if not self.answer.done():
+                self.answer.set_exception(LoginError(str(exc)))
+            return _page("Sign-in failed", "The answer could not be opened. Run `reviewer login` again.", 400)
+        error = answer.get("error")
+        if isinstance(error, dict):
+            refusal = LoginError(f"the sign-in was refused ({error.get('check')}): {error.get('message')}")
+            if not self.answer.done():
+                self.answer.set_exception(refusal)
+            return _page("Sign-in refused", "The server refused the sign-in; the terminal says why.", 403)
+        if not self.answer.done():
+            self.answer.set_result(answer)
+        return _page("Signed in", "You are signed in. You may close this window and return to the terminal.")
+
+
+def _page(title: str, text: str, status: int = 200) -> web.Response:
+    body = (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>"
+            f"<body><main><h1>{title}</h1><p>{text}</p></main></body></html>")
+    return web.Response(text=body, status=status, content_type="text/html",
+                        headers={"Content-Security-Policy": "default-src 'none'"})
+
+
+async def login(server: str, connector: str | None, *, open_url: Callable[[str], Any],
+                path: Path, wait: float = WAIT_SECONDS) -> dict[str, Any]:
+    """Signs in and stores the session; returns what was stored, without the token."""
+    server = server.rstrip("/")
+    async with aiohttp.ClientSession(timeout=TIMEOUT) as http:
+        connector = connector or await _only_connector(http, server)
+        key = secrets.token_bytes(32)
+        listener = _Listener(key, asyncio.get_running_loop().create_future())
+        app = web.Application()
+        app.router.add_get("/callback", listener.callback)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, "127.0.0.1", 0)
+            await site.start()
+            port = runner.addresses[0][1]
+            client_url = f"http://127.0.0.1:{port}/callback?secret_key={key.hex()}"
+            provider_url = await _start(http, server, connector, client_url)
+            open_url(provider_url)
+            try:
+                answer = await asyncio.wait_for(listener.answer, wait)
+            except TimeoutError:
+                raise LoginError(f"no answer from the browser within {wait:.0f} seconds") from None
+        finally:
+            await runner.cleanup()
+    if not isinstance(answer.get("token"), str) or not answer["token"]:
+        raise LoginError("the server's answer carries no session token")
+    record = {"server": server, "connector": connector, "token": answer["token"],
+              "username": answer.get("username"), "roles": answer.get("roles", []), "expires": answer.get("expires")}
+    save_session(path, record)
+    return {k: v for k, v in record.items() if k != "token"}
+
+
+async def _only_connector(http: aiohttp.ClientSession, server: str) -> str:
+    listed = await _json(http, "GET", server + "/v1/webapi/connectors")
+    names = [c.get("name") for c in listed if isinstance(c, dict) and c.get("kind") == "oidc"] \
+        if isinstance(listed, list) else []
+    if len(names) == 1:
+        return str(names[0])
+    if not names:
+        raise LoginError(f"{server} offers no OIDC connector to sign in with", 2)
+    raise LoginError(f"{server} offers several connectors ({', '.join(map(str, names))}); choose one with "
+                     "--connector NAME", 2)
+
+
+async def _start(http: aiohttp.ClientSession, server: str, connector: str, client_url: str) -> str:
+    answer = await _json(http, "POST", server + "/v1/webapi/oidc/login/console",
+                         json={"connector_id": connector, "redirect_url": client_url})
+    url = answer.get("redirect_url") if isinstance(answer, dict) else None
+    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+        raise LoginError(f"{server} did not answer with a sign-in URL")
+    return url
+
+
+async def _json(http: aiohttp.ClientSession, method: str, url: str, **kwargs: Any) -> Any:
+    try:
+        async with http.request(method, url, **kwargs) as response:
+            text = await response.text()
+            status = response.status
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        raise LoginError(f"cannot reach {url} ({exc.__class__.__name__})", 2) from None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if status >= 400:
+        error = value.get("error", {}) if isinstance(value, dict) else {}
+        message = error.get("message") if isinstance(error, dict) else None
+        raise LoginError(f"{url} answered {status}: {message or 'no details'}", 2 if status in (400, 404) else 1)
+    return value
+
+
+def _open_in_browser(url: str) -> None:
+    print(f"Open this URL to sign in (a browser is opened if one is available):\n{url}", flush=True)
+    webbrowser.open(url)
+
+
+def _print_only(url: str) -> None:
+    print(f"Open this URL to sign in:\n{url}", flush=True)
+
+
+def run_login(args: argparse.Namespace) -> int:
+    opener = _print_only if args.no_browser else _open_in_browser
+    try:
+        stored = asyncio.run(login(args.server, args.connector, open_url=opener, path=session_file()))
+    except LoginError as exc:
+        print(f"reviewer login: error: {exc}", file=sys.stderr)
+        return exc.code
+    print(f"Signed in to {stored['server']} as {stored['username']} (roles: {', '.join(stored['roles']) or 'none'}; "
+          f"until {stored['expires']}).")
+    return 0
+
+
+def run_logout(args: argparse.Namespace) -> int:
+    path = session_file()
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        print("Not signed in.")
+        return 0
+    except (OSError, ValueError) as exc:
+        print(f"reviewer logout: error: cannot read {path} ({exc.__class__.__name__})", file=sys.stderr)
+        return 1
+    try:
+        asyncio.run(_logout(record))
+    except LoginError as exc:
+        print(f"reviewer logout: warning: {exc}; the local session is removed anyway", file=sys.stderr)
+    path.unlink(missing_ok=True)
+    print(f"Signed out of {record.get('server')}.")
+    return 0
+
+
+async def _logout(record: dict[str, Any]) -> None:
+    async with aiohttp.ClientSession(timeout=TIMEOUT) as http:
+        await _json(http, "POST", str(record.get("server", "")).rstrip("/") + "/v1/webapi/logout",
+                    headers={"Authorization": f"Bearer {record.get('token', '')}"})

@@ -1,0 +1,79 @@
+"""The sign-in store's contract, written against the `AuthStore` interface so that another backend
+(the PostgreSQL twin) runs the same tests: single-use pending sign-ins, sessions that expire, the
+sign-in log newest first, and one signing key shared by every process on the database."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.auth.store import SqliteAuthStore
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def stores(tmp_path, clock):
+    """Two stores on one database: two processes of one deployment."""
+    opened = [SqliteAuthStore(str(tmp_path / "reviewer.db"), clock) for _ in range(2)]
+    for store in opened:
+        await store.open()
+    try:
+        yield opened
+    finally:
+        for store in opened:
+            await store.close()
+
+
+async def test_a_pending_sign_in_is_taken_once_by_one_process(stores, clock):
+    first, second = stores
+    await first.put_pending("state-hash", {"nonce": "n"}, clock.now + 600)
+    taken = await asyncio.gather(*(store.take_pending("state-hash") for store in (first, second, first, second)))
+    assert sorted(map(str, taken)) == ["None", "None", "None", "{'nonce': 'n'}"]
+    await first.put_pending("old", {"nonce": "m"}, clock.now + 600)
+    clock.now += 601
+    assert await second.take_pending("old") is None  # expired
+    assert await second.take_pending("never-made") is None
+
+
+async def test_sessions_are_shared_and_expire(stores, clock):
+    first, second = stores
+    await first.put_session("key", {"username": "ann"}, clock.now + 60)
+    assert await second.get_session("key") == {"username": "ann"}
+    clock.now += 61
+    assert await second.get_session("key") is None
+    await first.put_session("key2", {"username": "bob"}, clock.now + 60)
+    assert await second.delete_session("key2") is True
+    assert await first.get_session("key2") is None and await first.delete_session("key2") is False
+
+
+async def test_the_sign_in_log_is_newest_first(stores):
+    first, second = stores
+    for n in range(5):
+        await (first if n % 2 else second).record_signin({"at": float(n), "n": n})
+    assert [e["n"] for e in await first.signins(3)] == [4, 3, 2]
+
+
+async def test_every_process_signs_with_the_first_key_made(stores):
+    first, second = stores
+    made = iter(["key-a", "key-b"])
+    keys = [await first.key("signing", lambda: next(made)), await second.key("signing", lambda: "key-c")]
+    assert keys == ["key-a", "key-a"]
+
+
+async def test_a_closed_store_says_so(tmp_path):
+    store = SqliteAuthStore(str(tmp_path / "x.db"))
+    with pytest.raises(RuntimeError, match="not open"):
+        await store.get_session("k")
