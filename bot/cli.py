@@ -21,6 +21,7 @@ EXIT_BROKEN_PIPE = 128 + 13  # 128 + SIGPIPE
 COMMANDS = {
     "validate": "bot.commands.validate:run",
     "plan": "bot.plan.command:run",
+    "context": "bot.commands.context:run",
     "serve": "bot.server.main:run",
     "schema": "bot.commands.schema:run_schema",
     "crds": "bot.commands.schema:run_crds",
@@ -53,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--full-name", metavar="OWNER/NAME")
     p.add_argument("--pr", metavar="FILE", help="a GitHub pull request object (JSON)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+
+    c = sub.add_parser("context", help="print what the repository index adds to a review, offline")
+    c.add_argument("--repo", required=True, metavar="DIR")
+    c.add_argument("--base", metavar="REF")
+    c.add_argument("--head", default="HEAD", metavar="REF")
+    c.add_argument("--format", choices=("text", "json"), default="text")
 
     s = sub.add_parser("serve", help="run the GitHub App server")
     s.add_argument("--config", metavar="FILE", help="a settings file with the environment's keys")
