@@ -42,7 +42,8 @@ class Entry:
 class Snapshot(Protocol):
     """A commit of the repository: its file list, and its blobs read on demand."""
 
-    commit: str
+    @property
+    def commit(self) -> str: ...
 
     def entries(self) -> Sequence[Entry]: ...
     def read(self, paths: Sequence[str]) -> Mapping[str, bytes]: ...

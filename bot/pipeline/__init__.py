@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 
+from bot.pipeline.index import RepositoryIndexes
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
 from bot.server.app import ServerContext
@@ -25,7 +26,19 @@ def make_services(context: ServerContext) -> Services:
     if context.github is None:
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
-    return Services(context.github, context.admin, context.http, context.settings.secrets_dir)
+    return Services(context.github, context.admin, context.http, context.settings.secrets_dir,
+                    indexes=_indexes(context))
+
+
+def _indexes(context: ServerContext) -> RepositoryIndexes | None:
+    """Repository indexes live in their own SQLite file beside the server's database, so that a
+    build's long writes never hold the lock that the webhook intake commits under."""
+    try:
+        database = context.settings.database_path
+    except ValueError:  # not SQLite: the PostgreSQL index comes with the store layer
+        return None
+    stem = database[:-3] if database.endswith(".db") else database
+    return RepositoryIndexes(stem + "-index.sqlite3")
 
 
 def make_handler(context: ServerContext) -> Handler:

@@ -1,0 +1,129 @@
+"""The repository index on the server: kept at the default branch, read for each review (I/O).
+
+At review time the index of the repository is brought to the pull request's base commit when that
+is the default branch's head (one recursive tree call; then only the blobs whose id changed since
+the last build are read, a few at a time, so a first build is paced and later ones are cheap),
+and retrieval runs on the changed files read at the head. `enabled: false` (repository or admin)
+deletes the repository's index. SQLite work runs in a thread, one repository at a time, so that
+the event loop keeps serving webhooks while a large repository is parsed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from bot.config.model import EffectiveConfig
+from bot.engine.diff import read_patches
+from bot.engine.index_context import changed_files
+from bot.github import GitHubClient
+from bot.index.build import DEFAULT_LIMITS, BuildReport, Entry, Limits, plan_update, sync
+from bot.index.retrieve import Retrieval, retrieve
+from bot.index.store import SqliteIndex, connect
+from bot.pipeline.gather import read_paths
+
+logger = logging.getLogger("reviewer.index")
+
+HEAD_READ_LIMIT = 50  # changed files read at the head for retrieval; the rest go without
+
+
+@dataclass(frozen=True)
+class _Prefetched:
+    """A snapshot whose changed blobs were read from GitHub beforehand (sync itself is not async)."""
+
+    commit: str
+    listed: tuple[Entry, ...]
+    blobs: Mapping[str, bytes]
+
+    def entries(self) -> Sequence[Entry]:
+        return self.listed
+
+    def read(self, paths: Sequence[str]) -> Mapping[str, bytes]:
+        return {p: self.blobs[p] for p in paths if p in self.blobs}
+
+
+@dataclass
+class RepositoryIndexes:
+    """The indexes of every repository this server reviews, in one SQLite file."""
+
+    path: str
+    limits: Limits = DEFAULT_LIMITS
+    _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+
+    def _lock(self, repo: str) -> asyncio.Lock:
+        return self._locks.setdefault(repo, asyncio.Lock())
+
+    async def delete(self, repo: str) -> None:
+        async with self._lock(repo):
+            await asyncio.to_thread(self._drop, repo)
+
+    def _drop(self, repo: str) -> None:
+        conn = connect(self.path)
+        try:
+            SqliteIndex(conn, repo).drop()
+        finally:
+            conn.close()
+
+    async def update(self, gh: GitHubClient, repo: str, commit: str, ignore: Sequence[str]) -> BuildReport:
+        """Bring `repo`'s index to `commit`, reading only the blobs that changed."""
+        owner, name = repo.split("/", 1)
+        async with self._lock(repo):
+            listed = await _list_tree(gh, owner, name, commit)
+            stored = await asyncio.to_thread(self._stored, repo)
+            wanted = plan_update(stored, listed, self.limits, ignore).read
+            texts = await read_paths(gh, owner, name, [e.path for e in wanted], commit)
+            blobs = {p: t.encode("utf-8") for p, t in texts.items()}
+            snapshot = _Prefetched(commit, tuple(listed), blobs)
+            report = await asyncio.to_thread(self._sync, repo, snapshot, ignore)
+        logger.info("index of %s: %s", repo, report.line())
+        return report
+
+    def _stored(self, repo: str) -> dict[str, str]:
+        conn = connect(self.path)
+        try:
+            return SqliteIndex(conn, repo).blobs()
+        finally:
+            conn.close()
+
+    def _sync(self, repo: str, snapshot: _Prefetched, ignore: Sequence[str]) -> BuildReport:
+        conn = connect(self.path)
+        try:
+            return sync(SqliteIndex(conn, repo), snapshot, self.limits, ignore)
+        finally:
+            conn.close()
+
+    async def retrieve(self, repo: str, patches: Mapping[str, object], head_texts: Mapping[str, str],
+                       budget: int) -> Retrieval:
+        def run() -> Retrieval:
+            conn = connect(self.path)
+            try:
+                return retrieve(SqliteIndex(conn, repo), changed_files(patches, head_texts), budget)  # type: ignore[arg-type]
+            finally:
+                conn.close()
+        return await asyncio.to_thread(run)
+
+
+async def _list_tree(gh: GitHubClient, owner: str, repo: str, commit: str) -> list[Entry]:
+    """Every blob at `commit` with its id and size: one recursive tree call."""
+    data = await gh.get("/repos/{owner}/{repo}/git/trees/{tree_sha}",
+                        {"owner": owner, "repo": repo, "tree_sha": commit}, params={"recursive": "1"})
+    if data.get("truncated"):
+        logger.warning("the tree of %s/%s at %s is truncated: the index holds the files GitHub listed",
+                       owner, repo, commit[:7])
+    return [Entry(e["path"], e["sha"], int(e.get("size", 0))) for e in data["tree"]
+            if e.get("type") == "blob" and e.get("mode") != "120000"]
+
+
+async def review_context(indexes: RepositoryIndexes, gh: GitHubClient, full_name: str, pull: Mapping,
+                         config: EffectiveConfig, patches: list[dict], head_sha: str,
+                         budget: int) -> Retrieval | None:
+    """What the index adds to this review (the caller deletes the index of a disabled repository)."""
+    base, repository = pull.get("base") or {}, (pull.get("base") or {}).get("repo") or {}
+    if base.get("ref") == repository.get("default_branch") and base.get("sha"):
+        await indexes.update(gh, full_name, base["sha"], [g.pattern for g in config.ignore])
+    owner, name = full_name.split("/", 1)
+    paths = [p["filename"] for p in patches if p.get("status") != "removed"][:HEAD_READ_LIMIT]
+    head_texts = await read_paths(gh, owner, name, paths, head_sha)
+    return await indexes.retrieve(full_name, read_patches(patches), head_texts, budget)
