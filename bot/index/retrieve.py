@@ -34,9 +34,10 @@ class ChangedFile:
 class Settings:
     max_definitions_per_name: int = 2
     ambiguous_name: int = 8  # a name defined in more files than this is too common to guess from
-    max_callers_per_name: int = 4
+    max_callers_per_name: int = 8
+    caller_window: int = 6  # lines either side of a call in a long caller
     max_related: int = 3
-    max_piece_lines: int = 60
+    max_piece_lines: int = 40
     related_window: int = 8  # lines either side of the first mention
 
 
@@ -116,15 +117,15 @@ def _is_test(path: str) -> bool:
         or ".test." in name or ".spec." in name or name.endswith(("_test.go", "_test.py", "test.java"))
 
 
-def _changed_functions(change: ChangedFile, symbols: FileSymbols) -> dict[str, int]:
-    """Callables whose definition holds a touched line → that line."""
-    out: dict[str, int] = {}
+def _changed_functions(change: ChangedFile, symbols: FileSymbols) -> dict[str, tuple[int, bool]]:
+    """Callables whose definition holds a touched line → (that line, whether it is a method)."""
+    out: dict[str, tuple[int, bool]] = {}
     for d in symbols.definitions:
         if d.kind not in CALLABLE:
             continue
         hit = next((n for n in change.touched if d.start <= n <= d.end), None)
         if hit is not None:
-            out.setdefault(d.name, hit)
+            out.setdefault(d.name, (hit, bool(d.scope)))
     return out
 
 
@@ -172,10 +173,17 @@ def _enclosing(definitions: Iterable[Definition], line: int) -> Definition | Non
     return best
 
 
-def _callers(store: IndexStore, changed_fns: dict[str, tuple[str, int]], changed: set[str],
+def _callers(store: IndexStore, changed_fns: dict[str, tuple[str, int, bool]], changed: set[str],
              settings: Settings) -> list[_Candidate]:
-    refs = [r for r in store.references(changed_fns, limit=2000) if r.path not in changed]
-    refs.sort(key=lambda r: (-len(r.lines), r.path))
+    """Uses of the changed functions in unchanged files, the function's own enclosing each. A
+    method's name used in many files is most often another class's method (`join`, `get`), so
+    such names give no callers; callers of top-level functions rank first."""
+    refs = [r for r in store.references(changed_fns, limit=5000) if r.path not in changed]
+    spread: dict[str, int] = {}
+    for ref in refs:
+        spread[ref.name] = spread.get(ref.name, 0) + 1
+    refs = [r for r in refs if not (changed_fns[r.name][2] and spread[r.name] > settings.ambiguous_name)]
+    refs.sort(key=lambda r: (changed_fns[r.name][2], spread[r.name], -len(r.lines), r.path))
     per_name: dict[str, int] = {}
     out: list[_Candidate] = []
     defs_cache: dict[str, list[Definition]] = {}
@@ -183,12 +191,17 @@ def _callers(store: IndexStore, changed_fns: dict[str, tuple[str, int]], changed
         if per_name.get(ref.name, 0) >= settings.max_callers_per_name:
             continue
         per_name[ref.name] = per_name.get(ref.name, 0) + 1
-        path, line = changed_fns[ref.name]
+        path, line, _ = changed_fns[ref.name]
         defs = defs_cache.setdefault(ref.path, store.definitions_in(ref.path))
         # The first use inside a function is the call; one outside (an import, a prototype) is not.
         inside = [(line, _enclosing(defs, line)) for line in ref.lines]
         first, outer = next(((n, d) for n, d in inside if d is not None), (ref.lines[0], None))
-        start, end = (outer.start, outer.end) if outer else (max(1, first - 3), first + 3)
+        start, end = max(1, first - settings.caller_window), first + settings.caller_window
+        if outer is not None and outer.end - outer.start < 2 * settings.caller_window + 4:
+            start, end = outer.start, outer.end  # a short caller is shown whole
+        elif outer is not None:
+            start = max(start, outer.start)
+            end = min(end, outer.end)
         symbol = outer.name if outer else ref.name
         out.append(_Candidate(ref.path, start, end, symbol, "caller",
                               f"uses {ref.name}, whose definition changed at {path}:{line}"))
@@ -231,7 +244,7 @@ def retrieve(store: IndexStore, changes: Sequence[ChangedFile], budget: int,
     changed = {c.path for c in changes}
     head = {c.path: parse_symbols(c.path, c.head_text) for c in changes if c.head_text is not None}
     uses: dict[tuple[str, str], int] = {}
-    changed_fns: dict[str, tuple[str, int]] = {}
+    changed_fns: dict[str, tuple[str, int, bool]] = {}
     for change in changes:
         symbols = head.get(change.path)
         if symbols is None:
@@ -240,13 +253,15 @@ def retrieve(store: IndexStore, changes: Sequence[ChangedFile], budget: int,
         for name, line in _uses(change, symbols).items():
             if name not in own:
                 uses[(change.path, name)] = line
-        for name, line in _changed_functions(change, symbols).items():
-            changed_fns.setdefault(name, (change.path, line))
+        for name, (line, method) in _changed_functions(change, symbols).items():
+            changed_fns.setdefault(name, (change.path, line, method))
     names = {name for _, name in uses}
     found = [loc for loc in store.definitions(names, limit=5000) if loc.path not in changed]
     found += [Located(p, d) for p, s in head.items() for d in s.definitions if d.name in names]
-    candidates = _definitions(uses, found, changed, settings)
-    candidates += _callers(store, changed_fns, changed, settings)
+    # Definitions and callers take turns (three definitions, then a caller), so that a change using many names still gets the
+    # callers of what it changed within the budget (and the other way round).
+    candidates = _alternate(_definitions(uses, found, changed, settings),
+                            _callers(store, changed_fns, changed, settings))
     texts = _Texts(store, changes)
     words = {name: f"{path}:{line}" for (path, name), line in uses.items() if len(name) > 3}
     for change in changes:
@@ -255,6 +270,16 @@ def retrieve(store: IndexStore, changes: Sequence[ChangedFile], budget: int,
                 words.setdefault(word, f"{change.path}:{line}")
     candidates += _related(store, texts, words, changed, {c.path for c in candidates}, settings)
     return _fit(candidates, texts, budget, settings)
+
+
+def _alternate(first: list[_Candidate], second: list[_Candidate], ratio: int = 3) -> list[_Candidate]:
+    """`ratio` of `first`, then one of `second`, and so on, until both are used up."""
+    out: list[_Candidate] = []
+    for index in range(max(len(first), len(second) * ratio)):
+        out += first[index:index + 1]
+        if index % ratio == ratio - 1:
+            out += second[index // ratio:index // ratio + 1]
+    return out
 
 
 def _fit(candidates: list[_Candidate], texts: _Texts, budget: int, settings: Settings) -> Retrieval:
