@@ -12,8 +12,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from tests.app_support import running_app
 from tests.chat_double import ChatDouble, findings
-from tests.review_support import API_KEY, KEY_VAR, PRIMARY, reviewed, reviewing_app, run_text
+from tests.review_support import API_KEY, KEY_VAR, PRIMARY, admin_yaml, reviewed, reviewing_app, run_text
 
 PRICING = ("RATE_LIMIT = 3\n"                       # 1
            "\n"                                     # 2
@@ -97,3 +98,17 @@ async def test_enabled_false_deletes_the_index(tmp_path, github, github_app, app
         assert index_rows(tmp_path, "index_files") == 0
         assert index_rows(tmp_path, "index_defs") == 0
         assert index_rows(tmp_path, "index_repos") == 0
+
+
+async def test_the_admin_files_limits_keep_large_files_out(tmp_path, github, github_app, app_private_key,
+                                                            chat) -> None:
+    chat.answer(PRIMARY, findings())
+    admin = admin_yaml(chat) + "index:\n  maxFileBytes: 100\n"
+    async with running_app(tmp_path, github, github_app, app_private_key, admin_yaml=admin) as world:
+        pr = world.pull({"src/pricing.py": PRICING, "src/checkout.py": CHECKOUT_BASE},
+                        {"src/checkout.py": CHECKOUT_HEAD})
+        await reviewed(world, pr)
+        assert "apply_discount(total, rate)" not in prompt(chat)  # pricing.py is over 100 bytes
+        report = json.loads(sqlite3.connect(tmp_path / "reviewer-index.sqlite3").execute(
+            "SELECT report FROM index_repos").fetchone()[0])
+        assert report["skippedReasons"] == {"larger than the 100-byte file limit": 1}

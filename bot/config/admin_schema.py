@@ -10,7 +10,7 @@ import re
 
 from bot.config.checks import GLOB_SYNTAX
 from bot.config.repo_schema import REPO_PROPERTIES
-from bot.schema import Arr, Check, Num, Obj, Str
+from bot.schema import Arr, Check, Int, Num, Obj, Str
 from bot.secrets import is_reference, parse_reference
 
 API_KEY_PATTERN = r"^(secret://[^/\s]+/[^/\s]+|env://[A-Za-z_][A-Za-z0-9_]*)$"
@@ -71,6 +71,18 @@ ACCOUNT = Obj(
 LOGIN = Str(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
             pattern_hint="a GitHub user or organisation login")
 
+INDEX = Obj(
+    name="index",
+    description="Limits of each repository's index (the definitions, callers and search that reviews draw on).",
+    properties={
+        "maxFileBytes": Int(minimum=1, description="Files larger than this are not indexed (default 1000000)."),
+        "maxRepositoryBytes": Int(minimum=1, description="Files past this many bytes in all, in path order, are "
+                                                         "not indexed (default 200000000)."),
+        "maxFiles": Int(minimum=1, description="Files past this count, in path order, are not indexed "
+                                               "(default 50000)."),
+    },
+)
+
 ADMIN_CONFIG = Obj(
     description="Reviewer administrator configuration: the instance's providers and defaults, and "
                 "per-account settings, layered under each repository's .reviewer.yaml.",
@@ -79,5 +91,6 @@ ADMIN_CONFIG = Obj(
         "defaults": Obj(name="settings", properties=REPO_PROPERTIES,
                         description="Instance settings: every repository field."),
         "accounts": Obj(values=ACCOUNT, keys=LOGIN, description="Owner login → account settings."),
+        "index": INDEX,
     },
 )

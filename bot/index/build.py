@@ -14,21 +14,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from bot.config.model import IndexLimits
 from bot.expr.globs import compiled_globs
 from bot.index.model import FileSymbols
 from bot.index.parse import parse_symbols
 from bot.index.store import IndexStore, StoredFile
 
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """What an administrator lets one repository's index hold (admin file `index:`)."""
-
-    max_file_bytes: int = 1_000_000
-    max_repo_bytes: int = 200_000_000
-    max_files: int = 50_000
-
-
+Limits = IndexLimits  # what an administrator lets one repository's index hold
 DEFAULT_LIMITS = Limits()
 
 

@@ -49,7 +49,6 @@ class RepositoryIndexes:
     """The indexes of every repository this server reviews, in one SQLite file."""
 
     path: str
-    limits: Limits = DEFAULT_LIMITS
     _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
 
     def _lock(self, repo: str) -> asyncio.Lock:
@@ -66,17 +65,18 @@ class RepositoryIndexes:
         finally:
             conn.close()
 
-    async def update(self, gh: GitHubClient, repo: str, commit: str, ignore: Sequence[str]) -> BuildReport:
+    async def update(self, gh: GitHubClient, repo: str, commit: str, ignore: Sequence[str],
+                     limits: Limits = DEFAULT_LIMITS) -> BuildReport:
         """Bring `repo`'s index to `commit`, reading only the blobs that changed."""
         owner, name = repo.split("/", 1)
         async with self._lock(repo):
             listed = await _list_tree(gh, owner, name, commit)
             stored = await asyncio.to_thread(self._stored, repo)
-            wanted = plan_update(stored, listed, self.limits, ignore).read
+            wanted = plan_update(stored, listed, limits, ignore).read
             texts = await read_paths(gh, owner, name, [e.path for e in wanted], commit)
             blobs = {p: t.encode("utf-8") for p, t in texts.items()}
             snapshot = _Prefetched(commit, tuple(listed), blobs)
-            report = await asyncio.to_thread(self._sync, repo, snapshot, ignore)
+            report = await asyncio.to_thread(self._sync, repo, snapshot, ignore, limits)
         logger.info("index of %s: %s", repo, report.line())
         return report
 
@@ -87,10 +87,10 @@ class RepositoryIndexes:
         finally:
             conn.close()
 
-    def _sync(self, repo: str, snapshot: _Prefetched, ignore: Sequence[str]) -> BuildReport:
+    def _sync(self, repo: str, snapshot: _Prefetched, ignore: Sequence[str], limits: Limits) -> BuildReport:
         conn = connect(self.path)
         try:
-            return sync(SqliteIndex(conn, repo), snapshot, self.limits, ignore)
+            return sync(SqliteIndex(conn, repo), snapshot, limits, ignore)
         finally:
             conn.close()
 
@@ -118,11 +118,11 @@ async def _list_tree(gh: GitHubClient, owner: str, repo: str, commit: str) -> li
 
 async def review_context(indexes: RepositoryIndexes, gh: GitHubClient, full_name: str, pull: Mapping,
                          config: EffectiveConfig, patches: list[dict], head_sha: str,
-                         budget: int) -> Retrieval | None:
+                         budget: int, limits: Limits = DEFAULT_LIMITS) -> Retrieval | None:
     """What the index adds to this review (the caller deletes the index of a disabled repository)."""
     base, repository = pull.get("base") or {}, (pull.get("base") or {}).get("repo") or {}
     if base.get("ref") == repository.get("default_branch") and base.get("sha"):
-        await indexes.update(gh, full_name, base["sha"], [g.pattern for g in config.ignore])
+        await indexes.update(gh, full_name, base["sha"], [g.pattern for g in config.ignore], limits)
     owner, name = full_name.split("/", 1)
     paths = [p["filename"] for p in patches if p.get("status") != "removed"][:HEAD_READ_LIMIT]
     head_texts = await read_paths(gh, owner, name, paths, head_sha)

@@ -13,7 +13,7 @@ from typing import Any
 
 import aiohttp
 
-from bot.config.model import EffectiveConfig
+from bot.config.model import EffectiveConfig, IndexLimits
 from bot.engine.engine import run_review
 from bot.engine.request import DEFAULT_BUDGETS
 from bot.github import (
@@ -157,8 +157,10 @@ async def _index_context(services: Services, gh: GitHubClient, target: Target, g
     if services.indexes is None:
         return None
     try:
+        admin = services.admin.current
+        limits = admin.index_limits if admin is not None else IndexLimits()
         return await review_context(services.indexes, gh, target.full_name, gathered.pull, config, patches,
-                                    target.head_sha, DEFAULT_BUDGETS.index)
+                                    target.head_sha, DEFAULT_BUDGETS.index, limits)
     except (GitHubError, OSError, sqlite3.Error) as exc:
         logger.warning("the repository index of %s was not used: %s", target.full_name,
                        exc.describe() if isinstance(exc, GitHubError) else exc)
