@@ -1,7 +1,8 @@
 """The repository index end to end: a signed webhook → the server's pipeline builds the index of
 the default branch from the GitHub double (tree + contents reads) → the prompt the chat double
 receives carries the definition that a changed line calls, labelled and explained; the check run
-names what the index added. A later base is indexed incrementally; `enabled: false` deletes it."""
+names what the index added. A later base, or a push to the default branch, is indexed
+incrementally; admin limits keep files out; `enabled: false` deletes the index."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.app_support import running_app
+from bot.index.store import SqliteIndex, connect
+from bot.server.jobs import classify
+from tests.app_support import running_app, settle
 from tests.chat_double import ChatDouble, findings
 from tests.review_support import API_KEY, KEY_VAR, PRIMARY, admin_yaml, reviewed, reviewing_app, run_text
+from tests.server_support import wait_for
 
 PRICING = ("RATE_LIMIT = 3\n"                       # 1
            "\n"                                     # 2
@@ -112,3 +116,57 @@ async def test_the_admin_files_limits_keep_large_files_out(tmp_path, github, git
         report = json.loads(sqlite3.connect(tmp_path / "reviewer-index.sqlite3").execute(
             "SELECT report FROM index_repos").fetchone()[0])
         assert report["skippedReasons"] == {"larger than the 100-byte file limit": 1}
+
+
+async def test_a_push_to_the_default_branch_updates_the_index(tmp_path, github, github_app, app_private_key,
+                                                               chat) -> None:
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
+        async def push(files: dict, before: str | None, branch: str | None = None) -> str:
+            sha = world.repo.commit(files, branch=branch)
+            payload = github.payload("push", installation=world.installation, repo=world.repo, before=before,
+                                     branch=branch)
+            status, _ = await world.deliver("push", payload)
+            assert status == 202
+            return sha
+
+        def indexed(name: str):
+            async def check():
+                return SqliteIndex(connect(tmp_path / "reviewer-index.sqlite3"), "octo-org/example").definitions(
+                    [name], 10)
+            return check
+
+        first = await push({"src/pricing.py": PRICING}, None)
+        found = await wait_for(indexed("apply_discount"))
+        assert [loc.path for loc in found] == ["src/pricing.py"]
+
+        renamed = PRICING.replace("apply_discount", "discounted")
+        second = await push({"src/pricing.py": renamed}, first)
+        await wait_for(indexed("discounted"))
+        store = SqliteIndex(connect(tmp_path / "reviewer-index.sqlite3"), "octo-org/example")
+        assert store.definitions(["apply_discount"], 10) == []
+        assert store.report()["read"] == 1 and store.commit() == second
+
+        # A push to another branch leaves the index alone; enabled: false on the default branch deletes it.
+        world.repo.commit({"x.py": "def other_branch():\n    pass\n"}, branch="topic", parent=second)
+        payload = github.payload("push", installation=world.installation, repo=world.repo, branch="topic")
+        assert (await world.deliver("push", payload))[0] == 202
+        await settle()
+        assert store.commit() == second and store.definitions(["other_branch"], 10) == []
+        await push({".reviewer.yaml": "enabled: false\n"}, second)
+
+        async def gone():
+            return store.commit() is None
+        await wait_for(gone)
+        assert index_rows(tmp_path, "index_files") == 0
+
+
+def test_only_a_push_to_the_default_branch_makes_a_job() -> None:
+    repository = {"full_name": "octo-org/example", "default_branch": "main"}
+    push = {"ref": "refs/heads/main", "after": "a" * 40, "deleted": False, "repository": repository,
+            "installation": {"id": 7}}
+    job = classify("push", push)
+    assert (job.kind, job.repo, job.head_sha, job.key) == ("job", "octo-org/example", "a" * 40,
+                                                           f"octo-org/example@{'a' * 40}")
+    assert classify("push", {**push, "ref": "refs/heads/topic"}).kind == "ignored"
+    assert classify("push", {**push, "ref": "refs/tags/v1"}).kind == "ignored"
+    assert classify("push", {**push, "deleted": True}).kind == "ignored"

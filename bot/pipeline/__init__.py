@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from bot.pipeline.index import RepositoryIndexes
+from bot.pipeline.index import RepositoryIndexes, index_push
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
 from bot.server.app import ServerContext
@@ -46,6 +46,9 @@ def make_handler(context: ServerContext) -> Handler:
 
     async def handle(job: Job) -> None:
         nonlocal services
+        if job.event == "push":
+            await _push(job)
+            return
         target = target_for(job)
         if target is None:
             logger.info("no pull request to review in %s.%s (a fork's check suite lists none)",
@@ -55,5 +58,13 @@ def make_handler(context: ServerContext) -> Handler:
             raise ValueError(f"{job.event}.{job.action} has no installation id; the app cannot act on it")
         services = services or make_services(context)
         await review_pull_request(services, services.app.installation(job.installation_id), target)
+
+    async def _push(job: Job) -> None:
+        nonlocal services
+        services = services or make_services(context)
+        if services.indexes is None or job.repo is None or job.head_sha is None or job.installation_id is None:
+            return
+        await index_push(services.indexes, services.app.installation(job.installation_id), services.admin.current,
+                         job.repo, job.head_sha)
 
     return handle

@@ -15,14 +15,17 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.config.model import EffectiveConfig
+from bot.config.admin import AdminConfig
+from bot.config.layering import effective_config
+from bot.config.model import EffectiveConfig, IndexLimits
 from bot.engine.diff import read_patches
 from bot.engine.index_context import changed_files
-from bot.github import GitHubClient
+from bot.github import GitHubClient, read_file, tree
 from bot.index.build import DEFAULT_LIMITS, BuildReport, Entry, Limits, plan_update, sync
 from bot.index.retrieve import Retrieval, retrieve
 from bot.index.store import SqliteIndex, connect
 from bot.pipeline.gather import read_paths
+from bot.plan.config_files import load_config_file, present_names
 
 logger = logging.getLogger("reviewer.index")
 
@@ -127,3 +130,21 @@ async def review_context(indexes: RepositoryIndexes, gh: GitHubClient, full_name
     paths = [p["filename"] for p in patches if p.get("status") != "removed"][:HEAD_READ_LIMIT]
     head_texts = await read_paths(gh, owner, name, paths, head_sha)
     return await indexes.retrieve(full_name, read_patches(patches), head_texts, budget)
+
+
+async def index_push(indexes: RepositoryIndexes, gh: GitHubClient, admin: AdminConfig | None, full_name: str,
+                     commit: str) -> BuildReport | None:
+    """A push to the default branch: the index follows it, with the configuration at that commit
+    (`enabled`, `ignore`) layered on the admin file's; a disabled repository's index is deleted."""
+    owner, name = full_name.split("/", 1)
+    at = await tree(gh, owner, name, commit)
+    names = present_names(at.paths)
+    files = {n: (await read_file(gh, owner, name, n, commit)) or "" for n in names[:1]}
+    files.update({n: "" for n in names[1:]})
+    repo_config, _, _ = load_config_file(files, admin, full_name, "merge-base")
+    config = effective_config(admin, repo_config, full_name)
+    if not config.enabled:
+        await indexes.delete(full_name)
+        return None
+    limits = admin.index_limits if admin is not None else IndexLimits()
+    return await indexes.update(gh, full_name, commit, [g.pattern for g in config.ignore], limits)
