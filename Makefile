@@ -24,6 +24,8 @@ bench: install
 	$(PY) bench/validate.py
 	$(PY) bench/plan.py
 	$(PY) bench/webhooks.py
+	$(PY) bench/index.py
+	$(PY) bench/context_quality.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
