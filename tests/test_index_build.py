@@ -4,7 +4,10 @@ limits, binary files, and `enabled: false` deleting the index."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -12,8 +15,50 @@ import pytest
 from bot.cli import main
 from bot.index.build import Entry, Limits, plan_update, sync
 from bot.index.gitsource import GitSnapshot
-from bot.index.store import SqliteIndex, connect
+from bot.index.retrieve import ChangedFile, retrieve
+from bot.index.store import IndexStore, SqliteIndex, connect
 from tests.test_plan_cli import Repo
+
+POSTGRES_URL = os.environ.get("REVIEWER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+INDEX_DATABASE = "index_tests"
+
+
+def _postgres_url() -> str:
+    """A database of its own for the index tests, made on the test server when missing."""
+    import psycopg
+
+    try:
+        with psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3) as admin:
+            if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (INDEX_DATABASE,)).fetchone():
+                admin.execute(f"CREATE DATABASE {INDEX_DATABASE}")
+    except psycopg.Error as exc:
+        if os.environ.get("REVIEWER_TEST_REQUIRE_POSTGRES") == "1":
+            raise
+        pytest.skip(f"PostgreSQL at {POSTGRES_URL} is not reachable: {exc}")
+    return POSTGRES_URL.rsplit("/", 1)[0] + "/" + INDEX_DATABASE
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def make_store(request, tmp_path: Path) -> Iterator[Callable[[str], IndexStore]]:
+    """Each store test runs on both backends; a repository key of its own keeps PostgreSQL runs apart."""
+    if request.param == "sqlite":
+        conn = connect(tmp_path / "index.sqlite3")
+        yield lambda repo: SqliteIndex(conn, repo)
+        conn.close()
+        return
+    from bot.index.pgstore import PostgresIndex, connect_pg
+
+    pg = connect_pg(_postgres_url())
+    run = uuid.uuid4().hex[:8]
+    made: list[PostgresIndex] = []
+
+    def factory(repo: str) -> IndexStore:
+        made.append(PostgresIndex(pg, f"{run}/{repo}"))
+        return made[-1]
+    yield factory
+    for store in made:
+        store.drop()
+    pg.close()
 
 LIB = "def compute_total(items):\n    return sum(items)\n"
 APP = "from lib import compute_total\n\n\ndef report(rows):\n    return compute_total(rows)\n"
@@ -31,8 +76,8 @@ def head(repo: Repo) -> str:
     return repo.git("rev-parse", "HEAD").strip()
 
 
-def test_update_reads_only_what_changed_and_follows_renames_deletes_and_moves(tmp_path: Path, repo: Repo) -> None:
-    store = SqliteIndex(connect(tmp_path / "index.sqlite3"), "acme/shop")
+def test_update_reads_only_what_changed_and_follows_renames_deletes_and_moves(make_store, repo: Repo) -> None:
+    store = make_store("acme/shop")
     first = sync(store, GitSnapshot(str(repo.path), head(repo)))
     assert (first.read, first.indexed, first.removed) == (4, 4, 0)
 
@@ -54,8 +99,8 @@ def test_update_reads_only_what_changed_and_follows_renames_deletes_and_moves(tm
     assert (third.read, third.removed, third.indexed) == (0, 0, 3)
 
 
-def test_an_edit_replaces_the_old_symbols(tmp_path: Path, repo: Repo) -> None:
-    store = SqliteIndex(connect(tmp_path / "index.sqlite3"), "acme/shop")
+def test_an_edit_replaces_the_old_symbols(make_store, repo: Repo) -> None:
+    store = make_store("acme/shop")
     sync(store, GitSnapshot(str(repo.path), head(repo)))
     repo.commit("rename the function", {"lib.py": LIB.replace("compute_total", "grand_total")})
     report = sync(store, GitSnapshot(str(repo.path), head(repo)))
@@ -65,19 +110,18 @@ def test_an_edit_replaces_the_old_symbols(tmp_path: Path, repo: Repo) -> None:
     assert store.search(["compute_total"], 10) == ["app.py"]
 
 
-def test_repositories_in_one_database_are_kept_apart(tmp_path: Path, repo: Repo) -> None:
-    conn = connect(tmp_path / "index.sqlite3")
-    one, two = SqliteIndex(conn, "acme/one"), SqliteIndex(conn, "acme/two")
+def test_repositories_in_one_database_are_kept_apart(make_store, repo: Repo) -> None:
+    one, two = make_store("acme/one"), make_store("acme/two")
     sync(one, GitSnapshot(str(repo.path), head(repo)))
     assert two.definitions(["compute_total"], 10) == [] and two.search(["compute_total"], 10) == []
     one.drop()
     assert one.blobs() == {} and one.commit() is None
 
 
-def test_ignore_limits_and_binary_files_are_honoured_and_reported(tmp_path: Path, repo: Repo) -> None:
+def test_ignore_limits_and_binary_files_are_honoured_and_reported(make_store, repo: Repo) -> None:
     repo.commit("more", {"vendor/big.py": "def vendored():\n    pass\n", "huge.py": "x = 1\n" * 400,
                          "logo.png": "\x00PNG\x00data"})
-    store = SqliteIndex(connect(tmp_path / "index.sqlite3"), "acme/shop")
+    store = make_store("acme/shop")
     report = sync(store, GitSnapshot(str(repo.path), head(repo)), Limits(max_file_bytes=1000), ignore=["vendor/**"])
     skipped = dict(report.skipped)
     assert skipped["vendor/big.py"] == "ignored"
@@ -86,6 +130,22 @@ def test_ignore_limits_and_binary_files_are_honoured_and_reported(tmp_path: Path
     assert store.definitions(["vendored"], 10) == []
     assert "skipped" in report.line() and "1 ignored" in report.line()
     assert store.report()["skippedReasons"]["ignored"] == 1
+
+
+def test_retrieval_is_the_same_on_every_store(make_store, repo: Repo) -> None:
+    store = make_store("acme/shop")
+    sync(store, GitSnapshot(str(repo.path), head(repo)))
+    new = "from util.other import helper_value\n\n\ndef fresh():\n    return helper_value()\n"
+    changes = [ChangedFile("lib.py", LIB.replace("sum(items)", "sum(items) or 0"),
+                           ((2, "    return sum(items) or 0"),), (2,)),
+               ChangedFile("new.py", new, tuple(enumerate(new.splitlines(), start=1)), (1, 2, 3, 4, 5))]
+    found = retrieve(store, changes, 10_000)
+    assert [(p.kind, p.path, p.start, p.end, p.symbol, p.reason) for p in found.pieces] == [
+        ("definition", "util/other.py", 1, 2, "helper_value", "helper_value is used on new.py:1"),
+        ("caller", "app.py", 4, 5, "report", "uses compute_total, whose definition changed at lib.py:2"),
+    ]
+    assert found.pieces[1].text == "def report(rows):\n    return compute_total(rows)"
+    assert found.summary().startswith("Repository index: 1 definition(s), 1 caller(s), 0 related piece(s)")
 
 
 def test_file_count_and_repository_size_limits_take_files_in_path_order() -> None:

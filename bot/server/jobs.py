@@ -115,10 +115,10 @@ def _pr_and_head(event: str, payload: dict[str, Any]) -> tuple[int | None, str |
 
 def _push(payload: dict[str, Any], installation_id: int | None) -> Classification:
     """A push to the default branch updates the repository index; other pushes are ignored."""
-    repo = _require(_str(_get(payload, "repository", "full_name")), "repository.full_name")
     default = _str(_get(payload, "repository", "default_branch"))
-    if payload.get("deleted") or _get(payload, "ref") != f"refs/heads/{default}":
+    if payload.get("deleted") or default is None or _get(payload, "ref") != f"refs/heads/{default}":
         return Classification("ignored", None, installation_id, reason="push to a branch other than the default")
+    repo = _require(_str(_get(payload, "repository", "full_name")), "repository.full_name")
     after = _require(_str(payload.get("after")), "after")
     return Classification("job", None, installation_id, repo, None, after)
 
