@@ -39,6 +39,7 @@ class Settings:
     max_related: int = 3
     max_piece_lines: int = 40
     related_window: int = 8  # lines either side of the first mention
+    max_search_words: int = 16
 
 
 DEFAULT_SETTINGS = Settings()
@@ -108,6 +109,12 @@ def _words(change: ChangedFile) -> dict[str, int]:
         for word in _WORD.findall(text):
             words.setdefault(word, line)
     return words
+
+
+def _telling(word: str) -> bool:
+    """A compound name (`parse_symbols`, `readPatches`) says what code is about; a plain word
+    (`value`, `first`) is in every file and would make search slow and its answer arbitrary."""
+    return len(word) >= 6 and ("_" in word.strip("_") or any(c.isupper() for c in word[1:]))
 
 
 def _is_test(path: str) -> bool:
@@ -263,12 +270,14 @@ def retrieve(store: IndexStore, changes: Sequence[ChangedFile], budget: int,
     candidates = _alternate(_definitions(uses, found, changed, settings),
                             _callers(store, changed_fns, changed, settings))
     texts = _Texts(store, changes)
-    words = {name: f"{path}:{line}" for (path, name), line in uses.items() if len(name) > 3}
+    words = {name: f"{path}:{line}" for (path, name), line in uses.items()}
     for change in changes:
         if change.path in head and head[change.path].language is None:
             for word, line in _words(change).items():
                 words.setdefault(word, f"{change.path}:{line}")
-    candidates += _related(store, texts, words, changed, {c.path for c in candidates}, settings)
+    telling = sorted((w for w in words if _telling(w)), key=lambda w: (-len(w), w))[: settings.max_search_words]
+    candidates += _related(store, texts, {w: words[w] for w in telling}, changed, {c.path for c in candidates},
+                           settings)
     return _fit(candidates, texts, budget, settings)
 
 

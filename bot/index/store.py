@@ -95,7 +95,11 @@ def _marks(count: int) -> str:
 
 
 class SqliteIndex:
-    """`IndexStore` on SQLite (FTS5 for search). Writes are committed by `finish` (or `drop`)."""
+    """`IndexStore` on SQLite (FTS5 for search). Writes are committed by `finish` (or `drop`).
+
+    Look-ups by name are written `CROSS JOIN`, which in SQLite fixes the join order: from the
+    names (or the search hits) to their files. Left to itself the planner walks every file of
+    the repository in path order to spare a sort, which is 10x slower on a large repository."""
 
     def __init__(self, conn: sqlite3.Connection, repo: str) -> None:
         self.conn, self.repo = conn, repo
@@ -157,7 +161,7 @@ class SqliteIndex:
             return []
         rows = self.conn.execute(
             "SELECT f.path, d.name, d.kind, d.scope, d.signature, d.start_line, d.end_line FROM index_defs d "
-            f"JOIN index_files f ON f.id = d.file_id WHERE d.name IN ({_marks(len(names))}) AND f.repo = ? "
+            f"CROSS JOIN index_files f ON f.id = d.file_id WHERE d.name IN ({_marks(len(names))}) AND f.repo = ? "
             "ORDER BY f.path, d.start_line LIMIT ?", (*names, self.repo, limit))
         return [Located(path, Definition(*rest)) for path, *rest in rows]
 
@@ -173,7 +177,7 @@ class SqliteIndex:
         if not names:
             return []
         rows = self.conn.execute(
-            "SELECT f.path, r.name, r.lines FROM index_refs r JOIN index_files f ON f.id = r.file_id "
+            "SELECT f.path, r.name, r.lines FROM index_refs r CROSS JOIN index_files f ON f.id = r.file_id "
             f"WHERE r.name IN ({_marks(len(names))}) AND f.repo = ? ORDER BY f.path LIMIT ?",
             (*names, self.repo, limit))
         return [Reference(path, name, tuple(int(n) for n in lines.split(","))) for path, name, lines in rows]
@@ -190,7 +194,7 @@ class SqliteIndex:
             return []
         query = " OR ".join(f'"{t}"' for t in terms)
         rows = self.conn.execute(
-            "SELECT f.path FROM index_search s JOIN index_files f ON f.id = s.rowid "
+            "SELECT f.path FROM index_search s CROSS JOIN index_files f ON f.id = s.rowid "
             "WHERE index_search MATCH ? AND f.repo = ? ORDER BY bm25(index_search) LIMIT ?",
             (query, self.repo, limit))
         return [row[0] for row in rows]
