@@ -186,3 +186,27 @@ def test_context_reports_git_errors_without_a_traceback(capsys, tmp_path: Path) 
     assert main(["context", "--repo", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("reviewer context: ") and "no such directory" in err and "Traceback" not in err
+
+
+def test_context_reads_paths_with_spaces_quotes_and_accents(capsys, repo: Repo) -> None:
+    repo.git("checkout", "-q", "-b", "odd")
+    calls = {"my app.py": "compute_total", 'say "hi".py': "helper_value", "ünï.py": "doomed"}
+    repo.commit("odd names", {name: f"def caller():\n    return {function}()\n" for name, function in calls.items()})
+    assert main(["context", "--repo", str(repo.path), "--base", "main", "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    reasons = sorted(c["reason"] for c in result["context"] if c["kind"] == "definition")
+    assert reasons == sorted(f"{function} is used on {name}:2" for name, function in calls.items())
+
+
+def test_search_takes_hostile_words_as_plain_text(make_store, repo: Repo) -> None:
+    store = make_store("acme/shop")
+    sync(store, GitSnapshot(str(repo.path), head(repo)))
+    for words in (['"', "NEAR(", "a OR b", "*", "'; DROP TABLE index_files; --", "compute_total\0"], []):
+        assert store.search(words, 10) == []
+    assert store.search(["OR", "compute_total"], 10)[0] in ("app.py", "lib.py")
+
+
+def test_context_names_a_ref_that_does_not_exist(capsys, repo: Repo) -> None:
+    assert main(["context", "--repo", str(repo.path), "--base", "no-such-branch"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"reviewer context: 'no-such-branch' does not name a commit in {repo.path}\n"

@@ -6,10 +6,14 @@ from __future__ import annotations
 from bot.plan.git import git
 
 
-def _unquote(raw: str) -> str:
+def _path(raw: str) -> str:
+    """A path of a `---`/`+++`/`rename to` line: C-quoted when it holds a quote, a backslash or a
+    control character; else as is, with the tab git appends to a name that holds a space."""
+    if raw.endswith("\t"):
+        raw = raw[:-1]
     if raw.startswith('"') and raw.endswith('"'):
-        return raw[1:-1].encode("latin-1", errors="replace").decode("unicode_escape").encode(
-            "latin-1", errors="replace").decode("utf-8", errors="replace")
+        data = raw[1:-1].encode("utf-8").decode("unicode_escape").encode("latin-1")
+        return data.decode("utf-8", errors="surrogateescape")
     return raw
 
 
@@ -36,9 +40,9 @@ def diff_entries(repo: str, base: str, head: str) -> list[dict]:
         elif line.startswith("deleted file mode"):
             current["status"] = "removed"
         elif line.startswith("rename to "):
-            current["status"], current["filename"] = "renamed", _unquote(line[len("rename to "):])
+            current["status"], current["filename"] = "renamed", _path(line[len("rename to "):])
         elif line.startswith("+++ ") and line != "+++ /dev/null":
-            current["filename"] = _unquote(line[4:])[2:] if not line[4:].startswith('"') else _unquote(line[4:])[2:]
+            current["filename"] = _path(line[4:])[2:]  # without "b/"
         elif line.startswith("--- ") and line != "--- /dev/null" and current["filename"] is None:
-            current["filename"] = _unquote(line[4:])[2:]
+            current["filename"] = _path(line[4:])[2:]  # without "a/": a deleted file
     return [{**e, "patch": "\n".join(e["patch"])} for e in entries if e["filename"]]
