@@ -11,9 +11,12 @@ import logging
 import sqlite3
 from collections.abc import AsyncIterator
 
+import aiohttp
 import pytest
 
+from bot.github import GitHubApp
 from bot.index.store import SqliteIndex, connect
+from bot.pipeline.index import RepositoryIndexes
 from bot.server.jobs import classify
 from tests.app_support import running_app, settle
 from tests.chat_double import ChatDouble, findings
@@ -170,3 +173,20 @@ def test_only_a_push_to_the_default_branch_makes_a_job() -> None:
     assert classify("push", {**push, "ref": "refs/heads/topic"}).kind == "ignored"
     assert classify("push", {**push, "ref": "refs/tags/v1"}).kind == "ignored"
     assert classify("push", {**push, "deleted": True}).kind == "ignored"
+
+
+async def test_a_large_first_build_is_paced_over_several_updates(tmp_path, github, github_app,
+                                                                  app_private_key) -> None:
+    repo = github.add_repo("octo-org/big")
+    files = {f"src/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5)}
+    commit = repo.commit(files)
+    installation = github.install(github_app, repo)
+    indexes = RepositoryIndexes(str(tmp_path / "paced.sqlite3"), reads_per_update=2)
+    contents = "GET /repos/{owner}/{repo}/contents/{path}"
+    async with aiohttp.ClientSession() as session:
+        app = GitHubApp(session, app_id=github_app.id, private_key=app_private_key, base_url=github.url)
+        gh = app.installation(installation.id)
+        reports = [await indexes.update(gh, "octo-org/big", commit, []) for _ in range(4)]
+    assert [(r.read, r.pending, r.indexed) for r in reports] == [(2, 3, 2), (2, 1, 4), (1, 0, 5), (0, 0, 5)]
+    assert "3 still to read" in reports[0].line()
+    assert github.count(contents) == 5  # every file read once, over three updates

@@ -92,6 +92,7 @@ class BuildReport:
     read: int = 0
     removed: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    pending: int = 0  # files the snapshot did not hand over yet (a paced build): read next time
     seconds: float = 0.0
 
     def to_json(self) -> dict:
@@ -99,13 +100,16 @@ class BuildReport:
         for _, reason in self.skipped:
             reasons[reason] = reasons.get(reason, 0) + 1
         return {"commit": self.commit, "indexed": self.indexed, "read": self.read, "removed": self.removed,
-                "skipped": len(self.skipped), "skippedReasons": reasons, "seconds": round(self.seconds, 3)}
+                "pending": self.pending, "skipped": len(self.skipped), "skippedReasons": reasons,
+                "seconds": round(self.seconds, 3)}
 
     def line(self) -> str:
         text = f"{self.indexed} files indexed at {self.commit[:7]} ({self.read} read, {self.removed} removed)"
         if self.skipped:
             reasons = self.to_json()["skippedReasons"]
             text += "; skipped " + ", ".join(f"{n} {r}" for r, n in sorted(reasons.items()))
+        if self.pending:
+            text += f"; {self.pending} still to read"
         return text
 
 
@@ -117,7 +121,7 @@ def sync(store: IndexStore, snapshot: Snapshot, limits: Limits = DEFAULT_LIMITS,
     """Bring the store to `snapshot`: read and parse the changed blobs, drop what went away."""
     started = time.monotonic()
     plan = plan_update(store.blobs(), snapshot.entries(), limits, ignore)
-    report = BuildReport(snapshot.commit, read=len(plan.read), removed=len(plan.remove), skipped=list(plan.skipped))
+    report = BuildReport(snapshot.commit, removed=len(plan.remove), skipped=list(plan.skipped))
     store.remove(plan.remove)
     indexed = plan.kept
     for start in range(0, len(plan.read), READ_BATCH):
@@ -125,7 +129,10 @@ def sync(store: IndexStore, snapshot: Snapshot, limits: Limits = DEFAULT_LIMITS,
         blobs = snapshot.read([e.path for e in batch])
         stored = []
         for entry in batch:
-            text = decode_text(blobs.get(entry.path, b"\0"))
+            if entry.path not in blobs:  # not handed over (paced): left unstored, so read next time
+                report.pending += 1
+                continue
+            text = decode_text(blobs[entry.path])
             if text is None:  # kept empty, so that the next update does not read it again
                 report.skipped.append((entry.path, "binary"))
                 stored.append(StoredFile(entry.path, "", FileSymbols(None), entry.blob, entry.size))
@@ -133,6 +140,7 @@ def sync(store: IndexStore, snapshot: Snapshot, limits: Limits = DEFAULT_LIMITS,
             stored.append(StoredFile(entry.path, text, parse_symbols(entry.path, text), entry.blob, entry.size))
             indexed += 1
         store.put(stored)
+        report.read += len(stored)
     report.indexed = indexed
     report.seconds = time.monotonic() - started
     store.finish(snapshot.commit, report.to_json())

@@ -2,7 +2,8 @@
 
 At review time the index of the repository is brought to the pull request's base commit when that
 is the default branch's head (one recursive tree call; then only the blobs whose id changed since
-the last build are read, a few at a time, so a first build is paced and later ones are cheap),
+the last build are read, four at a time and at most `reads_per_update` per update, so that a
+large first build is spread over several reviews and pushes within GitHub's rate limits),
 and retrieval runs on the changed files read at the head. `enabled: false` (repository or admin)
 deletes the repository's index. SQLite work runs in a thread, one repository at a time, so that
 the event loop keeps serving webhooks while a large repository is parsed.
@@ -52,6 +53,7 @@ class RepositoryIndexes:
     """The indexes of every repository this server reviews, in one SQLite file."""
 
     path: str
+    reads_per_update: int = 1000  # contents reads one update may make; a larger build goes on next time
     _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
 
     def _lock(self, repo: str) -> asyncio.Lock:
@@ -75,7 +77,7 @@ class RepositoryIndexes:
         async with self._lock(repo):
             listed = await _list_tree(gh, owner, name, commit)
             stored = await asyncio.to_thread(self._stored, repo)
-            wanted = plan_update(stored, listed, limits, ignore).read
+            wanted = plan_update(stored, listed, limits, ignore).read[: self.reads_per_update]
             texts = await read_paths(gh, owner, name, [e.path for e in wanted], commit)
             blobs = {p: t.encode("utf-8") for p, t in texts.items()}
             snapshot = _Prefetched(commit, tuple(listed), blobs)
