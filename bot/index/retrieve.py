@@ -1,8 +1,8 @@
 """What the index adds to one review: definitions, callers, related code, ranked and within budget.
 
-The order is what a reviewer reaches for: first the definitions of the names that changed lines
-use (defined in other files), then the callers of the functions whose definition changed, last
-code that search finds for the same names. Files the pull request changes are read at the head
+What a reviewer reaches for: the definitions of the names that changed lines use (defined in
+other files) and the callers of the functions whose definition changed, taking turns for the
+budget (three definitions, then a caller), and last code that search finds for the same names. Files the pull request changes are read at the head
 (their text is given), never from the index. Every piece says which changed line asked for it.
 """
 
@@ -147,8 +147,7 @@ def _distance(a: str, b: str) -> int:
     return len(pa) + len(pb) - 2 * common
 
 
-def _definitions(uses: dict[tuple[str, str], int], found: list[Located], changed: set[str],
-                 settings: Settings) -> list[_Candidate]:
+def _definitions(uses: dict[tuple[str, str], int], found: list[Located], settings: Settings) -> list[_Candidate]:
     by_name: dict[str, list[Located]] = {}
     for loc in found:
         by_name.setdefault(loc.definition.name, []).append(loc)
@@ -267,7 +266,7 @@ def retrieve(store: IndexStore, changes: Sequence[ChangedFile], budget: int,
     found += [Located(p, d) for p, s in head.items() for d in s.definitions if d.name in names]
     # Definitions and callers take turns (three definitions, then a caller), so that a change using many names still gets the
     # callers of what it changed within the budget (and the other way round).
-    candidates = _alternate(_definitions(uses, found, changed, settings),
+    candidates = _alternate(_definitions(uses, found, settings),
                             _callers(store, changed_fns, changed, settings))
     texts = _Texts(store, changes)
     words = {name: f"{path}:{line}" for (path, name), line in uses.items()}
