@@ -7,6 +7,7 @@ engine's view of a pull request (GitHub's per-file patches, the head's texts) an
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from bot.engine.diff import FilePatch
@@ -38,6 +39,15 @@ def changed_files(patches: Mapping[str, FilePatch], head_texts: Mapping[str, str
     return out
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _inline(text: str) -> str:
+    """A path, name or reason on the heading line: control characters (a newline in a file name)
+    shown escaped, so repository content cannot start a section of its own outside its fence."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+
+
 def index_section(retrieval: Retrieval | None) -> str:
     """The prompt's section: what the index added, each piece labelled `path:start-end` and why."""
     if retrieval is None or not retrieval.pieces:
@@ -46,5 +56,6 @@ def index_section(retrieval: Retrieval | None) -> str:
              "These are unchanged files of the default branch, for reference: report findings on the diff only."]
     for piece in retrieval.pieces:
         numbered = "\n".join(f"{piece.start + i:>6} {text}" for i, text in enumerate(piece.text.splitlines()))
-        parts.append(f"#### {piece.label} — {piece.kind} `{piece.symbol}`: {piece.reason}\n{fence(numbered)}")
+        heading = f"#### {_inline(piece.label)} — {piece.kind} `{_inline(piece.symbol)}`: {_inline(piece.reason)}"
+        parts.append(f"{heading}\n{fence(numbered)}")
     return "\n\n".join(parts)
