@@ -141,7 +141,7 @@ def test_retrieval_is_the_same_on_every_store(make_store, repo: Repo) -> None:
                ChangedFile("new.py", new, tuple(enumerate(new.splitlines(), start=1)), (1, 2, 3, 4, 5))]
     found = retrieve(store, changes, 10_000)
     assert [(p.kind, p.path, p.start, p.end, p.symbol, p.reason) for p in found.pieces] == [
-        ("definition", "util/other.py", 1, 2, "helper_value", "helper_value is used on new.py:1"),
+        ("definition", "util/other.py", 1, 2, "helper_value", "helper_value is used on new.py:5"),
         ("caller", "app.py", 4, 5, "report", "uses compute_total, whose definition changed at lib.py:2"),
     ]
     assert found.pieces[1].text == "def report(rows):\n    return compute_total(rows)"

@@ -76,7 +76,7 @@ async def test_the_prompt_carries_the_definition_a_changed_line_calls(tmp_path, 
         text = prompt(chat)
         assert "## Code the change depends on (from the repository index)" in text
         assert ("#### src/pricing.py:3-6 — definition `apply_discount`: apply_discount is used on "
-                "src/checkout.py:1") in text  # its first use among the changed lines: the import
+                "src/checkout.py:4") in text  # the changed line that calls it, not the import
         assert "     5         raise ValueError(rate)" in text  # numbered lines of the definition
         assert "RATE_LIMIT" not in text  # only the definition, not the whole file
         assert "Repository index: 1 definition(s), 0 caller(s)" in run_text(run)

@@ -92,14 +92,16 @@ class _Texts:
 
 
 def _uses(change: ChangedFile, symbols: FileSymbols) -> dict[str, int]:
-    """Names used on the added lines → the first line using each. A file no grammar reads
-    (a Makefile, a YAML file) has words, not names: they feed search, not definitions."""
-    added = {line for line, _ in change.added}
+    """Names used on the added lines → the line to name as the reason: the first that calls it
+    (`name(`), else the first that uses it (an import). A file no grammar reads (a Makefile, a
+    YAML file) has words, not names: they feed search, not definitions."""
+    added = dict(change.added)
     uses: dict[str, int] = {}
     for name, lines in symbols.references.items():
-        hits = [n for n in lines if n in added]
+        hits = sorted(n for n in lines if n in added)
         if hits:
-            uses[name] = min(hits)
+            call = re.compile(rf"\b{re.escape(name)}\s*\(")
+            uses[name] = next((n for n in hits if call.search(added[n])), hits[0])
     return uses
 
 
