@@ -210,3 +210,18 @@ def test_context_names_a_ref_that_does_not_exist(capsys, repo: Repo) -> None:
     assert main(["context", "--repo", str(repo.path), "--base", "no-such-branch"]) == 2
     err = capsys.readouterr().err
     assert err == f"reviewer context: 'no-such-branch' does not name a commit in {repo.path}\n"
+
+
+def test_retrieval_keeps_within_its_budget_and_counts_what_it_left_out(make_store, repo: Repo) -> None:
+    store = make_store("acme/shop")
+    sync(store, GitSnapshot(str(repo.path), head(repo)))
+    new = "def fresh():\n    return helper_value() + compute_total([]) + doomed()\n"
+    changes = [ChangedFile("new.py", new, tuple(enumerate(new.splitlines(), start=1)), (1, 2))]
+    everything = retrieve(store, changes, 10_000)
+    assert [p.kind for p in everything.pieces] == ["definition"] * 3 + ["related"] and everything.left_out == 0
+    tight = retrieve(store, changes, everything.used - 1)
+    assert tight.used <= everything.used - 1
+    assert len(tight.pieces) == 3 and tight.left_out == 1
+    assert tight.summary().endswith("; 1 more left out for the budget")
+    nothing = retrieve(store, changes, 0)
+    assert nothing.pieces == [] and nothing.left_out == 4
