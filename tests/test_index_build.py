@@ -120,13 +120,15 @@ def test_repositories_in_one_database_are_kept_apart(make_store, repo: Repo) -> 
 
 def test_ignore_limits_and_binary_files_are_honoured_and_reported(make_store, repo: Repo) -> None:
     repo.commit("more", {"vendor/big.py": "def vendored():\n    pass\n", "huge.py": "x = 1\n" * 400,
-                         "logo.png": "\x00PNG\x00data"})
+                         "logo.png": "\x00PNG\x00data", "blob.data": "\x00\x01raw"})
     store = make_store("acme/shop")
     report = sync(store, GitSnapshot(str(repo.path), head(repo)), Limits(max_file_bytes=1000), ignore=["vendor/**"])
     skipped = dict(report.skipped)
     assert skipped["vendor/big.py"] == "ignored"
     assert skipped["huge.py"] == "larger than the 1000-byte file limit"
-    assert skipped["logo.png"] == "binary"
+    assert skipped["logo.png"] == "binary"  # by its name, never read
+    assert skipped["blob.data"] == "binary"  # by its content
+    assert report.read == 5 and report.indexed == 4  # the four source files and blob.data
     assert store.definitions(["vendored"], 10) == []
     assert "skipped" in report.line() and "1 ignored" in report.line()
     assert store.report()["skippedReasons"]["ignored"] == 1

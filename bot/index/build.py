@@ -16,6 +16,7 @@ from typing import Protocol
 
 from bot.config.model import IndexLimits
 from bot.expr.globs import compiled_globs
+from bot.index.languages import is_binary_name
 from bot.index.model import FileSymbols
 from bot.index.parse import parse_symbols
 from bot.index.store import IndexStore, StoredFile
@@ -62,6 +63,8 @@ def plan_update(stored: Mapping[str, str], entries: Iterable[Entry], limits: Lim
     for entry in sorted(entries, key=lambda e: e.path):
         if globs is not None and globs.any(entry.path):
             skipped.append((entry.path, "ignored"))
+        elif is_binary_name(entry.path):
+            skipped.append((entry.path, "binary"))
         elif entry.size > limits.max_file_bytes:
             skipped.append((entry.path, f"larger than the {limits.max_file_bytes}-byte file limit"))
         elif len(wanted) >= limits.max_files:

@@ -81,3 +81,17 @@ BODY_FIELDS = ("body", "value")
 def language_for(path: str) -> str | None:
     """The grammar for `path`, by its extension; None for a file we search but do not parse."""
     return EXTENSIONS.get(posixpath.splitext(path)[1].lower())
+
+
+# Extensions of files that are never text: skipped before they are read (each read is a GitHub
+# request); a binary file with another name is found by its content.
+BINARY_EXTENSIONS = frozenset({
+    ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".tiff", ".psd", ".pdf", ".zip", ".gz", ".tgz",
+    ".bz2", ".xz", ".7z", ".rar", ".jar", ".war", ".class", ".so", ".dll", ".dylib", ".exe", ".o", ".a", ".lib",
+    ".pyc", ".whl", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4", ".mov", ".avi", ".wav", ".ogg",
+    ".webm", ".sqlite", ".sqlite3", ".db", ".bin", ".dat",
+})
+
+
+def is_binary_name(path: str) -> bool:
+    return posixpath.splitext(path)[1].lower() in BINARY_EXTENSIONS
