@@ -4,7 +4,6 @@ limits, binary files, and `enabled: false` deleting the index."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
@@ -17,25 +16,8 @@ from bot.index.build import Entry, Limits, plan_update, sync
 from bot.index.gitsource import GitSnapshot
 from bot.index.retrieve import ChangedFile, retrieve
 from bot.index.store import IndexStore, SqliteIndex, connect
+from tests.index_fixtures import postgres_test_url
 from tests.test_plan_cli import Repo
-
-POSTGRES_URL = os.environ.get("REVIEWER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-INDEX_DATABASE = "index_tests"
-
-
-def _postgres_url() -> str:
-    """A database of its own for the index tests, made on the test server when missing."""
-    import psycopg
-
-    try:
-        with psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3) as admin:
-            if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (INDEX_DATABASE,)).fetchone():
-                admin.execute(f"CREATE DATABASE {INDEX_DATABASE}")
-    except psycopg.Error as exc:
-        if os.environ.get("REVIEWER_TEST_REQUIRE_POSTGRES") == "1":
-            raise
-        pytest.skip(f"PostgreSQL at {POSTGRES_URL} is not reachable: {exc}")
-    return POSTGRES_URL.rsplit("/", 1)[0] + "/" + INDEX_DATABASE
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -48,7 +30,7 @@ def make_store(request, tmp_path: Path) -> Iterator[Callable[[str], IndexStore]]
         return
     from bot.index.pgstore import PostgresIndex, connect_pg
 
-    pg = connect_pg(_postgres_url())
+    pg = connect_pg(postgres_test_url())
     run = uuid.uuid4().hex[:8]
     made: list[PostgresIndex] = []
 

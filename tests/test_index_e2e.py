@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import uuid
 from collections.abc import AsyncIterator
 
 import aiohttp
@@ -19,10 +20,11 @@ from bot.github import GitHubApp
 from bot.index.model import Piece
 from bot.index.retrieve import Retrieval
 from bot.index.store import SqliteIndex, connect
-from bot.pipeline.index import RepositoryIndexes
+from bot.pipeline.index import RepositoryIndexes, postgres_stores, sqlite_stores
 from bot.server.jobs import classify
 from tests.app_support import running_app, settle
 from tests.chat_double import ChatDouble, findings
+from tests.index_fixtures import postgres_test_url
 from tests.review_support import API_KEY, KEY_VAR, PRIMARY, admin_yaml, reviewed, reviewing_app, run_text
 from tests.server_support import wait_for
 
@@ -178,18 +180,24 @@ def test_only_a_push_to_the_default_branch_makes_a_job() -> None:
     assert classify("push", {**push, "deleted": True}).kind == "ignored"
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 async def test_a_large_first_build_is_paced_over_several_updates(tmp_path, github, github_app,
-                                                                  app_private_key) -> None:
-    repo = github.add_repo("octo-org/big")
+                                                                  app_private_key, backend) -> None:
+    if backend == "sqlite":
+        opener = sqlite_stores(str(tmp_path / "paced.sqlite3"))
+    else:
+        opener = postgres_stores(postgres_test_url())
+    repo = github.add_repo(f"octo-org/big-{uuid.uuid4().hex[:8]}")
     files = {f"src/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5)}
     commit = repo.commit(files)
     installation = github.install(github_app, repo)
-    indexes = RepositoryIndexes(str(tmp_path / "paced.sqlite3"), reads_per_update=2)
+    indexes = RepositoryIndexes(opener, reads_per_update=2)
     contents = "GET /repos/{owner}/{repo}/contents/{path}"
     async with aiohttp.ClientSession() as session:
         app = GitHubApp(session, app_id=github_app.id, private_key=app_private_key, base_url=github.url)
         gh = app.installation(installation.id)
-        reports = [await indexes.update(gh, "octo-org/big", commit, []) for _ in range(4)]
+        reports = [await indexes.update(gh, repo.full_name, commit, []) for _ in range(4)]
+    await indexes.delete(repo.full_name)
     assert [(r.read, r.pending, r.indexed) for r in reports] == [(2, 3, 2), (2, 1, 4), (1, 0, 5), (0, 0, 5)]
     assert "3 still to read" in reports[0].line()
     assert github.count(contents) == 5  # every file read once, over three updates

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from bot.pipeline.index import RepositoryIndexes, index_push
+from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, sqlite_stores
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
 from bot.server.app import ServerContext
@@ -32,13 +32,17 @@ def make_services(context: ServerContext) -> Services:
 
 def _indexes(context: ServerContext) -> RepositoryIndexes | None:
     """Repository indexes live in their own SQLite file beside the server's database, so that a
-    build's long writes never hold the lock that the webhook intake commits under."""
+    build's long writes never hold the lock that the webhook intake commits under; on PostgreSQL,
+    in the server's database."""
+    url = context.settings.database_url
+    if url.startswith(("postgresql://", "postgres://")):
+        return RepositoryIndexes(postgres_stores(url))
     try:
         database = context.settings.database_path
-    except ValueError:  # not SQLite: the PostgreSQL index comes with the store layer
+    except ValueError:  # a database URL of another kind: no index
         return None
     stem = database[:-3] if database.endswith(".db") else database
-    return RepositoryIndexes(stem + "-index.sqlite3")
+    return RepositoryIndexes(sqlite_stores(stem + "-index.sqlite3"))
 
 
 def make_handler(context: ServerContext) -> Handler:

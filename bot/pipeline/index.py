@@ -5,30 +5,34 @@ is the default branch's head (one recursive tree call; then only the blobs whose
 the last build are read, four at a time and at most `reads_per_update` per update, so that a
 large first build is spread over several reviews and pushes within GitHub's rate limits),
 and retrieval runs on the changed files read at the head. `enabled: false` (repository or admin)
-deletes the repository's index. SQLite work runs in a thread, one repository at a time, so that
-the event loop keeps serving webhooks while a large repository is parsed.
+deletes the repository's index. Store work runs in a thread, one update of a repository at a
+time, so that the event loop keeps serving webhooks while a large repository is parsed; the store
+is SQLite by default, or PostgreSQL (`postgres_stores`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config
 from bot.config.model import EffectiveConfig, IndexLimits
-from bot.engine.diff import read_patches
+from bot.engine.diff import FilePatch, read_patches
 from bot.engine.index_context import changed_files
 from bot.github import GitHubClient, read_file, tree
 from bot.index.build import DEFAULT_LIMITS, BuildReport, Entry, Limits, plan_update, sync
 from bot.index.retrieve import Retrieval, retrieve
-from bot.index.store import SqliteIndex, connect
+from bot.index.store import IndexStore, SqliteIndex, connect
 from bot.pipeline.gather import read_paths
 from bot.plan.config_files import load_config_file, present_names
 
 logger = logging.getLogger("reviewer.index")
+T = TypeVar("T")
 
 HEAD_READ_LIMIT = 50  # changed files read at the head for retrieval; the rest go without
 
@@ -48,27 +52,56 @@ class _Prefetched:
         return {p: self.blobs[p] for p in paths if p in self.blobs}
 
 
+StoreOpener = Callable[[str], AbstractContextManager[IndexStore]]  # repository → its index, opened
+
+
+def sqlite_stores(path: str) -> StoreOpener:
+    """Every repository's index in one SQLite file, a connection per use (uses run in threads)."""
+    @contextmanager
+    def open_store(repo: str) -> Iterator[IndexStore]:
+        conn = connect(path)
+        try:
+            yield SqliteIndex(conn, repo)
+        finally:
+            conn.close()
+    return open_store
+
+
+def postgres_stores(url: str) -> StoreOpener:
+    """Every repository's index in a PostgreSQL database (full-text and trigram search)."""
+    from bot.index.pgstore import PostgresIndex, connect_pg
+
+    @contextmanager
+    def open_store(repo: str) -> Iterator[IndexStore]:
+        conn = connect_pg(url)
+        try:
+            yield PostgresIndex(conn, repo)
+        finally:
+            conn.close()
+    return open_store
+
+
 @dataclass
 class RepositoryIndexes:
-    """The indexes of every repository this server reviews, in one SQLite file."""
+    """The indexes of every repository this server reviews, in the store `open_store` opens."""
 
-    path: str
+    open_store: StoreOpener
     reads_per_update: int = 1000  # contents reads one update may make; a larger build goes on next time
     _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
 
     def _lock(self, repo: str) -> asyncio.Lock:
         return self._locks.setdefault(repo, asyncio.Lock())
 
+    def _with_store(self, repo: str, work: Callable[[IndexStore], T]) -> Awaitable[T]:
+        """`work(store)` in a thread, with the repository's index open for it."""
+        def run() -> T:
+            with self.open_store(repo) as store:
+                return work(store)
+        return asyncio.to_thread(run)
+
     async def delete(self, repo: str) -> None:
         async with self._lock(repo):
-            await asyncio.to_thread(self._drop, repo)
-
-    def _drop(self, repo: str) -> None:
-        conn = connect(self.path)
-        try:
-            SqliteIndex(conn, repo).drop()
-        finally:
-            conn.close()
+            await self._with_store(repo, lambda store: store.drop())
 
     async def update(self, gh: GitHubClient, repo: str, commit: str, ignore: Sequence[str],
                      limits: Limits = DEFAULT_LIMITS) -> BuildReport:
@@ -76,38 +109,19 @@ class RepositoryIndexes:
         owner, name = repo.split("/", 1)
         async with self._lock(repo):
             listed = await _list_tree(gh, owner, name, commit)
-            stored = await asyncio.to_thread(self._stored, repo)
+            stored = await self._with_store(repo, lambda store: store.blobs())
             wanted = plan_update(stored, listed, limits, ignore).read[: self.reads_per_update]
             texts = await read_paths(gh, owner, name, [e.path for e in wanted], commit)
             blobs = {p: t.encode("utf-8") for p, t in texts.items()}
             snapshot = _Prefetched(commit, tuple(listed), blobs)
-            report = await asyncio.to_thread(self._sync, repo, snapshot, ignore, limits)
+            report = await self._with_store(repo, lambda store: sync(store, snapshot, limits, ignore))
         logger.info("index of %s: %s", repo, report.line())
         return report
 
-    def _stored(self, repo: str) -> dict[str, str]:
-        conn = connect(self.path)
-        try:
-            return SqliteIndex(conn, repo).blobs()
-        finally:
-            conn.close()
-
-    def _sync(self, repo: str, snapshot: _Prefetched, ignore: Sequence[str], limits: Limits) -> BuildReport:
-        conn = connect(self.path)
-        try:
-            return sync(SqliteIndex(conn, repo), snapshot, limits, ignore)
-        finally:
-            conn.close()
-
-    async def retrieve(self, repo: str, patches: Mapping[str, object], head_texts: Mapping[str, str],
+    async def retrieve(self, repo: str, patches: Mapping[str, FilePatch], head_texts: Mapping[str, str],
                        budget: int) -> Retrieval:
-        def run() -> Retrieval:
-            conn = connect(self.path)
-            try:
-                return retrieve(SqliteIndex(conn, repo), changed_files(patches, head_texts), budget)  # type: ignore[arg-type]
-            finally:
-                conn.close()
-        return await asyncio.to_thread(run)
+        changes = changed_files(patches, head_texts)
+        return await self._with_store(repo, lambda store: retrieve(store, changes, budget))
 
 
 async def _list_tree(gh: GitHubClient, owner: str, repo: str, commit: str) -> list[Entry]:
