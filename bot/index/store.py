@@ -3,7 +3,10 @@
 One database may hold the indexes of many repositories (the server's), or of one (a checkout's,
 under its `.git`). File texts are kept LZ4-compressed, because pieces of context are cut from
 them; the FTS5 table is contentless (it keeps the word index, not a second copy of the text), so
-a removed file's words are taken out with FTS5's `delete` command and the old text.
+a removed file's words are taken out with FTS5's `delete` command and the old text. The
+tokenizer is `unicode61` with `_` as a letter, so `compute_total` is one word: on generated code
+its index is 0.22x the source, where FTS5's trigram tokenizer (substring search) is 1.76x alone
+and would break the index's 2x size aim; PostgreSQL, where the trigram index is cheaper, has it.
 The PostgreSQL twin of `IndexStore` (full-text and pg_trgm) belongs to the store layer.
 """
 
