@@ -25,6 +25,8 @@ bench: install
 	$(PY) bench/plan.py
 	$(PY) bench/webhooks.py
 	$(PY) bench/signin.py
+	$(PY) bench/index.py
+	$(PY) bench/context_quality.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

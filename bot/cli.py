@@ -23,6 +23,7 @@ EXIT_BROKEN_PIPE = 128 + 13  # 128 + SIGPIPE
 COMMANDS = {
     "validate": "bot.commands.validate:run",
     "plan": "bot.plan.command:run",
+    "context": "bot.commands.context:run",
     "serve": "bot.server.main:run",
     "schema": "bot.commands.schema:run_schema",
     "crds": "bot.commands.schema:run_crds",
@@ -74,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 title="commands")
     _validate(sub)
     _plan(sub)
+    _context(sub)
     s = _command(sub, "serve", "run the GitHub App server (webhook intake, jobs, resource and admin APIs)",
                  epilog=SERVE_EPILOG)
     s.add_argument("--config", metavar="FILE",
@@ -130,6 +132,16 @@ def _plan(sub) -> None:
                                                 "expressions (default: one made from the commits)")
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="text for people, or the plan as JSON (default: text)")
+
+
+def _context(sub) -> None:
+    c = _command(sub, "context", "print what the repository index adds to a review of base...head, offline")
+    c.add_argument("--repo", required=True, metavar="DIR",
+                   help="the git checkout; its index is kept under .git/reviewer/ and reused (required)")
+    c.add_argument("--base", metavar="REF", help="the base to compare with (default: origin/HEAD, else main)")
+    c.add_argument("--head", default="HEAD", metavar="REF", help="the head to review (default: HEAD)")
+    c.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text for people, or the pieces as JSON (default: text)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

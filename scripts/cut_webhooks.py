@@ -38,6 +38,7 @@ WANTED: dict[str, list[str | None]] = {
     "installation": ["created"],
     "installation_repositories": ["added"],
     "ping": [None],
+    "push": [None],
 }
 
 

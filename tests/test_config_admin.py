@@ -82,3 +82,14 @@ def test_instance_models_need_instance_providers():
     [diag] = load(text)[1]
     assert (diag.code, diag.pointer) == ("undeclared-provider", "/defaults/models/review")
     assert "not declared by the instance (declared: p)" in diag.message
+
+
+def test_index_limits_are_read_and_bad_ones_reported_at_their_place():
+    admin, problems = load_admin_config("index:\n  maxFiles: 10\n  maxFileBytes: 2048\n", "admin.yaml")
+    assert problems == [] and admin is not None
+    assert (admin.index_limits.max_files, admin.index_limits.max_file_bytes) == (10, 2048)
+    assert admin.index_limits.max_repo_bytes == AdminConfig.empty().index_limits.max_repo_bytes
+    admin, problems = load_admin_config("index:\n  maxFiles: 0\n  maxBytes: 5\n", "admin.yaml")
+    assert admin is None
+    assert [(p.line, p.column, p.pointer, p.code) for p in problems] == [
+        (2, 13, "/index/maxFiles", "minimum"), (3, 3, "/index/maxBytes", "unknown-property")]

@@ -21,7 +21,7 @@ from bot.config.admin_schema import ADMIN_CONFIG
 from bot.config.crosschecks import duplicate_ids, id_entries, model_entries, taken_ids, undeclared_providers
 from bot.config.document import load_checked, sorted_diagnostics
 from bot.config.layer import LayerSettings, layer_settings, origin_at
-from bot.config.model import Glob, Provider, Rule, frozen_mapping
+from bot.config.model import Glob, IndexLimits, Provider, Rule, frozen_mapping
 from bot.diagnostics import Diagnostic
 from bot.pointers import escape_token, human_pointer
 from bot.yamldoc import YamlDocument
@@ -45,6 +45,7 @@ class AdminConfig:
     providers: Mapping[str, Provider]  # the instance's
     defaults: LayerSettings
     accounts: Mapping[str, Account]  # lowercased login → account
+    index_limits: IndexLimits = IndexLimits()
 
     @classmethod
     def empty(cls) -> AdminConfig:
@@ -152,5 +153,13 @@ def _build(data: Mapping[str, Any], doc: YamlDocument, path: str) -> AdminConfig
         accounts[login.lower()] = Account(login, settings, frozen_mapping(_providers(account.get("providers"), "account")),
                                           disabled)
     return AdminConfig(path, doc, data, frozen_mapping(_providers(data.get("providers"), "instance")),
-                       layer_settings(data.get("defaults"), doc, path, "instance", "/defaults"), frozen_mapping(accounts))
+                       layer_settings(data.get("defaults"), doc, path, "instance", "/defaults"), frozen_mapping(accounts),
+                       _index_limits(data.get("index") or {}))
+
+
+def _index_limits(data: Mapping[str, Any]) -> IndexLimits:
+    default = IndexLimits()
+    return IndexLimits(data.get("maxFileBytes", default.max_file_bytes),
+                       data.get("maxRepositoryBytes", default.max_repo_bytes),
+                       data.get("maxFiles", default.max_files))
 

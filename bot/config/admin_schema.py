@@ -12,7 +12,7 @@ import re
 
 from bot.config.checks import GLOB_SYNTAX
 from bot.config.repo_schema import REPO_PROPERTIES
-from bot.schema import Arr, Check, Num, Obj, Str
+from bot.schema import Arr, Check, Int, Num, Obj, Str
 from bot.secrets import is_reference, parse_reference
 
 API_KEY_PATTERN = r"^(secret://[^/\s]+/[^/\s]+|env://[A-Za-z_][A-Za-z0-9_]*)$"
@@ -104,6 +104,18 @@ ACCESS = Obj(
     },
 )
 
+INDEX = Obj(
+    name="index",
+    description="Limits of each repository's index (the definitions, callers and search that reviews draw on).",
+    properties={
+        "maxFileBytes": Int(minimum=1, description="Files larger than this are not indexed (default 1000000)."),
+        "maxRepositoryBytes": Int(minimum=1, description="Files past this many bytes in all, in path order, are "
+                                                         "not indexed (default 200000000)."),
+        "maxFiles": Int(minimum=1, description="Files past this count, in path order, are not indexed "
+                                               "(default 50000)."),
+    },
+)
+
 ADMIN_CONFIG = Obj(
     description="Reviewer administrator configuration: the instance's providers and defaults, and "
                 "per-account settings, layered under each repository's .reviewer.yaml; and who may use the "
@@ -114,5 +126,6 @@ ADMIN_CONFIG = Obj(
                         description="Instance settings: every repository field."),
         "accounts": Obj(values=ACCOUNT, keys=LOGIN, description="Owner login → account settings."),
         "access": ACCESS,
+        "index": INDEX,
     },
 )

@@ -105,6 +105,15 @@ def frozen_mapping(mapping: Mapping | None = None) -> Mapping:
 
 
 @dataclass(frozen=True, slots=True)
+class IndexLimits:
+    """What one repository's index may hold (the admin file's `index`, instance level)."""
+
+    max_file_bytes: int = 1_000_000
+    max_repo_bytes: int = 200_000_000
+    max_files: int = 50_000
+
+
+@dataclass(frozen=True, slots=True)
 class EffectiveConfig:
     enabled: bool = True
     disabled_by: str | None = None  # a sentence saying which layer turned the repository off

@@ -27,6 +27,7 @@ from bot.engine.providers import ModelClient, ProviderError, make_client, split_
 from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict, build_request
 from bot.engine.shaping import shape
 from bot.engine.templates import summary_vars
+from bot.index.retrieve import Retrieval
 
 log = logging.getLogger("reviewer.engine")  # under the server's logger: JSON lines, redacted
 
@@ -127,12 +128,14 @@ async def run_review(
     environ: Mapping[str, str] | None = None,
     budgets: Budgets = DEFAULT_BUDGETS,
     template_timeout: float = 5.0,
+    index: Retrieval | None = None,
 ) -> ReviewOutcome:
     """Review `head_sha` as `plan` says.
 
     `files`: path → text at the merge base (rule files, context files, agent files, templates).
     `patches`: GitHub's per-file entries (`filename`, `status`, `patch`). `reviews`: the pull
     request's reviews as GitHub lists them. `app_login`: the app's bot login (`<slug>[bot]`).
+    `index`: what the repository index retrieved for the change (see bot/engine/index_context.py).
     """
     plan = as_plan_dict(plan)
     no_answer = _Answer(None, None, False, ())
@@ -140,15 +143,17 @@ async def run_review(
         reason = f"the plan skips this pull request ({plan.get('skipReason') or 'no reason given'})"
         return _unfinished(plan, head_sha, "skipped", reason, no_answer, ())
     file_patches = read_patches(patches)
-    request = build_request(plan, files=files, patches=file_patches, budgets=budgets)
+    request = build_request(plan, files=files, patches=file_patches, budgets=budgets, index=index)
+    index_notes = (index.summary(),) if index is not None else ()
     answer = await _ask(_Models(providers, session, secrets_dir, environ), plan, request)
     if answer.parsed is None:
-        return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request.notes)
+        return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer,
+                           (*index_notes, *request.notes))
 
     shaped = shape(answer.parsed.findings, plan, patches=file_patches, files=files)
     counts = replace(shaped.counts, malformed=answer.parsed.malformed,
                      over_limit=answer.parsed.over_limit)
-    notes = [*request.notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
+    notes = [*index_notes, *request.notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
     common = _common(plan, head_sha, answer, counts, notes, "completed", None)
     comments = await render_comments(shaped, plan, files=files, common=common, timeout=template_timeout)
     found = [p.finding for p in shaped.posted]

@@ -7,13 +7,15 @@ review's conclusion, or with a readable error when GitHub or the models failed a
 from __future__ import annotations
 
 import logging
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
 
-from bot.config.model import EffectiveConfig
+from bot.config.model import EffectiveConfig, IndexLimits
 from bot.engine.engine import run_review
+from bot.engine.request import DEFAULT_BUDGETS
 from bot.github import (
     Annotation,
     CheckOutput,
@@ -25,8 +27,10 @@ from bot.github import (
     list_reviews,
     start_check_run,
 )
+from bot.index.retrieve import Retrieval
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.gather import Gathered, gather, read_paths
+from bot.pipeline.index import RepositoryIndexes, review_context
 from bot.pipeline.post import post_outcome
 from bot.pipeline.targets import Target
 from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
@@ -48,6 +52,7 @@ class Services:
     admin: Any  # AdminConfigHolder: `.current` is the admin configuration in force
     http: aiohttp.ClientSession
     secrets_dir: str | None = None
+    indexes: RepositoryIndexes | None = None  # None: no repository index (a store without one)
     _login: str | None = field(default=None, init=False)
 
     async def app_login(self) -> str:
@@ -114,6 +119,8 @@ async def _review(services: Services, gh: GitHubClient, target: Target, stage: _
     stage.name = "planning"
     plan, config = plan_for(services.admin.current, gathered, target)
     plan_json = plan.to_json()
+    if not config.enabled and services.indexes is not None:  # enabled: false stops indexing too
+        await services.indexes.delete(target.full_name)
     if plan_json["decision"] != "review":
         return report_for_plan(plan_json)
     if not config.providers:
@@ -131,10 +138,30 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     login = await services.app_login()
     patches = [{"filename": f.path, "status": f.status, "patch": f.patch} for f in gathered.comparison.files]
+    stage.name = "reading the repository index"
+    index = await _index_context(services, gh, target, gathered, config, patches)
+    stage.name = "running the model review"
     outcome = await run_review(plan_json, files=files, patches=patches, providers=config.providers,
                                session=services.http, head_sha=target.head_sha, app_login=login,
-                               reviews=reviews, secrets_dir=services.secrets_dir)
+                               reviews=reviews, secrets_dir=services.secrets_dir, index=index)
     stage.name = "posting the review"
     posted = await post_outcome(gh, target, outcome, login)
     carried_out = {**outcome.to_json(), "decisions": posted.decisions} if posted.decisions else outcome.to_json()
     return with_review(report, carried_out, outcome.summary, [*outcome.notes, *posted.notes])
+
+
+async def _index_context(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
+                         config: EffectiveConfig, patches: list[dict]) -> Retrieval | None:
+    """The index's pieces for this review. The index helps the review and never stops it: a
+    failure to read or build it is logged and the review goes on without it."""
+    if services.indexes is None:
+        return None
+    try:
+        admin = services.admin.current
+        limits = admin.index_limits if admin is not None else IndexLimits()
+        return await review_context(services.indexes, gh, target.full_name, gathered.pull, config, patches,
+                                    target.head_sha, DEFAULT_BUDGETS.index, limits)
+    except (GitHubError, OSError, sqlite3.Error) as exc:
+        logger.warning("the repository index of %s was not used: %s", target.full_name,
+                       exc.describe() if isinstance(exc, GitHubError) else exc)
+        return None

@@ -113,6 +113,16 @@ def _pr_and_head(event: str, payload: dict[str, Any]) -> tuple[int | None, str |
             _require(_str(_get(holder, "head_sha")), f"{event}.head_sha"))
 
 
+def _push(payload: dict[str, Any], installation_id: int | None) -> Classification:
+    """A push to the default branch updates the repository index; other pushes are ignored."""
+    default = _str(_get(payload, "repository", "default_branch"))
+    if payload.get("deleted") or default is None or _get(payload, "ref") != f"refs/heads/{default}":
+        return Classification("ignored", None, installation_id, reason="push to a branch other than the default")
+    repo = _require(_str(_get(payload, "repository", "full_name")), "repository.full_name")
+    after = _require(_str(payload.get("after")), "after")
+    return Classification("job", None, installation_id, repo, None, after)
+
+
 def classify(event: str, payload: dict[str, Any]) -> Classification:
     """Decide what a parsed delivery asks for. Raises InvalidPayload when a handled event lacks
     the fields its job needs (a payload GitHub would not send)."""
@@ -120,6 +130,8 @@ def classify(event: str, payload: dict[str, Any]) -> Classification:
     installation_id = _int(_get(payload, "installation", "id"))
     if event in INSTALLATION_EVENTS:
         return Classification("installation", action, _require(installation_id, "installation.id"))
+    if event == "push":
+        return _push(payload, installation_id)
     actions = JOB_EVENTS.get(event)
     if actions is None:
         return Classification("ignored", action, installation_id, reason=f"event {event} is not handled")

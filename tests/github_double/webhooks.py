@@ -34,12 +34,14 @@ class WebhookSender:
     def payload(self, event: str, action: str | None = None, *, installation: Installation,
                 repo: Repo | None = None, pull: PullRequest | None = None, sender: User | None = None,
                 before: str | None = None, label: str | None = None, changes: dict | None = None,
-                check_run: CheckRun | None = None) -> dict:
+                check_run: CheckRun | None = None, branch: str | None = None) -> dict:
         """GitHub's example for `event.action`, retargeted at the double's installation/repo/pull.
 
         `repo` defaults to the pull request's; `before` is the previous head of a `synchronize`;
         `label` the label of `labeled`/`unlabeled`; `changes` the `edited` changes; `check_run`
-        a run of the double for `check_run` events (else the example's run, on the pull's head).
+        a run of the double for `check_run` events (else the example's run, on the pull's head);
+        `branch` the pushed branch of a `push` (default: the repository's default branch), whose
+        head is `after` and whose previous head is `before`.
         """
         repo = repo or (pull.repo if pull is not None else None)
         data = copy.deepcopy(example(f"{event}.{action}" if action else event))
@@ -69,6 +71,8 @@ class WebhookSender:
             self._patch_check_run(data["check_run"], installation, repo, pull, check_run)
         if event == "check_suite":
             self._patch_suite(data["check_suite"], installation, pull, before)
+        if event == "push" and repo is not None:
+            self._patch_push(data, repo, branch or repo.default_branch, before)
         return data
 
     async def deliver(self, url: str, event: str, payload: dict, *, secret: str,
@@ -92,6 +96,13 @@ class WebhookSender:
                 return response.status, await response.text()
 
     # --- helpers -----------------------------------------------------------------------------
+
+    def _patch_push(self, data: dict, repo: Repo, branch: str, before: str | None) -> None:
+        """A push of `branch` to its current head, as GitHub sends one (not a deletion)."""
+        after = repo.branches[branch]
+        data.update(ref=f"refs/heads/{branch}", before=before or "0" * 40, after=after, created=before is None,
+                    deleted=False, forced=False, base_ref=None,
+                    compare=f"https://github.com/{repo.full_name}/compare/{(before or '0' * 12)[:12]}...{after[:12]}")
 
     def _installed(self, installation: Installation) -> list[Repo]:
         return [self.repos[name] for name in sorted(installation.repositories) if name in self.repos]

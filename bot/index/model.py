@@ -1,0 +1,55 @@
+"""The shapes the index passes around: what a file defines and uses, and a piece of context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A named definition; lines are 1-based and inclusive."""
+
+    name: str
+    kind: str  # function, method, class, struct, interface, enum, trait, type, module, ...
+    scope: str  # the enclosing definitions' names, joined by "." ("" at the top level)
+    signature: str  # the text before the body, whitespace collapsed, at most 200 characters
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileSymbols:
+    """What one file defines and which names it uses where (not counting the names it defines)."""
+
+    language: str | None
+    definitions: tuple[Definition, ...] = ()
+    references: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A definition and the file it lives in."""
+
+    path: str
+    definition: Definition
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One piece of context for a review: design.md's `reviewer context` entry, plus its text."""
+
+    path: str
+    start: int
+    end: int
+    symbol: str
+    kind: str  # definition | caller | related
+    reason: str  # names the changed line that asked for it
+    text: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.path}:{self.start}-{self.end}"
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "startLine": self.start, "endLine": self.end, "symbol": self.symbol,
+                "kind": self.kind, "reason": self.reason}

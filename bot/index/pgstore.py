@@ -1,0 +1,149 @@
+"""`IndexStore` on PostgreSQL: full-text search (`tsvector`, GIN) with a trigram index (pg_trgm)
+for names the text-search parser splits, through psycopg 3.
+
+The same tables as the SQLite form, one database for every repository (rows keyed by `repo`).
+PostgreSQL compresses large texts itself (TOAST), so bodies are stored as text. The text-search
+configuration is `simple` (no stemming: code is not English), and since its parser cuts
+`compute_total` into `compute` and `total`, a name is searched as a phrase, and also by the
+trigram index as a substring, which finds it inside a longer name (`computeTotalAmount`).
+This module is the twin the store layer will carry; it is used where a PostgreSQL URL is given.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+import psycopg
+
+from bot.index.model import Definition, Located
+from bot.index.store import Reference, StoredFile
+
+SCHEMA = """
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE TABLE IF NOT EXISTS index_repos (
+    repo TEXT PRIMARY KEY, commit_sha TEXT NOT NULL, report JSONB NOT NULL);
+CREATE TABLE IF NOT EXISTS index_files (
+    id BIGSERIAL PRIMARY KEY, repo TEXT NOT NULL, path TEXT NOT NULL, blob TEXT NOT NULL,
+    size INTEGER NOT NULL, language TEXT, body TEXT NOT NULL,
+    words TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', left(body, 1000000))) STORED,
+    UNIQUE (repo, path));
+CREATE INDEX IF NOT EXISTS index_files_words ON index_files USING GIN (words);
+CREATE INDEX IF NOT EXISTS index_files_trigrams ON index_files USING GIN (body gin_trgm_ops);
+CREATE TABLE IF NOT EXISTS index_defs (
+    file_id BIGINT NOT NULL REFERENCES index_files (id) ON DELETE CASCADE, name TEXT NOT NULL,
+    kind TEXT NOT NULL, scope TEXT NOT NULL, signature TEXT NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS index_defs_name ON index_defs (name);
+CREATE INDEX IF NOT EXISTS index_defs_file ON index_defs (file_id);
+CREATE TABLE IF NOT EXISTS index_refs (
+    file_id BIGINT NOT NULL REFERENCES index_files (id) ON DELETE CASCADE, name TEXT NOT NULL,
+    lines INTEGER[] NOT NULL, PRIMARY KEY (file_id, name));
+CREATE INDEX IF NOT EXISTS index_refs_name ON index_refs (name);
+"""
+_LOCK = 7_262_011  # advisory lock id: one process creates the tables at a time
+
+
+def connect_pg(url: str) -> psycopg.Connection:
+    """A connection with the index's tables (created under an advisory lock, so that processes
+    starting together do not race)."""
+    conn = psycopg.connect(url)
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+        conn.execute(SCHEMA)
+    return conn
+
+
+class PostgresIndex:
+    """`IndexStore` on PostgreSQL. Writes are committed by `finish` (or `drop`)."""
+
+    def __init__(self, conn: psycopg.Connection, repo: str) -> None:
+        self.conn, self.repo = conn, repo
+
+    def commit(self) -> str | None:
+        row = self.conn.execute("SELECT commit_sha FROM index_repos WHERE repo = %s", (self.repo,)).fetchone()
+        return row[0] if row else None
+
+    def report(self) -> dict | None:
+        row = self.conn.execute("SELECT report FROM index_repos WHERE repo = %s", (self.repo,)).fetchone()
+        return row[0] if row else None
+
+    def blobs(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT path, blob FROM index_files WHERE repo = %s", (self.repo,)).fetchall())
+
+    def put(self, files: Iterable[StoredFile]) -> None:
+        files = list(files)
+        self.remove(f.path for f in files)
+        with self.conn.cursor() as cur:
+            for f in files:
+                cur.execute("INSERT INTO index_files (repo, path, blob, size, language, body) "
+                            "VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
+                            (self.repo, f.path, f.blob, f.size, f.symbols.language, f.text.replace("\0", "")))
+                row = cur.fetchone()
+                assert row is not None
+                file_id = row[0]
+                cur.executemany("INSERT INTO index_defs VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                                [(file_id, d.name, d.kind, d.scope, d.signature, d.start, d.end)
+                                 for d in f.symbols.definitions])
+                cur.executemany("INSERT INTO index_refs VALUES (%s, %s, %s)",
+                                [(file_id, name, list(lines)) for name, lines in f.symbols.references.items()])
+
+    def remove(self, paths: Iterable[str]) -> None:
+        paths = list(paths)
+        if paths:  # definitions and references go with their file (ON DELETE CASCADE)
+            self.conn.execute("DELETE FROM index_files WHERE repo = %s AND path = ANY(%s)", (self.repo, paths))
+
+    def finish(self, commit: str, report: dict) -> None:
+        self.conn.execute("INSERT INTO index_repos VALUES (%s, %s, %s) ON CONFLICT (repo) DO UPDATE SET "
+                          "commit_sha = excluded.commit_sha, report = excluded.report",
+                          (self.repo, commit, json.dumps(report)))
+        self.conn.commit()
+
+    def drop(self) -> None:
+        self.conn.execute("DELETE FROM index_files WHERE repo = %s", (self.repo,))
+        self.conn.execute("DELETE FROM index_repos WHERE repo = %s", (self.repo,))
+        self.conn.commit()
+
+    def definitions(self, names: Iterable[str], limit: int) -> list[Located]:
+        rows = self.conn.execute(
+            "SELECT f.path, d.name, d.kind, d.scope, d.signature, d.start_line, d.end_line FROM index_defs d "
+            "JOIN index_files f ON f.id = d.file_id WHERE d.name = ANY(%s) AND f.repo = %s "
+            "ORDER BY f.path, d.start_line LIMIT %s", (sorted(set(names)), self.repo, limit)).fetchall()
+        return [Located(path, Definition(*rest)) for path, *rest in rows]
+
+    def definitions_in(self, path: str) -> list[Definition]:
+        rows = self.conn.execute(
+            "SELECT d.name, d.kind, d.scope, d.signature, d.start_line, d.end_line FROM index_defs d "
+            "JOIN index_files f ON f.id = d.file_id WHERE f.repo = %s AND f.path = %s ORDER BY d.start_line",
+            (self.repo, path)).fetchall()
+        return [Definition(*row) for row in rows]
+
+    def references(self, names: Iterable[str], limit: int) -> list[Reference]:
+        rows = self.conn.execute(
+            "SELECT f.path, r.name, r.lines FROM index_refs r JOIN index_files f ON f.id = r.file_id "
+            "WHERE r.name = ANY(%s) AND f.repo = %s ORDER BY f.path LIMIT %s",
+            (sorted(set(names)), self.repo, limit)).fetchall()
+        return [Reference(path, name, tuple(lines)) for path, name, lines in rows]
+
+    def text(self, path: str) -> str | None:
+        row = self.conn.execute("SELECT body FROM index_files WHERE repo = %s AND path = %s",
+                                (self.repo, path)).fetchone()
+        return row[0] if row else None
+
+    def search(self, words: Sequence[str], limit: int) -> list[str]:
+        """Paths of the files that best match any of `words`: full-text rank first, then files
+        that hold a word only inside a longer name (trigram index)."""
+        terms = [w for w in dict.fromkeys(words) if w.replace("_", "").isalnum()]
+        if not terms:
+            return []
+        query = " || ".join(["phraseto_tsquery('simple', %s)"] * len(terms))
+        ranked = [row[0] for row in self.conn.execute(
+            f"SELECT path FROM index_files, ({'SELECT ' + query}) AS q(query) WHERE repo = %s AND words @@ q.query "
+            "ORDER BY ts_rank(words, q.query) DESC, path LIMIT %s", (*terms, self.repo, limit)).fetchall()]
+        if len(ranked) >= limit:
+            return ranked
+        patterns = ["%" + t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for t in terms]
+        more = [row[0] for row in self.conn.execute(
+            "SELECT path FROM index_files WHERE repo = %s AND body LIKE ANY(%s) AND NOT path = ANY(%s) "
+            "ORDER BY path LIMIT %s", (self.repo, patterns, ranked, limit - len(ranked))).fetchall()]
+        return ranked + more
