@@ -20,12 +20,14 @@ import aiohttp
 from bot.config.model import Provider
 from bot.engine import decisions
 from bot.engine.comments import render_comments, render_summary_builtin
-from bot.engine.diff import read_patches
-from bot.engine.findings import FINDINGS_SCHEMA, ParsedAnswer, parse_answer
+from bot.engine.diff import FilePatch, read_patches
+from bot.engine.findings import FINDINGS_SCHEMA, Finding, ParsedAnswer, parse_answer
+from bot.engine.fingerprints import PostedFinding, fingerprint, still_standing
 from bot.engine.outcome import Attempt, Counts, ReviewOutcome
 from bot.engine.providers import ModelClient, ProviderError, make_client, split_model_ref
 from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict, build_request
-from bot.engine.shaping import shape
+from bot.engine.scope import FULL, ReviewScope
+from bot.engine.shaping import Placed, Shaped, shape
 from bot.engine.templates import summary_vars
 
 log = logging.getLogger("reviewer.engine")  # under the server's logger: JSON lines, redacted
@@ -91,17 +93,18 @@ def _failure_text(attempts: tuple[Attempt, ...]) -> str:
 
 
 def _common(plan: dict, head_sha: str, answer: _Answer, counts: Counts, notes: Iterable[str],
-            status: str, failure: str | None) -> dict[str, Any]:
+            status: str, failure: str | None, scope: ReviewScope = FULL) -> dict[str, Any]:
     return {
         "status": status, "failure": failure, "model": answer.model,
         "fallbackUsed": answer.fallback_used, "headSha": head_sha,
+        "reviewKind": scope.kind, "reviewedSince": scope.since,
         "feedback": plan.get("feedback", "standard"), "counts": counts.to_json(), "notes": list(notes),
     }
 
 
 def _unfinished(plan: dict, head_sha: str, status: str, failure: str, answer: _Answer,
-                notes: tuple[str, ...]) -> ReviewOutcome:
-    common = _common(plan, head_sha, answer, Counts(), notes, status, failure)
+                notes: tuple[str, ...], scope: ReviewScope = FULL) -> ReviewOutcome:
+    common = _common(plan, head_sha, answer, Counts(), notes, status, failure, scope)
     conclusion, title = decisions.conclusion(status, (), (), failure)
     return ReviewOutcome(
         status=status, head_sha=head_sha, model=None, fallback_used=False, failure=failure,  # type: ignore[arg-type]
@@ -109,8 +112,50 @@ def _unfinished(plan: dict, head_sha: str, status: str, failure: str, answer: _A
         counts=Counts(), annotations=(),
         decisions=decisions.decide(completed=False, approve=False, head_sha=head_sha, app_login="",
                                    findings=(), reviews=()),
-        conclusion=conclusion, title=title, notes=notes,  # type: ignore[arg-type]
+        conclusion=conclusion, title=title, notes=notes, kind=scope.kind,  # type: ignore[arg-type]
     )
+
+
+def _requested(plan: dict, full: Mapping[str, FilePatch], scope: ReviewScope) -> tuple[dict, dict, list[FilePatch]]:
+    """(plan, patches, earlier) of the request: the whole pull request, or for an incremental
+    review the plan's files that changed since the last review, with the rest as context."""
+    if scope.kind != "incremental":
+        return plan, dict(full), []
+    increment = read_patches(scope.increment)
+    files = [p for p in plan.get("files", []) if p in increment]
+    touched = [full[p] for p in files if p in full]  # their whole diff first: the nearest context
+    others = [full[p] for p in plan.get("files", []) if p in full and p not in increment]
+    return {**plan, "files": files}, increment, [*touched, *others]
+
+
+def _unposted(shaped: Shaped, patches: Mapping[str, FilePatch], scope: ReviewScope,
+              head_sha: str) -> tuple[Shaped, list[Placed], list[PostedFinding]]:
+    """Splits what shaping kept into findings to post and findings already posted on the pull
+    request (or twice in this answer): a finding is never posted twice."""
+    seen = set(scope.fingerprints)
+    fresh: list[Placed] = []
+    repeated: list[Placed] = []
+    prints: list[PostedFinding] = []
+    for placed in shaped.posted:
+        printed = fingerprint(placed.finding, patches, head_sha)
+        if printed.fingerprint in seen:
+            repeated.append(placed)
+            continue
+        seen.add(printed.fingerprint)
+        fresh.append(placed)
+        prints.append(printed)
+    counts = replace(shaped.counts, already_posted=len(repeated))
+    return replace(shaped, posted=tuple(fresh), counts=counts), repeated, prints
+
+
+def _carried(scope: ReviewScope, full: Mapping[str, FilePatch], found_again: set[str]) -> list[Finding]:
+    """Earlier findings an incremental review could not repeat but which still stand (their code
+    is unchanged): they still stop an approval and still fail the check run."""
+    if scope.kind != "incremental":
+        return []
+    changed = {e.get("filename") for e in scope.increment}
+    standing = still_standing(scope.posted, full, {c for c in changed if isinstance(c, str)})
+    return [p.finding() for p in standing if p.fingerprint not in found_again]
 
 
 async def run_review(
@@ -127,42 +172,50 @@ async def run_review(
     environ: Mapping[str, str] | None = None,
     budgets: Budgets = DEFAULT_BUDGETS,
     template_timeout: float = 5.0,
+    scope: ReviewScope = FULL,
 ) -> ReviewOutcome:
-    """Review `head_sha` as `plan` says.
+    """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
     `files`: path → text at the merge base (rule files, context files, agent files, templates).
-    `patches`: GitHub's per-file entries (`filename`, `status`, `patch`). `reviews`: the pull
-    request's reviews as GitHub lists them. `app_login`: the app's bot login (`<slug>[bot]`).
+    `patches`: GitHub's per-file entries (`filename`, `status`, `patch`) of the whole pull request.
+    `reviews`: the pull request's reviews as GitHub lists them. `app_login`: the app's bot login
+    (`<slug>[bot]`). Findings whose fingerprint `scope.posted` holds are not posted again.
     """
     plan = as_plan_dict(plan)
     no_answer = _Answer(None, None, False, ())
     if plan.get("decision") != "review":
         reason = f"the plan skips this pull request ({plan.get('skipReason') or 'no reason given'})"
-        return _unfinished(plan, head_sha, "skipped", reason, no_answer, ())
+        return _unfinished(plan, head_sha, "skipped", reason, no_answer, (), scope)
     file_patches = read_patches(patches)
-    request = build_request(plan, files=files, patches=file_patches, budgets=budgets)
-    answer = await _ask(_Models(providers, session, secrets_dir, environ), plan, request)
+    asked, asked_patches, earlier = _requested(plan, file_patches, scope)
+    request = build_request(asked, files=files, patches=asked_patches, budgets=budgets, earlier=earlier)
+    if asked.get("files"):
+        answer = await _ask(_Models(providers, session, secrets_dir, environ), plan, request)
+    else:  # an increment that touches no file under review: nothing new to ask about
+        answer = _Answer(ParsedAnswer(), None, False, ())
     if answer.parsed is None:
-        return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request.notes)
+        return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request.notes, scope)
 
-    shaped = shape(answer.parsed.findings, plan, patches=file_patches, files=files)
+    shaped, repeated, prints = _unposted(
+        shape(answer.parsed.findings, plan, patches=file_patches, files=files), file_patches, scope, head_sha)
     counts = replace(shaped.counts, malformed=answer.parsed.malformed,
                      over_limit=answer.parsed.over_limit)
     notes = [*request.notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
-    common = _common(plan, head_sha, answer, counts, notes, "completed", None)
+    common = _common(plan, head_sha, answer, counts, notes, "completed", None, scope)
     comments = await render_comments(shaped, plan, files=files, common=common, timeout=template_timeout)
-    found = [p.finding for p in shaped.posted]
-    log.info("review of %s completed with %s: %d posted (%d inline), counts %s", head_sha[:7],
-             answer.model, len(found), len(comments.inline), counts.to_json())
-    conclusion, title = decisions.conclusion("completed", found, shaped.withheld, None)
+    found = [p.finding for p in (*shaped.posted, *repeated)]
+    standing = [*found, *_carried(scope, file_patches, {fingerprint(f, file_patches).fingerprint for f in found})]
+    log.info("%s review of %s completed with %s: %d posted (%d inline), counts %s", scope.kind, head_sha[:7],
+             answer.model, len(shaped.posted), len(comments.inline), counts.to_json())
+    conclusion, title = decisions.conclusion("completed", standing, shaped.withheld, None)
     return ReviewOutcome(
         status="completed", head_sha=head_sha, model=answer.model,
         fallback_used=answer.fallback_used, failure=None, attempts=answer.attempts,
         inline=comments.inline, summary=comments.summary, counts=counts,
-        annotations=decisions.annotations(shaped.posted),
+        annotations=decisions.annotations((*shaped.posted, *repeated)),
         decisions=decisions.decide(
             completed=True, approve=bool(plan.get("approve")), head_sha=head_sha,
-            app_login=app_login, findings=[*found, *shaped.withheld], reviews=reviews),
+            app_login=app_login, findings=[*standing, *shaped.withheld], reviews=reviews),
         conclusion=conclusion, title=title,  # type: ignore[arg-type]
-        notes=(*notes, *comments.notes),
+        notes=(*notes, *comments.notes), kind=scope.kind, fingerprints=tuple(prints),
     )

@@ -10,6 +10,7 @@ import logging
 
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
+from bot.reviews.memory import SQLiteReviewMemory
 from bot.server.app import ServerContext
 from bot.server.jobs import Handler, Job
 
@@ -20,15 +21,19 @@ class NotConfigured(Exception):
     """The server has no app id or private key, so it cannot act on GitHub."""
 
 
-def make_services(context: ServerContext) -> Services:
-    """The server's one GitHub App client (made with the app, shared with the admin API)."""
+def make_services(context: ServerContext, *, incremental: bool = True) -> Services:
+    """The server's one GitHub App client (made with the app, shared with the admin API), and the
+    review memory in the server's database."""
     if context.github is None:
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
-    return Services(context.github, context.admin, context.http, context.settings.secrets_dir)
+    memory = SQLiteReviewMemory(context.settings.database_path) if incremental else None
+    return Services(context.github, context.admin, context.http, context.settings.secrets_dir, memory, incremental)
 
 
-def make_handler(context: ServerContext) -> Handler:
+def make_handler(context: ServerContext, *, incremental: bool = True) -> Handler:
+    """`incremental=False` is the life before issue #15, kept for the cost bench's baseline: every
+    event reviews the whole pull request, and nothing is remembered."""
     services: Services | None = None
 
     async def handle(job: Job) -> None:
@@ -40,7 +45,7 @@ def make_handler(context: ServerContext) -> Handler:
             return
         if job.installation_id is None:
             raise ValueError(f"{job.event}.{job.action} has no installation id; the app cannot act on it")
-        services = services or make_services(context)
+        services = services or make_services(context, incremental=incremental)
         await review_pull_request(services, services.app.installation(job.installation_id), target)
 
     return handle

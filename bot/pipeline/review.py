@@ -14,6 +14,7 @@ import aiohttp
 
 from bot.config.model import EffectiveConfig
 from bot.engine.engine import run_review
+from bot.engine.scope import FULL, ReviewScope
 from bot.github import (
     Annotation,
     CheckOutput,
@@ -27,9 +28,11 @@ from bot.github import (
 )
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.gather import Gathered, gather, read_paths
+from bot.pipeline.life import Step, describe, remember, repeated, step_for
 from bot.pipeline.post import post_outcome
 from bot.pipeline.targets import Target
 from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
+from bot.reviews.memory import ReviewMemory
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -48,6 +51,8 @@ class Services:
     admin: Any  # AdminConfigHolder: `.current` is the admin configuration in force
     http: aiohttp.ClientSession
     secrets_dir: str | None = None
+    memory: ReviewMemory | None = None  # None: every event reviews the whole pull request afresh
+    incremental: bool = True  # a new head is reviewed for what changed since the last review
     _login: str | None = field(default=None, init=False)
 
     async def app_login(self) -> str:
@@ -120,21 +125,40 @@ async def _review(services: Services, gh: GitHubClient, target: Target, stage: _
         return report_for_plan(plan_json, [NO_PROVIDER])
     if not any(plan_json["models"].values()):
         return report_for_plan(plan_json, [NO_MODEL])
+    step = None
+    if services.memory is not None:
+        stage.name = "reading what earlier reviews of this pull request did"
+        step = await step_for(services.memory, gh, target, plan_json, services.incremental)
+        if step.next.action == "repeat" and step.last is not None:
+            return repeated(step.last, step.next.reason)
     stage.name = "running the model review"
-    return await _model_review(services, gh, target, gathered, plan_json, config, report_for_plan(plan_json), stage)
+    report = await _model_review(services, gh, target, gathered, plan_json, config, report_for_plan(plan_json),
+                                 stage, step)
+    return report
 
 
 async def _model_review(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
                         plan_json: dict, config: EffectiveConfig, report: CheckRunReport,
-                        stage: _Stage) -> CheckRunReport:
+                        stage: _Stage, step: Step | None) -> CheckRunReport:
     files = await read_paths(gh, target.owner, target.repo, referenced_paths(plan_json), gathered.merge_base)
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     login = await services.app_login()
     patches = [{"filename": f.path, "status": f.status, "patch": f.patch} for f in gathered.comparison.files]
+    scope: ReviewScope = step.scope if step is not None else FULL
     outcome = await run_review(plan_json, files=files, patches=patches, providers=config.providers,
                                session=services.http, head_sha=target.head_sha, app_login=login,
-                               reviews=reviews, secrets_dir=services.secrets_dir)
+                               reviews=reviews, secrets_dir=services.secrets_dir, scope=scope)
     stage.name = "posting the review"
-    posted = await post_outcome(gh, target, outcome, login)
+    memory = services.memory
+
+    async def posted_inline() -> None:
+        if memory is not None:
+            await memory.add_posted(target.pull_key, outcome.fingerprints)
+
+    posted = await post_outcome(gh, target, outcome, login, on_posted=posted_inline)
     carried_out = {**outcome.to_json(), "decisions": posted.decisions} if posted.decisions else outcome.to_json()
-    return with_review(report, carried_out, outcome.summary, [*outcome.notes, *posted.notes])
+    kind = [describe(step, target.head_sha)] if step is not None else []
+    final = with_review(report, carried_out, outcome.summary, [*kind, *outcome.notes, *posted.notes])
+    if memory is not None and step is not None:
+        await remember(memory, target, step, outcome, final)
+    return final
