@@ -42,10 +42,11 @@ def normalise_message(message: str) -> str:
 
 
 def code_of(patch: FilePatch | None, start: int, end: int) -> str:
-    """The finding's lines as the diff shows them (each stripped, joined by newlines), or ""."""
+    """The finding's lines as the diff shows them (whitespace runs made one space, each line
+    stripped, blank lines left out, joined by newlines), or "" when none is in the diff."""
     if patch is None:
         return ""
-    lines = [line.text.strip() for hunk in patch.hunks for line in hunk.lines
+    lines = [_SPACE.sub(" ", line.text).strip() for hunk in patch.hunks for line in hunk.lines
              if line.new_line is not None and start <= line.new_line <= end]
     return "\n".join(line for line in lines if line)
 
