@@ -41,7 +41,7 @@ class _Answer:
     attempts: tuple[Attempt, ...]
 
 
-class _Models:
+class Models:
     """The providers of one review, one client each, shared by the review and fallback models."""
 
     def __init__(self, providers: Mapping[str, Provider], session: aiohttp.ClientSession,
@@ -68,7 +68,7 @@ class _Models:
         return parsed
 
 
-async def _ask(models: _Models, plan: dict, request: ModelRequest) -> _Answer:
+async def _ask(models: Models, plan: dict, request: ModelRequest) -> _Answer:
     chosen = plan.get("models") or {}
     candidates = [(chosen.get("review"), False), (chosen.get("fallback"), True)]
     attempts: list[Attempt] = []
@@ -190,7 +190,7 @@ async def run_review(
     asked, asked_patches, earlier = _requested(plan, file_patches, scope)
     request = build_request(asked, files=files, patches=asked_patches, budgets=budgets, earlier=earlier)
     if asked.get("files"):
-        answer = await _ask(_Models(providers, session, secrets_dir, environ), plan, request)
+        answer = await _ask(Models(providers, session, secrets_dir, environ), plan, request)
     else:  # an increment that touches no file under review: nothing new to ask about
         answer = _Answer(ParsedAnswer(), None, False, ())
     if answer.parsed is None:

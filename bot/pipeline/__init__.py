@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import logging
 
+from bot.pipeline.followup import handle_conversation
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
 from bot.reviews.memory import SQLiteReviewMemory
 from bot.server.app import ServerContext
-from bot.server.jobs import Handler, Job
+from bot.server.jobs import CONVERSATION_EVENTS, Handler, Job
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -27,25 +28,33 @@ def make_services(context: ServerContext, *, incremental: bool = True) -> Servic
     if context.github is None:
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
-    memory = SQLiteReviewMemory(context.settings.database_path) if incremental else None
+    memory = SQLiteReviewMemory(context.settings.database_path)
     return Services(context.github, context.admin, context.http, context.settings.secrets_dir, memory, incremental)
 
 
 def make_handler(context: ServerContext, *, incremental: bool = True) -> Handler:
-    """`incremental=False` is the life before issue #15, kept for the cost bench's baseline: every
-    event reviews the whole pull request, and nothing is remembered."""
+    """`incremental=False` is the review life before issue #15, kept for the cost bench's baseline:
+    every event reviews the whole pull request, and posts whatever the model finds."""
     services: Services | None = None
 
     async def handle(job: Job) -> None:
         nonlocal services
+        if job.event in CONVERSATION_EVENTS:
+            services = services or make_services(context, incremental=incremental)
+            await handle_conversation(services, services.app.installation(_installation(job)), job)
+            return
         target = target_for(job)
         if target is None:
             logger.info("no pull request to review in %s.%s (a fork's check suite lists none)",
                         job.event, job.action)
             return
-        if job.installation_id is None:
-            raise ValueError(f"{job.event}.{job.action} has no installation id; the app cannot act on it")
         services = services or make_services(context, incremental=incremental)
-        await review_pull_request(services, services.app.installation(job.installation_id), target)
+        await review_pull_request(services, services.app.installation(_installation(job)), target)
 
     return handle
+
+
+def _installation(job: Job) -> int:
+    if job.installation_id is None:
+        raise ValueError(f"{job.event}.{job.action} has no installation id; the app cannot act on it")
+    return job.installation_id

@@ -71,6 +71,13 @@ async def remember(memory: ReviewMemory, target: Target, step: Step, outcome: Re
     await memory.record_review(target.pull_key, ReviewedHead(target.head_sha, step.digest, saved))
 
 
+def paused_report(paused_by: str, slug: str) -> CheckRunReport:
+    """Automatic reviews are paused: the run says so, and how to go on."""
+    return CheckRunReport("neutral", "Skipped: automatic reviews of this pull request are paused",
+                          f"{paused_by} paused automatic reviews of this pull request. Comment "
+                          f"`@{slug} resume` to resume them, or `@{slug} review` to review it once now.\n")
+
+
 def describe(step: Step, head_sha: str) -> str:
     """One line for the check run: which kind of review ran, over which commits, and why."""
     if step.scope.kind == "incremental" and step.scope.since:

@@ -26,9 +26,10 @@ from bot.github import (
     list_reviews,
     start_check_run,
 )
+from bot.pipeline.access import WriteAccess
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.gather import Gathered, gather, read_paths
-from bot.pipeline.life import Step, describe, remember, repeated, step_for
+from bot.pipeline.life import Step, describe, paused_report, remember, repeated, step_for
 from bot.pipeline.post import post_outcome
 from bot.pipeline.targets import Target
 from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
@@ -51,8 +52,9 @@ class Services:
     admin: Any  # AdminConfigHolder: `.current` is the admin configuration in force
     http: aiohttp.ClientSession
     secrets_dir: str | None = None
-    memory: ReviewMemory | None = None  # None: every event reviews the whole pull request afresh
-    incremental: bool = True  # a new head is reviewed for what changed since the last review
+    memory: ReviewMemory | None = None  # what the app remembers of each pull request
+    incremental: bool = True  # False: every event reviews the whole pull request afresh, as before #15
+    access: WriteAccess = field(default_factory=WriteAccess)  # who may talk to the app, cached
     _login: str | None = field(default=None, init=False)
 
     async def app_login(self) -> str:
@@ -114,6 +116,10 @@ def _output(report: CheckRunReport) -> CheckOutput:
 
 
 async def _review(services: Services, gh: GitHubClient, target: Target, stage: _Stage) -> CheckRunReport:
+    if services.memory is not None and not target.force:
+        paused = await services.memory.paused_by(target.pull_key)
+        if paused is not None:
+            return paused_report(paused, (await services.app_login()).removesuffix("[bot]"))
     stage.name = "reading the pull request from GitHub"
     gathered = await gather(gh, target)
     stage.name = "planning"
@@ -126,7 +132,7 @@ async def _review(services: Services, gh: GitHubClient, target: Target, stage: _
     if not any(plan_json["models"].values()):
         return report_for_plan(plan_json, [NO_MODEL])
     step = None
-    if services.memory is not None:
+    if services.memory is not None and services.incremental:
         stage.name = "reading what earlier reviews of this pull request did"
         step = await step_for(services.memory, gh, target, plan_json, services.incremental)
         if step.next.action == "repeat" and step.last is not None:
