@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.app_support import serving
+from tests.app_support import running_app, serving
 from tests.chat_double import ChatDouble, findings
 from tests.review_support import (
     API_KEY,
@@ -48,6 +48,10 @@ async def chat() -> AsyncIterator[ChatDouble]:
 @pytest.fixture(autouse=True)
 def model_key(monkeypatch) -> None:
     monkeypatch.setenv(KEY_VAR, API_KEY)
+
+
+def serving_fresh(tmp_path, github, github_app, private_key, admin: str):
+    return running_app(tmp_path, github, github_app, private_key, admin_yaml=admin)
 
 
 def prompt(chat: ChatDouble, index: int = -1) -> str:
@@ -184,3 +188,28 @@ async def test_findings_are_never_posted_twice_across_a_restart(tmp_path, github
     assert sorted(messages) == sorted(["Division by zero when b is 0.", "Returns a secret from the environment.",
                                        "half() hides ratio's division by zero."])
     assert len(chat.requests_for(PRIMARY)) == 3
+
+
+def module(index: int, lines: int = 60) -> str:
+    return "".join(f"def f{index}_{n}(x):\n    return x + {n}\n" for n in range(lines // 2))
+
+
+async def test_a_large_pull_request_is_split_to_fit_the_context_and_nothing_is_left_out_silently(
+        tmp_path, github, github_app, app_private_key, chat):
+    small = admin_yaml(chat).replace("defaults:", f"    models:\n      {PRIMARY}: {{contextTokens: 8000}}\ndefaults:")
+    head = {f"src/m{i}.py": module(i) for i in range(8)}
+    head["src/big.py"] = module(99, 1200)  # more than one request can carry
+    chat.answer(PRIMARY, findings(finding(3, "important", "bug", "f0_1 adds the wrong constant.", path="src/m0.py")))
+    async with serving_fresh(tmp_path, github, github_app, app_private_key, small) as world:
+        pr = config_pull(world, "feedback: detailed\n", head=head)
+        run = await reviewed(world, pr)
+
+    asked = [r.body["messages"][1]["content"] for r in chat.requests_for(PRIMARY)]
+    assert len(asked) >= 3
+    for path in head:  # every file went to the model, each in exactly one request
+        assert sum(f"### {path} (added)" in text for text in asked) == 1, path
+    assert all(len(text.encode()) < (8000 - 4000) * 3 for text in asked)
+    assert bodies(world, pr) == ["**important** · bug: f0_1 adds the wrong constant."]  # once, not per request
+    summary = summary_of(world, pr)
+    assert f"the diff was split into {len(asked)} requests to fit the model's context (8000 tokens)" in summary
+    assert "src/big.py: diff cut after" in summary and "src/big.py: diff cut after" in run.output["summary"]

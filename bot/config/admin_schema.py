@@ -10,7 +10,7 @@ import re
 
 from bot.config.checks import GLOB_SYNTAX
 from bot.config.repo_schema import REPO_PROPERTIES
-from bot.schema import Arr, Check, Num, Obj, Str
+from bot.schema import Arr, Check, Int, Num, Obj, Str
 from bot.secrets import is_reference, parse_reference
 
 API_KEY_PATTERN = r"^(secret://[^/\s]+/[^/\s]+|env://[A-Za-z_][A-Za-z0-9_]*)$"
@@ -40,6 +40,15 @@ PROVIDER = Obj(
         "apiKey": Str(checks=(API_KEY_REFERENCE,),
                       description="`secret://NAME/KEY` or `env://VAR`; never the key itself."),
         "timeout": Num(exclusive_minimum=0, description="Seconds to wait for one model call (default 120)."),
+        "models": Obj(
+            values=Obj(
+                name="model-limits",
+                properties={"contextTokens": Int(
+                    minimum=8000, description="The model's context window in tokens; a larger pull request is "
+                    "split into requests that fit it (default 32000).")},
+            ),
+            description="Model name → what the provider's model can take.",
+        ),
     },
     required=("type", "baseUrl"),
 )

@@ -9,6 +9,7 @@ carries the request bodies the poster sends.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -28,6 +29,7 @@ from bot.engine.providers import ModelClient, ProviderError, make_client, split_
 from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict, build_request
 from bot.engine.scope import FULL, ReviewScope
 from bot.engine.shaping import Placed, Shaped, shape
+from bot.engine.split import MAX_PARALLEL, context_tokens, diff_room, split_files
 from bot.engine.templates import summary_vars
 
 log = logging.getLogger("reviewer.engine")  # under the server's logger: JSON lines, redacted
@@ -84,6 +86,43 @@ async def _ask(models: Models, plan: dict, request: ModelRequest) -> _Answer:
         attempts.append(Attempt(ref, None))
         return _Answer(parsed, ref, is_fallback, tuple(attempts))
     return _Answer(None, None, False, tuple(attempts))
+
+
+def _fitted(asked: dict, files: Mapping[str, str], patches: Mapping[str, FilePatch], earlier: list[FilePatch],
+            budgets: Budgets, providers: Mapping[str, Provider]) -> tuple[list[ModelRequest], tuple[str, ...]]:
+    """The requests of one review, each within the smallest context of its models: the plan's
+    files shared out among as few requests as fit, every one with the same rules and context."""
+    tokens = context_tokens(asked.get("models") or {}, providers)
+    fixed = build_request({**asked, "files": []}, files=files, patches={}, budgets=budgets, earlier=earlier)
+    room = min(budgets.diff, diff_room(tokens, sum(len(m["content"].encode()) for m in fixed.messages)))
+    groups = split_files(asked.get("files", []), patches, room)
+    sized = replace(budgets, diff=room)
+    requests = [build_request({**asked, "files": group}, files=files, patches=patches, budgets=sized, earlier=earlier)
+                for group in groups]
+    if len(requests) == 1:
+        return requests, ()
+    return requests, (f"the diff was split into {len(requests)} requests to fit the model's context "
+                      f"({tokens} tokens)",)
+
+
+async def _ask_all(models: Models, plan: dict, requests: list[ModelRequest]) -> _Answer:
+    """Every request, at most MAX_PARALLEL at once; their findings merged. One request that no
+    model answers fails the review: a review that silently skipped part of the diff would pass."""
+    limit = asyncio.Semaphore(MAX_PARALLEL)
+
+    async def one(request: ModelRequest) -> _Answer:
+        async with limit:
+            return await _ask(models, plan, request)
+
+    answers = await asyncio.gather(*(one(r) for r in requests))
+    attempts = tuple(a for answer in answers for a in answer.attempts)
+    parsed = [a.parsed for a in answers if a.parsed is not None]
+    if len(parsed) < len(answers):
+        return _Answer(None, None, False, attempts)
+    merged = ParsedAnswer(tuple(f for p in parsed for f in p.findings), sum(p.malformed for p in parsed),
+                          sum(p.over_limit for p in parsed), tuple(x for p in parsed for x in p.problems)[:5])
+    used = next((a for a in answers if a.fallback_used), answers[0])
+    return _Answer(merged, used.model, any(a.fallback_used for a in answers), attempts)
 
 
 def _failure_text(attempts: tuple[Attempt, ...]) -> str:
@@ -188,19 +227,20 @@ async def run_review(
         return _unfinished(plan, head_sha, "skipped", reason, no_answer, (), scope)
     file_patches = read_patches(patches)
     asked, asked_patches, earlier = _requested(plan, file_patches, scope)
-    request = build_request(asked, files=files, patches=asked_patches, budgets=budgets, earlier=earlier)
+    requests, split_notes = _fitted(asked, files, asked_patches, earlier, budgets, providers)
     if asked.get("files"):
-        answer = await _ask(Models(providers, session, secrets_dir, environ), plan, request)
+        answer = await _ask_all(Models(providers, session, secrets_dir, environ), plan, requests)
     else:  # an increment that touches no file under review: nothing new to ask about
         answer = _Answer(ParsedAnswer(), None, False, ())
+    request_notes = (*split_notes, *(n for r in requests for n in r.notes))
     if answer.parsed is None:
-        return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request.notes, scope)
+        return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request_notes, scope)
 
     shaped, repeated, prints = _unposted(
         shape(answer.parsed.findings, plan, patches=file_patches, files=files), file_patches, scope, head_sha)
     counts = replace(shaped.counts, malformed=answer.parsed.malformed,
                      over_limit=answer.parsed.over_limit)
-    notes = [*request.notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
+    notes = [*request_notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
     common = _common(plan, head_sha, answer, counts, notes, "completed", None, scope)
     comments = await render_comments(shaped, plan, files=files, common=common, timeout=template_timeout)
     found = [p.finding for p in (*shaped.posted, *repeated)]
