@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
+from .model import IssueComment, ReviewComment
 from .render import _rewrite, example, node_id
 
 if TYPE_CHECKING:
-    from .model import CheckRun, Installation, IssueComment, PullRequest, Repo, Review, ReviewComment, User
+    from .model import CheckRun, Installation, PullRequest, Repo, Review, User
 
 
 def signature_256(body: bytes, secret: str) -> str:
@@ -144,15 +145,17 @@ class WebhookSender:
     def _patch_conversation(self, data: dict, event: str, pull: PullRequest,
                             comment: IssueComment | ReviewComment | None, review: Review | None, *,
                             explicit_sender: bool) -> None:
+        """Without `comment` or `review`, the example's own stays (retargeted at the double's repository)."""
         if event == "issue_comment":
             data["issue"] = self.render.issue(pull)
-            data["comment"] = self.render.issue_comment(pull, comment)  # type: ignore[arg-type]
         else:
             data["pull_request"] = self.render.pull(pull)
-        if event == "pull_request_review_comment":
-            data["comment"] = self.render.review_comment(pull, comment)  # type: ignore[arg-type]
-        if event == "pull_request_review":
-            data["review"] = self.render.review(pull, review)  # type: ignore[arg-type]
+        if event == "issue_comment" and isinstance(comment, IssueComment):
+            data["comment"] = self.render.issue_comment(pull, comment)
+        if event == "pull_request_review_comment" and isinstance(comment, ReviewComment):
+            data["comment"] = self.render.review_comment(pull, comment)
+        if event == "pull_request_review" and review is not None:
+            data["review"] = self.render.review(pull, review)
         author = comment.user if comment is not None else review.user if review is not None else None
         if author is not None and "sender" in data and not explicit_sender:
             data["sender"] = self.render.user(author)
