@@ -213,3 +213,25 @@ async def test_a_large_pull_request_is_split_to_fit_the_context_and_nothing_is_l
     summary = summary_of(world, pr)
     assert f"the diff was split into {len(asked)} requests to fit the model's context (8000 tokens)" in summary
     assert "src/big.py: diff cut after" in summary and "src/big.py: diff cut after" in run.output["summary"]
+
+
+async def test_an_edit_that_changes_the_base_reviews_again(
+        tmp_path, github, github_app, app_private_key, chat):
+    from tests.app_support import BASE_FILES
+    chat.answer(PRIMARY, findings(DOCS))
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
+        older = world.repo.commit({**BASE_FILES, ".reviewer.yaml": "feedback: detailed\n",
+                                   "src/calc.py": "def add(a, b):\n    return a + b\n", "OLD.md": "old\n"},
+                                  replace=True)
+        world.repo.branches["maintenance"] = older
+        pr = config_pull(world, "feedback: detailed\n")
+        await reviewed(world, pr)
+        pr.base_ref = "maintenance"
+        payload = github.payload("pull_request", "edited", installation=world.installation, pull=pr,
+                                 changes={"base": {"ref": {"from": "main"}, "sha": {"from": older}}})
+        assert (await world.deliver("pull_request", payload))[0] == 202
+        rebased = (await runs_done(world, pr, 2))[-1]
+
+    assert len(chat.requests_for(PRIMARY)) == 2
+    assert "the base changed since the last review" in rebased.output["summary"]
+    assert bodies(world, pr) == ["**minor** · docs: Document what ratio returns."]  # not twice

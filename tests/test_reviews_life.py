@@ -52,6 +52,9 @@ def test_what_the_next_event_gets():
     last = ReviewedHead("a" * 40, digest, {})
     assert next_review(None, "b" * 40, digest).action == "full"
     assert next_review(last, "a" * 40, digest).action == "repeat"
+    based = ReviewedHead("a" * 40, digest, {}, "base1")
+    assert next_review(based, "a" * 40, digest, merge_base="base1").action == "repeat"
+    assert next_review(based, "a" * 40, digest, merge_base="base2").reason == "the base changed since the last review"
     assert next_review(last, "a" * 40, digest, force="review").action == "full"
     assert next_review(last, "a" * 40, "other").action == "full"
     incremental = next_review(last, "b" * 40, digest)
@@ -65,14 +68,14 @@ async def test_the_memory_keeps_each_pull_request_apart_across_instances(tmp_pat
     memory = SQLiteReviewMemory(path, clock=lambda: 1000.0)
     posted = PostedFinding("f1", "a.py", "blocking", "bug", "x = 1", "Bad.", "abc")
     await memory.record_review("o/r#1", ReviewedHead("abc", "d1", {"title": "t"}))
-    await memory.record_review("o/r#1", ReviewedHead("def", "d2", {"title": "u"}))
+    await memory.record_review("o/r#1", ReviewedHead("def", "d2", {"title": "u"}, "base"))
     await memory.add_posted("o/r#1", [posted, posted])
     await memory.set_paused("o/r#1", "alice")
     assert await memory.claim_comment("o/r#1", 7) is True
     await memory.record_answer("o/r#1:7", "answer")
 
     again = SQLiteReviewMemory(path, clock=lambda: 2000.0)  # another process on the same file
-    assert await again.last_review("o/r#1") == ReviewedHead("def", "d2", {"title": "u"})
+    assert await again.last_review("o/r#1") == ReviewedHead("def", "d2", {"title": "u"}, "base")
     assert await again.last_review("o/r#2") is None
     assert await again.posted("o/r#1") == [posted] and await again.posted("o/r#2") == []
     assert await again.paused_by("o/r#1") == "alice" and await again.paused_by("o/r#2") is None

@@ -32,23 +32,26 @@ class Step:
     digest: str
     scope: ReviewScope
     last: ReviewedHead | None
+    merge_base: str
 
 
 async def step_for(memory: ReviewMemory, gh: GitHubClient, target: Target, plan: Mapping[str, Any],
-                   incremental: bool) -> Step:
+                   merge_base: str, incremental: bool) -> Step:
     digest = plan_digest(plan)
     last = await memory.last_review(target.pull_key)
-    chosen = next_review(last, target.head_sha, digest, force=target.force, incremental=incremental)
+    chosen = next_review(last, target.head_sha, digest, merge_base=merge_base, force=target.force,
+                         incremental=incremental)
     posted = tuple(await memory.posted(target.pull_key))
     if chosen.action == "incremental" and chosen.since:
         increment = await changes_between(gh, target.owner, target.repo, chosen.since, target.head_sha)
         if increment is not None and increment.status == "ahead" and increment.complete:
-            return Step(chosen, digest, ReviewScope("incremental", chosen.since, increment.files, posted), last)
+            return Step(chosen, digest, ReviewScope("incremental", chosen.since, increment.files, posted), last,
+                        merge_base)
         why = ("the last reviewed head is no longer in the branch (a force-push)"
                if increment is None or increment.status != "ahead" else "the changes are too many to list")
         logger.info("full review of %s: %s", target.head_sha[:7], why)
         chosen = Next("full", reason=why)
-    return Step(chosen, digest, ReviewScope("full", posted=posted), last)
+    return Step(chosen, digest, ReviewScope("full", posted=posted), last, merge_base)
 
 
 def repeated(last: ReviewedHead, reason: str) -> CheckRunReport:
@@ -68,7 +71,7 @@ async def remember(memory: ReviewMemory, target: Target, step: Step, outcome: Re
         return
     saved = {"conclusion": report.conclusion, "title": report.title, "summary": report.summary,
              "text": report.text, "annotations": report.annotations}
-    await memory.record_review(target.pull_key, ReviewedHead(target.head_sha, step.digest, saved))
+    await memory.record_review(target.pull_key, ReviewedHead(target.head_sha, step.digest, saved, step.merge_base))
 
 
 def paused_report(paused_by: str, slug: str) -> CheckRunReport:

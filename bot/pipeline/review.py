@@ -134,7 +134,7 @@ async def _review(services: Services, gh: GitHubClient, target: Target, stage: _
     step = None
     if services.memory is not None and services.incremental:
         stage.name = "reading what earlier reviews of this pull request did"
-        step = await step_for(services.memory, gh, target, plan_json, services.incremental)
+        step = await step_for(services.memory, gh, target, plan_json, gathered.merge_base, services.incremental)
         if step.next.action == "repeat" and step.last is not None:
             return repeated(step.last, step.next.reason)
     stage.name = "running the model review"

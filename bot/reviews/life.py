@@ -42,10 +42,11 @@ class Next:
     reason: str = ""
 
 
-def next_review(last: ReviewedHead | None, head_sha: str, digest: str, *, force: Literal["", "review", "full"] = "",
-                incremental: bool = True) -> Next:
+def next_review(last: ReviewedHead | None, head_sha: str, digest: str, *, merge_base: str = "",
+                force: Literal["", "review", "full"] = "", incremental: bool = True) -> Next:
     """`force`: a `review` command reviews a head again (what changed, else the whole); `full
-    review` reviews the whole. `incremental`: off, every new head gets a full review."""
+    review` reviews the whole. `incremental`: off, every new head gets a full review. A head
+    whose merge base moved (the base branch was changed) has another diff: it is reviewed again."""
     if last is None:
         return Next("full", reason="no earlier review of this pull request")
     if force == "full":
@@ -53,6 +54,8 @@ def next_review(last: ReviewedHead | None, head_sha: str, digest: str, *, force:
     if last.plan_digest != digest:
         return Next("full", reason="the plan changed since the last review")
     if last.head_sha == head_sha:
+        if merge_base and last.merge_base and merge_base != last.merge_base:
+            return Next("full", reason="the base changed since the last review")
         if force:
             return Next("full", reason="a review was asked for, and this head was reviewed before")
         return Next("repeat", reason=f"{head_sha[:7]} was already reviewed with this plan")

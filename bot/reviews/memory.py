@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS review_heads (
     pull TEXT PRIMARY KEY,
     head_sha TEXT NOT NULL,
     plan_digest TEXT NOT NULL,
+    merge_base TEXT NOT NULL,
     report TEXT NOT NULL,
     reviewed_at REAL NOT NULL
 );
@@ -70,6 +71,7 @@ class ReviewedHead:
     head_sha: str
     plan_digest: str
     report: dict[str, Any]
+    merge_base: str = ""
 
 
 class ReviewMemory(Protocol):
@@ -131,15 +133,17 @@ class SQLiteReviewMemory:
 
     async def last_review(self, pull: str) -> ReviewedHead | None:
         row = await self._run(lambda c: c.execute(
-            "SELECT head_sha, plan_digest, report FROM review_heads WHERE pull = ?", (pull,)).fetchone())
-        return None if row is None else ReviewedHead(row[0], row[1], json.loads(row[2]))
+            "SELECT head_sha, plan_digest, report, merge_base FROM review_heads WHERE pull = ?", (pull,)).fetchone())
+        return None if row is None else ReviewedHead(row[0], row[1], json.loads(row[2]), row[3])
 
     async def record_review(self, pull: str, reviewed: ReviewedHead) -> None:
-        values = (pull, reviewed.head_sha, reviewed.plan_digest, json.dumps(reviewed.report), self._clock())
+        values = (pull, reviewed.head_sha, reviewed.plan_digest, reviewed.merge_base, json.dumps(reviewed.report),
+                  self._clock())
         await self._run(lambda c: c.execute(
-            "INSERT INTO review_heads (pull, head_sha, plan_digest, report, reviewed_at) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT (pull) DO UPDATE SET head_sha = excluded.head_sha, plan_digest = excluded.plan_digest, "
-            "report = excluded.report, reviewed_at = excluded.reviewed_at", values))
+            "INSERT INTO review_heads (pull, head_sha, plan_digest, merge_base, report, reviewed_at) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pull) DO UPDATE SET head_sha = excluded.head_sha, "
+            "plan_digest = excluded.plan_digest, merge_base = excluded.merge_base, report = excluded.report, "
+            "reviewed_at = excluded.reviewed_at", values))
 
     async def posted(self, pull: str) -> list[PostedFinding]:
         rows = await self._run(lambda c: c.execute(
