@@ -136,6 +136,7 @@ async def test_five_answers_a_thread_an_hour_then_one_notice(tmp_path, github, g
 
     answers = replies(world, pr, finding)
     assert answers[:5] == ["An answer."] * 5
+    assert github.count("GET /repos/{owner}/{repo}/collaborators/{username}/permission") == 1  # cached
     assert len(answers) == 6 and "answered 5 times in this thread within the hour" in answers[5]
 
 
