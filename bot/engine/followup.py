@@ -111,6 +111,6 @@ async def answer(follow: FollowUp, models: Mapping[str, str | None], *, provider
     return Answer(None, None, tuple(attempts))
 
 
-def thread_of(comments: Sequence[Mapping], root_id: int) -> list[Mapping]:
+def thread_of(comments: Sequence[dict], root_id: int) -> list[dict]:
     """A review thread from the pull request's review comments: its first comment, then replies."""
     return [c for c in comments if c.get("id") == root_id or c.get("in_reply_to_id") == root_id]

@@ -22,7 +22,7 @@ from bot.pipeline.gather import gather, read_paths
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import Target
 from bot.report.checkrun import report_for_plan
-from bot.reviews.conversation import RATE_NOTICE, WINDOW, help_text, neutralise_mentions, rate, read_comment
+from bot.reviews.conversation import RATE_NOTICE, WINDOW, Asked, help_text, neutralise_mentions, rate, read_comment
 from bot.reviews.memory import ReviewMemory
 from bot.server.jobs import Job
 
@@ -68,22 +68,38 @@ class _Where:
             await create_comment(self.gh, t.owner, t.repo, t.number, body)
 
 
-async def handle_conversation(services: Services, gh: GitHubClient, job: Job) -> None:
+@dataclass(frozen=True)
+class _Heard:
+    said: Said
+    asked: Asked
+    thread: list[dict]  # the review thread, oldest first; empty for a pull request comment
+    number: int  # the pull request
+
+
+async def _hear(services: Services, gh: GitHubClient, job: Job) -> _Heard | None:
+    """What the comment asks of the app, read with its thread; None when nothing."""
     assert job.repo is not None and job.pr_number is not None  # a conversation job always names them
     said = said_in(job)
     login = await services.app_login()
     if said.author.lower() == login.lower():
-        return
+        return None
     owner, _, repo = job.repo.partition("/")
     thread: list[dict] = []
     if said.root_id is not None:
-        thread = followup.thread_of(await review_comments(gh, owner, repo, job.pr_number), said.root_id)  # type: ignore[assignment]
+        thread = followup.thread_of(await review_comments(gh, owner, repo, job.pr_number), said.root_id)
     started_by_app = bool(thread) and (thread[0].get("user") or {}).get("login") == login
     asked = read_comment(said.body, login.removesuffix("[bot]"), in_app_thread=started_by_app)
-    if asked.kind == "nothing":
+    return None if asked.kind == "nothing" else _Heard(said, asked, thread, job.pr_number)
+
+
+async def handle_conversation(services: Services, gh: GitHubClient, job: Job) -> None:
+    heard = await _hear(services, gh, job)
+    if heard is None:
         return
-    pull = await pull_request(gh, owner, repo, job.pr_number)
-    target = Target(owner, repo, job.pr_number, pull["head"]["sha"], "manual", pull, attempt=job.attempt,
+    said = heard.said
+    owner, _, repo = str(job.repo).partition("/")
+    pull = await pull_request(gh, owner, repo, heard.number)
+    target = Target(owner, repo, pull["number"], pull["head"]["sha"], "manual", pull, attempt=job.attempt,
                     delivery_id=job.delivery_id)
     gathered = await gather(gh, target)
     plan, config = plan_for(services.admin.current, gathered, target)
@@ -100,10 +116,10 @@ async def handle_conversation(services: Services, gh: GitHubClient, job: Job) ->
         logger.info("comment %s was answered before", said.comment_id)
         return
     where = _Where(gh, target, said.root_id)
-    if asked.kind == "command":
-        await _command(services, where, asked.command, said.author, plan_json)
+    if heard.asked.kind == "command":
+        await _command(services, where, heard.asked.command, said.author, plan_json)
         return
-    asking = thread or [{"user": {"login": said.author}, "body": said.body}]
+    asking = heard.thread or [{"user": {"login": said.author}, "body": said.body}]
     await _answer(memory, _Context(services, where, plan_json, config, asking, gathered.merge_base))
 
 
