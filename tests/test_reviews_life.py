@@ -71,7 +71,8 @@ async def test_the_memory_keeps_each_pull_request_apart_across_instances(tmp_pat
     await memory.record_review("o/r#1", ReviewedHead("def", "d2", {"title": "u"}, "base"))
     await memory.add_posted("o/r#1", [posted, posted])
     await memory.set_paused("o/r#1", "alice")
-    assert await memory.claim_comment("o/r#1", 7) is True
+    assert await memory.claim_comment("o/r#1", "issue_comment:7") is True
+    assert await memory.claim_comment("o/r#1", "pull_request_review:7") is True  # another kind of id
     await memory.record_answer("o/r#1:7", "answer")
 
     again = SQLiteReviewMemory(path, clock=lambda: 2000.0)  # another process on the same file
@@ -81,6 +82,10 @@ async def test_the_memory_keeps_each_pull_request_apart_across_instances(tmp_pat
     assert await again.paused_by("o/r#1") == "alice" and await again.paused_by("o/r#2") is None
     await again.set_paused("o/r#1", None)
     assert await again.paused_by("o/r#1") is None
-    assert await again.claim_comment("o/r#1", 7) is False
+    assert await again.claim_comment("o/r#1", "issue_comment:7") is False
     assert await again.answers_since("o/r#1:7", 999.0) == {"answer": 1}
     assert await again.answers_since("o/r#1:7", 1001.0) == {}
+    later = SQLiteReviewMemory(path, clock=lambda: 1000.0 + 8 * 86400)  # past the redelivery window
+    await later.record_answer("o/r#1:8", "answer")
+    assert await later.answers_since("o/r#1:7", 0.0) == {}  # a day old: dropped
+    assert await later.claim_comment("o/r#1", "issue_comment:7") is True

@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar
 from bot.engine.fingerprints import PostedFinding
 
 T = TypeVar("T")
+CLAIM_DAYS = 7
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS review_heads (
@@ -50,7 +51,7 @@ CREATE TABLE IF NOT EXISTS review_pauses (
     paused_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS followup_comments (
-    comment_id INTEGER PRIMARY KEY,
+    comment_key TEXT PRIMARY KEY,
     pull TEXT NOT NULL,
     seen_at REAL NOT NULL
 );
@@ -87,9 +88,9 @@ class ReviewMemory(Protocol):
 
     async def set_paused(self, pull: str, by: str | None) -> None: ...
 
-    async def claim_comment(self, pull: str, comment_id: int) -> bool:
-        """True the first time a comment id is claimed: a comment is answered once, however often
-        its delivery comes."""
+    async def claim_comment(self, pull: str, comment_key: str) -> bool:
+        """True the first time a comment (`issue_comment:123`, …) is claimed: a comment is answered
+        once, however often its delivery comes."""
         ...
 
     async def answers_since(self, thread: str, since: float) -> dict[str, int]:
@@ -173,12 +174,15 @@ class SQLiteReviewMemory:
             "ON CONFLICT (pull) DO UPDATE SET paused_by = excluded.paused_by, paused_at = excluded.paused_at",
             values))
 
-    async def claim_comment(self, pull: str, comment_id: int) -> bool:
-        values = (comment_id, pull, self._clock())
-        count = await self._run(lambda c: c.execute(
-            "INSERT INTO followup_comments (comment_id, pull, seen_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (comment_id) DO NOTHING", values).rowcount)
-        return count == 1
+    async def claim_comment(self, pull: str, comment_key: str) -> bool:
+        now = self._clock()
+
+        def claim(conn: sqlite3.Connection) -> int:
+            # GitHub redelivers for 3 days: a claim older than a week guards nothing any more.
+            conn.execute("DELETE FROM followup_comments WHERE seen_at < ?", (now - CLAIM_DAYS * 86400,))
+            return conn.execute("INSERT INTO followup_comments (comment_key, pull, seen_at) VALUES (?, ?, ?) "
+                                "ON CONFLICT (comment_key) DO NOTHING", (comment_key, pull, now)).rowcount
+        return await self._run(claim) == 1
 
     async def answers_since(self, thread: str, since: float) -> dict[str, int]:
         rows = await self._run(lambda c: c.execute(
@@ -187,6 +191,11 @@ class SQLiteReviewMemory:
         return {str(kind): int(count) for kind, count in rows}
 
     async def record_answer(self, thread: str, kind: str) -> None:
-        values = (thread, kind, self._clock())
-        await self._run(lambda c: c.execute(
-            "INSERT INTO followup_answers (thread, kind, answered_at) VALUES (?, ?, ?)", values))
+        now = self._clock()
+
+        def record(conn: sqlite3.Connection) -> None:
+            # Only the last hour counts (conversation.WINDOW); a day is kept, then dropped.
+            conn.execute("DELETE FROM followup_answers WHERE answered_at < ?", (now - 86400,))
+            conn.execute("INSERT INTO followup_answers (thread, kind, answered_at) VALUES (?, ?, ?)",
+                         (thread, kind, now))
+        await self._run(record)
