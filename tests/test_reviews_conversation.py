@@ -29,6 +29,9 @@ def test_commands_questions_and_what_is_not_for_the_app():
 def test_answers_never_mention_anyone_and_are_bounded():
     assert neutralise_mentions("@alice and @reviewer[bot], see `@kept` and a@b.c") == (
         "`@alice` and `@reviewer[bot]`, see `@kept` and a@b.c")
+    for sneaky in ("@@reviewer review", "(@reviewer)", "-@reviewer", "**@reviewer**", "/@reviewer", "\n@reviewer", "@reviewer_x"):
+        out = neutralise_mentions(sneaky)
+        assert "`@reviewer`" in out and out.replace("`@reviewer`", "").count("@reviewer") == 0, sneaky
     assert [rate({"answer": n}) for n in range(MAX_ANSWERS + 1)] == ["answer"] * MAX_ANSWERS + ["notice"]
     assert rate({"answer": MAX_ANSWERS, "notice": 1}) == "silent"
 

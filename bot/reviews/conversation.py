@@ -20,7 +20,7 @@ from typing import Literal
 COMMANDS = ("full review", "review", "pause", "resume", "plan", "help")
 MAX_ANSWERS = 5  # a thread, an hour
 WINDOW = 3600.0  # seconds
-_MENTION = re.compile(r"(?<![\w`/@.-])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?)(?![\w-])")
+_MENTION = re.compile(r"(?<![\w`])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?)(?![A-Za-z0-9-])")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 
 
