@@ -235,3 +235,21 @@ async def test_an_edit_that_changes_the_base_reviews_again(
     assert len(chat.requests_for(PRIMARY)) == 2
     assert "the base changed since the last review" in rebased.output["summary"]
     assert bodies(world, pr) == ["**minor** · docs: Document what ratio returns."]  # not twice
+
+
+async def test_a_push_that_touches_no_file_under_review_asks_no_model(
+        tmp_path, github, github_app, app_private_key, chat):
+    chat.answer(PRIMARY, findings(LEAK))
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
+        pr = config_pull(world, "ignore: ['docs/**']\n")
+        first_head = pr.head_sha
+        await reviewed(world, pr)
+        world.repo.commit({"docs/guide.md": "# Guide, edited\n"}, branch=pr.head_ref)
+        pushed = await reviewed(world, pr, "synchronize", before=first_head)
+
+    assert len(chat.requests_for(PRIMARY)) == 1
+    assert (f"Reviewed `{pr.head_sha[:7]}` incrementally: the changes since the last review "
+            f"(`{first_head[:7]}..{pr.head_sha[:7]}`): none touch a file under review, so no model was asked"
+            ) in summary_of(world, pr)
+    assert pushed.output["title"] == "1 important finding(s), nothing blocking"  # the leak still stands
+    assert len(inline_comments(world, pr)) == 1
