@@ -138,9 +138,8 @@ async def _review(services: Services, gh: GitHubClient, target: Target, stage: _
         if step.next.action == "repeat" and step.last is not None:
             return repeated(step.last, step.next.reason)
     stage.name = "running the model review"
-    report = await _model_review(services, gh, target, gathered, plan_json, config, report_for_plan(plan_json),
-                                 stage, step)
-    return report
+    return await _model_review(services, gh, target, gathered, plan_json, config, report_for_plan(plan_json),
+                               stage, step)
 
 
 async def _model_review(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
