@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from tests.app_support import running_app
 from tests.chat_double import ChatDouble, Reply, findings
 from tests.github_double import Review
 from tests.github_double.model import User, now_iso, person
@@ -19,6 +20,7 @@ from tests.review_support import (
     BUG,
     KEY_VAR,
     PRIMARY,
+    admin_yaml,
     config_pull,
     inline_comments,
     reviewed,
@@ -199,3 +201,16 @@ async def test_commands_pause_resume_plan_help_and_review(tmp_path, github, gith
     assert said[2].startswith(f"## Reviewer's plan for `{pr.head_sha[:7]}`") and "### Files to review (1)" in said[2]
     assert said[3].startswith("I am Reviewer. Mention me with one of these commands")
     assert len(said) == 4 and len(chat.requests) == 3
+
+
+async def test_a_repository_the_admin_file_disables_gets_no_follow_ups(
+        tmp_path, github, github_app, app_private_key, chat):
+    disabled = admin_yaml(chat) + "accounts:\n  octo-org:\n    disabledRepositories: [example]\n"
+    async with running_app(tmp_path, github, github_app, app_private_key, admin_yaml=disabled) as world:
+        pr = config_pull(world, "enabled: true\n")  # true cannot turn on what the admin turned off
+        world.repo.permissions["alice"] = "admin"
+        question = pr.comment("@reviewer why is this change safe to merge today?", "alice")
+        assert await say(world, "issue_comment", pr, comment=question) == "done"
+        assert await say(world, "issue_comment", pr, comment=pr.comment("@reviewer plan", "alice")) == "done"
+    assert [c for c in pr.comments if c.user == world.app.bot] == []
+    assert chat.requests == []
