@@ -3,11 +3,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
 from bot.engine.diff import read_patches
 from bot.engine.findings import Finding
 from bot.engine.fingerprints import PostedFinding, fingerprint, normalise_message, still_standing
 from bot.reviews.life import next_review, plan_digest
-from bot.reviews.memory import ReviewedHead, SQLiteReviewMemory
+from bot.reviews.memory import PostgresReviewMemory, ReviewedHead, SQLiteReviewMemory
 
 PATCH = "@@ -1,2 +1,3 @@\n def f(a, b):\n-    return a\n+    return a / b\n+\n"
 PATCHES = read_patches([{"filename": "src/f.py", "status": "modified", "patch": PATCH}])
@@ -63,9 +72,33 @@ def test_what_the_next_event_gets():
     assert next_review(last, "b" * 40, digest, incremental=False).action == "full"
 
 
-async def test_the_memory_keeps_each_pull_request_apart_across_instances(tmp_path):
-    path = tmp_path / "reviewer.db"
-    memory = SQLiteReviewMemory(path, clock=lambda: 1000.0)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def memory_at(request, tmp_path) -> Iterator[Callable[..., Any]]:
+    """A maker of review memories on one database (a second one is another process on it): a
+    SQLite file, or a throwaway PostgreSQL database on the test server."""
+    if request.param == "sqlite":
+        yield lambda clock: SQLiteReviewMemory(tmp_path / "reviewer.db", clock=clock)
+        return
+    psycopg = pytest.importorskip("psycopg")
+    server = os.environ.get("REVIEWER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+    name = f"life_memory_{uuid.uuid4().hex[:12]}"
+    try:
+        admin = psycopg.connect(server, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as exc:
+        if os.environ.get("REVIEWER_TEST_REQUIRE_POSTGRES") == "1":
+            raise
+        pytest.skip(f"PostgreSQL at {server} is unreachable ({exc}); set REVIEWER_TEST_POSTGRES_URL")
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            url = server.rsplit("/", 1)[0] + f"/{name}"
+            yield lambda clock: PostgresReviewMemory(url, clock=clock)
+        finally:
+            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+async def test_the_memory_keeps_each_pull_request_apart_across_instances(memory_at):
+    memory = memory_at(lambda: 1000.0)
     posted = PostedFinding("f1", "a.py", "blocking", "bug", "x = 1", "Bad.", "abc")
     await memory.record_review("o/r#1", ReviewedHead("abc", "d1", {"title": "t"}))
     await memory.record_review("o/r#1", ReviewedHead("def", "d2", {"title": "u"}, "base"))
@@ -75,7 +108,7 @@ async def test_the_memory_keeps_each_pull_request_apart_across_instances(tmp_pat
     assert await memory.claim_comment("o/r#1", "pull_request_review:7") is True  # another kind of id
     await memory.record_answer("o/r#1:7", "answer")
 
-    again = SQLiteReviewMemory(path, clock=lambda: 2000.0)  # another process on the same file
+    again = memory_at(lambda: 2000.0)  # another process on the same database
     assert await again.last_review("o/r#1") == ReviewedHead("def", "d2", {"title": "u"}, "base")
     assert await again.last_review("o/r#2") is None
     assert await again.posted("o/r#1") == [posted] and await again.posted("o/r#2") == []
@@ -85,7 +118,14 @@ async def test_the_memory_keeps_each_pull_request_apart_across_instances(tmp_pat
     assert await again.claim_comment("o/r#1", "issue_comment:7") is False
     assert await again.answers_since("o/r#1:7", 999.0) == {"answer": 1}
     assert await again.answers_since("o/r#1:7", 1001.0) == {}
-    later = SQLiteReviewMemory(path, clock=lambda: 1000.0 + 8 * 86400)  # past the redelivery window
+    later = memory_at(lambda: 1000.0 + 8 * 86400)  # past the redelivery window
     await later.record_answer("o/r#1:8", "answer")
     assert await later.answers_since("o/r#1:7", 0.0) == {}  # a day old: dropped
     assert await later.claim_comment("o/r#1", "issue_comment:7") is True
+
+
+async def test_claims_race_to_one_winner(memory_at):
+    """Two deliveries of one comment handled at once (two workers): one claim wins."""
+    first, second = memory_at(time.time), memory_at(time.time)
+    results = await asyncio.gather(*(m.claim_comment("o/r#1", "issue_comment:9") for m in (first, second) * 3))
+    assert sorted(results) == [False] * 5 + [True]

@@ -11,9 +11,10 @@ import logging
 from bot.pipeline.followup import handle_conversation
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
-from bot.reviews.memory import SQLiteReviewMemory
+from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
 from bot.server.app import ServerContext
 from bot.server.jobs import CONVERSATION_EVENTS, Handler, Job
+from bot.server.settings import Settings
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -28,8 +29,15 @@ def make_services(context: ServerContext, *, incremental: bool = True) -> Servic
     if context.github is None:
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
-    memory = SQLiteReviewMemory(context.settings.database_path)
-    return Services(context.github, context.admin, context.http, context.settings.secrets_dir, memory, incremental)
+    return Services(context.github, context.admin, context.http, context.settings.secrets_dir,
+                    review_memory(context.settings), incremental)
+
+
+def review_memory(settings: Settings) -> ReviewMemory:
+    """The review memory in the server's database: PostgreSQL when the URL names it, else SQLite."""
+    if settings.database_url.startswith(("postgresql://", "postgres://")):
+        return PostgresReviewMemory(settings.database_url)
+    return SQLiteReviewMemory(settings.database_path)
 
 
 def make_handler(context: ServerContext, *, incremental: bool = True) -> Handler:

@@ -1,9 +1,11 @@
 """What the app remembers about each pull request between events, processes and restarts.
 
-One narrow async interface (`ReviewMemory`) so that the storage layer can give it a PostgreSQL
-twin; `SQLiteReviewMemory` keeps it in the server's SQLite file with plain, portable SQL (no
-SQLite-only syntax beyond `INSERT ... ON CONFLICT`, which PostgreSQL shares). Each call opens its
-own short connection on a worker thread: calls are few per job, and nothing has to be closed.
+One narrow async interface (`ReviewMemory`), two backends on the same portable SQL (the
+`INSERT ... ON CONFLICT` both share; `?` placeholders, which the PostgreSQL connection turns into
+`%s`): `SQLiteReviewMemory` in the server's SQLite file, `PostgresReviewMemory` in PostgreSQL for a
+scaled-out server. Each call opens its own short connection and transaction on a worker thread:
+calls are few per job, and nothing has to be closed. The statements are the `_SQLMemory` methods'
+own; a backend only says how to connect and begin.
 
 Pull requests are named `owner/repo#number`, the queue's serialisation key, so that the jobs of one
 pull request — which run one at a time — are the only writers of its rows.
@@ -12,10 +14,11 @@ pull request — which run one at a time — are the only writers of its rows.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -32,7 +35,7 @@ CREATE TABLE IF NOT EXISTS review_heads (
     plan_digest TEXT NOT NULL,
     merge_base TEXT NOT NULL,
     report TEXT NOT NULL,
-    reviewed_at REAL NOT NULL
+    reviewed_at {float} NOT NULL
 );
 CREATE TABLE IF NOT EXISTS review_findings (
     pull TEXT NOT NULL,
@@ -43,22 +46,23 @@ CREATE TABLE IF NOT EXISTS review_findings (
     code TEXT NOT NULL,
     message TEXT NOT NULL,
     head_sha TEXT NOT NULL,
+    posted_at {float} NOT NULL,
     PRIMARY KEY (pull, fingerprint)
 );
 CREATE TABLE IF NOT EXISTS review_pauses (
     pull TEXT PRIMARY KEY,
     paused_by TEXT NOT NULL,
-    paused_at REAL NOT NULL
+    paused_at {float} NOT NULL
 );
 CREATE TABLE IF NOT EXISTS followup_comments (
     comment_key TEXT PRIMARY KEY,
     pull TEXT NOT NULL,
-    seen_at REAL NOT NULL
+    seen_at {float} NOT NULL
 );
 CREATE TABLE IF NOT EXISTS followup_answers (
     thread TEXT NOT NULL,
     kind TEXT NOT NULL,
-    answered_at REAL NOT NULL
+    answered_at {float} NOT NULL
 );
 CREATE INDEX IF NOT EXISTS followup_answers_thread ON followup_answers (thread, answered_at);
 """
@@ -100,36 +104,29 @@ class ReviewMemory(Protocol):
     async def record_answer(self, thread: str, kind: str) -> None: ...
 
 
-class SQLiteReviewMemory:
-    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
-        self.path = str(path)
+class _Conn(Protocol):
+    """What the statements need of a connection: sqlite3's, or `_PostgresConn` around psycopg's."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any: ...
+
+
+class _SQLMemory:
+    """The review memory's statements, on whichever connection a backend gives (`_transaction`)."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         self._ready = False
 
-    def _connect(self) -> sqlite3.Connection:
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
-        if not self._ready:
-            conn.executescript(_SCHEMA)
-            self._ready = True
-        return conn
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[_Conn]:
+        raise NotImplementedError
 
-    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    async def _run(self, work: Callable[[_Conn], T]) -> T:
         def call() -> T:
-            conn = self._connect()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                result = work(conn)
-                conn.execute("COMMIT")
-                return result
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            finally:
-                conn.close()
+            with self._transaction() as conn:
+                return work(conn)
         return await asyncio.to_thread(call)
 
     async def last_review(self, pull: str) -> ReviewedHead | None:
@@ -148,16 +145,18 @@ class SQLiteReviewMemory:
 
     async def posted(self, pull: str) -> list[PostedFinding]:
         rows = await self._run(lambda c: c.execute(
-            "SELECT fingerprint, path, severity, category, code, message, head_sha FROM review_findings WHERE pull = ? "
-            "ORDER BY rowid", (pull,)).fetchall())
+            "SELECT fingerprint, path, severity, category, code, message, head_sha FROM review_findings "
+            "WHERE pull = ? ORDER BY posted_at, fingerprint", (pull,)).fetchall())
         return [PostedFinding(*row) for row in rows]
 
     async def add_posted(self, pull: str, findings: Iterable[PostedFinding]) -> None:
-        rows = [(pull, f.fingerprint, f.path, f.severity, f.category, f.code, f.message, f.head_sha) for f in findings]
+        now = self._clock()
+        rows = [(pull, f.fingerprint, f.path, f.severity, f.category, f.code, f.message, f.head_sha, now)
+                for f in findings]
         if rows:
             await self._run(lambda c: c.executemany(
-                "INSERT INTO review_findings (pull, fingerprint, path, severity, category, code, message, head_sha) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (pull, fingerprint) DO NOTHING", rows))
+                "INSERT INTO review_findings (pull, fingerprint, path, severity, category, code, message, head_sha, "
+                "posted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (pull, fingerprint) DO NOTHING", rows))
 
     async def paused_by(self, pull: str) -> str | None:
         row = await self._run(lambda c: c.execute(
@@ -177,11 +176,11 @@ class SQLiteReviewMemory:
     async def claim_comment(self, pull: str, comment_key: str) -> bool:
         now = self._clock()
 
-        def claim(conn: sqlite3.Connection) -> int:
+        def claim(conn: _Conn) -> int:
             # GitHub redelivers for 3 days: a claim older than a week guards nothing any more.
             conn.execute("DELETE FROM followup_comments WHERE seen_at < ?", (now - CLAIM_DAYS * 86400,))
-            return conn.execute("INSERT INTO followup_comments (comment_key, pull, seen_at) VALUES (?, ?, ?) "
-                                "ON CONFLICT (comment_key) DO NOTHING", (comment_key, pull, now)).rowcount
+            return int(conn.execute("INSERT INTO followup_comments (comment_key, pull, seen_at) VALUES (?, ?, ?) "
+                                    "ON CONFLICT (comment_key) DO NOTHING", (comment_key, pull, now)).rowcount)
         return await self._run(claim) == 1
 
     async def answers_since(self, thread: str, since: float) -> dict[str, int]:
@@ -193,9 +192,79 @@ class SQLiteReviewMemory:
     async def record_answer(self, thread: str, kind: str) -> None:
         now = self._clock()
 
-        def record(conn: sqlite3.Connection) -> None:
+        def record(conn: _Conn) -> None:
             # Only the last hour counts (conversation.WINDOW); a day is kept, then dropped.
             conn.execute("DELETE FROM followup_answers WHERE answered_at < ?", (now - 86400,))
             conn.execute("INSERT INTO followup_answers (thread, kind, answered_at) VALUES (?, ?, ?)",
                          (thread, kind, now))
         await self._run(record)
+
+    def _create(self, conn: _Conn, float_type: str) -> None:
+        if not self._ready:
+            for statement in _SCHEMA.format(float=float_type).split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            self._ready = True
+
+
+class SQLiteReviewMemory(_SQLMemory):
+    """In the server's SQLite file (or `:memory:` for nothing that must last)."""
+
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(clock)
+        self.path = str(path)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[_Conn]:
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("BEGIN IMMEDIATE")
+            self._create(conn, "REAL")
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        finally:
+            conn.close()
+
+
+class _PostgresConn:
+    """psycopg's connection speaking the `?` placeholders of the shared statements."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self._conn.execute(sql.replace("?", "%s"), params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
+        cursor = self._conn.cursor()
+        cursor.executemany(sql.replace("?", "%s"), list(rows))
+        return cursor
+
+
+class PostgresReviewMemory(_SQLMemory):
+    """In PostgreSQL (`postgresql://…`), for several server processes sharing one memory. The
+    tables are created at first use under an advisory lock, so processes starting at once agree."""
+
+    LOCK = 0x72657669  # pg_advisory_xact_lock key of the memory's schema creation
+
+    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(clock)
+        self.url = url
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[_Conn]:
+        import psycopg  # only a PostgreSQL deployment needs the driver loaded
+
+        with psycopg.connect(self.url, connect_timeout=10) as conn:  # commits on success, rolls back on error
+            wrapped = _PostgresConn(conn)
+            if not self._ready:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self.LOCK,))
+                self._create(wrapped, "DOUBLE PRECISION")
+            yield wrapped
