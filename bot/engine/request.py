@@ -24,7 +24,7 @@ class Budgets:
     rules: int = 32_000  # rule texts and rule files, shared
     context: int = 100_000  # context files, shared
     agent_files: int = 32_000  # AGENTS.md / CLAUDE.md, shared
-    earlier_diff: int = 8_000  # incremental reviews: the rest of the pull request's diff, as context
+    earlier_diff: int = 6_000  # incremental reviews: the rest of the pull request's diff, as context
 
 
 DEFAULT_BUDGETS = Budgets()
