@@ -119,9 +119,15 @@ async def test_who_is_never_answered(tmp_path, github, github_app, app_private_k
         assert await say(world, "issue_comment", pr, comment=quoted) == "done"
         maintainer = pr.reply(finding, "Is this still a problem?", "maint")  # maintain counts as write
         assert await say(world, "pull_request_review_comment", pr, comment=maintainer) == "done"
+        assert await say(world, "issue_comment", pr, comment=pr.comment("@reviewer pause", "mallory")) == "done"
+        first_head = pr.head_sha
+        world.repo.commit({"src/calc.py": "def ratio(a, b):\n    return a / b\n"}, branch=pr.head_ref)
+        chat.answer(PRIMARY, findings())
+        pushed = await reviewed(world, pr, "synchronize", before=first_head)
 
     assert replies(world, pr, finding) == ["An answer."]
-    assert len(chat.requests) == asked_before + 1
+    assert len(chat.requests) == asked_before + 2  # the maintainer's answer, and the push's review
+    assert "paused" not in pushed.output["title"]  # a reader cannot pause the app
     assert [c.body for c in pr.comments if c.user == world.app.bot and "summary" not in c.body] == [own.body]
 
 
