@@ -27,6 +27,7 @@ bench: install
 	$(PY) bench/signin.py
 	$(PY) bench/index.py
 	$(PY) bench/context_quality.py
+	$(PY) bench/review_cost.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -54,6 +54,10 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "issues/list-comments": ("get", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     "issues/create-comment": ("post", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     "issues/update-comment": ("patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
+    "pulls/create-reply-for-review-comment": (
+        "post", "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"),
+    "repos/get-collaborator-permission-level": (
+        "get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
 }
 
 _PROSE = {"description", "example", "examples", "externalDocs", "summary", "deprecated", "discriminator"}

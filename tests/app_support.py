@@ -78,7 +78,15 @@ async def running_app(tmp_path: Path, github: GitHubDouble, github_app: App, pri
     world = World(github, github_app, "", tmp_path)
     world.repo = github.add_repo(repo)
     world.installation = github.install(github_app, world.repo)
-    app = make_app(app_settings(world, private_key, admin_yaml, **extra), pipeline_handler)
+    async with serving(world, private_key, admin_yaml=admin_yaml, **extra):
+        yield world
+
+
+@asynccontextmanager
+async def serving(world: World, private_key: str, *, admin_yaml: str | None = None,
+                  handler_for=pipeline_handler, **extra: str) -> AsyncIterator[World]:
+    """The app for an existing world (its database in `world.tmp`): a restart is a second `serving`."""
+    app = make_app(app_settings(world, private_key, admin_yaml, **extra), handler_for)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -249,13 +249,15 @@ async def test_approve_once_then_dismiss_only_its_own_approval(tmp_path, github,
             first.output["summary"])
         first_summary = summary_of(world, pr)
 
-        # The same head again (Re-run in GitHub's UI): no second approval.
+        # The same head again (Re-run in GitHub's UI): the review's result again, no second approval.
         payload = github.payload("check_run", "rerequested", installation=world.installation, pull=pr,
                                  check_run=first)
         assert (await world.deliver("check_run", payload))[0] == 202
         again = (await runs_done(world, pr, 2))[-1]
         assert [r.state for r in app_reviews(world, pr)].count("APPROVED") == 1
-        assert f"**none** — already approved at {first_head[:7]}" in again.output["summary"]
+        assert again.conclusion == first.conclusion and again.output["title"] == first.output["title"]
+        assert again.output["summary"].startswith(f"Already reviewed: {first_head[:7]} was already reviewed")
+        assert len(chat.requests_for(PRIMARY)) == 1
 
         # A new head with a blocking finding: the app's approval is dismissed, saying why; Alice's stays.
         chat.answer(PRIMARY, findings(BUG))

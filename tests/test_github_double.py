@@ -252,3 +252,32 @@ def test_a_fork_pull_request_has_no_pull_requests_in_check_payloads(github, setu
     pr = repo.open_pull(head="patch", head_repo=fork, user="someone")
     payload = github.payload("check_run", "rerequested", installation=inst, repo=repo, pull=pr)
     assert payload["check_run"]["pull_requests"] == [] and payload["check_run"]["head_sha"] == pr.head_sha
+
+
+async def test_replies_go_to_a_thread_s_first_comment_and_permissions_fold_as_on_github(github, setup):
+    repo, pr, _, token, _ = setup
+    pulls = f"/repos/octo-org/hello/pulls/{pr.number}"
+    status, _, review = await call(github, "POST", f"{pulls}/reviews", token=token, body={
+        "commit_id": pr.head_sha, "event": "COMMENT",
+        "comments": [{"path": "src/a.py", "line": 10, "side": "RIGHT", "body": "Why upper case?"}]})
+    assert status == 200
+    root = pr.review_comments[0]
+    status, _, reply = await call(github, "POST", f"{pulls}/comments/{root.id}/replies", token=token,
+                                  body={"body": "Because."})
+    assert status == 201 and reply["in_reply_to_id"] == root.id and reply["path"] == "src/a.py"
+    status, _, refused = await call(github, "POST", f"{pulls}/comments/{reply['id']}/replies", token=token,
+                                    body={"body": "A reply to a reply."})
+    assert status == 422 and "Replies to replies are not supported" in json.dumps(refused)
+    status, _, _ = await call(github, "POST", f"{pulls}/comments/999/replies", token=token, body={"body": "x"})
+    assert status == 404
+    assert [c.id for c in pr.thread(root)] == [root.id, reply["id"]]
+
+    repo.permissions.update({"ann": "maintain", "tri": "triage", "bob": "write"})
+    levels = {}
+    for login in ("ann", "tri", "bob", "stranger"):
+        status, _, answer = await call(github, "GET", f"/repos/octo-org/hello/collaborators/{login}/permission",
+                                       token=token)
+        assert status == 200 and answer["user"]["login"] == login
+        levels[login] = (answer["permission"], answer["role_name"])
+    assert levels == {"ann": ("write", "maintain"), "tri": ("read", "triage"), "bob": ("write", "write"),
+                      "stranger": ("read", "read")}  # a public repository: anyone reads

@@ -139,7 +139,10 @@ def _logins_twice(accounts: dict, doc: YamlDocument) -> list[Diagnostic]:
 
 def _providers(data: Any, source: str) -> dict[str, Provider]:
     return {name: Provider(name, spec["type"], spec["baseUrl"], spec.get("apiKey"),
-                           float(spec.get("timeout", DEFAULT_TIMEOUT)), source)  # type: ignore[arg-type]
+                           float(spec.get("timeout", DEFAULT_TIMEOUT)), source,  # type: ignore[arg-type]
+                           frozen_mapping({model: int(limits["contextTokens"])
+                                           for model, limits in (spec.get("models") or {}).items()
+                                           if "contextTokens" in (limits or {})}))
             for name, spec in (data or {}).items()}
 
 

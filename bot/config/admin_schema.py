@@ -42,6 +42,15 @@ PROVIDER = Obj(
         "apiKey": Str(checks=(API_KEY_REFERENCE,),
                       description="`secret://NAME/KEY` or `env://VAR`; never the key itself."),
         "timeout": Num(exclusive_minimum=0, description="Seconds to wait for one model call (default 120)."),
+        "models": Obj(
+            values=Obj(
+                name="model-limits",
+                properties={"contextTokens": Int(
+                    minimum=8000, description="The model's context window in tokens; a larger pull request is "
+                    "split into requests that fit it (default 32000).")},
+            ),
+            description="Model name → what the provider's model can take.",
+        ),
     },
     required=("type", "baseUrl"),
 )

@@ -97,6 +97,7 @@ class Provider:
     api_key: str | None  # a reference, `secret://NAME/KEY` or `env://VAR`; never a literal key
     timeout: float
     source: Layer
+    context_tokens: Mapping[str, int] = field(default_factory=dict)  # model name → its context window
 
 
 def frozen_mapping(mapping: Mapping | None = None) -> Mapping:

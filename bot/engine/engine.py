@@ -9,6 +9,7 @@ carries the request bodies the poster sends.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -20,12 +21,15 @@ import aiohttp
 from bot.config.model import Provider
 from bot.engine import decisions
 from bot.engine.comments import render_comments, render_summary_builtin
-from bot.engine.diff import read_patches
-from bot.engine.findings import FINDINGS_SCHEMA, ParsedAnswer, parse_answer
+from bot.engine.diff import FilePatch, read_patches
+from bot.engine.findings import FINDINGS_SCHEMA, Finding, ParsedAnswer, parse_answer
+from bot.engine.fingerprints import PostedFinding, fingerprint, still_standing
 from bot.engine.outcome import Attempt, Counts, ReviewOutcome
 from bot.engine.providers import ModelClient, ProviderError, make_client, split_model_ref
 from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict, build_request
-from bot.engine.shaping import shape
+from bot.engine.scope import FULL, ReviewScope
+from bot.engine.shaping import Placed, Shaped, shape
+from bot.engine.split import MAX_PARALLEL, context_tokens, diff_room, split_files
 from bot.engine.templates import summary_vars
 from bot.index.retrieve import Retrieval
 
@@ -40,7 +44,7 @@ class _Answer:
     attempts: tuple[Attempt, ...]
 
 
-class _Models:
+class Models:
     """The providers of one review, one client each, shared by the review and fallback models."""
 
     def __init__(self, providers: Mapping[str, Provider], session: aiohttp.ClientSession,
@@ -67,7 +71,7 @@ class _Models:
         return parsed
 
 
-async def _ask(models: _Models, plan: dict, request: ModelRequest) -> _Answer:
+async def _ask(models: Models, plan: dict, request: ModelRequest) -> _Answer:
     chosen = plan.get("models") or {}
     candidates = [(chosen.get("review"), False), (chosen.get("fallback"), True)]
     attempts: list[Attempt] = []
@@ -85,6 +89,46 @@ async def _ask(models: _Models, plan: dict, request: ModelRequest) -> _Answer:
     return _Answer(None, None, False, tuple(attempts))
 
 
+def _fitted(asked: dict, files: Mapping[str, str], patches: Mapping[str, FilePatch], earlier: list[FilePatch],
+            budgets: Budgets, providers: Mapping[str, Provider],
+            index: Retrieval | None = None) -> tuple[list[ModelRequest], tuple[str, ...]]:
+    """The requests of one review, each within the smallest context of its models: the plan's
+    files shared out among as few requests as fit, every one with the same rules and context."""
+    tokens = context_tokens(asked.get("models") or {}, providers)
+    fixed = build_request({**asked, "files": []}, files=files, patches={}, budgets=budgets, earlier=earlier,
+                          index=index)
+    room = min(budgets.diff, diff_room(tokens, sum(len(m["content"].encode()) for m in fixed.messages)))
+    groups = split_files(asked.get("files", []), patches, room)
+    sized = replace(budgets, diff=room)
+    requests = [build_request({**asked, "files": group}, files=files, patches=patches, budgets=sized, earlier=earlier,
+                              index=index)
+                for group in groups]
+    if len(requests) == 1:
+        return requests, ()
+    return requests, (f"the diff was split into {len(requests)} requests to fit the model's context "
+                      f"({tokens} tokens)",)
+
+
+async def _ask_all(models: Models, plan: dict, requests: list[ModelRequest]) -> _Answer:
+    """Every request, at most MAX_PARALLEL at once; their findings merged. One request that no
+    model answers fails the review: a review that silently skipped part of the diff would pass."""
+    limit = asyncio.Semaphore(MAX_PARALLEL)
+
+    async def one(request: ModelRequest) -> _Answer:
+        async with limit:
+            return await _ask(models, plan, request)
+
+    answers = await asyncio.gather(*(one(r) for r in requests))
+    attempts = tuple(a for answer in answers for a in answer.attempts)
+    parsed = [a.parsed for a in answers if a.parsed is not None]
+    if len(parsed) < len(answers):
+        return _Answer(None, None, False, attempts)
+    merged = ParsedAnswer(tuple(f for p in parsed for f in p.findings), sum(p.malformed for p in parsed),
+                          sum(p.over_limit for p in parsed), tuple(x for p in parsed for x in p.problems)[:5])
+    used = next((a for a in answers if a.fallback_used), answers[0])
+    return _Answer(merged, used.model, any(a.fallback_used for a in answers), attempts)
+
+
 def _failure_text(attempts: tuple[Attempt, ...]) -> str:
     if not attempts:
         return "no model is configured (models.review and models.fallback are unset)"
@@ -92,17 +136,18 @@ def _failure_text(attempts: tuple[Attempt, ...]) -> str:
 
 
 def _common(plan: dict, head_sha: str, answer: _Answer, counts: Counts, notes: Iterable[str],
-            status: str, failure: str | None) -> dict[str, Any]:
+            status: str, failure: str | None, scope: ReviewScope = FULL) -> dict[str, Any]:
     return {
         "status": status, "failure": failure, "model": answer.model,
         "fallbackUsed": answer.fallback_used, "headSha": head_sha,
+        "reviewKind": scope.kind, "reviewedSince": scope.since,
         "feedback": plan.get("feedback", "standard"), "counts": counts.to_json(), "notes": list(notes),
     }
 
 
 def _unfinished(plan: dict, head_sha: str, status: str, failure: str, answer: _Answer,
-                notes: tuple[str, ...]) -> ReviewOutcome:
-    common = _common(plan, head_sha, answer, Counts(), notes, status, failure)
+                notes: tuple[str, ...], scope: ReviewScope = FULL) -> ReviewOutcome:
+    common = _common(plan, head_sha, answer, Counts(), notes, status, failure, scope)
     conclusion, title = decisions.conclusion(status, (), (), failure)
     return ReviewOutcome(
         status=status, head_sha=head_sha, model=None, fallback_used=False, failure=failure,  # type: ignore[arg-type]
@@ -110,8 +155,50 @@ def _unfinished(plan: dict, head_sha: str, status: str, failure: str, answer: _A
         counts=Counts(), annotations=(),
         decisions=decisions.decide(completed=False, approve=False, head_sha=head_sha, app_login="",
                                    findings=(), reviews=()),
-        conclusion=conclusion, title=title, notes=notes,  # type: ignore[arg-type]
+        conclusion=conclusion, title=title, notes=notes, kind=scope.kind,  # type: ignore[arg-type]
     )
+
+
+def _requested(plan: dict, full: Mapping[str, FilePatch], scope: ReviewScope) -> tuple[dict, dict, list[FilePatch]]:
+    """(plan, patches, earlier) of the request: the whole pull request, or for an incremental
+    review the plan's files that changed since the last review, with the rest as context."""
+    if scope.kind != "incremental":
+        return plan, dict(full), []
+    increment = read_patches(scope.increment)
+    files = [p for p in plan.get("files", []) if p in increment]
+    touched = [full[p] for p in files if p in full]  # their whole diff first: the nearest context
+    others = [full[p] for p in plan.get("files", []) if p in full and p not in increment]
+    return {**plan, "files": files}, increment, [*touched, *others]
+
+
+def _unposted(shaped: Shaped, patches: Mapping[str, FilePatch], scope: ReviewScope,
+              head_sha: str) -> tuple[Shaped, list[Placed], list[PostedFinding]]:
+    """Splits what shaping kept into findings to post and findings already posted on the pull
+    request (or twice in this answer): a finding is never posted twice."""
+    seen = set(scope.fingerprints)
+    fresh: list[Placed] = []
+    repeated: list[Placed] = []
+    prints: list[PostedFinding] = []
+    for placed in shaped.posted:
+        printed = fingerprint(placed.finding, patches, head_sha)
+        if printed.fingerprint in seen:
+            repeated.append(placed)
+            continue
+        seen.add(printed.fingerprint)
+        fresh.append(placed)
+        prints.append(printed)
+    counts = replace(shaped.counts, already_posted=len(repeated))
+    return replace(shaped, posted=tuple(fresh), counts=counts), repeated, prints
+
+
+def _carried(scope: ReviewScope, full: Mapping[str, FilePatch], found_again: set[str]) -> list[Finding]:
+    """Earlier findings an incremental review could not repeat but which still stand (their code
+    is unchanged): they still stop an approval and still fail the check run."""
+    if scope.kind != "incremental":
+        return []
+    changed = {e.get("filename") for e in scope.increment}
+    standing = still_standing(scope.posted, full, {c for c in changed if isinstance(c, str)})
+    return [p.finding() for p in standing if p.fingerprint not in found_again]
 
 
 async def run_review(
@@ -129,45 +216,53 @@ async def run_review(
     budgets: Budgets = DEFAULT_BUDGETS,
     template_timeout: float = 5.0,
     index: Retrieval | None = None,
+    scope: ReviewScope = FULL,
 ) -> ReviewOutcome:
-    """Review `head_sha` as `plan` says.
+    """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
     `files`: path → text at the merge base (rule files, context files, agent files, templates).
-    `patches`: GitHub's per-file entries (`filename`, `status`, `patch`). `reviews`: the pull
-    request's reviews as GitHub lists them. `app_login`: the app's bot login (`<slug>[bot]`).
+    `patches`: GitHub's per-file entries (`filename`, `status`, `patch`) of the whole pull request.
+    `reviews`: the pull request's reviews as GitHub lists them. `app_login`: the app's bot login
+    (`<slug>[bot]`). Findings whose fingerprint `scope.posted` holds are not posted again.
     `index`: what the repository index retrieved for the change (see bot/engine/index_context.py).
     """
     plan = as_plan_dict(plan)
     no_answer = _Answer(None, None, False, ())
     if plan.get("decision") != "review":
         reason = f"the plan skips this pull request ({plan.get('skipReason') or 'no reason given'})"
-        return _unfinished(plan, head_sha, "skipped", reason, no_answer, ())
+        return _unfinished(plan, head_sha, "skipped", reason, no_answer, (), scope)
     file_patches = read_patches(patches)
-    request = build_request(plan, files=files, patches=file_patches, budgets=budgets, index=index)
     index_notes = (index.summary(),) if index is not None else ()
-    answer = await _ask(_Models(providers, session, secrets_dir, environ), plan, request)
+    asked, asked_patches, earlier = _requested(plan, file_patches, scope)
+    requests, split_notes = _fitted(asked, files, asked_patches, earlier, budgets, providers, index)
+    if asked.get("files"):
+        answer = await _ask_all(Models(providers, session, secrets_dir, environ), plan, requests)
+    else:  # an increment that touches no file under review: nothing new to ask about
+        answer = _Answer(ParsedAnswer(), None, False, ())
+    request_notes = (*index_notes, *split_notes, *(n for r in requests for n in r.notes))
     if answer.parsed is None:
-        return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer,
-                           (*index_notes, *request.notes))
+        return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request_notes, scope)
 
-    shaped = shape(answer.parsed.findings, plan, patches=file_patches, files=files)
+    shaped, repeated, prints = _unposted(
+        shape(answer.parsed.findings, plan, patches=file_patches, files=files), file_patches, scope, head_sha)
     counts = replace(shaped.counts, malformed=answer.parsed.malformed,
                      over_limit=answer.parsed.over_limit)
-    notes = [*index_notes, *request.notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
-    common = _common(plan, head_sha, answer, counts, notes, "completed", None)
+    notes = [*request_notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
+    common = _common(plan, head_sha, answer, counts, notes, "completed", None, scope)
     comments = await render_comments(shaped, plan, files=files, common=common, timeout=template_timeout)
-    found = [p.finding for p in shaped.posted]
-    log.info("review of %s completed with %s: %d posted (%d inline), counts %s", head_sha[:7],
-             answer.model, len(found), len(comments.inline), counts.to_json())
-    conclusion, title = decisions.conclusion("completed", found, shaped.withheld, None)
+    found = [p.finding for p in (*shaped.posted, *repeated)]
+    standing = [*found, *_carried(scope, file_patches, {fingerprint(f, file_patches).fingerprint for f in found})]
+    log.info("%s review of %s completed with %s: %d posted (%d inline), counts %s", scope.kind, head_sha[:7],
+             answer.model, len(shaped.posted), len(comments.inline), counts.to_json())
+    conclusion, title = decisions.conclusion("completed", standing, shaped.withheld, None)
     return ReviewOutcome(
         status="completed", head_sha=head_sha, model=answer.model,
         fallback_used=answer.fallback_used, failure=None, attempts=answer.attempts,
         inline=comments.inline, summary=comments.summary, counts=counts,
-        annotations=decisions.check_run_annotations(shaped.posted),
+        annotations=decisions.check_run_annotations((*shaped.posted, *repeated)),
         decisions=decisions.decide(
             completed=True, approve=bool(plan.get("approve")), head_sha=head_sha,
-            app_login=app_login, findings=[*found, *shaped.withheld], reviews=reviews),
+            app_login=app_login, findings=[*standing, *shaped.withheld], reviews=reviews),
         conclusion=conclusion, title=title,  # type: ignore[arg-type]
-        notes=(*notes, *comments.notes),
+        notes=(*notes, *comments.notes), kind=scope.kind, fingerprints=tuple(prints),
     )

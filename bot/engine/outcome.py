@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from bot.engine.fingerprints import PostedFinding
+
 SUMMARY_MARKER = "<!-- reviewer:summary -->"  # finds the one summary comment to update in place
 
 
@@ -53,6 +55,7 @@ class Counts:
     nits_in_summary: int = 0  # feedback standard: nits kept to the summary
     filtered_by_minimal: int = 0  # feedback minimal: category not bug/risk/breaking/security
     unknown_rule_ids: int = 0  # rule ids no applying rule has, removed from their findings
+    already_posted: int = 0  # posted on the pull request before (same path, code and message)
 
     def to_json(self) -> dict:
         return {
@@ -63,6 +66,7 @@ class Counts:
             "nitsInSummary": self.nits_in_summary,
             "filteredByMinimal": self.filtered_by_minimal,
             "unknownRuleIds": self.unknown_rule_ids,
+            "alreadyPosted": self.already_posted,
         }
 
 
@@ -101,6 +105,8 @@ class ReviewOutcome:
     conclusion: Literal["success", "failure", "neutral"]
     title: str  # one line for the check run
     notes: tuple[str, ...] = field(default=())  # what went unreviewed, template fallbacks, …
+    kind: Literal["full", "incremental"] = "full"
+    fingerprints: tuple[PostedFinding, ...] = ()  # of the findings this review posts, to remember
 
     def review_request(self) -> dict | None:
         """The "create a review" body carrying the inline comments, or None when there are none."""
@@ -127,5 +133,6 @@ class ReviewOutcome:
             "decisions": [d.to_json() for d in self.decisions],
             "conclusion": self.conclusion,
             "title": self.title,
+            "kind": self.kind,
             "notes": list(self.notes),
         }

@@ -27,6 +27,7 @@ class Budgets:
     context: int = 100_000  # context files, shared
     agent_files: int = 32_000  # AGENTS.md / CLAUDE.md, shared
     index: int = 48_000  # definitions, callers and related code from the repository index
+    earlier_diff: int = 6_000  # incremental reviews: the rest of the pull request's diff, as context
 
 
 DEFAULT_BUDGETS = Budgets()
@@ -171,6 +172,25 @@ def _files_section(entries: Iterable[tuple[str, str]], files: Mapping[str, str],
     return "\n\n".join(parts)
 
 
+def _earlier_section(earlier: Iterable[FilePatch], budget: int) -> str:
+    """An incremental review's context: the pull request's diff beyond the new changes, which
+    earlier reviews covered. Said to the model only: nothing here goes unreviewed."""
+    parts: list[str] = []
+    left_out: list[str] = []
+    left = budget
+    for patch in earlier:
+        lines = [f"### {patch.path} ({patch.status})", *(line for h in patch.hunks for line in render_hunk(h))]
+        text = "\n".join(lines)
+        if _size(text) > left:
+            left_out.append(patch.path)
+            continue
+        left -= _size(text)
+        parts.append(fence(text, "diff"))
+    if left_out:
+        parts.append(f"(not shown, for the budget: {', '.join(left_out)})")
+    return "\n\n".join(parts)
+
+
 def build_request(
     plan: dict,
     *,
@@ -178,10 +198,14 @@ def build_request(
     patches: Mapping[str, FilePatch],
     budgets: Budgets = DEFAULT_BUDGETS,
     index: Retrieval | None = None,
+    earlier: Iterable[FilePatch] = (),
 ) -> ModelRequest:
     """The messages for the model. `index`: what the repository index retrieved for this change,
-    already within `budgets.index` (retrieval ranks and cuts it; this only renders it)."""
+    already within `budgets.index` (retrieval ranks and cuts it; this only renders it).
+    `earlier`: for an incremental review, the pull request's diff of files beyond `patches`
+    (or of the same files, before the new changes), sent as labelled context within its budget."""
     diff, diff_notes, reviewed = _diff_section(plan, patches, budgets.diff)
+    earlier_text = _earlier_section(earlier, budgets.earlier_diff)
     rules = _Budget(budgets.rules, "rule")
     context = _Budget(budgets.context, "context file")
     agents = _Budget(budgets.agent_files, "agent file")
@@ -201,7 +225,10 @@ def build_request(
          + _files_section([(p, p) for p in plan.get("agentFiles", [])], files, agents))
         if plan.get("agentFiles") else "",
         index_section(index),
-        "## Diff (new-file line numbers in the left margin)\n" + (diff or "(no textual diff)"),
+        ("## The rest of the pull request's diff (reviewed before: context only, report nothing on it)\n"
+         + earlier_text) if earlier_text else "",
+        ("## Changes since the last review (new-file line numbers in the left margin)\n" if earlier_text
+         else "## Diff (new-file line numbers in the left margin)\n") + (diff or "(no textual diff)"),
     ]
     notes = [*rules.notes, *context.notes, *agents.notes, *diff_notes]
     if notes:

@@ -38,8 +38,11 @@ Nothing was approved.
 {%- else -%}
 No findings.
 {%- endif %}
-Reviewed `{{ headSha[:7] }}` with `{{ model }}`{% if fallbackUsed %} (the fallback model){% endif %}, \
-feedback `{{ feedback }}`.
+Reviewed `{{ headSha[:7] }}`\
+{% if reviewKind == "incremental" %} incrementally: the changes since the last review \
+(`{{ reviewedSince[:7] }}..{{ headSha[:7] }}`){% else %} (full review){% endif %}\
+{% if model %} with `{{ model }}`{% if fallbackUsed %} (the fallback model){% endif %}\
+{% else %}: none touch a file under review, so no model was asked{% endif %}, feedback `{{ feedback }}`.
 {%- if summaryFindings %}
 
 ### Findings{% if inlineFindings %} not posted inline{% endif %}
@@ -177,6 +180,7 @@ _HELD_BACK = (
     ("malformed", "{} malformed, dropped"),
     ("overLimit", "{} over the limit of findings per review, dropped"),
     ("unknownRuleIds", "{} unknown rule id(s) removed from findings"),
+    ("alreadyPosted", "{} already posted on this pull request, not posted again"),
 )
 
 

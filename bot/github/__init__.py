@@ -23,7 +23,9 @@ from .repos import (
                      ChangedFile,
                      Comparison,
                      FileTooLarge,
+                     Increment,
                      RepoTree,
+                     changes_between,
                      merge_base_and_files,
                      pull_files,
                      pull_request,
@@ -35,8 +37,8 @@ from .reviews import ReviewComment, create_review, dismiss_review, list_reviews,
 
 __all__ = [
     "CHECK_NAME", "DEFAULT_API_URL", "Annotation", "ChangedFile", "CheckOutput", "Comparison", "FileTooLarge",
-    "GitHubApp", "GitHubClient", "GitHubError", "GitHubUnavailable", "RepoTree", "RetryPolicy", "ReviewComment",
-    "complete_check_run", "completion_requests", "create_review", "dismiss_review", "fit", "list_check_runs", "list_reviews",
+    "GitHubApp", "GitHubClient", "GitHubError", "GitHubUnavailable", "Increment", "RepoTree", "RetryPolicy", "ReviewComment",
+    "changes_between", "complete_check_run", "completion_requests", "create_review", "dismiss_review", "fit", "list_check_runs", "list_reviews",
     "merge_base_and_files", "pull_files", "pull_request", "read_file", "repository", "start_check_run", "tree",
     "upsert_comment",
 ]

@@ -68,6 +68,31 @@ async def merge_base_and_files(gh: GitHubClient, owner: str, repo: str, base_sha
     return Comparison(merge_base, tuple(files), len(files) < PULL_FILE_LIMIT)
 
 
+@dataclass(frozen=True)
+class Increment:
+    """What changed from one commit to another (`base...head` of compare)."""
+
+    status: str  # ahead (base is an ancestor of head) | behind | diverged | identical
+    files: tuple[dict, ...]  # GitHub's file entries (filename, status, patch, ...)
+    commits: int  # commits in head and not in base
+    complete: bool  # False when GitHub listed fewer files than changed (300 at most)
+
+
+async def changes_between(gh: GitHubClient, owner: str, repo: str, base: str, head: str) -> Increment | None:
+    """The changes from `base` to `head`, or None when GitHub no longer knows `base` (a commit a
+    force-push dropped may be gone)."""
+    try:
+        data = await gh.get("/repos/{owner}/{repo}/compare/{basehead}",
+                            {"owner": owner, "repo": repo, "basehead": f"{base}...{head}"})
+    except GitHubError as exc:
+        if exc.status in (404, 422):
+            return None
+        raise
+    files = tuple(data.get("files") or ())
+    return Increment(str(data.get("status")), files, int(data.get("total_commits") or 0),
+                     len(files) < COMPARE_FILE_LIMIT)
+
+
 async def pull_files(gh: GitHubClient, owner: str, repo: str, pull_number: int) -> list[ChangedFile]:
     """The pull request's changed files, every page (GitHub stops at 3000)."""
     entries = await gh.get_all("/repos/{owner}/{repo}/pulls/{pull_number}/files",

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import logging
 
+from bot.pipeline.followup import handle_conversation
 from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, sqlite_stores
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
+from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
 from bot.server.app import ServerContext
-from bot.server.jobs import Handler, Job
+from bot.server.jobs import CONVERSATION_EVENTS, Handler, Job
+from bot.server.settings import Settings
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -21,12 +24,14 @@ class NotConfigured(Exception):
     """The server has no app id or private key, so it cannot act on GitHub."""
 
 
-def make_services(context: ServerContext) -> Services:
-    """The server's one GitHub App client (made with the app, shared with the admin API)."""
+def make_services(context: ServerContext, *, incremental: bool = True) -> Services:
+    """The server's one GitHub App client (made with the app, shared with the admin API), and the
+    review memory in the server's database."""
     if context.github is None:
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
     return Services(context.github, context.admin, context.http, context.settings.secrets_dir,
+                    memory=review_memory(context.settings), incremental=incremental,
                     indexes=_indexes(context))
 
 
@@ -45,7 +50,16 @@ def _indexes(context: ServerContext) -> RepositoryIndexes | None:
     return RepositoryIndexes(sqlite_stores(stem + "-index.sqlite3"))
 
 
-def make_handler(context: ServerContext) -> Handler:
+def review_memory(settings: Settings) -> ReviewMemory:
+    """The review memory in the server's database: PostgreSQL when the URL names it, else SQLite."""
+    if settings.database_url.startswith(("postgresql://", "postgres://")):
+        return PostgresReviewMemory(settings.database_url)
+    return SQLiteReviewMemory(settings.database_path)
+
+
+def make_handler(context: ServerContext, *, incremental: bool = True) -> Handler:
+    """`incremental=False` is the review life before issue #15, kept for the cost bench's baseline:
+    every event reviews the whole pull request, and posts whatever the model finds."""
     services: Services | None = None
 
     async def handle(job: Job) -> None:
@@ -53,22 +67,30 @@ def make_handler(context: ServerContext) -> Handler:
         if job.event == "push":
             await _push(job)
             return
+        if job.event in CONVERSATION_EVENTS:
+            services = services or make_services(context, incremental=incremental)
+            await handle_conversation(services, services.app.installation(_installation(job)), job)
+            return
         target = target_for(job)
         if target is None:
             logger.info("no pull request to review in %s.%s (a fork's check suite lists none)",
                         job.event, job.action)
             return
-        if job.installation_id is None:
-            raise ValueError(f"{job.event}.{job.action} has no installation id; the app cannot act on it")
-        services = services or make_services(context)
-        await review_pull_request(services, services.app.installation(job.installation_id), target)
+        services = services or make_services(context, incremental=incremental)
+        await review_pull_request(services, services.app.installation(_installation(job)), target)
 
     async def _push(job: Job) -> None:
         nonlocal services
-        services = services or make_services(context)
+        services = services or make_services(context, incremental=incremental)
         if services.indexes is None or job.repo is None or job.head_sha is None or job.installation_id is None:
             return
         await index_push(services.indexes, services.app.installation(job.installation_id), services.admin.current,
                          job.repo, job.head_sha)
 
     return handle
+
+
+def _installation(job: Job) -> int:
+    if job.installation_id is None:
+        raise ValueError(f"{job.event}.{job.action} has no installation id; the app cannot act on it")
+    return job.installation_id

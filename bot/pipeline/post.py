@@ -9,6 +9,7 @@ may forbid dismissals): those are logged and shown in the check run, and the run
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bot.engine.outcome import SUMMARY_MARKER, Decision, ReviewOutcome
@@ -26,12 +27,18 @@ class Posted:
     notes: list[str] = field(default_factory=list)
 
 
-async def post_outcome(gh: GitHubClient, target: Target, outcome: ReviewOutcome, app_login: str) -> Posted:
+async def post_outcome(gh: GitHubClient, target: Target, outcome: ReviewOutcome, app_login: str,
+                       on_posted: Callable[[], Awaitable[None]] | None = None) -> Posted:
+    """`on_posted` runs once the findings are on GitHub (inline, or in the summary when GitHub
+    refused their places) and before anything else is written: the moment to remember them, so
+    that a later failure and its retry never post them twice."""
     posted = Posted()
     owner, repo, number = target.owner, target.repo, target.number
     if outcome.status == "skipped":
         return posted
     refused = await _inline_review(gh, target, outcome) if outcome.status == "completed" else None
+    if outcome.status == "completed" and on_posted is not None:
+        await on_posted()
     # A failed review updates the summary too: the comment must not keep an older head's verdict.
     # The engine's summary starts with the marker, which upsert_comment puts first itself.
     body = outcome.summary.removeprefix(SUMMARY_MARKER).lstrip("\n")

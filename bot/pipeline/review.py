@@ -16,6 +16,7 @@ import aiohttp
 from bot.config.model import EffectiveConfig, IndexLimits
 from bot.engine.engine import run_review
 from bot.engine.request import DEFAULT_BUDGETS
+from bot.engine.scope import FULL, ReviewScope
 from bot.github import (
     Annotation,
     CheckOutput,
@@ -28,12 +29,15 @@ from bot.github import (
     start_check_run,
 )
 from bot.index.retrieve import Retrieval
+from bot.pipeline.access import WriteAccess
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.index import RepositoryIndexes, review_context
+from bot.pipeline.life import Step, describe, paused_report, remember, repeated, step_for
 from bot.pipeline.post import post_outcome
 from bot.pipeline.targets import Target
 from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
+from bot.reviews.memory import ReviewMemory
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -52,6 +56,9 @@ class Services:
     admin: Any  # AdminConfigHolder: `.current` is the admin configuration in force
     http: aiohttp.ClientSession
     secrets_dir: str | None = None
+    memory: ReviewMemory | None = None  # what the app remembers of each pull request
+    incremental: bool = True  # False: every event reviews the whole pull request afresh, as before #15
+    access: WriteAccess = field(default_factory=WriteAccess)  # who may talk to the app, cached
     indexes: RepositoryIndexes | None = None  # None: no repository index (a store without one)
     _login: str | None = field(default=None, init=False)
 
@@ -114,6 +121,10 @@ def _output(report: CheckRunReport) -> CheckOutput:
 
 
 async def _review(services: Services, gh: GitHubClient, target: Target, stage: _Stage) -> CheckRunReport:
+    if services.memory is not None and not target.force:
+        paused = await services.memory.paused_by(target.pull_key)
+        if paused is not None:
+            return paused_report(paused, (await services.app_login()).removesuffix("[bot]"))
     stage.name = "reading the pull request from GitHub"
     gathered = await gather(gh, target)
     stage.name = "planning"
@@ -127,13 +138,20 @@ async def _review(services: Services, gh: GitHubClient, target: Target, stage: _
         return report_for_plan(plan_json, [NO_PROVIDER])
     if not any(plan_json["models"].values()):
         return report_for_plan(plan_json, [NO_MODEL])
+    step = None
+    if services.memory is not None and services.incremental:
+        stage.name = "reading what earlier reviews of this pull request did"
+        step = await step_for(services.memory, gh, target, plan_json, gathered.merge_base, services.incremental)
+        if step.next.action == "repeat" and step.last is not None:
+            return repeated(step.last, step.next.reason)
     stage.name = "running the model review"
-    return await _model_review(services, gh, target, gathered, plan_json, config, report_for_plan(plan_json), stage)
+    return await _model_review(services, gh, target, gathered, plan_json, config, report_for_plan(plan_json),
+                               stage, step)
 
 
 async def _model_review(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
                         plan_json: dict, config: EffectiveConfig, report: CheckRunReport,
-                        stage: _Stage) -> CheckRunReport:
+                        stage: _Stage, step: Step | None) -> CheckRunReport:
     files = await read_paths(gh, target.owner, target.repo, referenced_paths(plan_json), gathered.merge_base)
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     login = await services.app_login()
@@ -141,13 +159,24 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     stage.name = "reading the repository index"
     index = await _index_context(services, gh, target, gathered, config, patches)
     stage.name = "running the model review"
+    scope: ReviewScope = step.scope if step is not None else FULL
     outcome = await run_review(plan_json, files=files, patches=patches, providers=config.providers,
                                session=services.http, head_sha=target.head_sha, app_login=login,
-                               reviews=reviews, secrets_dir=services.secrets_dir, index=index)
+                               reviews=reviews, secrets_dir=services.secrets_dir, scope=scope, index=index)
     stage.name = "posting the review"
-    posted = await post_outcome(gh, target, outcome, login)
+    memory = services.memory
+
+    async def posted_inline() -> None:
+        if memory is not None:
+            await memory.add_posted(target.pull_key, outcome.fingerprints)
+
+    posted = await post_outcome(gh, target, outcome, login, on_posted=posted_inline)
     carried_out = {**outcome.to_json(), "decisions": posted.decisions} if posted.decisions else outcome.to_json()
-    return with_review(report, carried_out, outcome.summary, [*outcome.notes, *posted.notes])
+    kind = [describe(step, target.head_sha)] if step is not None else []
+    final = with_review(report, carried_out, outcome.summary, [*kind, *outcome.notes, *posted.notes])
+    if memory is not None and step is not None:
+        await remember(memory, target, step, outcome, final)
+    return final
 
 
 async def _index_context(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,

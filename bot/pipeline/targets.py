@@ -7,7 +7,7 @@ and check-suite payloads carry only its number and shas, so the pipeline fetches
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from bot.server.jobs import Job
 
@@ -23,10 +23,16 @@ class Target:
     only_if_new: bool = False  # check_suite.requested: skip when this head already has our check run
     attempt: int = 1  # 2+: a restart or a redelivery; a run it left in progress is taken up again
     delivery_id: str = ""  # sent as the check run's external_id: which delivery made the run
+    force: Literal["", "review", "full"] = ""  # a command asked for a review of this head again
 
     @property
     def full_name(self) -> str:
         return f"{self.owner}/{self.repo}"
+
+    @property
+    def pull_key(self) -> str:
+        """The name of the pull request in the review memory (and the queue's key)."""
+        return f"{self.owner}/{self.repo}#{self.number}"
 
 
 def target_for(job: Job) -> Target | None:

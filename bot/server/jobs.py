@@ -21,6 +21,13 @@ JOB_EVENTS: dict[str, frozenset[str]] = {
     "check_suite": frozenset({"requested", "rerequested"}),
 }
 INSTALLATION_EVENTS = frozenset({"installation", "installation_repositories"})
+# Follow-ups and commands (issue #15): event → the action that makes a job. Their jobs name the
+# pull request and no head: they run in turn with its reviews, and a push never supersedes them.
+CONVERSATION_EVENTS: dict[str, str] = {
+    "issue_comment": "created",
+    "pull_request_review_comment": "created",
+    "pull_request_review": "submitted",
+}
 
 Kind = Literal["job", "installation", "ignored"]
 
@@ -132,6 +139,8 @@ def classify(event: str, payload: dict[str, Any]) -> Classification:
         return Classification("installation", action, _require(installation_id, "installation.id"))
     if event == "push":
         return _push(payload, installation_id)
+    if event in CONVERSATION_EVENTS:
+        return _classify_conversation(event, action, installation_id, payload)
     actions = JOB_EVENTS.get(event)
     if actions is None:
         return Classification("ignored", action, installation_id, reason=f"event {event} is not handled")
@@ -142,3 +151,24 @@ def classify(event: str, payload: dict[str, Any]) -> Classification:
     repo = _require(_str(_get(payload, "repository", "full_name")), "repository.full_name")
     pr_number, head_sha = _pr_and_head(event, payload)
     return Classification("job", action, installation_id, repo, pr_number, head_sha)
+
+
+def _classify_conversation(event: str, action: str | None, installation_id: int | None,
+                           payload: dict[str, Any]) -> Classification:
+    """A comment or review that may ask the app something. Bots are never answered (no loops
+    between bots, the app's own comments included), so their deliveries make no job at all."""
+    def ignored(reason: str) -> Classification:
+        return Classification("ignored", action, installation_id, reason=reason)
+
+    if action != CONVERSATION_EVENTS[event]:
+        return ignored(f"{event}.{action} is not handled")
+    if _get(payload, "sender", "type") == "Bot":
+        return ignored(f"{event}.{action} sent by a bot")
+    if event == "issue_comment" and not isinstance(_get(payload, "issue", "pull_request"), dict):
+        return ignored("issue_comment on an issue, not a pull request")
+    if event == "pull_request_review" and not _str(_get(payload, "review", "body")):
+        return ignored("pull_request_review without a body")
+    holder = "issue" if event == "issue_comment" else "pull_request"
+    repo = _require(_str(_get(payload, "repository", "full_name")), "repository.full_name")
+    number = _require(_int(_get(payload, holder, "number")), f"{holder}.number")
+    return Classification("job", action, installation_id, repo, number, None)

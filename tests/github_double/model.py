@@ -43,7 +43,8 @@ class App:
     bot: User  # `<slug>[bot]`, the author of everything the app writes
     permissions: dict[str, str] = field(default_factory=lambda: {
         "checks": "write", "contents": "read", "metadata": "read", "pull_requests": "write", "issues": "write"})
-    events: list[str] = field(default_factory=lambda: ["pull_request", "check_run", "check_suite"])
+    events: list[str] = field(default_factory=lambda: ["pull_request", "check_run", "check_suite", "issue_comment",
+                                                       "pull_request_review_comment", "pull_request_review"])
 
 
 @dataclass
@@ -85,6 +86,7 @@ class ReviewComment:
     user: User
     created_at: str
     diff_hunk: str
+    in_reply_to_id: int | None = None  # a reply: the thread's first comment
 
 
 @dataclass
@@ -160,7 +162,23 @@ class PullRequest:
 
     @property
     def review_comments(self) -> list[ReviewComment]:
-        return [c for review in self.reviews for c in review.comments]
+        return sorted((c for review in self.reviews for c in review.comments), key=lambda c: c.id)
+
+    def reply(self, to: ReviewComment, body: str, user: User | str = "octocat") -> ReviewComment:
+        """A reply by someone else than the app in the thread of `to` (GitHub files it under a
+        review of its own)."""
+        author = user if isinstance(user, User) else person(user)
+        review = Review(next(self.repo.ids), author, "", "COMMENTED", self.head_sha, now_iso())
+        root = to.in_reply_to_id or to.id
+        comment = ReviewComment(next(self.repo.ids), review.id, to.path, to.line, to.side, None, None, body,
+                                self.head_sha, author, now_iso(), to.diff_hunk, in_reply_to_id=root)
+        review.comments.append(comment)
+        self.reviews.append(review)
+        return comment
+
+    def thread(self, root: ReviewComment) -> list[ReviewComment]:
+        """The thread that `root` starts, oldest first."""
+        return [c for c in self.review_comments if c.id == root.id or c.in_reply_to_id == root.id]
 
 
 @dataclass
@@ -172,6 +190,7 @@ class Repo:
     ids: Iterator[int] = field(repr=False)
     private: bool = False
     dismissals_restricted: bool = False  # a protected branch that refuses the app's dismissals
+    permissions: dict[str, str] = field(default_factory=dict)  # login → admin|maintain|write|triage|read|none
     commits: dict[str, Commit] = field(default_factory=dict)
     branches: dict[str, str] = field(default_factory=dict)
     pulls: dict[int, PullRequest] = field(default_factory=dict)

@@ -218,7 +218,30 @@ class Renderer:
                 "author_association": "NONE", "line": c.line, "original_line": c.line, "side": c.side,
                 "start_line": c.start_line, "original_start_line": c.start_line, "start_side": c.start_side,
                 "_links": {"self": {"href": f"{base}/pulls/comments/{c.id}"}, "html": {"href": html},
-                           "pull_request": {"href": f"{base}/pulls/{pr.number}"}}}
+                           "pull_request": {"href": f"{base}/pulls/{pr.number}"}},
+                **({"in_reply_to_id": c.in_reply_to_id} if c.in_reply_to_id else {})}
+
+    def issue(self, pr: PullRequest) -> dict:
+        """The pull request as an issue (what `issue_comment` deliveries carry), `pull_request` set."""
+        template = example("issue_comment.created")["issue"]
+        base = self.repo_url(pr.repo)
+        html = f"{HTML}/{pr.repo.full_name}/pull/{pr.number}"
+        return {**template, "url": f"{base}/issues/{pr.number}", "repository_url": base,
+                "labels_url": f"{base}/issues/{pr.number}/labels{{/name}}",
+                "comments_url": f"{base}/issues/{pr.number}/comments",
+                "events_url": f"{base}/issues/{pr.number}/events", "html_url": html,
+                "id": pr.id, "node_id": node_id("PullRequest", pr.id), "number": pr.number, "title": pr.title,
+                "user": self.user(pr.user), "labels": [self.label(pr.repo, name) for name in pr.labels],
+                "state": pr.state, "assignee": None, "assignees": [], "milestone": None, "comments": len(pr.comments),
+                "created_at": pr.created_at, "updated_at": pr.created_at, "body": pr.body, "draft": pr.draft,
+                "pull_request": {"url": f"{base}/pulls/{pr.number}", "html_url": html, "diff_url": f"{html}.diff",
+                                 "patch_url": f"{html}.patch", "merged_at": None}}
+
+    def collaborator_permission(self, user: User, permission: str) -> dict:
+        """GitHub folds maintain into write and triage into read in `permission`; `role_name` is exact."""
+        folded = {"maintain": "write", "triage": "read"}.get(permission, permission)
+        return {"permission": folded, "role_name": permission,
+                "user": {**self.user(user), "role_name": permission}}
 
     def issue_comment(self, pr: PullRequest, c: IssueComment) -> dict:
         base = self.repo_url(pr.repo)

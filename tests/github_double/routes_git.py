@@ -1,10 +1,10 @@
-"""Reading a repository: the repository itself, compare (merge base and changed files), trees and file contents."""
+"""Reading a repository: the repository itself, a collaborator's permission, compare (merge base and changed files), trees and file contents."""
 
 from __future__ import annotations
 
 from .api import ApiError, Context, Reply, handles, not_found
 from .git import blob_sha, tree_sha
-from .model import Repo
+from .model import Repo, person
 
 COMPARE_MAX_FILES = 300  # GitHub lists at most 300 files in a comparison
 COMPARE_MAX_COMMITS = 250
@@ -125,6 +125,15 @@ async def get_content(ctx: Context) -> Reply:
             listing.append(ctx.render.content_entry(repo, prefix + child, "file", blob_sha(value),
                                                     len(value.encode()), ref))
     return Reply(listing)
+
+
+@handles("repos/get-collaborator-permission-level")
+async def collaborator_permission(ctx: Context) -> Reply:
+    """Anyone not listed in `Repo.permissions` reads a public repository and nothing of a private one."""
+    login = ctx.params["username"]
+    listed = {name.lower(): level for name, level in ctx.repo.permissions.items()}
+    permission = listed.get(login.lower(), "none" if ctx.repo.private else "read")
+    return Reply(ctx.render.collaborator_permission(person(login), permission))
 
 
 @handles("repos/get")

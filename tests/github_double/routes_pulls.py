@@ -95,6 +95,26 @@ async def create_review(ctx: Context) -> Reply:
     return Reply(ctx.render.review(pr, review))
 
 
+@handles("pulls/create-reply-for-review-comment")
+async def create_reply(ctx: Context) -> Reply:
+    """A reply in a thread; GitHub refuses a reply to a reply (it must name the thread's first comment)."""
+    pr = ctx.pull()
+    target = next((c for c in pr.review_comments if c.id == ctx.params["comment_id"]), None)
+    if target is None:
+        raise not_found()
+    if target.in_reply_to_id is not None:
+        raise unprocessable("Replies to replies are not supported: reply to the thread's first comment")
+    text = ctx.body["body"]
+    if len(text) > BODY_LIMIT:
+        raise validation_failed("PullRequestReviewComment", "body", f"Body is too long (maximum is {BODY_LIMIT} characters)")
+    review = Review(ctx.double.next_id(), ctx.app.bot, "", "COMMENTED", pr.head_sha, now_iso())
+    reply = ReviewComment(ctx.double.next_id(), review.id, target.path, target.line, target.side, None, None, text,
+                          pr.head_sha, ctx.app.bot, now_iso(), target.diff_hunk, in_reply_to_id=target.id)
+    review.comments.append(reply)
+    pr.reviews.append(review)
+    return Reply(ctx.render.review_comment(pr, reply), status=201)
+
+
 def _review(pr: PullRequest, review_id: int) -> Review:
     for review in pr.reviews:
         if review.id == review_id:

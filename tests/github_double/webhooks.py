@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
+from .model import IssueComment, ReviewComment
 from .render import _rewrite, example, node_id
 
 if TYPE_CHECKING:
-    from .model import CheckRun, Installation, PullRequest, Repo, User
+    from .model import CheckRun, Installation, PullRequest, Repo, Review, User
 
 
 def signature_256(body: bytes, secret: str) -> str:
@@ -34,7 +35,8 @@ class WebhookSender:
     def payload(self, event: str, action: str | None = None, *, installation: Installation,
                 repo: Repo | None = None, pull: PullRequest | None = None, sender: User | None = None,
                 before: str | None = None, label: str | None = None, changes: dict | None = None,
-                check_run: CheckRun | None = None, branch: str | None = None) -> dict:
+                check_run: CheckRun | None = None, branch: str | None = None,
+                comment: IssueComment | ReviewComment | None = None, review: Review | None = None) -> dict:
         """GitHub's example for `event.action`, retargeted at the double's installation/repo/pull.
 
         `repo` defaults to the pull request's; `before` is the previous head of a `synchronize`;
@@ -42,6 +44,8 @@ class WebhookSender:
         a run of the double for `check_run` events (else the example's run, on the pull's head);
         `branch` the pushed branch of a `push` (default: the repository's default branch), whose
         head is `after` and whose previous head is `before`.
+        `comment` the pull's comment of `issue_comment` / `pull_request_review_comment` (its author
+        is the sender); `review` the pull's review of `pull_request_review`.
         """
         repo = repo or (pull.repo if pull is not None else None)
         data = copy.deepcopy(example(f"{event}.{action}" if action else event))
@@ -67,6 +71,8 @@ class WebhookSender:
                 data["label"] = self.render.label(pull.repo, label or (pull.labels[-1] if pull.labels else "label"))
             if action == "edited" and changes is not None:
                 data["changes"] = changes
+        if pull is not None and event in ("issue_comment", "pull_request_review_comment", "pull_request_review"):
+            self._patch_conversation(data, event, pull, comment, review, explicit_sender=sender is not None)
         if event == "check_run":
             self._patch_check_run(data["check_run"], installation, repo, pull, check_run)
         if event == "check_suite":
@@ -146,6 +152,24 @@ class WebhookSender:
         suite.update(head_sha=head, pull_requests=pulls, app=self._app(suite["app"], inst))
         if pull is not None:
             suite["head_branch"] = pull.head_ref
+
+    def _patch_conversation(self, data: dict, event: str, pull: PullRequest,
+                            comment: IssueComment | ReviewComment | None, review: Review | None, *,
+                            explicit_sender: bool) -> None:
+        """Without `comment` or `review`, the example's own stays (retargeted at the double's repository)."""
+        if event == "issue_comment":
+            data["issue"] = self.render.issue(pull)
+        else:
+            data["pull_request"] = self.render.pull(pull)
+        if event == "issue_comment" and isinstance(comment, IssueComment):
+            data["comment"] = self.render.issue_comment(pull, comment)
+        if event == "pull_request_review_comment" and isinstance(comment, ReviewComment):
+            data["comment"] = self.render.review_comment(pull, comment)
+        if event == "pull_request_review" and review is not None:
+            data["review"] = self.render.review(pull, review)
+        author = comment.user if comment is not None else review.user if review is not None else None
+        if author is not None and "sender" in data and not explicit_sender:
+            data["sender"] = self.render.user(author)
 
     def _patch_suite(self, data: dict, inst: Installation, pull: PullRequest | None, before: str | None) -> None:
         if pull is None:

@@ -1,0 +1,178 @@
+"""What a pull request's life costs: model calls, prompt bytes and comments posted, per event.
+
+One life, replayed against the doubles (tests/github_double, tests/chat_double) with the real
+server and pipeline: opened (40 files), labeled, a one-file push, a re-run of the check, a reply to
+a finding. The model is scripted to find the same things again whenever it is asked (as a real
+model mostly does), plus one new finding in the pushed file. The same life runs twice: with
+incremental reviews (issue #15: review once, review what changed, never repeat a finding) and with
+them off (every event reviews the whole pull request, as before), and the figures are printed side
+by side, with the push's prompt as a share of the opening's full review.
+
+Aims: 0 model calls and 0 comments for the label and the re-run; the push's prompt at most 25% of
+a full review's; 0 duplicate comments over the whole life.
+
+Usage: python bench/review_cost.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import sys
+import tempfile
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+from bench.webhooks import fresh_app_key  # noqa: E402
+
+FILES = 40
+KEY_VAR = "REVIEWER_BENCH_MODEL_KEY"
+EVENTS = ("opened", "labeled", "push (1 file)", "re-run", "reply")
+
+
+def module(index: int) -> str:
+    """One changed file of the pull request: about 30 lines, 1 KB."""
+    return "".join(f"def step_{index}_{n}(value):\n    return value * {n} + {index}\n" for n in range(15))
+
+
+@dataclass
+class Figures:
+    calls: int = 0
+    prompt_bytes: int = 0
+    comments: int = 0
+
+
+@dataclass
+class Life:
+    name: str
+    events: dict[str, Figures] = field(default_factory=dict)
+    duplicates: int = 0
+
+
+async def finished(db: Path, delivery_id: str) -> None:
+    """Wait (bounded) until the server is done with a delivery."""
+    for _ in range(3000):
+        with sqlite3.connect(db) as conn:
+            row = conn.execute("SELECT state FROM deliveries WHERE delivery_id = ?", (delivery_id,)).fetchone()
+        if row and row[0] in ("done", "ignored", "failed", "superseded"):
+            return
+        await asyncio.sleep(0.02)
+    raise TimeoutError(f"delivery {delivery_id} did not finish")
+
+
+async def live(incremental: bool) -> Life:
+    from bot.pipeline import make_handler
+    from tests.app_support import World, serving
+    from tests.chat_double import ChatDouble, Reply, findings
+    from tests.github_double import GitHubDouble
+    from tests.review_support import admin_yaml, finding
+
+    private, public = fresh_app_key()
+    github, chat = GitHubDouble(), await ChatDouble(api_key="bench-key").start()
+    await github.start()
+    os.environ[KEY_VAR] = "bench-key"
+    life = Life("incremental" if incremental else "incremental off")
+    found = [finding(2, "important", "bug", f"step_{i}_0 ignores its value.", path=f"src/mod_{i}.py")
+             for i in (0, 7, 21, 33)]
+    try:
+        app = github.add_app(public)
+        with tempfile.TemporaryDirectory() as tmp:
+            world = World(github, app, "", Path(tmp))
+            world.repo = github.add_repo("octo-org/bench")
+            world.installation = github.install(app, world.repo)
+            world.repo.permissions["octocat"] = "write"
+            admin = admin_yaml(chat).replace("REVIEWER_E2E_MODEL_KEY", KEY_VAR)
+            async with serving(world, private, admin_yaml=admin,
+                               handler_for=lambda ctx: make_handler(ctx, incremental=incremental)):
+                pr = world.pull({".reviewer.yaml": "feedback: detailed\n"},
+                                {f"src/mod_{i}.py": module(i) for i in range(FILES)})
+                db = world.tmp / "reviewer.db"
+
+                async def event(name: str, kind: str, payload: dict) -> None:
+                    asked, comments = len(chat.requests), _comments(world, pr)
+                    delivery = str(uuid.uuid4())
+                    status, _ = await world.deliver(kind, payload, delivery)
+                    assert status == 202, status
+                    await finished(db, delivery)
+                    new = chat.requests[asked:]
+                    life.events[name] = Figures(len(new), sum(_prompt_bytes(r.body) for r in new),
+                                                _comments(world, pr) - comments)
+
+                chat.answer("m1", findings(*found))
+                await event("opened", "pull_request", github.payload("pull_request", "opened",
+                                                                     installation=world.installation, pull=pr))
+                pr.labels.append("ready")
+                await event("labeled", "pull_request", github.payload("pull_request", "labeled",
+                                                                      installation=world.installation, pull=pr))
+                before = pr.head_sha
+                world.repo.commit({"src/mod_7.py": module(7).replace("* 3 +", "* 30 +")}, branch=pr.head_ref)
+                pushed = finding(8, "minor", "maintainability", "Name the 30.", path="src/mod_7.py")
+                chat.answer("m1", findings(*found, pushed))
+                await event("push (1 file)", "pull_request", github.payload(
+                    "pull_request", "synchronize", installation=world.installation, pull=pr, before=before))
+                run = max((r for r in world.runs(pr)), key=lambda r: r.id)
+                await event("re-run", "check_run", github.payload("check_run", "rerequested",
+                                                                  installation=world.installation, pull=pr,
+                                                                  check_run=run))
+                root = next(c for c in pr.review_comments if c.user == app.bot)
+                chat.answer("m1", Reply(content="Because the value is multiplied away."))
+                reply = pr.reply(root, "Why does it ignore the value?", "octocat")
+                await event("reply", "pull_request_review_comment", github.payload(
+                    "pull_request_review_comment", "created", installation=world.installation, pull=pr,
+                    comment=reply))
+                posted = Counter((c.path, c.body) for c in pr.review_comments if c.user == app.bot
+                                 and c.in_reply_to_id is None)
+                life.duplicates = sum(n - 1 for n in posted.values())
+    finally:
+        await chat.close()
+        await github.close()
+    if github.violations:
+        raise SystemExit("requests GitHub's REST description refuses:\n" + "\n".join(github.violations))
+    return life
+
+
+def _prompt_bytes(body: dict) -> int:
+    return sum(len(str(m.get("content", "")).encode()) for m in body.get("messages", []))
+
+
+def _comments(world, pr) -> int:
+    """Comments the app wrote: inline comments and replies, and issue comments other than its one
+    summary (which is updated in place)."""
+    inline = sum(1 for c in pr.review_comments if c.user == world.app.bot)
+    issue = sum(1 for c in pr.comments if c.user == world.app.bot and "reviewer:summary" not in c.body)
+    return inline + issue
+
+
+def report(on: Life, off: Life) -> bool:
+    print(f"One pull request's life ({FILES} files), {on.name} against {off.name}, in the same run:")
+    print(f"  {'event':<15} {'model calls':>16} {'prompt bytes':>22} {'comments posted':>20}")
+    for name in EVENTS:
+        a, b = on.events[name], off.events[name]
+        print(f"  {name:<15} {a.calls:>7} vs {b.calls:<7} {a.prompt_bytes:>10} vs {b.prompt_bytes:<10} "
+              f"{a.comments:>8} vs {b.comments:<8}")
+    total = [sum(getattr(life.events[n], k) for n in EVENTS) for life in (on, off) for k in ("calls", "prompt_bytes")]
+    print(f"  {'whole life':<15} {total[0]:>7} vs {total[2]:<7} {total[1]:>10} vs {total[3]:<10}")
+    share = on.events["push (1 file)"].prompt_bytes / max(1, on.events["opened"].prompt_bytes)
+    print(f"push prompt / full review prompt: {share:.1%} (aim: at most 25%); "
+          f"{off.name}: {off.events['push (1 file)'].prompt_bytes / max(1, off.events['opened'].prompt_bytes):.1%}")
+    print(f"prompt bytes over the life: {total[1] / max(1, total[3]):.2f}x of {off.name}")
+    print(f"duplicate comments over the life: {on.duplicates} ({off.name}: {off.duplicates}); aim: 0")
+    quiet = all(on.events[n].calls == 0 and on.events[n].comments == 0 for n in ("labeled", "re-run"))
+    print(f"label and re-run: {'0 model calls and 0 comments' if quiet else 'NOT quiet'} (aim: 0 and 0)")
+    return quiet and share <= 0.25 and on.duplicates == 0
+
+
+def main() -> int:
+    on = asyncio.run(live(incremental=True))
+    off = asyncio.run(live(incremental=False))
+    return 0 if report(on, off) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

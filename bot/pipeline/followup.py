@@ -1,0 +1,205 @@
+"""Follow-ups and commands (I/O): a comment, a reply or a review that speaks to the app.
+
+Order of the checks, cheapest first: what the comment asks (nothing → done, no GitHub call beyond
+the thread); the configuration at the merge base (`enabled: false` stops follow-ups); write access
+of the author (asked of GitHub, cached); the comment id claimed in the review memory (a comment is
+answered once, however often it is delivered); then the per-thread rate. Bots never reach this
+module: their deliveries make no job (`bot.server.jobs`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from bot.engine import followup
+from bot.github import GitHubClient, pull_request, read_file
+from bot.github.conversation import create_comment, reply_in_thread, review_comments
+from bot.pipeline.configure import plan_for
+from bot.pipeline.gather import gather, read_paths
+from bot.pipeline.review import Services, review_pull_request
+from bot.pipeline.targets import Target
+from bot.report.checkrun import report_for_plan
+from bot.reviews.conversation import RATE_NOTICE, WINDOW, Asked, help_text, neutralise_mentions, rate, read_comment
+from bot.reviews.memory import ReviewMemory
+from bot.server.jobs import Job
+
+logger = logging.getLogger("reviewer.followup")
+
+
+@dataclass(frozen=True)
+class Said:
+    """One comment to the app, read from its delivery."""
+
+    comment_id: int
+    author: str
+    body: str
+    root_id: int | None  # the review thread it belongs to (its first comment), if any
+
+
+def said_in(job: Job) -> Said:
+    holder: dict[str, Any] = job.payload.get("review" if job.event == "pull_request_review" else "comment") or {}
+    root = None
+    if job.event == "pull_request_review_comment":
+        root = holder.get("in_reply_to_id") or holder.get("id")
+    return Said(int(holder["id"]), str((holder.get("user") or {}).get("login", "")), holder.get("body") or "", root)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where the answer goes: the review thread, or the pull request's conversation."""
+
+    gh: GitHubClient
+    target: Target
+    root_id: int | None
+
+    @property
+    def thread(self) -> str:
+        suffix = f"thread:{self.root_id}" if self.root_id is not None else "conversation"
+        return f"{self.target.pull_key}:{suffix}"
+
+    async def post(self, body: str) -> None:
+        t = self.target
+        if self.root_id is not None:
+            await reply_in_thread(self.gh, t.owner, t.repo, t.number, self.root_id, body)
+        else:
+            await create_comment(self.gh, t.owner, t.repo, t.number, body)
+
+
+@dataclass(frozen=True)
+class _Heard:
+    said: Said
+    asked: Asked
+    thread: list[dict]  # the review thread, oldest first; empty for a pull request comment
+    number: int  # the pull request
+
+
+async def _hear(services: Services, gh: GitHubClient, job: Job) -> _Heard | None:
+    """What the comment asks of the app, read with its thread; None when nothing."""
+    assert job.repo is not None and job.pr_number is not None  # a conversation job always names them
+    said = said_in(job)
+    login = await services.app_login()
+    if said.author.lower() == login.lower():
+        return None
+    owner, _, repo = job.repo.partition("/")
+    thread: list[dict] = []
+    if said.root_id is not None:
+        thread = followup.thread_of(await review_comments(gh, owner, repo, job.pr_number), said.root_id)
+    started_by_app = bool(thread) and (thread[0].get("user") or {}).get("login") == login
+    asked = read_comment(said.body, login.removesuffix("[bot]"), in_app_thread=started_by_app)
+    return None if asked.kind == "nothing" else _Heard(said, asked, thread, job.pr_number)
+
+
+async def handle_conversation(services: Services, gh: GitHubClient, job: Job) -> None:
+    heard = await _hear(services, gh, job)
+    if heard is None:
+        return
+    said = heard.said
+    owner, _, repo = str(job.repo).partition("/")
+    pull = await pull_request(gh, owner, repo, heard.number)
+    target = Target(owner, repo, pull["number"], pull["head"]["sha"], "manual", pull, attempt=job.attempt,
+                    delivery_id=job.delivery_id)
+    gathered = await gather(gh, target)
+    plan, config = plan_for(services.admin.current, gathered, target)
+    plan_json = plan.to_json()
+    if plan_json["skipReason"] == "disabled":
+        logger.info("follow-ups are off for %s: enabled is false", target.full_name)
+        return
+    if not await services.access.may_write(gh, owner, repo, said.author):
+        logger.info("%s has no write access to %s: not answered", said.author, target.full_name)
+        return
+    memory = services.memory
+    assert memory is not None  # make_services always opens it
+    if not await memory.claim_comment(target.pull_key, f"{job.event}:{said.comment_id}"):
+        logger.info("comment %s was answered before", said.comment_id)
+        return
+    where = _Where(gh, target, said.root_id)
+    if heard.asked.kind == "command":
+        await _command(services, where, heard.asked.command, said.author, plan_json)
+        return
+    asking = heard.thread or [{"user": {"login": said.author}, "body": said.body}]
+    await _answer(memory, _Context(services, where, plan_json, config, asking, gathered.merge_base))
+
+
+async def _command(services: Services, where: _Where, command: str, author: str, plan_json: dict) -> None:
+    memory, target = services.memory, where.target
+    assert memory is not None
+    slug = (await services.app_login()).removesuffix("[bot]")
+    if command in ("review", "full review"):
+        force: Literal["review", "full"] = "full" if command == "full review" else "review"
+        await review_pull_request(services, where.gh, replace(target, force=force))
+        return
+    if not await _within_rate(memory, where):
+        return
+    if command == "pause":
+        await memory.set_paused(target.pull_key, author)
+        text = (f"Paused automatic reviews of this pull request. `@{slug} resume` starts them again; "
+                f"`@{slug} review` reviews it once now.")
+    elif command == "resume":
+        await memory.set_paused(target.pull_key, None)
+        text = "Resumed automatic reviews of this pull request: the next push is reviewed."
+    elif command == "plan":
+        text = f"## Reviewer's plan for `{target.head_sha[:7]}`\n\n" + report_for_plan(plan_json).summary
+    else:
+        text = help_text(slug)
+    await where.post(neutralise_mentions(text) if command == "plan" else text)
+    await memory.record_answer(where.thread, "answer")
+
+
+async def _within_rate(memory: ReviewMemory, where: _Where) -> bool:
+    """At most MAX_ANSWERS a thread an hour, then one notice, then silence until the hour passes."""
+    verdict = rate(await memory.answers_since(where.thread, time.time() - WINDOW))
+    if verdict == "notice":
+        await where.post(RATE_NOTICE)
+        await memory.record_answer(where.thread, "notice")
+    return verdict == "answer"
+
+
+@dataclass(frozen=True)
+class _Context:
+    services: Services
+    where: _Where
+    plan: dict
+    config: Any  # EffectiveConfig: the providers
+    thread: list[dict]
+    merge_base: str  # rule files are read there, as for reviews
+
+
+async def _answer(memory: ReviewMemory, ctx: _Context) -> None:
+    if not await _within_rate(memory, ctx.where):
+        return
+    if not ctx.config.providers or not any(ctx.plan["models"].values()):
+        await ctx.where.post("No model is configured for this repository, so I cannot answer questions here.")
+        await memory.record_answer(ctx.where.thread, "answer")
+        return
+    follow = await _follow_up(ctx)
+    answer = await followup.answer(follow, ctx.plan["models"], providers=ctx.config.providers,
+                                   session=ctx.services.http, secrets_dir=ctx.services.secrets_dir)
+    if answer.text is None:
+        logger.warning("no model answered the follow-up in %s", ctx.where.thread)
+        text = "I could not answer this time: no model gave an answer. Ask again later."
+    else:
+        text = neutralise_mentions(answer.text)
+    await ctx.where.post(text)
+    await memory.record_answer(ctx.where.thread, "answer")
+
+
+async def _follow_up(ctx: _Context) -> followup.FollowUp:
+    """The thread, and for a review thread the finding's file around its line and its rules."""
+    messages = tuple(followup.Message(str((c.get("user") or {}).get("login", "")), c.get("body") or "")
+                     for c in ctx.thread)
+    first = ctx.thread[0]
+    path, line = first.get("path"), first.get("line") or first.get("original_line")
+    if ctx.where.root_id is None or not isinstance(path, str) or not isinstance(line, int):
+        return followup.FollowUp(messages)
+    t = ctx.where.target
+    text = await read_file(ctx.where.gh, t.owner, t.repo, path, t.head_sha)
+    code = followup.numbered(text, line) if text else None
+    rules = [r for r in ctx.plan["rules"] if path in r["matchedPaths"]]
+    files = await read_paths(ctx.where.gh, t.owner, t.repo, [r["file"] for r in rules if r.get("file")],
+                             ctx.merge_base)
+    texts = tuple((r["id"], r.get("rule") or files.get(r.get("file") or "", "")) for r in rules)
+    return followup.FollowUp(messages, path, line, code, texts)
+

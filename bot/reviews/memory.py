@@ -1,0 +1,270 @@
+"""What the app remembers about each pull request between events, processes and restarts.
+
+One narrow async interface (`ReviewMemory`), two backends on the same portable SQL (the
+`INSERT ... ON CONFLICT` both share; `?` placeholders, which the PostgreSQL connection turns into
+`%s`): `SQLiteReviewMemory` in the server's SQLite file, `PostgresReviewMemory` in PostgreSQL for a
+scaled-out server. Each call opens its own short connection and transaction on a worker thread:
+calls are few per job, and nothing has to be closed. The statements are the `_SQLMemory` methods'
+own; a backend only says how to connect and begin.
+
+Pull requests are named `owner/repo#number`, the queue's serialisation key, so that the jobs of one
+pull request — which run one at a time — are the only writers of its rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from bot.engine.fingerprints import PostedFinding
+
+T = TypeVar("T")
+CLAIM_DAYS = 7
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS review_heads (
+    pull TEXT PRIMARY KEY,
+    head_sha TEXT NOT NULL,
+    plan_digest TEXT NOT NULL,
+    merge_base TEXT NOT NULL,
+    report TEXT NOT NULL,
+    reviewed_at {float} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS review_findings (
+    pull TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    path TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    category TEXT NOT NULL,
+    code TEXT NOT NULL,
+    message TEXT NOT NULL,
+    head_sha TEXT NOT NULL,
+    posted_at {float} NOT NULL,
+    PRIMARY KEY (pull, fingerprint)
+);
+CREATE TABLE IF NOT EXISTS review_pauses (
+    pull TEXT PRIMARY KEY,
+    paused_by TEXT NOT NULL,
+    paused_at {float} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS followup_comments (
+    comment_key TEXT PRIMARY KEY,
+    pull TEXT NOT NULL,
+    seen_at {float} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS followup_answers (
+    thread TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    answered_at {float} NOT NULL
+);
+CREATE INDEX IF NOT EXISTS followup_answers_thread ON followup_answers (thread, answered_at);
+"""
+
+
+@dataclass(frozen=True)
+class ReviewedHead:
+    """The last head a model review completed for, with the plan it followed and what the check
+    run said (so an event that changes nothing can complete its run the same way)."""
+
+    head_sha: str
+    plan_digest: str
+    report: dict[str, Any]
+    merge_base: str = ""
+
+
+class ReviewMemory(Protocol):
+    async def last_review(self, pull: str) -> ReviewedHead | None: ...
+
+    async def record_review(self, pull: str, reviewed: ReviewedHead) -> None: ...
+
+    async def posted(self, pull: str) -> list[PostedFinding]: ...
+
+    async def add_posted(self, pull: str, findings: Iterable[PostedFinding]) -> None: ...
+
+    async def paused_by(self, pull: str) -> str | None: ...
+
+    async def set_paused(self, pull: str, by: str | None) -> None: ...
+
+    async def claim_comment(self, pull: str, comment_key: str) -> bool:
+        """True the first time a comment (`issue_comment:123`, …) is claimed: a comment is answered
+        once, however often its delivery comes."""
+        ...
+
+    async def answers_since(self, thread: str, since: float) -> dict[str, int]:
+        """Answers and notices given in `thread` since `since` (epoch seconds), by kind."""
+        ...
+
+    async def record_answer(self, thread: str, kind: str) -> None: ...
+
+
+class _Conn(Protocol):
+    """What the statements need of a connection: sqlite3's, or `_PostgresConn` around psycopg's."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any: ...
+
+
+class _SQLMemory:
+    """The review memory's statements, on whichever connection a backend gives (`_transaction`)."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._ready = False
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[_Conn]:
+        raise NotImplementedError
+
+    async def _run(self, work: Callable[[_Conn], T]) -> T:
+        def call() -> T:
+            with self._transaction() as conn:
+                return work(conn)
+        return await asyncio.to_thread(call)
+
+    async def last_review(self, pull: str) -> ReviewedHead | None:
+        row = await self._run(lambda c: c.execute(
+            "SELECT head_sha, plan_digest, report, merge_base FROM review_heads WHERE pull = ?", (pull,)).fetchone())
+        return None if row is None else ReviewedHead(row[0], row[1], json.loads(row[2]), row[3])
+
+    async def record_review(self, pull: str, reviewed: ReviewedHead) -> None:
+        values = (pull, reviewed.head_sha, reviewed.plan_digest, reviewed.merge_base, json.dumps(reviewed.report),
+                  self._clock())
+        await self._run(lambda c: c.execute(
+            "INSERT INTO review_heads (pull, head_sha, plan_digest, merge_base, report, reviewed_at) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pull) DO UPDATE SET head_sha = excluded.head_sha, "
+            "plan_digest = excluded.plan_digest, merge_base = excluded.merge_base, report = excluded.report, "
+            "reviewed_at = excluded.reviewed_at", values))
+
+    async def posted(self, pull: str) -> list[PostedFinding]:
+        rows = await self._run(lambda c: c.execute(
+            "SELECT fingerprint, path, severity, category, code, message, head_sha FROM review_findings "
+            "WHERE pull = ? ORDER BY posted_at, fingerprint", (pull,)).fetchall())
+        return [PostedFinding(*row) for row in rows]
+
+    async def add_posted(self, pull: str, findings: Iterable[PostedFinding]) -> None:
+        now = self._clock()
+        rows = [(pull, f.fingerprint, f.path, f.severity, f.category, f.code, f.message, f.head_sha, now)
+                for f in findings]
+        if rows:
+            await self._run(lambda c: c.executemany(
+                "INSERT INTO review_findings (pull, fingerprint, path, severity, category, code, message, head_sha, "
+                "posted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (pull, fingerprint) DO NOTHING", rows))
+
+    async def paused_by(self, pull: str) -> str | None:
+        row = await self._run(lambda c: c.execute(
+            "SELECT paused_by FROM review_pauses WHERE pull = ?", (pull,)).fetchone())
+        return None if row is None else str(row[0])
+
+    async def set_paused(self, pull: str, by: str | None) -> None:
+        if by is None:
+            await self._run(lambda c: c.execute("DELETE FROM review_pauses WHERE pull = ?", (pull,)))
+            return
+        values = (pull, by, self._clock())
+        await self._run(lambda c: c.execute(
+            "INSERT INTO review_pauses (pull, paused_by, paused_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (pull) DO UPDATE SET paused_by = excluded.paused_by, paused_at = excluded.paused_at",
+            values))
+
+    async def claim_comment(self, pull: str, comment_key: str) -> bool:
+        now = self._clock()
+
+        def claim(conn: _Conn) -> int:
+            # GitHub redelivers for 3 days: a claim older than a week guards nothing any more.
+            conn.execute("DELETE FROM followup_comments WHERE seen_at < ?", (now - CLAIM_DAYS * 86400,))
+            return int(conn.execute("INSERT INTO followup_comments (comment_key, pull, seen_at) VALUES (?, ?, ?) "
+                                    "ON CONFLICT (comment_key) DO NOTHING", (comment_key, pull, now)).rowcount)
+        return await self._run(claim) == 1
+
+    async def answers_since(self, thread: str, since: float) -> dict[str, int]:
+        rows = await self._run(lambda c: c.execute(
+            "SELECT kind, COUNT(*) FROM followup_answers WHERE thread = ? AND answered_at >= ? GROUP BY kind",
+            (thread, since)).fetchall())
+        return {str(kind): int(count) for kind, count in rows}
+
+    async def record_answer(self, thread: str, kind: str) -> None:
+        now = self._clock()
+
+        def record(conn: _Conn) -> None:
+            # Only the last hour counts (conversation.WINDOW); a day is kept, then dropped.
+            conn.execute("DELETE FROM followup_answers WHERE answered_at < ?", (now - 86400,))
+            conn.execute("INSERT INTO followup_answers (thread, kind, answered_at) VALUES (?, ?, ?)",
+                         (thread, kind, now))
+        await self._run(record)
+
+    def _create(self, conn: _Conn, float_type: str) -> None:
+        if not self._ready:
+            for statement in _SCHEMA.format(float=float_type).split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            self._ready = True
+
+
+class SQLiteReviewMemory(_SQLMemory):
+    """In the server's SQLite file (or `:memory:` for nothing that must last)."""
+
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(clock)
+        self.path = str(path)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[_Conn]:
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("BEGIN IMMEDIATE")
+            self._create(conn, "REAL")
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        finally:
+            conn.close()
+
+
+class _PostgresConn:
+    """psycopg's connection speaking the `?` placeholders of the shared statements."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self._conn.execute(sql.replace("?", "%s"), params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
+        cursor = self._conn.cursor()
+        cursor.executemany(sql.replace("?", "%s"), list(rows))
+        return cursor
+
+
+class PostgresReviewMemory(_SQLMemory):
+    """In PostgreSQL (`postgresql://…`), for several server processes sharing one memory. The
+    tables are created at first use under an advisory lock, so processes starting at once agree."""
+
+    LOCK = 0x72657669  # pg_advisory_xact_lock key of the memory's schema creation
+
+    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(clock)
+        self.url = url
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[_Conn]:
+        import psycopg  # only a PostgreSQL deployment needs the driver loaded
+
+        with psycopg.connect(self.url, connect_timeout=10) as conn:  # commits on success, rolls back on error
+            wrapped = _PostgresConn(conn)
+            if not self._ready:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self.LOCK,))
+                self._create(wrapped, "DOUBLE PRECISION")
+            yield wrapped
