@@ -194,6 +194,27 @@ async def test_signed_body_that_is_not_json_fails_and_is_not_retried(tmp_path):
     assert recorder.jobs == []
 
 
+async def test_signed_bodies_past_the_parsing_bounds_fail_with_a_clear_error(tmp_path, caplog):
+    pr = json.dumps(pr_payload(9, "d" * 40))
+    bodies = {  # each a delivery GitHub could sign: the dispatcher must fail it and go on
+        "d-deep": ('{"action": "opened", "x": ' + "[" * 200_000 + "]" * 200_000 + "}",
+                   "`x[0][0]", "nesting is deeper than 64 levels"),
+        "d-deep-70": (pr[:-1] + ', "x": ' + "[" * 70 + "]" * 70 + "}", "`x[0]", "nesting is deeper than 64 levels"),
+        "d-long-int": (pr[:-1] + ', "number": ' + "7" * 50_000 + "}", "`number`", "the integer has 50000 digits"),
+    }
+    recorder = Recorder()
+    async with running_server(tmp_path, recorder) as server:
+        for delivery, (body, where, what) in bodies.items():
+            assert (await server.post("pull_request", body.encode(), delivery))[0] == 202
+        for delivery, (_, where, what) in bodies.items():
+            record = await server.wait_state(delivery, "failed")
+            assert record["error"].startswith(where) and what in record["error"], record["error"]
+        assert (await server.post("pull_request", json.loads(pr), "d-after"))[0] == 202
+        await server.wait_state("d-after", "done")  # the dispatcher went on
+    assert recorder.ids() == ["d-after"]
+    assert "Traceback" not in caplog.text and not [r for r in caplog.records if r.exc_info]
+
+
 async def test_healthz(tmp_path):
     async with running_server(tmp_path, Recorder()) as server:
         async with server.http.get(server.url + "/healthz") as response:

@@ -7,10 +7,11 @@ The `Job` is the seam between the queue and the pipeline: the queue calls an inj
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from bot.jsonbody import JsonBodyError, parse_json
 
 # event → actions that make a review job (None: every action). `edited` counts only when the base
 # branch changed, which `wants_job` checks.
@@ -69,12 +70,11 @@ Handler = Callable[[Job], Awaitable[None]]
 
 
 def parse_payload(body: bytes) -> dict[str, Any]:
+    """The delivery's JSON object, within bot.jsonbody's bounds (nesting, integer size)."""
     try:
-        payload = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidPayload(f"the body is not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InvalidPayload("the body is nested too deeply to be a webhook payload") from None
+        payload = parse_json(body)
+    except JsonBodyError as exc:
+        raise InvalidPayload(exc.message) from None
     if not isinstance(payload, dict):
         raise InvalidPayload(f"the body is a JSON {type(payload).__name__}, not an object")
     return payload
