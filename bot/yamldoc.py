@@ -13,7 +13,8 @@ YAML 1.2 is used throughout: `yes` is a string, `True` a boolean, `017` the inte
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ruamel.yaml.error import YAMLError
@@ -22,6 +23,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from bot.diagnostics import Diagnostic
 from bot.pointers import human_pointer, join_pointer, parent_pointer
 from bot.yamlcompose import ComposeError, compose_all
+from bot.yamllines import line_mapper, within
 
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 64  # bounded while composing (bot.yamlcompose), and again where aliases expand
@@ -215,6 +217,24 @@ def _syntax(exc: YAMLError) -> Diagnostic:
     return Diagnostic(line, column, "", "yaml-syntax", message)
 
 
+def _placed(problem: Diagnostic, text: str, remap: Callable[[int, int], tuple[int, int]] | None) -> Diagnostic:
+    """An error that stopped the parser, at a place an editor can show."""
+    line, column = remap(problem.line, problem.column) if remap else (problem.line, problem.column)
+    line, column = within(text, line, column)
+    return replace(problem, line=line, column=column)
+
+
+def _moved(problem: Diagnostic, remap: Callable[[int, int], tuple[int, int]]) -> Diagnostic:
+    line, column = remap(problem.line, problem.column)
+    return replace(problem, line=line, column=column)
+
+
+def _remapped(doc: YamlDocument, remap: Callable[[int, int], tuple[int, int]]) -> None:
+    doc.values = {pointer: remap(*place) for pointer, place in doc.values.items()}
+    doc.keys = {pointer: remap(*place) for pointer, place in doc.keys.items()}
+    doc.start = remap(*doc.start)
+
+
 def _decode(source: str | bytes) -> str | Diagnostic:
     size = len(source.encode("utf-8")) if isinstance(source, str) else len(source)
     if size > MAX_BYTES:
@@ -232,16 +252,20 @@ def load_yaml_stream(source: str | bytes) -> tuple[list[YamlDocument], list[Diag
     text = _decode(source)
     if isinstance(text, Diagnostic):
         return [], [text]
+    remap = line_mapper(text)
     try:
         nodes = list(compose_all(text, MAX_DEPTH))
     except ComposeError as exc:
-        return [], [exc.diagnostic]
+        return [], [_placed(exc.diagnostic, text, remap)]
     except YAMLError as exc:
-        return [], [_syntax(exc)]
+        return [], [_placed(_syntax(exc), text, remap)]
     docs: list[YamlDocument] = []
     problems: list[Diagnostic] = []
     for index, node in enumerate(nodes):
         doc, found = _build(node)
+        if remap is not None:
+            _remapped(doc, remap)
+            found = [_moved(p, remap) for p in found]
         docs.append(doc)
         problems.extend(p.in_document(index) for p in found)
     return docs, problems

@@ -138,3 +138,25 @@ def test_unsupported_tag_and_invalid_utf8():
     assert codes(problems) == [("yaml-syntax", 1, 4, "/a")]
     _, problems = load_yaml(b"a: \xff\n")
     assert problems[0].code == "yaml-syntax"
+
+
+@pytest.mark.parametrize(("text", "place"), [("[", (1, 2)), ("a: 1\nb: [\n", (2, 5)), ('a: "x', (1, 6))])
+def test_an_error_at_the_end_of_the_stream_is_placed_on_the_last_line(text, place):
+    # libyaml put these on the line after the last one, which no editor or annotation can show.
+    _, problems = load_yaml(text)
+    assert [(p.code, p.line, p.column) for p in problems] == [("yaml-syntax", *place)]
+
+
+@pytest.mark.parametrize("brk", ["\r", "\x85", "\u2028", "\u2029"])
+def test_positions_count_lines_as_editors_do_whatever_libyaml_breaks_at(brk):
+    # libyaml (YAML 1.1) starts a line at each of these; editors and GitHub count `\n` only.
+    _, problems = load_yaml(f"a: 'x{brk}y'\nb: [\n")
+    assert [(p.code, p.line, p.column) for p in problems] == [("yaml-syntax", 2, 5)]
+    doc, problems = load_yaml(f"a: 'x{brk}y'\nb: 1\nb: 2\n")
+    assert [(p.code, p.line, p.column) for p in problems] == [("duplicate-key", 3, 1)]
+    assert doc.locate("/b") == (2, 4)
+
+
+def test_windows_line_ends_keep_their_positions():
+    doc, problems = load_yaml("a: 1\r\nb: [x,\r\n  1: 2]\r\n")
+    assert doc.locate("/b/1") == (3, 3)
