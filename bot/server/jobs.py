@@ -113,12 +113,25 @@ def _pr_and_head(event: str, payload: dict[str, Any]) -> tuple[int | None, str |
             _require(_str(_get(holder, "head_sha")), f"{event}.head_sha"))
 
 
+def _installation_account(payload: dict[str, Any]) -> None:
+    """What recording an installation reads besides its id: an account object, if any, with a
+    string login. Checked here, so that a signed but malformed body fails alone, as invalid,
+    instead of failing the store write of the whole batch it came in."""
+    account = _get(payload, "installation", "account")
+    if account is None:
+        return
+    login = account.get("login") if isinstance(account, dict) else None
+    if not isinstance(account, dict) or not (login is None or isinstance(login, str)):
+        raise InvalidPayload("the payload's installation.account is not an object with a string login")
+
+
 def classify(event: str, payload: dict[str, Any]) -> Classification:
     """Decide what a parsed delivery asks for. Raises InvalidPayload when a handled event lacks
     the fields its job needs (a payload GitHub would not send)."""
     action = _str(payload.get("action"))
     installation_id = _int(_get(payload, "installation", "id"))
     if event in INSTALLATION_EVENTS:
+        _installation_account(payload)
         return Classification("installation", action, _require(installation_id, "installation.id"))
     actions = JOB_EVENTS.get(event)
     if actions is None:
