@@ -18,6 +18,10 @@ from typing import Any
 from bot.pointers import human_pointer, join_pointer
 from bot.yamldoc import MAX_DEPTH, MAX_INT_DIGITS
 
+# `\uD800`-`\uDFFF` escapes: a pair is one character, a lone one is no character at all.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 # What matters to nesting in JSON text: strings (skipped whole, so brackets inside them do not
 # count; an object's keys are read from them), brackets and commas.
 _TOKENS = re.compile(r'"(?:[^"\\]+|\\.)*"|[\[\]{},]')
@@ -65,7 +69,28 @@ def parse_json(raw: bytes | str) -> Any:
     except RecursionError:  # far past MAX_DEPTH: find where the bound was crossed in the text
         raise _too_deep(_deep_pointer(text)) from None
     _check(value)
+    if _SURROGATE_ESCAPE.search(text):
+        _check_text(value)
     return value
+
+
+def _check_text(value: Any) -> None:
+    """JSON may escape half of a UTF-16 pair alone (`"\\ud800"`); Python keeps it as a string
+    that no UTF-8 encoder takes, so storing or printing it would fail far from here. Refused as
+    text that is not Unicode, at its place. Only bodies that contain such an escape pay for it."""
+    stack: list[tuple[Any, str, str]] = [(value, "", "")]
+    while stack:
+        node, pointer, what = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):  # the text itself is not repeated: it cannot be printed
+                raise JsonBodyError("syntax", pointer, f"the body is not valid JSON: {what}{human_pointer(pointer)} "
+                                                       "holds half of a UTF-16 surrogate pair (a lone \\uD800-"
+                                                       "\\uDFFF escape), which is no character")
+        elif isinstance(node, dict):
+            for key, child in node.items():
+                stack += [(key, pointer, "a key of "), (child, join_pointer(pointer, key), "")]
+        elif isinstance(node, list):
+            stack += [(child, join_pointer(pointer, index), "") for index, child in enumerate(node)]
 
 
 def _too_deep(pointer: str) -> JsonBodyError:

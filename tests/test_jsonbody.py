@@ -55,3 +55,20 @@ def test_a_scalar_or_empty_body_is_a_value(body):
 
 def test_a_long_integer_alone_is_too_large_at_the_root():
     assert refusal("9" * 5_000) == ("too-large", "")
+
+
+@pytest.mark.parametrize(("body", "pointer", "where"), [
+    (r'{"a": [1, "x\ud800"]}', "/a/1", "`a[1]` holds half"),
+    (r'{"a": {"\udc00": 1}}', "/a", "a key of `a` holds half"),
+])
+def test_half_a_surrogate_pair_is_refused_at_its_place(body, pointer, where):
+    # Python keeps `\ud800` as a string no UTF-8 encoder takes: storing a delivery's classification
+    # failed far from here, for the whole batch.
+    with pytest.raises(JsonBodyError) as caught:
+        parse_json(body)
+    assert (caught.value.code, caught.value.pointer) == ("syntax", pointer) and where in caught.value.message
+    caught.value.message.encode("utf-8")  # the message itself can be printed
+
+
+def test_escaped_pairs_and_escaped_backslashes_are_text():
+    assert parse_json(r'{"a": "\ud83d\ude00", "b": "\\ud800"}') == {"a": "\U0001F600", "b": "\\ud800"}

@@ -217,9 +217,10 @@ async def test_signed_bodies_past_the_parsing_bounds_fail_with_a_clear_error(tmp
     assert tracebacks(records) == [] and any("nesting is deeper" in r.getMessage() for r in records)
 
 
-async def test_a_malformed_installation_fails_alone_and_the_dispatcher_goes_on(tmp_path):
-    # Found by the fuzz layer: an account that is not an object failed the store write of the
-    # whole batch, which was retried for ever: no later delivery was handled.
+async def test_malformed_deliveries_fail_alone_and_the_dispatcher_goes_on(tmp_path):
+    # Found by the fuzz layer: an installation account that is not an object, or a string that is
+    # not Unicode, failed the store write of the whole batch, which was retried for ever: no later
+    # delivery was handled.
     recorder = Recorder()
     async with running_server(tmp_path, recorder) as server:
         for delivery, account in (("d-inst-float", 1.5), ("d-inst-login", {"login": ["x"]})):
@@ -228,6 +229,11 @@ async def test_a_malformed_installation_fails_alone_and_the_dispatcher_goes_on(t
             assert (await server.post("installation", payload, delivery))[0] == 202
             record = await server.wait_state(delivery, "failed")
             assert record["error"] == "the payload's installation.account is not an object with a string login"
+        # the same with half a surrogate pair, which no UTF-8 encoder (nor SQLite) takes
+        body = json.dumps(pr_payload(12, "f" * 40)).replace('"synchronize"', '"\\udc00"').encode()
+        assert (await server.post("pull_request", body, "d-surrogate"))[0] == 202
+        record = await server.wait_state("d-surrogate", "failed")
+        assert "`action` holds half of a UTF-16 surrogate pair" in record["error"]
         assert (await server.post("pull_request", pr_payload(11, "f" * 40), "d-next"))[0] == 202
         await server.wait_state("d-next", "done")
     assert recorder.ids() == ["d-next"]
