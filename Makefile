@@ -29,6 +29,7 @@ bench: install
 	$(PY) bench/validate.py
 	$(PY) bench/plan.py
 	$(PY) bench/webhooks.py
+	$(PY) bench/jsonbody.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
