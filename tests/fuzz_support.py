@@ -31,7 +31,7 @@ import bot.expr.cel  # noqa: F401  (celpy raises the recursion limit when import
 from bot.yamldoc import load_yaml_stream
 
 _SLOW_IS_FINE = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
-settings.register_profile("ci", max_examples=50, derandomize=True, database=None, deadline=None,
+settings.register_profile("ci", max_examples=100, derandomize=True, database=None, deadline=None,
                           suppress_health_check=_SLOW_IS_FINE, print_blob=True)
 settings.register_profile("fuzz", max_examples=3000, deadline=None, suppress_health_check=_SLOW_IS_FINE,
                           print_blob=True)
