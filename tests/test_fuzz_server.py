@@ -162,6 +162,30 @@ def test_the_resource_api_answers_values_past_its_bounds_with_a_4xx(served, kind
     assert tracebacks(records) == []
 
 
+def test_a_literal_client_secret_never_comes_back(served):
+    """Whatever else the body holds, the literal secret it carries is in no answer: not in the
+    stored object, not in a 4xx message, not in a later GET or list."""
+    secret = "fuzz-literal-secret-" + uuid.uuid4().hex
+
+    @given(value=restructured(SEED_VALUES["oidc-connector"]), form=st.sampled_from(["json", "yaml"]))
+    def case(value: object, form: str) -> None:
+        if not (isinstance(value, dict) and isinstance(value.get("spec"), dict)):
+            value = {"apiVersion": "resources.service.dev/v3", "kind": "ServiceOIDCConnector", "spec": {}}
+        value["spec"]["client_secret"] = secret
+        if isinstance(value["spec"].get("mfa"), dict):
+            value["spec"]["mfa"]["client_secret"] = secret
+        path = PATHS["oidc-connector"]
+        answers = [served.request("PUT", f"{path}/okta", _text(value, form),
+                                  "application/json" if form == "json" else "application/yaml"),
+                   served.request("GET", f"{path}/okta"), served.request("GET", path)]
+        for status, _, text in answers:
+            assert status < 500 and secret not in text, (status, text[:300])
+
+    with server_log() as records:
+        case()
+    assert tracebacks(records) == [] and not [r for r in records if secret in r.getMessage()]
+
+
 def test_webhook_intake_and_dispatcher_survive_any_body(served):
     accepted: list[str] = []
 
