@@ -13,8 +13,8 @@ YAML 1.2 is used throughout: `yes` is a string, `True` a boolean, `017` the inte
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any
 
 from ruamel.yaml.error import YAMLError
@@ -23,7 +23,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from bot.diagnostics import Diagnostic
 from bot.pointers import human_pointer, join_pointer, parent_pointer
 from bot.yamlcompose import ComposeError, compose_all
-from bot.yamllines import line_mapper, within
+from bot.yamllines import Placer
 
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 64  # bounded while composing (bot.yamlcompose), and again where aliases expand
@@ -217,22 +217,21 @@ def _syntax(exc: YAMLError) -> Diagnostic:
     return Diagnostic(line, column, "", "yaml-syntax", message)
 
 
-def _placed(problem: Diagnostic, text: str, remap: Callable[[int, int], tuple[int, int]] | None) -> Diagnostic:
-    """An error that stopped the parser, at a place an editor can show."""
-    line, column = remap(problem.line, problem.column) if remap else (problem.line, problem.column)
-    line, column = within(text, line, column)
+def _placed(problem: Diagnostic, place: Placer) -> Diagnostic:
+    line, column = place(problem.line, problem.column)
     return replace(problem, line=line, column=column)
 
 
-def _moved(problem: Diagnostic, remap: Callable[[int, int], tuple[int, int]]) -> Diagnostic:
-    line, column = remap(problem.line, problem.column)
-    return replace(problem, line=line, column=column)
-
-
-def _remapped(doc: YamlDocument, remap: Callable[[int, int], tuple[int, int]]) -> None:
-    doc.values = {pointer: remap(*place) for pointer, place in doc.values.items()}
-    doc.keys = {pointer: remap(*place) for pointer, place in doc.keys.items()}
-    doc.start = remap(*doc.start)
+def _place_all(doc: YamlDocument, found: list[Diagnostic], place: Placer) -> list[Diagnostic]:
+    """Every position of a document as editors count lines (nearly always, nothing to do). Only
+    an empty scalar at the very end can lie past the last line: the last value built, or the root."""
+    last = [next(reversed(doc.values.values()))] if doc.values else []
+    if not place.needed(line for line, _ in chain(last, [doc.start], ((p.line, p.column) for p in found))):
+        return found
+    doc.values = {pointer: place(*where) for pointer, where in doc.values.items()}
+    doc.keys = {pointer: place(*where) for pointer, where in doc.keys.items()}
+    doc.start = place(*doc.start)
+    return [_placed(p, place) for p in found]
 
 
 def _decode(source: str | bytes) -> str | Diagnostic:
@@ -252,20 +251,18 @@ def load_yaml_stream(source: str | bytes) -> tuple[list[YamlDocument], list[Diag
     text = _decode(source)
     if isinstance(text, Diagnostic):
         return [], [text]
-    remap = line_mapper(text)
+    place = Placer(text)
     try:
         nodes = list(compose_all(text, MAX_DEPTH))
     except ComposeError as exc:
-        return [], [_placed(exc.diagnostic, text, remap)]
+        return [], [_placed(exc.diagnostic, place)]
     except YAMLError as exc:
-        return [], [_placed(_syntax(exc), text, remap)]
+        return [], [_placed(_syntax(exc), place)]
     docs: list[YamlDocument] = []
     problems: list[Diagnostic] = []
     for index, node in enumerate(nodes):
         doc, found = _build(node)
-        if remap is not None:
-            _remapped(doc, remap)
-            found = [_moved(p, remap) for p in found]
+        found = _place_all(doc, found, place)
         docs.append(doc)
         problems.extend(p.in_document(index) for p in found)
     return docs, problems

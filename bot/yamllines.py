@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 Place = tuple[int, int]
 _YAML_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
@@ -25,7 +25,7 @@ def _starts(text: str, breaks: re.Pattern[str]) -> list[int]:
 
 def line_mapper(text: str) -> Callable[[int, int], Place] | None:
     """A function from libyaml's 1-based (line, column) to the editor's, or None when they agree
-    everywhere but past the end (see `within`)."""
+    everywhere (but past the end: see Placer)."""
     if not _ODD_BREAK.search(text):
         return None
     yaml_starts, lines = _starts(text, _YAML_BREAK), _starts(text, re.compile("\n"))
@@ -38,11 +38,23 @@ def line_mapper(text: str) -> Callable[[int, int], Place] | None:
     return remap
 
 
-def within(text: str, line: int, column: int) -> Place:
-    """A place past the last line (libyaml's end of stream), moved to the end of the last line."""
-    lines = text.split("\n")
-    if len(lines) > 1 and not lines[-1]:  # a final `\n` ends the last line; it starts none
-        lines.pop()
-    if line <= len(lines):
-        return line, column
-    return len(lines), len(lines[-1]) + 1
+class Placer:
+    """Turns libyaml's (line, column) into the editor's: remapped when the text has odd breaks,
+    and moved from past the last line (libyaml's end of stream) to the end of the last line."""
+
+    def __init__(self, text: str) -> None:
+        self.remap = line_mapper(text)
+        breaks = text.count("\n")
+        ends_with_break = text.endswith("\n")
+        self.last_line = max(1, breaks + (0 if ends_with_break else 1))
+        body = text[:-1] if ends_with_break else text
+        self.end_column = len(body) - (body.rfind("\n") + 1) + 1
+
+    def needed(self, lines: Iterable[int]) -> bool:
+        """Whether any of these places must move; without odd breaks only one past the end does."""
+        return self.remap is not None or any(line > self.last_line for line in lines)
+
+    def __call__(self, line: int, column: int) -> Place:
+        if self.remap is not None:
+            line, column = self.remap(line, column)
+        return (self.last_line, self.end_column) if line > self.last_line else (line, column)

@@ -160,3 +160,14 @@ def test_positions_count_lines_as_editors_do_whatever_libyaml_breaks_at(brk):
 def test_windows_line_ends_keep_their_positions():
     doc, problems = load_yaml("a: 1\r\nb: [x,\r\n  1: 2]\r\n")
     assert doc.locate("/b/1") == (3, 3)
+
+
+@pytest.mark.parametrize(("text", "start", "place"), [("---", (1, 4), None), ("a: 1\nb:", (1, 1), ("/b", (2, 3))),
+                                                       ("- x\n- ", (1, 1), ("/1", (2, 2)))])
+def test_an_empty_value_at_the_end_is_placed_on_the_last_line(text, start, place):
+    # Found by the fuzz layer: libyaml puts it past the end, and `---` alone made `not-a-mapping`
+    # point at line 2 of a one-line file.
+    doc, problems = load_yaml(text)
+    assert problems == [] and doc.start == start
+    if place:
+        assert doc.locate(place[0]) == place[1]
