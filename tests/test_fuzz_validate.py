@@ -86,6 +86,32 @@ def test_mutated_bytes_keep_the_contract(kind, tmp_path):
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_text_and_github_formats_give_one_line_per_error(kind, tmp_path):
+    path = tmp_path / "file.yaml"
+
+    @given(text=mutated_bytes(SEEDS[kind]))
+    def case(text: bytes) -> None:
+        path.write_bytes(text)
+        code, out, err = validate(path, "--kind", kind)
+        check_contract(code, out, err, text, kind)
+        errors = json.loads(out)["files"][0]["errors"]
+        plain = _run_format(path, kind, "text")
+        assert plain == [f"{path}:{e['line']}:{e['column']}: {e['code']}: {e['message']}" for e in errors]
+        github = _run_format(path, kind, "github")
+        assert len(github) == len(errors) and all(line.startswith(f"::error file={path},line=") for line in github)
+
+    case()
+
+
+def _run_format(path: Path, kind: str, form: str) -> list[str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err), hang_guard():
+        main(["validate", "--format", form, "--kind", kind, str(path)])
+    assert "Traceback" not in err.getvalue()
+    return out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_restructured_documents_keep_the_contract(kind, tmp_path):
     path = tmp_path / "file.yaml"
 
