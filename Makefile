@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install run test bench clean
+.PHONY: install run test fuzz bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,11 @@ test: install
 	$(PY) -m ruff check bot tests bench scripts
 	$(PY) -m pytest
 
+# The fuzz layer (tests marked `fuzz`) with a large random budget instead of `make test`'s small
+# fixed one; failures are kept in .hypothesis/ and replayed first. FUZZ_EXAMPLES=N sets the budget.
+fuzz: install
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -m fuzz
+
 bench: install
 	$(PY) bench/validate.py
 	$(PY) bench/plan.py
@@ -28,6 +33,7 @@ bench: install
 	$(PY) bench/index.py
 	$(PY) bench/context_quality.py
 	$(PY) bench/review_cost.py
+	$(PY) bench/jsonbody.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,8 +1,9 @@
 """Bounded, strict YAML loading that remembers where every key and value was written.
 
 Why not `YAML(typ="rt")`: the round-trip loader keeps positions but is about nine times slower
-than the C safe loader. Instead the C parser composes the node graph (its nodes carry marks) and
-one walk here turns it into plain Python values plus a pointer → position table. The walk is also
+than the C safe loader. Instead bot.yamlcompose builds the node graph from the C parser's events
+(its nodes carry marks; nesting is bounded there, while composing) and one walk here turns it
+into plain Python values plus a pointer → position table. The walk is also
 where untrusted input is bounded: size, nesting depth, alias expansion, duplicate and non-string
 keys are reported as diagnostics, never as a hang or a crash.
 
@@ -12,18 +13,21 @@ YAML 1.2 is used throughout: `yes` is a string, `True` a boolean, `017` the inte
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from bot.diagnostics import Diagnostic
 from bot.pointers import human_pointer, join_pointer, parent_pointer
+from bot.yamlcompose import ComposeError, compose_all
+from bot.yamllines import Placer
 
 MAX_BYTES = 256 * 1024
-MAX_DEPTH = 64
+MAX_DEPTH = 64  # bounded while composing (bot.yamlcompose), and again where aliases expand
+MAX_INT_DIGITS = 1000  # far above any field's range, far below Python's int-to-text limit (4300)
 MAX_ALIAS_USES = 100  # references to an already-built node (`*name`, merge keys)
 MAX_NODES = 200_000  # values built in all, aliases expanded: no billion laughs
 
@@ -65,6 +69,12 @@ class _Limit(Exception):
         self.diagnostic = diagnostic
 
 
+class _BadScalar(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 def _mark(node: Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
@@ -78,11 +88,7 @@ def _scalar(node: ScalarNode) -> Any:
     if tag == _BOOL:
         return text.lower() == "true"
     if tag == _INT:
-        digits = text.replace("_", "")
-        try:
-            return int(digits, 10)
-        except ValueError:
-            return int(digits, 0)
+        return _integer(text)
     if tag == _FLOAT:
         lowered = text.lower().replace("_", "")
         if lowered.endswith(".inf"):
@@ -90,7 +96,24 @@ def _scalar(node: ScalarNode) -> Any:
         if lowered.endswith(".nan"):
             return math.nan
         return float(lowered)
-    raise ValueError(f"the tag {tag} is not supported; write a plain value")
+    raise _BadScalar("yaml-syntax", f"the tag {tag} is not supported; write a plain value")
+
+
+def _integer(text: str) -> int:
+    """A YAML 1.2 integer. A literal of thousands of digits is refused before Python converts it:
+    past 4300 decimal digits `int()` raises, and a huge hex value loads but fails when printed."""
+    digits = text.replace("_", "")
+    if len(digits) > MAX_INT_DIGITS:
+        raise _BadScalar("too-large", f"the integer is written with {len(digits)} characters; "
+                                      f"the limit is {MAX_INT_DIGITS}")
+    try:
+        return int(digits, 10)
+    except ValueError:
+        pass
+    try:
+        return int(digits, 0)
+    except ValueError:
+        raise _BadScalar("yaml-syntax", f"{digits[:40]!r} is not an integer") from None
 
 
 class _Builder:
@@ -113,9 +136,9 @@ class _Builder:
         if isinstance(node, ScalarNode):
             try:
                 return _scalar(node)
-            except ValueError as exc:
-                self.problem(node, pointer, "yaml-syntax", f"{human_pointer(pointer)}: {exc}")
-                return node.value
+            except _BadScalar as exc:
+                self.problem(node, pointer, exc.code, f"{human_pointer(pointer)}: {exc}")
+                return None
         if isinstance(node, SequenceNode):
             return [self.build(item, join_pointer(pointer, i), depth + 1) for i, item in enumerate(node.value)]
         if isinstance(node, MappingNode):
@@ -125,8 +148,9 @@ class _Builder:
     def _count(self, node: Node, pointer: str, depth: int) -> None:
         self.nodes += 1
         if depth > MAX_DEPTH:
-            raise _Limit(Diagnostic(*_mark(node), pointer, "too-large",
-                                    f"nesting is deeper than {MAX_DEPTH} levels"))
+            raise _Limit(Diagnostic(*_mark(node), pointer, "too-deep",
+                                    f"nesting is deeper than {MAX_DEPTH} levels (aliases expanded); "
+                                    "flatten the structure"))
         if self.nodes > MAX_NODES:
             raise _Limit(Diagnostic(*_mark(node), pointer, "alias-limit",
                                     f"the document expands to more than {MAX_NODES} values"))
@@ -147,9 +171,7 @@ class _Builder:
                 self._merge(result, key_node, value_node, pointer, depth)
                 continue
             if not (isinstance(key_node, ScalarNode) and key_node.tag == _STR):
-                shown = key_node.value if isinstance(key_node, ScalarNode) else "a collection"
-                self.problem(key_node, pointer, "non-string-key",
-                             f"{human_pointer(pointer)}: keys must be strings; got {shown!r} (quote it)")
+                self._non_string_key(key_node, pointer)
                 continue
             key = key_node.value
             child = join_pointer(pointer, key)
@@ -162,6 +184,17 @@ class _Builder:
             self.doc.keys[child] = first_seen[key]
             result[key] = self.build(value_node, child, depth + 1)
         return result
+
+    def _non_string_key(self, key_node: Node, pointer: str) -> None:
+        """Reported at the key, and named by it (`/rules/123`) as an unknown property is; a
+        collection has no name as a key, so its mapping is named instead."""
+        if isinstance(key_node, ScalarNode):
+            child = join_pointer(pointer, key_node.value)
+            self.problem(key_node, child, "non-string-key",
+                         f"{human_pointer(child)}: keys must be strings; got {key_node.value!r} (quote it)")
+        else:
+            self.problem(key_node, pointer, "non-string-key",
+                         f"{human_pointer(pointer)}: keys must be strings; got a collection")
 
     def _merge(self, result: dict, key_node: Node, value_node: Node, pointer: str, depth: int) -> None:
         """`<<: *base` is YAML 1.1 and a common way to share rules; support it within the budget."""
@@ -184,35 +217,52 @@ def _syntax(exc: YAMLError) -> Diagnostic:
     return Diagnostic(line, column, "", "yaml-syntax", message)
 
 
-def _decode(source: str | bytes) -> tuple[str | None, Diagnostic | None]:
+def _placed(problem: Diagnostic, place: Placer) -> Diagnostic:
+    line, column = place(problem.line, problem.column)
+    return replace(problem, line=line, column=column)
+
+
+def _place_all(doc: YamlDocument, found: list[Diagnostic], place: Placer) -> list[Diagnostic]:
+    """Every position of a document as editors count lines (nearly always, nothing to do). Only
+    an empty scalar at the very end can lie past the last line: the last value built, or the root."""
+    last = [next(reversed(doc.values.values()))] if doc.values else []
+    if not place.needed(line for line, _ in chain(last, [doc.start], ((p.line, p.column) for p in found))):
+        return found
+    doc.values = {pointer: place(*where) for pointer, where in doc.values.items()}
+    doc.keys = {pointer: place(*where) for pointer, where in doc.keys.items()}
+    doc.start = place(*doc.start)
+    return [_placed(p, place) for p in found]
+
+
+def _decode(source: str | bytes) -> str | Diagnostic:
     size = len(source.encode("utf-8")) if isinstance(source, str) else len(source)
     if size > MAX_BYTES:
-        return None, Diagnostic(1, 1, "", "too-large",
-                                f"the file is {size} bytes; the limit is {MAX_BYTES} bytes (256 KiB)")
+        return Diagnostic(1, 1, "", "too-large", f"the file is {size} bytes; the limit is {MAX_BYTES} bytes (256 KiB)")
     if isinstance(source, bytes):
         try:
-            return source.decode("utf-8-sig"), None
+            return source.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            return None, Diagnostic(1, 1, "", "yaml-syntax", f"the file is not UTF-8 text (byte {exc.start})")
-    return source, None
+            return Diagnostic(1, 1, "", "yaml-syntax", f"the file is not UTF-8 text (byte {exc.start})")
+    return source
 
 
 def load_yaml_stream(source: str | bytes) -> tuple[list[YamlDocument], list[Diagnostic]]:
     """Every document of a stream; each problem carries its `document` index."""
-    text, problem = _decode(source)
-    if problem is not None:
-        return [], [problem]
+    text = _decode(source)
+    if isinstance(text, Diagnostic):
+        return [], [text]
+    place = Placer(text)
     try:
-        nodes = list(YAML(typ="safe", pure=False).compose_all(text))
-    except MarkedYAMLError as exc:
-        return [], [_syntax(exc)]
-    except (YAMLError, RecursionError) as exc:
-        return [], [_syntax(exc) if isinstance(exc, YAMLError) else
-                    Diagnostic(1, 1, "", "too-large", f"nesting is deeper than {MAX_DEPTH} levels")]
+        nodes = list(compose_all(text, MAX_DEPTH))
+    except ComposeError as exc:
+        return [], [_placed(exc.diagnostic, place)]
+    except YAMLError as exc:
+        return [], [_placed(_syntax(exc), place)]
     docs: list[YamlDocument] = []
     problems: list[Diagnostic] = []
     for index, node in enumerate(nodes):
         doc, found = _build(node)
+        found = _place_all(doc, found, place)
         docs.append(doc)
         problems.extend(p.in_document(index) for p in found)
     return docs, problems
@@ -240,7 +290,4 @@ def _build(node: Node) -> tuple[YamlDocument, list[Diagnostic]]:
     except _Limit as limit:
         doc.value = None
         return doc, [limit.diagnostic]
-    except RecursionError:
-        doc.value = None
-        return doc, [Diagnostic(*doc.start, "", "too-large", f"nesting is deeper than {MAX_DEPTH} levels")]
     return doc, builder.problems

@@ -21,7 +21,7 @@ PARTLY_EXPORTED = {"relative-path", "secret-reference"}
 # ... rules relating a value to others or to the admin file ...
 RELATIONAL = {"duplicate-id", "admin-id-collision", "undeclared-provider", "duplicate-key"}
 # ... and what YAML loading reports before any schema sees a value.
-YAML_LEVEL = {"yaml-syntax", "too-large", "multiple-documents", "duplicate-key", "non-string-key", "alias-limit"}
+YAML_LEVEL = {"yaml-syntax", "too-large", "too-deep", "multiple-documents", "duplicate-key", "non-string-key", "alias-limit"}
 
 CHECK_NAME_CODES = {**CHECK_CODES, "secret-reference": ("secret-reference",)}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import io
+import json
 import logging
 
 import pytest
@@ -345,3 +346,34 @@ async def test_everything_survives_a_restart(tmp_path):
         doc["metadata"]["resourceVersion"] = first["metadata"]["resourceVersion"]
         doc["spec"]["display"] = "Okta"
         assert (await api.put(OIDC_PATH, doc))[0] == 200  # the version read before the restart still holds
+
+
+async def _put_raw(api, path: str, data: bytes, media: str) -> tuple[int, dict]:
+    async with api.session.put(api.base + path, data=data, headers={"Content-Type": media}) as response:
+        return response.status, await response.json()
+
+
+def _spec_with(value: str) -> str:
+    """The OIDC example as JSON text, with `value` written raw as the field `extra` of its spec."""
+    text = json.dumps(oidc_doc())
+    return text[:-2] + f', "extra": {value}' + text[-2:]
+
+
+@pytest.mark.parametrize(("media", "body", "reason", "field"), [
+    ("application/json", _spec_with("[" * 100_000 + "]" * 100_000), "too-deep", "/spec/extra" + "/0" * 63),
+    ("application/json", _spec_with("[" * 70 + "]" * 70), "too-deep", "/spec/extra" + "/0" * 63),
+    ("application/json", _spec_with('{"k": ' * 2_000 + "1" + "}" * 2_000), "too-deep", "/spec/extra" + "/k" * 63),
+    ("application/yaml", _spec_with("[" * 100_000 + "]" * 100_000), "too-deep", "/spec/extra" + "/0" * 63),
+    ("application/json", _spec_with("9" * 20_000), "too-large", "/spec/extra"),
+    ("application/yaml", _spec_with("9" * 20_000), "too-large", "/spec/extra"),
+    ("application/yaml", _spec_with("{1: a}"), "non-string-key", "/spec/extra/1"),
+])
+async def test_bodies_past_the_parsing_bounds_are_422_naming_the_place(api, media, body, reason, field):
+    # JSON: a nesting past the recursion limit was a 400 saying nowhere, a long integer a 500;
+    # YAML: any of these a 400, or a crashed server.
+    status, answer = await _put_raw(api, f"{OIDC_PATH}/okta", body.encode(), media)
+    assert (status, answer["kind"], answer["reason"]) == (422, "Status", "Invalid"), answer
+    [cause] = answer["details"]["causes"]
+    assert (cause["reason"], cause["field"]) == (reason, field)
+    assert answer["details"]["name"] == "okta" and SECRET not in json.dumps(answer)
+    assert (await api.request("GET", f"{OIDC_PATH}/okta"))[0] == 404  # nothing stored

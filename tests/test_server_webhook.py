@@ -9,6 +9,7 @@ import re
 import aiohttp
 
 from bot.server.webhook import MAX_BODY, signature, verify_signature
+from tests.fuzz_support import server_log, tracebacks
 from tests.server_support import SECRET, Recorder, example, pr_payload, running_server
 
 
@@ -192,6 +193,50 @@ async def test_signed_body_that_is_not_json_fails_and_is_not_retried(tmp_path):
         metrics = await (await server.http.get(server.url + "/metrics")).text()
         assert 'reviewer_webhook_deliveries_total{event="pull_request",outcome="invalid"} 3' in metrics
     assert recorder.jobs == []
+
+
+async def test_signed_bodies_past_the_parsing_bounds_fail_with_a_clear_error(tmp_path):
+    pr = json.dumps(pr_payload(9, "d" * 40))
+    bodies = {  # each a delivery GitHub could sign: the dispatcher must fail it and go on
+        "d-deep": ('{"action": "opened", "x": ' + "[" * 200_000 + "]" * 200_000 + "}",
+                   "`x[0][0]", "nesting is deeper than 64 levels"),
+        "d-deep-70": (pr[:-1] + ', "x": ' + "[" * 70 + "]" * 70 + "}", "`x[0]", "nesting is deeper than 64 levels"),
+        "d-long-int": (pr[:-1] + ', "number": ' + "7" * 50_000 + "}", "`number`", "the integer has 50000 digits"),
+    }
+    recorder = Recorder()
+    with server_log() as records:
+        async with running_server(tmp_path, recorder) as server:
+            for delivery, (body, _, _) in bodies.items():
+                assert (await server.post("pull_request", body.encode(), delivery))[0] == 202
+            for delivery, (_, where, what) in bodies.items():
+                record = await server.wait_state(delivery, "failed")
+                assert record["error"].startswith(where) and what in record["error"], record["error"]
+            assert (await server.post("pull_request", json.loads(pr), "d-after"))[0] == 202
+            await server.wait_state("d-after", "done")  # the dispatcher went on
+    assert recorder.ids() == ["d-after"]
+    assert tracebacks(records) == [] and any("nesting is deeper" in r.getMessage() for r in records)
+
+
+async def test_malformed_deliveries_fail_alone_and_the_dispatcher_goes_on(tmp_path):
+    # Found by the fuzz layer: an installation account that is not an object, or a string that is
+    # not Unicode, failed the store write of the whole batch, which was retried for ever: no later
+    # delivery was handled.
+    recorder = Recorder()
+    async with running_server(tmp_path, recorder) as server:
+        for delivery, account in (("d-inst-float", 1.5), ("d-inst-login", {"login": ["x"]})):
+            payload = example("installation.created")
+            payload["installation"]["account"] = account
+            assert (await server.post("installation", payload, delivery))[0] == 202
+            record = await server.wait_state(delivery, "failed")
+            assert record["error"] == "the payload's installation.account is not an object with a string login"
+        # the same with half a surrogate pair, which no UTF-8 encoder (nor SQLite) takes
+        body = json.dumps(pr_payload(12, "f" * 40)).replace('"synchronize"', '"\\udc00"').encode()
+        assert (await server.post("pull_request", body, "d-surrogate"))[0] == 202
+        record = await server.wait_state("d-surrogate", "failed")
+        assert "`action` holds half of a UTF-16 surrogate pair" in record["error"]
+        assert (await server.post("pull_request", pr_payload(11, "f" * 40), "d-next"))[0] == 202
+        await server.wait_state("d-next", "done")
+    assert recorder.ids() == ["d-next"]
 
 
 async def test_healthz(tmp_path):

@@ -227,3 +227,21 @@ def test_an_admin_file_given_twice_is_reported_once(tmp_path, capsys):
     admin = write(tmp_path, "admin.yaml", "defaults:\n  enable: false\n")
     code, out, _ = run(capsys, admin, "--admin-config", admin, "--format", "json")
     assert code == 1 and [f["path"] for f in json.loads(out)["files"]] == [admin]
+
+
+@pytest.mark.parametrize(("name", "text", "kind"), [
+    (".reviewer.yaml", "rules: " + "[" * 100_000 + "]" * 100_000 + "\n", "repo-config"),
+    ("admin.yaml", "defaults:\n  rules:\n" + "    " + "- " * 100_000 + "x\n", "admin-config"),
+    ("okta.yaml", OIDC.replace("  bogus: 1\n", "  bogus: " + "{a: " * 50_000 + "}" * 50_000 + "\n"),
+     "oidc-connector"),
+])
+def test_nesting_a_hundred_thousand_deep_is_an_error_not_a_crash(tmp_path, name, text, kind):
+    # In a process of its own: before the composer was bounded, this died of SIGSEGV.
+    path = write(tmp_path, name, text)
+    result = subprocess.run([sys.executable, "-m", "bot", "validate", "--kind", kind, "--format", "json", path],
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stderr) == (1, "")
+    [file] = json.loads(result.stdout)["files"]
+    assert file["kind"] == kind and [e["code"] for e in file["errors"]] == ["too-deep"]
+    assert file["errors"][0]["line"] in (1, 3, 12)
+    assert file["errors"][0]["pointer"].startswith(("/rules/0/0", "/defaults/rules/0/0", "/spec/bogus/a/a"))

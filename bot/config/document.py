@@ -30,7 +30,8 @@ def load_checked(text: str | bytes, shape: Shape, what: str) -> tuple[YamlDocume
                                    f"got {describe(doc.value)}"))
         return doc, {}, problems
     issues = validate(shape, doc.value)
-    found = to_diagnostics(issues, doc)
+    unreadable = {p.pointer for p in problems if p.pointer}  # a scalar the loader refused, left null
+    found = [d for d in to_diagnostics(issues, doc) if d.pointer not in unreadable]
     if any(d.code.startswith("cel-") for d in found):
         found = _place_cel(found, doc, text)
     return doc, doc.value, problems + found

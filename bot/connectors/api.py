@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from aiohttp import web
 
 from bot.auth.guard import Denial, Gate
-from bot.connectors.api_http import BodyError, parse_selector, read_body, status_response
+from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read_body, status_response
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
 from bot.connectors.reconcile import reconcile
@@ -112,6 +112,8 @@ class _ConnectorAPI:
             body = await read_body(request)
         except BodyError as error:
             return error.response
+        except InvalidBody as invalid:
+            return _invalid(kind, name, invalid.causes)
         refusal = _envelope_refusal(kind, name, body)
         if refusal is not None:
             return refusal

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
 
+from bot.diagnostics import Diagnostic
+from bot.jsonbody import JsonBodyError, parse_json
 from bot.yamldoc import MAX_BYTES, load_yaml
 
 MAX_BODY = MAX_BYTES  # the same bound as a YAML file: 256 KiB
@@ -34,23 +35,28 @@ class BodyError(Exception):
         self.response = response
 
 
+class InvalidBody(Exception):
+    """A body that decodes but breaks a bound of its format (nesting, integer size, keys): a 422
+    whose causes name the place, answered by the caller, which knows the kind and name."""
+
+    def __init__(self, causes: list[dict]) -> None:
+        super().__init__("; ".join(c["message"] for c in causes))
+        self.causes = causes
+
+
+# YAML problems that mean the body is not YAML at all (400); every other is a bound or a key (422).
+_UNDECODABLE = ("yaml-syntax", "multiple-documents")
+
+
 async def read_body(request: web.Request) -> dict:
-    """The request body as a mapping, from JSON or YAML; raises BodyError with the answer to give."""
+    """The request body as a mapping, from JSON or YAML; raises BodyError with the answer to give,
+    or InvalidBody."""
     media = request.content_type
     if media not in JSON_TYPES + YAML_TYPES:
         raise BodyError(status_response(415, f"unsupported media type {media!r}; send application/json "
                                              "or application/yaml"))
     raw = await _read_bounded(request)
-    if media in JSON_TYPES:
-        value = _decode_json(raw)
-    else:
-        doc, problems = load_yaml(raw)
-        if problems or doc is None:
-            first = problems[0] if problems else None
-            where = f" (line {first.line}, column {first.column})" if first else ""
-            raise BodyError(status_response(400, f"the body is not valid YAML{where}: "
-                                                 f"{first.message if first else 'empty'}"))
-        value = doc.value
+    value = _decode_json(raw) if media in JSON_TYPES else _decode_yaml(raw)
     if not isinstance(value, dict):
         raise BodyError(status_response(400, "the body must be one object (a mapping with apiVersion, kind, "
                                              "metadata and spec)"))
@@ -72,14 +78,29 @@ async def _read_bounded(request: web.Request) -> bytes:
 
 def _decode_json(raw: bytes) -> Any:
     try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise BodyError(status_response(400, "the body is not UTF-8 text")) from None
-    except json.JSONDecodeError as exc:
-        raise BodyError(status_response(400, f"the body is not valid JSON (line {exc.lineno}, column "
-                                             f"{exc.colno}): {exc.msg}")) from None
-    except RecursionError:
-        raise BodyError(status_response(400, "the body is nested too deeply")) from None
+        return parse_json(raw)
+    except JsonBodyError as error:
+        if error.code == "syntax":
+            raise BodyError(status_response(400, error.message)) from None
+        raise InvalidBody([{"field": error.pointer, "reason": error.code, "message": error.message}]) from None
+
+
+def _decode_yaml(raw: bytes) -> Any:
+    doc, problems = load_yaml(raw)
+    undecodable = [p for p in problems if p.code in _UNDECODABLE or (p.code == "too-large" and not p.pointer)]
+    if undecodable or (doc is None and not problems):
+        first = undecodable[0] if undecodable else None
+        where = f" (line {first.line}, column {first.column})" if first else ""
+        raise BodyError(status_response(400, f"the body is not valid YAML{where}: "
+                                             f"{first.message if first else 'empty'}"))
+    if problems:
+        raise InvalidBody([_cause(p) for p in problems])
+    return doc.value if doc is not None else None
+
+
+def _cause(problem: Diagnostic) -> dict:
+    return {"field": problem.pointer, "reason": problem.code,
+            "message": f"{problem.message} (line {problem.line}, column {problem.column})"}
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,11 @@ The `Job` is the seam between the queue and the pipeline: the queue calls an inj
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from bot.jsonbody import JsonBodyError, parse_json
 
 # event → actions that make a review job (None: every action). `edited` counts only when the base
 # branch changed, which `wants_job` checks.
@@ -76,12 +77,11 @@ Handler = Callable[[Job], Awaitable[None]]
 
 
 def parse_payload(body: bytes) -> dict[str, Any]:
+    """The delivery's JSON object, within bot.jsonbody's bounds (nesting, integer size)."""
     try:
-        payload = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidPayload(f"the body is not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InvalidPayload("the body is nested too deeply to be a webhook payload") from None
+        payload = parse_json(body)
+    except JsonBodyError as exc:
+        raise InvalidPayload(exc.message) from None
     if not isinstance(payload, dict):
         raise InvalidPayload(f"the body is a JSON {type(payload).__name__}, not an object")
     return payload
@@ -130,12 +130,25 @@ def _push(payload: dict[str, Any], installation_id: int | None) -> Classificatio
     return Classification("job", None, installation_id, repo, None, after)
 
 
+def _installation_account(payload: dict[str, Any]) -> None:
+    """What recording an installation reads besides its id: an account object, if any, with a
+    string login. Checked here, so that a signed but malformed body fails alone, as invalid,
+    instead of failing the store write of the whole batch it came in."""
+    account = _get(payload, "installation", "account")
+    if account is None:
+        return
+    login = account.get("login") if isinstance(account, dict) else None
+    if not isinstance(account, dict) or not (login is None or isinstance(login, str)):
+        raise InvalidPayload("the payload's installation.account is not an object with a string login")
+
+
 def classify(event: str, payload: dict[str, Any]) -> Classification:
     """Decide what a parsed delivery asks for. Raises InvalidPayload when a handled event lacks
     the fields its job needs (a payload GitHub would not send)."""
     action = _str(payload.get("action"))
     installation_id = _int(_get(payload, "installation", "id"))
     if event in INSTALLATION_EVENTS:
+        _installation_account(payload)
         return Classification("installation", action, _require(installation_id, "installation.id"))
     if event == "push":
         return _push(payload, installation_id)
