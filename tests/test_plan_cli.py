@@ -257,6 +257,19 @@ def test_not_a_repository_and_bad_inputs_exit_2(capsys, repo: Repo, tmp_path: Pa
     assert "not a GitHub pull request object" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("text, words", [
+    ("[" * 100_000 + "]" * 100_000, "deeper than 64 levels"),
+    ('{"number": ' + "9" * 5000 + "}", "`number`: the integer has 5000 digits"),
+    ("{not json", "not valid JSON"),
+])
+def test_a_hostile_pr_file_is_a_usage_error_not_a_traceback(capsys, repo: Repo, tmp_path: Path, text, words) -> None:
+    change(repo)
+    (tmp_path / "pr.json").write_text(text)
+    assert main(["plan", "--repo", str(repo.path), "--pr", str(tmp_path / "pr.json")]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
 def test_console_script(repo: Repo) -> None:
     change(repo)
     script = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "reviewer"

@@ -8,10 +8,11 @@ so that one bad entry never costs the rest of the review.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from bot.jsonbody import parse_json
 
 SEVERITIES = ("blocking", "important", "minor", "nit")
 CATEGORIES = (
@@ -109,7 +110,7 @@ def _load_object(text: str) -> dict | None:
     text = _THINK.sub("", text[:MAX_ANSWER_CHARS], count=1)
     for candidate in _candidates(text):
         try:
-            value = json.loads(candidate)
+            value = parse_json(candidate)
         except ValueError:
             continue
         if isinstance(value, dict):

@@ -12,7 +12,6 @@ is registered with the log redactor (`bot.redaction`), which scrubs it from ever
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Mapping
@@ -23,6 +22,7 @@ import aiohttp
 
 from bot.config.model import Provider
 from bot.engine.api_keys import ApiKeyError, resolve_api_key
+from bot.jsonbody import parse_json
 from bot.redaction import REDACTED, redact, register_secret
 
 log = logging.getLogger("reviewer.engine.providers")
@@ -114,7 +114,7 @@ class OpenAIChatClient:
 
     def _content(self, payload: bytes, key: str | None) -> str:
         try:
-            data = json.loads(payload)
+            data = parse_json(payload)
             content = data["choices"][0]["message"]["content"]
         except (ValueError, LookupError, TypeError):
             raise self._error("the response is not a chat completion", key) from None
@@ -149,7 +149,7 @@ def _excerpt(payload: bytes, key: str | None, limit: int = EXCERPT_CHARACTERS) -
     in part, out of reach of any later replacement."""
     text = payload.decode("utf-8", errors="replace")
     try:
-        data = json.loads(text)
+        data = parse_json(text)
         if isinstance(data, dict) and isinstance(data.get("error"), dict):
             text = str(data["error"].get("message", text))
         elif isinstance(data, dict) and isinstance(data.get("error"), str):

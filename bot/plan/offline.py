@@ -9,13 +9,13 @@ merge-base version, and the head version's errors are listed with source `head`.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from bot.config.admin import AdminConfig, load_admin_config
 from bot.config.model import EffectiveConfig
 from bot.diagnostics import format_text
+from bot.jsonbody import JsonBodyError, parse_json
 from bot.plan import git
 from bot.plan.config_files import changes_config, present_names
 from bot.plan.model import Plan
@@ -83,11 +83,11 @@ def _pr(repo: str, pr_path: str | None, merge_base: str, head_sha: str, base: st
     if pr_path is None:
         return pr_from_git(git.head_facts(repo, merge_base, head_sha), base, head, changed)
     try:
-        data = json.loads(Path(pr_path).read_text(encoding="utf-8"))
+        data = parse_json(Path(pr_path).read_bytes())
     except OSError as error:
         raise UsageError(f"cannot read the pull request file {pr_path}: {error.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UsageError(f"{pr_path} is not JSON: {error}") from None
+    except JsonBodyError as error:
+        raise UsageError(f"{pr_path} is not usable JSON: {error.message}") from None
     if isinstance(data, dict) and isinstance(data.get("pull_request"), dict):
         data = data["pull_request"]  # a saved webhook payload
     if not isinstance(data, dict) or "number" not in data:
