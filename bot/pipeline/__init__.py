@@ -7,11 +7,14 @@ job hangs off the installation client it makes here.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
+import aiohttp
+
+from bot.github import GitHubApp
+from bot.jobs import Handler, Job
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
-from bot.server.app import ServerContext
-from bot.server.jobs import Handler, Job
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -20,15 +23,18 @@ class NotConfigured(Exception):
     """The server has no app id or private key, so it cannot act on GitHub."""
 
 
-def make_services(context: ServerContext) -> Services:
+def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession,
+                  secrets_dir: str | None) -> Services:
     """The server's one GitHub App client (made with the app, shared with the admin API)."""
-    if context.github is None:
+    if github is None:
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
-    return Services(context.github, context.admin, context.http, context.settings.secrets_dir)
+    return Services(github, admin, http, secrets_dir)
 
 
-def make_handler(context: ServerContext) -> Handler:
+def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession,
+                 secrets_dir: str | None) -> Handler:
+    """The job handler; `admin` is the server's admin configuration holder (`.current` per job)."""
     services: Services | None = None
 
     async def handle(job: Job) -> None:
@@ -40,7 +46,7 @@ def make_handler(context: ServerContext) -> Handler:
             return
         if job.installation_id is None:
             raise ValueError(f"{job.event}.{job.action} has no installation id; the app cannot act on it")
-        services = services or make_services(context)
+        services = services or make_services(github, admin, http, secrets_dir)
         await review_pull_request(services, services.app.installation(job.installation_id), target)
 
     return handle

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from bot.bearer import bearer_matches
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config
 from bot.config.render import render_effective
@@ -26,7 +27,6 @@ from bot.diagnostics import Diagnostic
 from bot.github import GitHubError
 from bot.plan.config_files import load_config_file
 from bot.server import logging as log
-from bot.server.bearer import bearer_matches
 from bot.server.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
 from bot.yamldoc import MAX_BYTES
 

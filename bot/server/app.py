@@ -5,8 +5,9 @@ store and the HTTP session exist and returns the job handler (`async def handle(
 so tests inject a small real handler and `main` injects the pipeline.
 
 Routes: the webhook, health and metrics; the connector resource API and the admin API, both
-behind `REVIEWER_ADMIN_TOKEN`. The connector store shares the SQLite file of the delivery store
-and, like it, opens when the app starts and closes when it stops. One `GitHubApp` (the app's
+behind `REVIEWER_ADMIN_TOKEN`. The storage (bot.store: SQLite or PostgreSQL, from
+`REVIEWER_DATABASE_URL`) holds the delivery and the connector stores; it opens (and migrates) when
+the app starts and closes when it stops. One `GitHubApp` (the app's
 identity and its installation-token cache) serves the jobs and the admin API alike.
 """
 
@@ -21,26 +22,26 @@ import aiohttp
 from aiohttp import web
 
 from bot.connectors.api import setup_routes as setup_connector_routes
-from bot.connectors.store import ConnectorStore
 from bot.github import GitHubApp
+from bot.jobs import Handler
 from bot.server import logging as log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
-from bot.server.jobs import Handler
 from bot.server.metrics import Metrics
 from bot.server.queue import JobQueue
 from bot.server.retention import keep_pruning
 from bot.server.settings import Settings
-from bot.server.store import Store
 from bot.server.webhook import MAX_BODY, make_handler
+from bot.store import redact_url, storage_for
+from bot.store.model import DeliveryStore, Storage
 
 logger = log.get("app")
 
 SETTINGS = web.AppKey("settings", Settings)
 METRICS = web.AppKey("metrics", Metrics)
 ADMIN = web.AppKey("admin", AdminConfigHolder)
-STORE = web.AppKey("store", Store)
-CONNECTORS = web.AppKey("connectors", ConnectorStore)
+STORAGE = web.AppKey("storage", Storage)
+STORE = web.AppKey("store", DeliveryStore)
 
 
 @dataclass
@@ -53,7 +54,7 @@ class ServerContext:
     settings: Settings
     admin: AdminConfigHolder
     metrics: Metrics
-    store: Store
+    store: DeliveryStore
     http: aiohttp.ClientSession
     github: GitHubApp | None = None
 
@@ -102,13 +103,13 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     admin.metrics = admin.metrics or metrics
     app = web.Application(client_max_size=MAX_BODY)
     app[SETTINGS], app[METRICS], app[ADMIN], app[RUNTIME] = settings, metrics, admin, Runtime(handler_for)
-    store = app[STORE] = Store(settings.database_path)
-    connectors = app[CONNECTORS] = ConnectorStore(settings.database_path)
+    storage = app[STORAGE] = storage_for(settings.database_url)
+    store = app[STORE] = storage.deliveries
     token = settings.admin_token.reveal() if settings.admin_token else None
     app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
-    setup_connector_routes(app, connectors, admin_token=token, secrets_dir=settings.secrets_dir)
+    setup_connector_routes(app, storage.connectors, admin_token=token, secrets_dir=settings.secrets_dir)
     setup_admin_routes(app, admin_token=token, context=lambda: app[RUNTIME].context)
     app.cleanup_ctx.append(_lifecycle)
     return app
@@ -125,10 +126,8 @@ def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics
 async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
     settings, store, admin, runtime = app[SETTINGS], app[STORE], app[ADMIN], app[RUNTIME]
     async with contextlib.AsyncExitStack() as stack:
-        await store.open()
-        stack.push_async_callback(store.close)
-        await asyncio.to_thread(app[CONNECTORS].open)
-        stack.push_async_callback(asyncio.to_thread, app[CONNECTORS].close)
+        await app[STORAGE].open()
+        stack.push_async_callback(app[STORAGE].close)
         http = await stack.enter_async_context(aiohttp.ClientSession())
         runtime.context = ServerContext(settings, admin, app[METRICS], store, http,
                                         github_app(settings, http, app[METRICS]))
@@ -141,6 +140,6 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
             stack.callback(watcher.cancel)
         pruner = asyncio.create_task(keep_pruning(store, settings.retention_days, app[METRICS]), name="retention")
         stack.callback(pruner.cancel)
-        logger.info("server started", extra={"workers": settings.workers, "database": settings.database_path})
+        logger.info("server started", extra={"workers": settings.workers, "database": redact_url(settings.database_url)})
         yield
     logger.info("server stopped")

@@ -15,10 +15,11 @@ import sys
 
 from aiohttp import web
 
+from bot.jobs import Handler
+from bot.pipeline import make_handler
 from bot.server import logging as log
 from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
 from bot.server.app import HandlerFactory, ServerContext, make_app
-from bot.server.jobs import Handler
 from bot.server.metrics import Metrics
 from bot.server.settings import Settings, SettingsError, load_settings
 
@@ -27,9 +28,7 @@ logger = log.get("main")
 
 def pipeline_handler(context: ServerContext) -> Handler:
     """The one place the queue's seam meets the pipeline."""
-    from bot.pipeline import make_handler  # imported here: the pipeline imports the server's types
-
-    return make_handler(context)
+    return make_handler(context.github, context.admin, context.http, context.settings.secrets_dir)
 
 
 def _error(message: str) -> None:

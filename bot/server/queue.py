@@ -17,10 +17,10 @@ import bisect
 import time
 from dataclasses import dataclass, field
 
+from bot.jobs import Classification, Handler, InvalidPayload, Job, classify, parse_payload
 from bot.server import logging as log
-from bot.server.jobs import Classification, Handler, InvalidPayload, Job, classify, parse_payload
 from bot.server.metrics import Metrics
-from bot.server.store import Queued, Received, Store
+from bot.store.model import DeliveryStore, Queued, Received
 
 logger = log.get("queue")
 BATCH = 64
@@ -37,7 +37,7 @@ class _Entry:
 
 
 class JobQueue:
-    def __init__(self, store: Store, handler: Handler, metrics: Metrics, workers: int = 4) -> None:
+    def __init__(self, store: DeliveryStore, handler: Handler, metrics: Metrics, workers: int = 4) -> None:
         self.store = store
         self.handler = handler
         self.metrics = metrics
