@@ -22,6 +22,7 @@ COMMANDS = {
     "validate": "bot.commands.validate:run",
     "plan": "bot.plan.command:run",
     "serve": "bot.server.main:run",
+    "worker": "bot.server.main:run_worker",
     "schema": "bot.commands.schema:run_schema",
     "crds": "bot.commands.schema:run_crds",
 }
@@ -57,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run the GitHub App server")
     s.add_argument("--config", metavar="FILE", help="a settings file with the environment's keys")
     s.add_argument("--port", type=int)
+    s.add_argument("--no-workers", action="store_true",
+                   help="take deliveries and serve the APIs only; `reviewer worker` processes run the jobs "
+                        "(needs REVIEWER_DATABASE_URL=postgresql://...)")
+
+    w = sub.add_parser("worker", help="run jobs only (PostgreSQL), serving GET /healthz and GET /metrics on PORT")
+    w.add_argument("--config", metavar="FILE", help="a settings file with the environment's keys")
+    w.add_argument("--port", type=int)
 
     sc = sub.add_parser("schema", help="print a JSON Schema")
     sc.add_argument("name", metavar="NAME")

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import aiohttp
 from aiohttp import web
@@ -28,11 +29,12 @@ from bot.server import logging as log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.metrics import Metrics
+from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.queue import JobQueue
 from bot.server.retention import keep_pruning
 from bot.server.settings import Settings
 from bot.server.webhook import MAX_BODY, make_handler
-from bot.store import redact_url, storage_for
+from bot.store import is_postgres, redact_url, storage_for
 from bot.store.model import DeliveryStore, Storage
 
 logger = log.get("app")
@@ -60,6 +62,8 @@ class ServerContext:
 
 
 HandlerFactory = Callable[[ServerContext], Handler]
+Role = Literal["all", "web", "worker"]  # serve, serve --no-workers, worker
+ROLE = web.AppKey("role", str)
 
 
 @dataclass
@@ -68,7 +72,7 @@ class Runtime:
 
     handler_for: HandlerFactory
     context: ServerContext | None = None
-    queue: JobQueue | None = None
+    queue: JobQueue | ProcrastinateQueue | None = None
 
 
 RUNTIME = web.AppKey("runtime", Runtime)
@@ -94,24 +98,34 @@ async def metrics_page(request: web.Request) -> web.Response:
 
 
 def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminConfigHolder | None = None,
-             metrics: Metrics | None = None) -> web.Application:
+             metrics: Metrics | None = None, role: Role = "all") -> web.Application:
     """The server's app; `admin` is loaded from the settings when not given (raises
-    AdminConfigError for a bad file: the server never starts half-configured)."""
+    AdminConfigError for a bad file: the server never starts half-configured).
+
+    `role`: "all" takes deliveries and runs jobs; "web" takes deliveries and serves the APIs;
+    "worker" runs jobs and serves only /healthz and /metrics. "web" and "worker" need PostgreSQL
+    (ValueError otherwise): their processes share the store and the queue."""
+    if role != "all" and not is_postgres(settings.database_url):
+        raise ValueError(f"{'reviewer serve --no-workers' if role == 'web' else 'reviewer worker'} needs a store "
+                         "shared by every process: set REVIEWER_DATABASE_URL=postgresql://user:password@host/db")
     log.register_secret(*settings.secrets())
     metrics = metrics or Metrics()
     admin = admin or AdminConfigHolder.loaded(settings.admin_config, metrics)  # AdminConfigError if bad
     admin.metrics = admin.metrics or metrics
     app = web.Application(client_max_size=MAX_BODY)
     app[SETTINGS], app[METRICS], app[ADMIN], app[RUNTIME] = settings, metrics, admin, Runtime(handler_for)
+    app[ROLE] = role
     storage = app[STORAGE] = storage_for(settings.database_url)
     store = app[STORE] = storage.deliveries
     token = settings.admin_token.reveal() if settings.admin_token else None
-    app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
+    app.cleanup_ctx.append(_lifecycle)
+    if role == "worker":
+        return app
+    app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
     setup_connector_routes(app, storage.connectors, admin_token=token, secrets_dir=settings.secrets_dir)
     setup_admin_routes(app, admin_token=token, context=lambda: app[RUNTIME].context)
-    app.cleanup_ctx.append(_lifecycle)
     return app
 
 
@@ -131,15 +145,26 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
         http = await stack.enter_async_context(aiohttp.ClientSession())
         runtime.context = ServerContext(settings, admin, app[METRICS], store, http,
                                         github_app(settings, http, app[METRICS]))
-        runtime.queue = JobQueue(store, runtime.handler_for(runtime.context), app[METRICS], settings.workers)
+        runtime.queue = _queue(app, runtime.handler_for(runtime.context))
         store.on_received = runtime.queue.wake
         await runtime.queue.start()
         stack.push_async_callback(runtime.queue.stop)
         if settings.admin_config:
             watcher = asyncio.create_task(admin.watch(settings.admin_reload_seconds), name="admin-reload")
             stack.callback(watcher.cancel)
-        pruner = asyncio.create_task(keep_pruning(store, settings.retention_days, app[METRICS]), name="retention")
-        stack.callback(pruner.cancel)
-        logger.info("server started", extra={"workers": settings.workers, "database": redact_url(settings.database_url)})
+        if app[ROLE] != "worker":
+            pruner = asyncio.create_task(keep_pruning(store, settings.retention_days, app[METRICS]), name="retention")
+            stack.callback(pruner.cancel)
+        logger.info("server started", extra={"role": app[ROLE], "workers": settings.workers,
+                                             "database": redact_url(settings.database_url)})
         yield
     logger.info("server stopped")
+
+
+def _queue(app: web.Application, handler: Handler) -> JobQueue | ProcrastinateQueue:
+    """The in-process queue on SQLite; procrastinate on PostgreSQL, in the app's role."""
+    settings, store, role = app[SETTINGS], app[STORE], app[ROLE]
+    if not is_postgres(settings.database_url):
+        return JobQueue(store, handler, app[METRICS], settings.workers)
+    return ProcrastinateQueue(settings.database_url, store, handler, app[METRICS], settings.workers,
+                              dispatch=role != "worker", work=role != "web")

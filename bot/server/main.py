@@ -1,4 +1,5 @@
-"""`reviewer serve`: read settings, load the admin configuration, wire the pipeline, serve.
+"""`reviewer serve` (`--no-workers`: web only) and `reviewer worker` (jobs only): read settings,
+load the admin configuration, wire the pipeline, serve.
 
 Exit codes: 0 after a clean stop (SIGTERM/SIGINT), 2 when the settings are unusable (the webhook
 secret missing, a bad value), 1 when the admin configuration is invalid — the server never starts
@@ -19,9 +20,11 @@ from bot.jobs import Handler
 from bot.pipeline import make_handler
 from bot.server import logging as log
 from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
-from bot.server.app import HandlerFactory, ServerContext, make_app
+from bot.server.app import HandlerFactory, Role, ServerContext, make_app
 from bot.server.metrics import Metrics
 from bot.server.settings import Settings, SettingsError, load_settings
+from bot.store import is_postgres, redact_url
+from bot.store.model import SchemaTooNew, StoreUnavailable
 
 logger = log.get("main")
 
@@ -31,14 +34,16 @@ def pipeline_handler(context: ServerContext) -> Handler:
     return make_handler(context.github, context.admin, context.http, context.settings.secrets_dir)
 
 
-def _error(message: str) -> None:
-    print(f"reviewer serve: error: {message}", file=sys.stderr)
+def _error(message: str, command: str = "reviewer serve") -> None:
+    print(f"{command}: error: {message}", file=sys.stderr)
 
 
 async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics,
-                handler_for: HandlerFactory = pipeline_handler) -> None:
-    """Serve until SIGTERM or SIGINT, then stop cleanly (running jobs are requeued at next start)."""
-    app = make_app(settings, handler_for, admin=admin, metrics=metrics)
+                handler_for: HandlerFactory = pipeline_handler, role: Role = "all") -> None:
+    """Serve until SIGTERM or SIGINT, then stop cleanly: no new job; running ones finish (on
+    PostgreSQL, for up to a grace period, then are handed back) or, on SQLite, are requeued at the
+    next start."""
+    app = make_app(settings, handler_for, admin=admin, metrics=metrics, role=role)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, host="0.0.0.0", port=settings.port)
@@ -65,6 +70,14 @@ def _freeze_startup_objects() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    return _run(args, "web" if getattr(args, "no_workers", False) else "all")
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    return _run(args, "worker")
+
+
+def _run(args: argparse.Namespace, role: Role) -> int:
     log.configure()
     try:
         settings = load_settings(config_file=getattr(args, "config", None), port=getattr(args, "port", None))
@@ -85,5 +98,14 @@ def run(args: argparse.Namespace) -> int:
         logger.warning("REVIEWER_ADMIN_TOKEN is not set: the resource and admin APIs answer 401 to everyone")
     if settings.app_id is None or settings.private_key is None:
         logger.warning("GITHUB_APP_ID or the private key is not set: jobs cannot call GitHub")
-    asyncio.run(serve(settings, admin, metrics))
+    if role != "all" and not is_postgres(settings.database_url):
+        _error(f"{'--no-workers' if role == 'web' else 'reviewer worker'} needs a store shared by every process: "
+               "set REVIEWER_DATABASE_URL=postgresql://user:password@host:5432/database",
+               "reviewer worker" if role == "worker" else "reviewer serve")
+        return 2
+    try:
+        asyncio.run(serve(settings, admin, metrics, role=role))
+    except (StoreUnavailable, SchemaTooNew) as exc:
+        _error(f"the store {redact_url(settings.database_url)}: {exc}")
+        return 1
     return 0

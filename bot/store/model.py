@@ -92,12 +92,30 @@ class Started:
 Outcome = tuple[str, str, Classification | None, str | None]
 
 
+@dataclass(frozen=True)
+class Decision:
+    """What the dispatcher made of a received delivery: its outcome, and the parsed payload of an
+    installation event (recorded with the outcome)."""
+
+    event: str
+    outcome: Outcome
+    installation_payload: dict[str, Any] | None = None
+
+
+Decide = Callable[[Received], Decision]
+
+
 class DeliveryStore(Protocol):
     """Deliveries keyed by `X-GitHub-Delivery`, whose `state` is their job's life:
     `received` → `queued` | `ignored` | `done` (installation events) | `failed` (not JSON);
     `queued` → `running` → `done` | `failed`; `queued` → `superseded`. A redelivery of a `failed`
     row puts it back to `received`; of any other row it is a duplicate and changes nothing.
-    `recover` puts `running` rows (a crash interrupted them) back to `queued`."""
+    `recover` puts `running` rows (a crash interrupted them) back to `queued`.
+
+    `claim` is the dispatcher's step for many processes at once: up to `limit` received rows, each
+    taken by one caller only, decided and recorded in one transaction (a caller that dies
+    mid-way leaves them `received`). `queued(key)`/`recover(key)` serve a worker that holds the key's
+    lock; `open_keys` lists the keys with queued rows (the queue's backstop)."""
 
     on_received: Callable[[], None]  # called after a new delivery is committed (the dispatcher's wake-up)
     unclassified: int  # rows in `received` as this process knows them (metrics, the dispatcher's backlog)
@@ -106,8 +124,10 @@ class DeliveryStore(Protocol):
     async def accept(self, item: Incoming) -> bool: ...
     async def received(self, limit: int) -> list[Received]: ...
     async def classified(self, outcomes: list[Outcome]) -> None: ...
-    async def recover(self) -> int: ...
-    async def queued(self) -> list[Queued]: ...
+    async def claim(self, limit: int, decide: Decide) -> list[Decision]: ...
+    async def recover(self, key: str | None = None) -> int: ...
+    async def queued(self, key: str | None = None) -> list[Queued]: ...
+    async def open_keys(self) -> list[str]: ...
     async def count(self, state: str | None = None) -> int: ...
     async def start(self, delivery_id: str) -> Started | None: ...
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,

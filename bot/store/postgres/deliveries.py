@@ -15,13 +15,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import psycopg
 from psycopg.types.json import Jsonb
 
 from bot.jobs import Classification
 from bot.store.bodies import pack, unpack
 from bot.store.group_commit import GroupCommit
 from bot.store.installs import change_of, repositories_after
-from bot.store.model import FINISHED_STATES, Incoming, Outcome, Queued, Received, Started
+from bot.store.model import FINISHED_STATES, Decide, Decision, Incoming, Outcome, Queued, Received, Started
 from bot.store.postgres.database import Database
 
 logger = logging.getLogger("reviewer.store")
@@ -90,27 +91,41 @@ class PostgresDeliveryStore:
         return [Received(seq, did, event, unpack(body)) for seq, did, event, body in rows]
 
     async def classified(self, outcomes: list[Outcome]) -> None:
-        now = time.time()
-        rows = []
-        for delivery_id, state, c, error in outcomes:
-            c = c or Classification("ignored")
-            rows.append((state, c.action, c.installation_id, c.repo, c.pr_number, c.head_sha, c.key,
-                         error, None if state == "queued" else now, delivery_id))
-        async with self.db.transaction() as conn, conn.cursor() as cursor:
-            await cursor.executemany(
-                "UPDATE deliveries SET state = %s, action = %s, installation_id = %s, repo = %s, pr_number = %s, "
-                "head_sha = %s, job_key = %s, error = %s, finished_at = %s WHERE delivery_id = %s "
-                "AND state = 'received'", rows)
+        async with self.db.transaction() as conn:
+            await _record_outcomes(conn, outcomes)
         self.unclassified = max(0, self.unclassified - len(outcomes))
 
-    async def recover(self) -> int:
-        return await self.db.execute(
-            "UPDATE deliveries SET state = 'queued', started_at = NULL WHERE state = 'running'")
+    async def claim(self, limit: int, decide: Decide) -> list[Decision]:
+        """Rows locked with SKIP LOCKED: two dispatchers (two web processes) never take the same
+        row, and one that dies mid-way rolls back, leaving its rows `received` for the other."""
+        async with self.db.transaction() as conn:
+            cursor = await conn.execute(
+                "SELECT seq, delivery_id, event, body FROM deliveries WHERE state = 'received' ORDER BY seq "
+                "LIMIT %s FOR UPDATE SKIP LOCKED", (limit,))
+            rows = [Received(seq, did, event, unpack(body)) for seq, did, event, body in await cursor.fetchall()]
+            decisions = [decide(row) for row in rows]
+            for decision in decisions:
+                if decision.installation_payload is not None:
+                    await _record_installation(conn, decision.event, decision.installation_payload)
+            await _record_outcomes(conn, [d.outcome for d in decisions])
+        self.unclassified = max(0, self.unclassified - len(decisions))
+        return decisions
 
-    async def queued(self) -> list[Queued]:
+    async def recover(self, key: str | None = None) -> int:
+        return await self.db.execute(
+            "UPDATE deliveries SET state = 'queued', started_at = NULL WHERE state = 'running' "
+            "AND (%s::text IS NULL OR job_key = %s)", (key, key))
+
+    async def queued(self, key: str | None = None) -> list[Queued]:
         rows = await self.db.fetch(
-            "SELECT seq, delivery_id, event, job_key, head_sha FROM deliveries WHERE state = 'queued' ORDER BY seq")
+            "SELECT seq, delivery_id, event, job_key, head_sha FROM deliveries WHERE state = 'queued' "
+            "AND (%s::text IS NULL OR job_key = %s) ORDER BY seq", (key, key))
         return [Queued(*row) for row in rows]
+
+    async def open_keys(self) -> list[str]:
+        rows = await self.db.fetch("SELECT DISTINCT job_key FROM deliveries WHERE state = 'queued' "
+                                   "AND job_key IS NOT NULL ORDER BY job_key")
+        return [row[0] for row in rows]
 
     async def count(self, state: str | None = None) -> int:
         if state is None:
@@ -163,19 +178,8 @@ class PostgresDeliveryStore:
     # --- installations ------------------------------------------------------------------------
 
     async def record_installation(self, event: str, payload: dict[str, Any]) -> None:
-        change = change_of(event, payload)
         async with self.db.transaction() as conn:
-            cursor = await conn.execute("SELECT repositories FROM installations WHERE id = %s FOR UPDATE",
-                                        (change.installation_id,))
-            row = await cursor.fetchone()
-            repos = repositories_after(event, payload, set(row[0]) if row else set())
-            await conn.execute(
-                "INSERT INTO installations (id, account, last_action, deleted, repositories, updated_at) "
-                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE SET "
-                "account = coalesce(excluded.account, installations.account), last_action = excluded.last_action, "
-                "deleted = excluded.deleted, repositories = excluded.repositories, updated_at = excluded.updated_at",
-                (change.installation_id, change.account, change.last_action, change.deleted, Jsonb(repos),
-                 time.time()))
+            await _record_installation(conn, event, payload)
 
     async def installation(self, installation_id: int) -> dict[str, Any] | None:
         rows = await self.db.fetch(
@@ -193,6 +197,34 @@ class PostgresDeliveryStore:
             "WHERE NOT i.deleted AND lower(repo.name) = lower(%s) ORDER BY i.updated_at DESC LIMIT 1",
             (full_name,))
         return int(rows[0][0]) if rows else None
+
+
+async def _record_outcomes(conn: psycopg.AsyncConnection, outcomes: list[Outcome]) -> None:
+    now = time.time()
+    rows = []
+    for delivery_id, state, c, error in outcomes:
+        c = c or Classification("ignored")
+        rows.append((state, c.action, c.installation_id, c.repo, c.pr_number, c.head_sha, c.key,
+                     error, None if state == "queued" else now, delivery_id))
+    async with conn.cursor() as cursor:
+        await cursor.executemany(
+            "UPDATE deliveries SET state = %s, action = %s, installation_id = %s, repo = %s, pr_number = %s, "
+            "head_sha = %s, job_key = %s, error = %s, finished_at = %s WHERE delivery_id = %s "
+            "AND state = 'received'", rows)
+
+
+async def _record_installation(conn: psycopg.AsyncConnection, event: str, payload: dict[str, Any]) -> None:
+    change = change_of(event, payload)
+    cursor = await conn.execute("SELECT repositories FROM installations WHERE id = %s FOR UPDATE",
+                                (change.installation_id,))
+    row = await cursor.fetchone()
+    repos = repositories_after(event, payload, set(row[0]) if row else set())
+    await conn.execute(
+        "INSERT INTO installations (id, account, last_action, deleted, repositories, updated_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE SET "
+        "account = coalesce(excluded.account, installations.account), last_action = excluded.last_action, "
+        "deleted = excluded.deleted, repositories = excluded.repositories, updated_at = excluded.updated_at",
+        (change.installation_id, change.account, change.last_action, change.deleted, Jsonb(repos), time.time()))
 
 
 def _log_failure(future: asyncio.Future) -> None:

@@ -3,11 +3,15 @@
 Migrations run at start in one transaction holding a transaction-level advisory lock: any number of
 processes may start at once; the first migrates, the others wait for its commit and find nothing
 left to do. A database migrated by a newer release is refused (SchemaTooNew) before anything runs.
+
+The job queue's tables (procrastinate's own schema, for the version pinned in pyproject.toml) are
+created in the same transaction, under the same lock, when absent.
 """
 
 from __future__ import annotations
 
 import psycopg
+from procrastinate.schema import SchemaManager
 
 from bot.store.model import SchemaTooNew
 
@@ -77,6 +81,10 @@ async def migrate(conn: psycopg.AsyncConnection, where: str) -> int:
                 for statement in filter(str.strip, script.split(";")):
                     await conn.execute(statement)
                 await conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+        cursor = await conn.execute("SELECT to_regclass('procrastinate_jobs') IS NULL")
+        row = await cursor.fetchone()
+        if row and row[0]:
+            await conn.execute(SchemaManager.get_schema())
     return found
 
 

@@ -24,7 +24,7 @@ from bot.jobs import Classification
 from bot.store.bodies import pack as _pack
 from bot.store.bodies import unpack as _unpack
 from bot.store.group_commit import GroupCommit
-from bot.store.model import Incoming, Outcome, Queued, Received, Started
+from bot.store.model import Decide, Decision, Incoming, Outcome, Queued, Received, Started
 from bot.store.sqlite import database, installations
 
 T = TypeVar("T")
@@ -181,17 +181,35 @@ class SQLiteDeliveryStore:
             rows))
         self.unclassified = max(0, self.unclassified - len(outcomes))
 
-    async def recover(self) -> int:
-        """Put jobs a crash interrupted back in the queue; returns how many."""
-        return await self._write(lambda conn: conn.execute(
-            "UPDATE deliveries SET state = 'queued', started_at = NULL WHERE state = 'running'").rowcount)
+    async def claim(self, limit: int, decide: Decide) -> list[Decision]:
+        """Decide and record up to `limit` received rows (one process owns the file's queue, so
+        nobody else claims them meanwhile)."""
+        decisions = [decide(row) for row in await self.received(limit)]
+        for decision in decisions:
+            if decision.installation_payload is not None:
+                await self.record_installation(decision.event, decision.installation_payload)
+        await self.classified([d.outcome for d in decisions])
+        return decisions
 
-    async def queued(self) -> list[Queued]:
+    async def recover(self, key: str | None = None) -> int:
+        """Put jobs a crash interrupted back in the queue (of one key, or all); returns how many."""
+        return await self._write(lambda conn: conn.execute(
+            "UPDATE deliveries SET state = 'queued', started_at = NULL WHERE state = 'running' "
+            "AND (? IS NULL OR job_key = ?)", (key, key)).rowcount)
+
+    async def queued(self, key: str | None = None) -> list[Queued]:
         def query(conn: sqlite3.Connection) -> list[Queued]:
             rows = conn.execute(
                 "SELECT seq, delivery_id, event, job_key, head_sha FROM deliveries "
-                "WHERE state = 'queued' ORDER BY seq").fetchall()
+                "WHERE state = 'queued' AND (? IS NULL OR job_key = ?) ORDER BY seq", (key, key)).fetchall()
             return [Queued(*row) for row in rows]
+        return await self._read(query)
+
+    async def open_keys(self) -> list[str]:
+        def query(conn: sqlite3.Connection) -> list[str]:
+            rows = conn.execute("SELECT DISTINCT job_key FROM deliveries WHERE state = 'queued' "
+                                "AND job_key IS NOT NULL ORDER BY job_key").fetchall()
+            return [row[0] for row in rows]
         return await self._read(query)
 
     async def count(self, state: str | None = None) -> int:
