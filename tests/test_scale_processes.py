@@ -1,0 +1,150 @@
+"""The scaled-out shape on real PostgreSQL: `reviewer serve --no-workers` and `reviewer worker`
+processes, the real pipeline, the GitHub double over HTTP. Each guarantee of the design's
+"Scale-out" has its test here: exactly once across processes, a SIGKILLed worker's job taken up on
+its check run, PostgreSQL restarting under load, a graceful SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import subprocess
+import sys
+
+import psycopg
+import pytest
+
+from tests import postgres_support
+from tests.app_support import World
+from tests.scale_support import Proc, web, worker
+from tests.server_support import wait_for
+from tests.test_server_process import ROOT, _env
+
+COMPARE = "GET /repos/{owner}/{repo}/compare/{basehead}"
+
+
+@pytest.fixture
+def world(tmp_path, github, github_app) -> World:
+    world = World(github, github_app, "", tmp_path)
+    world.repo = github.add_repo("octo-org/example")
+    world.installation = github.install(github_app, world.repo)
+    return world
+
+
+@contextlib.contextmanager
+def processes(*procs_made):
+    procs: list[Proc] = []
+    try:
+        for make in procs_made:
+            procs.append(make())
+        yield procs
+    except BaseException:  # say what the processes said: a failure here is otherwise opaque
+        for proc in procs:
+            print(f"--- {proc.proc.args}:\n" + "".join(proc.lines[-40:]))
+        raise
+    finally:
+        for proc in procs:
+            proc.kill()
+
+
+def _deliveries(url: str) -> dict[str, tuple[str, int]]:
+    with psycopg.connect(url) as conn:
+        return {d: (s, a) for d, s, a in conn.execute("SELECT delivery_id, state, attempts FROM deliveries")}
+
+
+async def _deliver_to(world: World, url: str, pr, delivery_id: str) -> int:
+    payload = world.github.payload("pull_request", "opened", installation=world.installation, pull=pr)
+    status, _ = await world.github.deliver(url + "/webhook", "pull_request", payload,
+                                           secret=world.app.webhook_secret, delivery_id=delivery_id)
+    return status
+
+
+def test_the_split_roles_refuse_sqlite_naming_the_setting(tmp_path):
+    env = _env(GITHUB_WEBHOOK_SECRET="s", REVIEWER_DATABASE_URL=f"sqlite:///{tmp_path / 'r.db'}")
+    for args, prefix in ((["serve", "--no-workers"], "reviewer serve"), (["worker"], "reviewer worker")):
+        done = subprocess.run([sys.executable, "-m", "bot", *args], env=env, cwd=ROOT, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert f"{prefix}: error:" in done.stderr and "REVIEWER_DATABASE_URL=postgresql://" in done.stderr
+        assert "Traceback" not in done.stderr
+
+
+async def test_two_web_and_two_workers_process_every_delivery_exactly_once(world, app_private_key, pg_url):
+    pulls = [world.pull() for _ in range(6)]
+    make = [lambda: web(world, app_private_key, pg_url)] * 2 + [lambda: worker(world, app_private_key, pg_url)] * 2
+    with processes(*make) as (web1, web2, _, _):
+        for i, pr in enumerate(pulls):
+            first, second = (web1, web2) if i % 2 else (web2, web1)
+            assert await _deliver_to(world, first.url, pr, f"delivery-{i}") == 202
+            assert await _deliver_to(world, second.url, pr, f"delivery-{i}") == 202  # GitHub redelivering
+        for pr in pulls:
+            run = await world.completed_run(pr, timeout=60)
+            assert run.conclusion == "success"
+
+        async def all_done() -> bool:
+            return all(state == "done" for state, _ in _deliveries(pg_url).values())
+        await wait_for(all_done, timeout=30)
+    assert _deliveries(pg_url) == {f"delivery-{i}": ("done", 1) for i in range(6)}  # each started once
+    assert [len(world.runs(pr)) for pr in pulls] == [1] * 6
+
+
+async def test_a_worker_killed_mid_job_is_taken_up_by_another_on_the_same_check_run(world, app_private_key, pg_url):
+    pr = world.pull()
+    hang = world.github.delay(COMPARE, 120)  # the first attempt hangs inside the job, its run started
+    with processes(lambda: web(world, app_private_key, pg_url), lambda: worker(world, app_private_key, pg_url)) as (
+            front, first):
+        assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
+
+        async def inside() -> bool:
+            return hang.times == 0
+        await wait_for(inside, timeout=30)
+        assert [run.status for run in world.runs(pr)] == ["in_progress"]
+        first.kill()
+        with processes(lambda: worker(world, app_private_key, pg_url)):
+            run = await world.completed_run(pr, timeout=60)  # design.md: within a minute
+    assert run.conclusion == "success"
+    assert len(world.runs(pr)) == 1  # the run the killed worker started, completed by the other
+    assert _deliveries(pg_url) == {"delivery-1": ("done", 2)}
+
+
+async def test_sigterm_lets_the_job_in_flight_finish_then_exits(world, app_private_key, pg_url):
+    pr = world.pull()
+    slow = world.github.delay(COMPARE, 3)
+    with processes(lambda: web(world, app_private_key, pg_url), lambda: worker(world, app_private_key, pg_url)) as (
+            front, jobs):
+        assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
+
+        async def inside() -> bool:
+            return slow.times == 0
+        await wait_for(inside, timeout=30)
+        assert await asyncio.to_thread(jobs.terminate) == 0
+        assert "server stopped" in jobs.messages()
+    assert [run.status for run in world.runs(pr)] == ["completed"]
+    assert _deliveries(pg_url) == {"delivery-1": ("done", 1)}
+
+
+async def test_postgresql_restarting_under_load_loses_nothing(world, app_private_key):
+    pulls = [world.pull() for _ in range(8)]
+    with postgres_support.throwaway_cluster() as cluster:
+        url = cluster.url
+        with processes(lambda: web(world, app_private_key, url), lambda: worker(world, app_private_key, url)) as (
+                front, _):
+            answers: dict[str, int] = {}
+
+            async def send(i: int) -> None:
+                while (status := await _deliver_to(world, front.url, pulls[i], f"delivery-{i}")) != 202:
+                    assert status == 503  # never lost silently: refused, so GitHub redelivers
+                    answers[f"delivery-{i}"] = status
+                    await asyncio.sleep(0.2)
+
+            for i in range(3):  # the worker is busy with these while PostgreSQL goes away
+                await send(i)
+            await asyncio.to_thread(cluster.stop, "immediate")
+            sending = asyncio.create_task(asyncio.wait_for(asyncio.gather(*(send(i) for i in range(3, 8))), 60))
+            await asyncio.sleep(7)  # longer than the pool waits for a connection (5 s): 503s are seen
+            await asyncio.to_thread(cluster.start)
+            await sending
+            for pr in pulls:
+                assert (await world.completed_run(pr, timeout=60)).conclusion == "success"
+        assert 503 in answers.values()  # the restart was seen by the intake
+        assert set(_deliveries(url)) == {f"delivery-{i}" for i in range(8)}
+    assert [len(world.runs(pr)) for pr in pulls] == [1] * 8
