@@ -24,6 +24,7 @@ from aiohttp import web
 
 from bot.connectors.api import setup_routes as setup_connector_routes
 from bot.github import GitHubApp
+from bot.github.coordination import Coordination
 from bot.jobs import Handler
 from bot.server import logging as log
 from bot.server.admin_api import setup_admin_routes
@@ -129,11 +130,12 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     return app
 
 
-def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics) -> GitHubApp | None:
+def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics,
+               coordination: Coordination | None = None) -> GitHubApp | None:
     """The app's GitHub client, or None when the settings lack the app id or the private key."""
     if settings.app_id is None or settings.private_key is None:
         return None
-    return GitHubApp(http, app_id=settings.app_id, private_key=settings.private_key.reveal(),
+    return GitHubApp(http, app_id=settings.app_id, private_key=settings.private_key.reveal(), coordination=coordination,
                      base_url=settings.api_url, on_call=lambda method, route, status: metrics.github_call(status))
 
 
@@ -144,7 +146,7 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
         stack.push_async_callback(app[STORAGE].close)
         http = await stack.enter_async_context(aiohttp.ClientSession())
         runtime.context = ServerContext(settings, admin, app[METRICS], store, http,
-                                        github_app(settings, http, app[METRICS]))
+                                        github_app(settings, http, app[METRICS], app[STORAGE].coordination))
         runtime.queue = _queue(app, runtime.handler_for(runtime.context))
         store.on_received = runtime.queue.wake
         await runtime.queue.start()

@@ -21,10 +21,11 @@ from bot.jobs import Handler, Job, parse_payload
 from bot.server import logging as log
 from bot.server.dispatch import decide
 from bot.server.metrics import Metrics
-from bot.store.model import DeliveryStore, Queued, Received
+from bot.store.model import DeliveryStore, Queued, Received, StoreUnavailable
 
 logger = log.get("queue")
 BATCH = 64
+FINISH_PATIENCE = 120.0  # seconds a finished job waits for the store to record its end
 INTAKE_PAUSE = 0.02  # seconds between two parsed bodies while webhook requests are waiting
 
 
@@ -184,17 +185,35 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
         await handler(job)
     except Exception as exc:
         error = log.error_text(exc)
-        await store.finish([delivery_id], "failed", error)
+        await _finish(store, delivery_id, "failed", error)
         logger.warning("job failed: %s", error, extra=fields)
         metrics.jobs.inc(event=event, outcome="failed")
     else:
-        await store.finish([delivery_id], "done", wait=False)
+        await _finish(store, delivery_id, "done", wait=False)
         logger.info("job done", extra={**fields, "seconds": round(time.monotonic() - began, 3)})
         metrics.jobs.inc(event=event, outcome="done")
     finally:
         log.current_delivery.reset(delivery)
         metrics.job_duration.observe(time.monotonic() - began, event=event)
     return True
+
+
+async def _finish(store: DeliveryStore, delivery_id: str, state: str, error: str | None = None,
+                  wait: bool = True, patience: float = FINISH_PATIENCE) -> None:
+    """Record a job's end, waiting for a store that is away for a moment (PostgreSQL restarting):
+    the work is done, and a row left `running` would be run again."""
+    delay, deadline = 0.5, time.monotonic() + patience
+    while True:
+        try:
+            await store.finish([delivery_id], state, error, wait=wait)
+            return
+        except StoreUnavailable:
+            if time.monotonic() + delay > deadline:
+                raise
+            logger.warning("the store is unreachable; recording the job's end again shortly",
+                           extra={"delivery": delivery_id})
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 def _entry(row: Queued) -> _Entry:

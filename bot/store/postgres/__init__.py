@@ -9,6 +9,7 @@ from __future__ import annotations
 from bot.store import redact_url
 from bot.store.postgres import migrations
 from bot.store.postgres.connectors import PostgresConnectorStore
+from bot.store.postgres.coordination import PostgresCoordination
 from bot.store.postgres.database import Database
 from bot.store.postgres.deliveries import PostgresDeliveryStore
 
@@ -19,6 +20,7 @@ class PostgresStorage:
         self.db = Database(url)
         self.deliveries = PostgresDeliveryStore(self.db)
         self.connectors = PostgresConnectorStore(self.db)
+        self.coordination = PostgresCoordination(self.db)
 
     async def open(self) -> None:
         """Connect (StoreUnavailable), migrate (SchemaTooNew for a newer schema), open the stores."""

@@ -20,7 +20,7 @@ import psycopg_pool
 from bot.store.model import StoreUnavailable
 
 TIMEOUT = 5.0  # seconds to wait for a connection before answering "unavailable"
-MIN_SIZE, MAX_SIZE = 1, 10
+MIN_SIZE, MAX_SIZE = 1, 20  # a GitHub write or token fetch holds one for its lock
 
 
 class Database:

@@ -8,7 +8,6 @@ pooled connection: PostgreSQL's row locks, not one writer, keep them apart.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
@@ -147,14 +146,11 @@ class PostgresDeliveryStore:
 
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
                      from_state: str = "running", wait: bool = True) -> None:
-        """Record the end of jobs; `wait=False` lets the caller go on before the commit."""
-        written = asyncio.ensure_future(self.db.execute(
+        """Record the end of jobs. Always waited for, `wait` or not: there is no batch to join
+        here, and a caller must hear that the store was away (StoreUnavailable) to try again."""
+        await self.db.execute(
             "UPDATE deliveries SET state = %s, error = %s, finished_at = %s "
-            "WHERE delivery_id = ANY(%s) AND state = %s", (state, error, time.time(), delivery_ids, from_state)))
-        if wait:
-            await written
-        else:
-            written.add_done_callback(_log_failure)
+            "WHERE delivery_id = ANY(%s) AND state = %s", (state, error, time.time(), delivery_ids, from_state))
 
     async def delivery(self, delivery_id: str) -> dict[str, Any] | None:
         async with self.db.connection() as conn:
@@ -225,9 +221,3 @@ async def _record_installation(conn: psycopg.AsyncConnection, event: str, payloa
         "account = coalesce(excluded.account, installations.account), last_action = excluded.last_action, "
         "deleted = excluded.deleted, repositories = excluded.repositories, updated_at = excluded.updated_at",
         (change.installation_id, change.account, change.last_action, change.deleted, Jsonb(repos), time.time()))
-
-
-def _log_failure(future: asyncio.Future) -> None:
-    error = None if future.cancelled() else future.exception()
-    if error is not None:
-        logger.error("a store write failed", exc_info=error)

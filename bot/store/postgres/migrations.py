@@ -62,8 +62,22 @@ CREATE TABLE IF NOT EXISTS connector_counters (
 )
 """
 
+# 2: what GitHub clients share across processes (bot.store.postgres.coordination)
+SCHEMA_2 = """
+CREATE TABLE IF NOT EXISTS installation_tokens (
+    installation_id BIGINT PRIMARY KEY,
+    sealed BYTEA NOT NULL,
+    expires_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS github_holds (
+    installation_id BIGINT PRIMARY KEY,
+    until DOUBLE PRECISION NOT NULL
+)
+"""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
+    (2, SCHEMA_2),
 ]
 LATEST = MIGRATIONS[-1][0]
 

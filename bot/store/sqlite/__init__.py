@@ -20,6 +20,7 @@ class SQLiteStorage:
         self.path = database.sqlite_path(url)  # ValueError for a URL it cannot use
         self.deliveries = SQLiteDeliveryStore(self.path)
         self.connectors = SQLiteConnectorStore(self.path)
+        self.coordination = None  # one process: the GitHub client's own in-memory locks
 
     async def open(self) -> None:
         """Migrate (SchemaTooNew for a file a newer release migrated), then open the stores."""

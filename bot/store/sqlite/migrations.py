@@ -58,8 +58,11 @@ CREATE TABLE IF NOT EXISTS connector_counters (
 """
 
 # (version, statements separated by `;`), in order; append, never edit a released one.
+# 2: PostgreSQL's tables for what processes share about GitHub; one SQLite process keeps that in
+# memory (bot.github.coordination.LocalCoordination), so here the number is kept and nothing made.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, DELIVERIES),
+    (2, ""),
 ]
 LATEST = MIGRATIONS[-1][0]
 
