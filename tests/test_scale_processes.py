@@ -148,3 +148,37 @@ async def test_postgresql_restarting_under_load_loses_nothing(world, app_private
         assert 503 in answers.values()  # the restart was seen by the intake
         assert set(_deliveries(url)) == {f"delivery-{i}" for i in range(8)}
     assert [len(world.runs(pr)) for pr in pulls] == [1] * 8
+
+
+async def test_one_pull_request_never_runs_twice_at_once_and_stale_heads_are_dropped(world, app_private_key, pg_url):
+    pr = world.pull()
+    first_head = pr.head_sha
+    slow = world.github.delay(COMPARE, 3)  # the first job is still running when the next heads arrive
+    make = [lambda: web(world, app_private_key, pg_url)] + [lambda: worker(world, app_private_key, pg_url)] * 2
+    with processes(*make) as (front, _, _):
+        assert await _deliver_to(world, front.url, pr, "head-1") == 202
+
+        async def inside() -> bool:
+            return slow.times == 0
+        await wait_for(inside, timeout=30)
+        heads = []
+        for n in (2, 3):
+            world.repo.commit({"src/app.py": f"def add(a, b):\n    return {n} * (a + b)\n"}, branch=pr.head_ref)
+            heads.append(pr.head_sha)
+            payload = world.github.payload("pull_request", "synchronize", installation=world.installation, pull=pr)
+            status, _ = await world.github.deliver(front.url + "/webhook", "pull_request", payload,
+                                                   secret=world.app.webhook_secret, delivery_id=f"head-{n}")
+            assert status == 202
+
+        async def settled() -> bool:
+            states = {d: s for d, (s, _) in _deliveries(pg_url).items()}
+            return states == {"head-1": "done", "head-2": "superseded", "head-3": "done"}
+        await wait_for(settled, timeout=60)
+    runs = {head: [r.status for r in world.repo.check_runs.values() if r.head_sha == head]
+            for head in (first_head, *heads)}
+    assert runs == {first_head: ["completed"], heads[0]: [], heads[1]: ["completed"]}  # the stale head: no run
+    with psycopg.connect(pg_url) as conn:
+        (first_end,), (last_start,) = conn.execute(
+            "SELECT finished_at FROM deliveries WHERE delivery_id = 'head-1' UNION ALL "
+            "SELECT started_at FROM deliveries WHERE delivery_id = 'head-3'").fetchall()
+    assert last_start >= first_end  # one job of the pull request at a time, though two workers were free

@@ -50,6 +50,7 @@ def setup_admin_routes(app: web.Application, *, admin_token: str | None,
 def config_report(admin: AdminConfig | None, at_head: ConfigAtHead) -> dict[str, Any]:
     """The answer for a repository whose files were read: validation, layering, rendering (pure)."""
     full_name = at_head.full_name
+    path: str | None
     if at_head.oversized:
         path, size = next(iter(at_head.oversized.items()))
         repo_config, errors = None, [_too_large(size)]

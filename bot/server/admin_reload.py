@@ -80,6 +80,8 @@ class AdminConfigHolder:
         return errors
 
     def _changed(self) -> bool:
+        if self.path is None:
+            return False
         try:
             stat = os.stat(self.path)
         except OSError:

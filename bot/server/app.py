@@ -91,9 +91,10 @@ async def healthz(request: web.Request) -> web.Response:
 async def metrics_page(request: web.Request) -> web.Response:
     metrics = request.app[METRICS]
     queue = request.app[RUNTIME].queue
-    metrics.queue_depth.set(queue.store.unclassified, state="received")
-    metrics.queue_depth.set(queue.depth(), state="queued")
-    metrics.running.set(queue.running)
+    if queue is not None:  # None only before the app has started
+        metrics.queue_depth.set(queue.store.unclassified, state="received")
+        metrics.queue_depth.set(queue.depth(), state="queued")
+        metrics.running.set(queue.running)
     return web.Response(text=metrics.render(), content_type="text/plain", charset="utf-8",
                         headers={"X-Content-Type-Options": "nosniff"})
 

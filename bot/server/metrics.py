@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Iterable
+from typing import TypeVar
 
 DEFAULT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
@@ -35,6 +36,9 @@ def _labels(names: tuple[str, ...], values: tuple[str, ...], extra: str = "") ->
     if extra:
         parts.append(extra)
     return "{" + ",".join(parts) + "}" if parts else ""
+
+
+M = TypeVar("M", bound="_Metric")
 
 
 class _Metric:
@@ -126,7 +130,7 @@ class Registry:
     def __init__(self) -> None:
         self._metrics: dict[str, _Metric] = {}
 
-    def register(self, metric: _Metric) -> _Metric:
+    def register(self, metric: M) -> M:
         if metric.name in self._metrics:
             raise ValueError(f"metric {metric.name} is already registered")
         self._metrics[metric.name] = metric
