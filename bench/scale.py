@@ -55,10 +55,8 @@ def database(server_url: str):
 async def run(processes: int, pulls: int, workers: int, installations: int, server_url: str) -> dict:
     """Review `pulls` pull requests with `processes` workers; (rate, per-job calls) measured."""
     from bench.webhooks import fresh_app_key
-    from tests.app_support import World
     from tests.chat_double import ChatDouble, Reply, findings
     from tests.github_double import GitHubDouble
-    from tests.scale_support import Proc, world_env
 
     private, public = fresh_app_key()
     github, chat = GitHubDouble(), ChatDouble()
@@ -69,53 +67,74 @@ async def run(processes: int, pulls: int, workers: int, installations: int, serv
     try:
         app = github.add_app(public)
         with tempfile.TemporaryDirectory() as tmp, database(server_url) as url:
-            admin = Path(tmp, "admin.yaml")
-            admin.write_text(f"providers:\n  local:\n    type: openai\n    baseUrl: {chat.base_url}\n"
-                             f"    apiKey: env://{KEY_VAR}\n    timeout: 30\n"
-                             f"defaults:\n  models:\n    review: local/{MODEL}\n")
-            worlds = []
-            for i in range(installations):
-                world = World(github, app, "", Path(tmp))
-                world.repo = github.add_repo(f"bench-org-{i}/service")
-                world.installation = github.install(app, world.repo)
-                worlds.append(world)
-            env = {**world_env(worlds[0], private, url, REVIEWER_ADMIN_CONFIG=str(admin)),
-                   "REVIEWER_WORKERS": str(workers), KEY_VAR: KEY}
-            procs.append(Proc(["serve", "--no-workers"], env, Path(tmp)))
-            procs += [Proc(["worker"], env, Path(tmp)) for _ in range(processes)]
-            for world in worlds:
-                world.url = procs[0].url
-
-            def make(world):
-                return world.pull({".reviewer.yaml": CONFIG}, {"src/app.py": "def add(a: int, b: int) -> int:\n"
-                                                                              "    return b + a\n"})
-
-            # one alone first: its calls, and the token of each installation fetched before timing
-            for world in worlds:
-                warm = make(world)
-                await world.opened(warm)
-                await world.completed_run(warm, timeout=120)
-            github.delay(None, GITHUB_LATENCY, times=10 ** 9)
-            before, model_before = len(github.calls), len(chat.requests)
-            alone = make(worlds[0])
-            await worlds[0].opened(alone)
-            await worlds[0].completed_run(alone, timeout=120)
-            calls, model_calls = len(github.calls) - before, len(chat.requests) - model_before
-
-            prs = [(worlds[i % installations], make(worlds[i % installations])) for i in range(pulls)]
-            began = time.monotonic()
-            await asyncio.gather(*(world.opened(pr) for world, pr in prs))
-            for world, pr in prs:
-                await world.completed_run(pr, timeout=600)
-            elapsed = time.monotonic() - began
+            try:
+                elapsed, calls, model_calls = await _measure(github, chat, app, private, url, Path(tmp), procs,
+                                                             processes, pulls, workers, installations)
+            finally:  # before the database goes
+                await _stop(procs)
     finally:
-        for proc in procs:
-            proc.terminate(timeout=90)
         await chat.close()
         await github.close()
     job_seconds = calls * GITHUB_LATENCY + model_calls * MODEL_LATENCY
     return {"processes": processes, "rate": pulls / elapsed * 60, "calls": calls, "model_calls": model_calls,
             "ideal": 60 * processes * workers / job_seconds, "job_seconds": job_seconds}
+
+
+async def _measure(github, chat, app, private: str, url: str, tmp: Path, procs: list, processes: int, pulls: int,
+                   workers: int, installations: int) -> tuple[float, int, int]:
+    """(seconds for `pulls` pull requests, GitHub calls and model calls of one job alone)."""
+    from tests.app_support import World
+    from tests.scale_support import Proc, world_env
+
+    admin = tmp / "admin.yaml"
+    admin.write_text(f"providers:\n  local:\n    type: openai\n    baseUrl: {chat.base_url}\n"
+                     f"    apiKey: env://{KEY_VAR}\n    timeout: 30\n"
+                     f"defaults:\n  models:\n    review: local/{MODEL}\n")
+    worlds = []
+    for i in range(installations):
+        world = World(github, app, "", tmp)
+        world.repo = github.add_repo(f"bench-org-{i}/service")
+        world.installation = github.install(app, world.repo)
+        worlds.append(world)
+    env = {**world_env(worlds[0], private, url, REVIEWER_ADMIN_CONFIG=str(admin)),
+           "REVIEWER_WORKERS": str(workers), KEY_VAR: KEY}
+    procs.append(Proc(["serve", "--no-workers"], env, tmp))
+    procs += [Proc(["worker"], env, tmp) for _ in range(processes)]
+    for world in worlds:
+        world.url = procs[0].url
+
+    def make(world):
+        return world.pull({".reviewer.yaml": CONFIG}, {"src/app.py": "def add(a: int, b: int) -> int:\n"
+                                                                      "    return b + a\n"})
+
+    # one alone first: its calls, and the token of each installation fetched before timing
+    for world in worlds:
+        warm = make(world)
+        await world.opened(warm)
+        await world.completed_run(warm, timeout=120)
+    github.delay(None, GITHUB_LATENCY, times=10 ** 9)
+    before, model_before = len(github.calls), len(chat.requests)
+    alone = make(worlds[0])
+    await worlds[0].opened(alone)
+    await worlds[0].completed_run(alone, timeout=120)
+    calls, model_calls = len(github.calls) - before, len(chat.requests) - model_before
+
+    prs = [(worlds[i % installations], make(worlds[i % installations])) for i in range(pulls)]
+    began = time.monotonic()
+    await asyncio.gather(*(world.opened(pr) for world, pr in prs))
+    for world, pr in prs:
+        await world.completed_run(pr, timeout=600)
+    return time.monotonic() - began, calls, model_calls
+
+
+async def _stop(procs: list) -> None:
+    """SIGTERM every process, off the loop: a worker finishing its jobs calls the doubles served here."""
+    stopped = await asyncio.gather(*(asyncio.to_thread(proc.terminate, 90) for proc in procs),
+                                   return_exceptions=True)
+    for proc, result in zip(procs, stopped, strict=True):
+        if isinstance(result, BaseException):  # say what the process was doing, then stop it
+            print(f"{proc.proc.args[3:]} did not stop on SIGTERM:\n" + "".join(proc.lines[-20:]))
+            proc.kill()
 
 
 def main() -> int:
@@ -127,8 +146,9 @@ def main() -> int:
     server_url = os.environ.get("REVIEWER_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
     print(f"{args.pulls} pull requests over {args.installations} installations; GitHub answers after "
           f"{GITHUB_LATENCY * 1000:.0f} ms, the model after {MODEL_LATENCY:.0f} s; REVIEWER_WORKERS={args.workers}")
-    results = [asyncio.run(run(n, args.pulls, args.workers, args.installations, server_url)) for n in (1, 2)]
-    for r in results:
+    results = []
+    for n in (1, 2):
+        results.append(r := asyncio.run(run(n, args.pulls, args.workers, args.installations, server_url)))
         print(f"{r['processes']} worker process(es): {r['rate']:6.1f} pull requests/minute   ideal "
               f"{r['ideal']:6.1f} ({r['calls']} GitHub calls + {r['model_calls']} model call(s) = "
               f"{r['job_seconds']:.2f} s a job)   ratio {r['rate'] / r['ideal']:.2f} (aim >= 0.8)")

@@ -182,3 +182,15 @@ async def test_one_pull_request_never_runs_twice_at_once_and_stale_heads_are_dro
             "SELECT finished_at FROM deliveries WHERE delivery_id = 'head-1' UNION ALL "
             "SELECT started_at FROM deliveries WHERE delivery_id = 'head-3'").fetchall()
     assert last_start >= first_end  # one job of the pull request at a time, though two workers were free
+
+
+async def test_sigterm_exits_within_a_minute_while_postgresql_is_away(world, app_private_key):
+    """procrastinate ends a cancelled run with the store's error when PostgreSQL is down; the
+    worker once took that for a crash and started again, never exiting."""
+    with postgres_support.throwaway_cluster() as cluster:
+        with processes(lambda: worker(world, app_private_key, cluster.url)) as (jobs,):
+            await asyncio.to_thread(cluster.stop, "immediate")
+            await asyncio.sleep(2)  # the worker meets the outage
+            began = asyncio.get_running_loop().time()
+            assert await asyncio.to_thread(jobs.terminate, 70) == 0
+            assert asyncio.get_running_loop().time() - began < 60

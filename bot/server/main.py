@@ -27,6 +27,7 @@ from bot.store import is_postgres, redact_url
 from bot.store.model import SchemaTooNew, StoreUnavailable
 
 logger = log.get("main")
+STOP_WITHIN = 55.0  # seconds from SIGTERM to exit at most (jobs get 45 of them: pg_queue.GRACE)
 
 
 def pipeline_handler(context: ServerContext) -> Handler:
@@ -58,7 +59,10 @@ async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics,
         await stop.wait()
         logger.info("stopping")
     finally:
-        await runner.cleanup()
+        try:  # design.md: a stop ends within a minute, even with the store unreachable
+            await asyncio.wait_for(runner.cleanup(), STOP_WITHIN)
+        except TimeoutError:
+            logger.warning("stopping took too long; exiting with work still open (it is taken up again)")
 
 
 def _freeze_startup_objects() -> None:

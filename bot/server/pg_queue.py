@@ -48,7 +48,7 @@ GRACE = 45.0  # seconds SIGTERM waits for running jobs (the process exits within
 
 def make_app(url: str) -> procrastinate.App:
     """The procrastinate app on the same database (its own small pool; statements not prepared)."""
-    connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, max_size=4,
+    connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, max_size=4, timeout=5.0,
                                                kwargs={"prepare_threshold": None})
     return procrastinate.App(connector=connector)
 
@@ -74,6 +74,7 @@ class ProcrastinateQueue:
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._worker: asyncio.Task | None = None
+        self._stopping = False
         self.running = 0
         self._waiting = 0
 
@@ -90,6 +91,7 @@ class ProcrastinateQueue:
 
     async def stop(self) -> None:
         """Stop dispatching and sweeping; let the worker finish its jobs (GRACE), then close."""
+        self._stopping = True
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -143,6 +145,10 @@ class ProcrastinateQueue:
             except asyncio.CancelledError:
                 raise
             except Exception:
+                # procrastinate may end a cancelled run with the store's error instead of the
+                # cancellation (PostgreSQL unreachable while stopping): never start it again then
+                if self._stopping:
+                    return
                 logger.exception("the job worker stopped on an error; starting it again")
                 await asyncio.sleep(1)
 
