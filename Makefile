@@ -24,6 +24,7 @@ bench: install
 	$(PY) bench/validate.py
 	$(PY) bench/plan.py
 	$(PY) bench/webhooks.py
+	$(PY) bench/scale.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -66,6 +66,17 @@ def postgres_database(postgres_server: str) -> Iterator[str]:
 
 
 @pytest.fixture
+def pg_cluster() -> Iterator[postgres_support.Cluster]:
+    """A throwaway PostgreSQL cluster of the test's own, for tests that stop and start it."""
+    try:
+        with postgres_support.throwaway_cluster() as cluster:
+            yield cluster
+            return
+    except RuntimeError as exc:  # no initdb/pg_ctl here
+        postgres_support.unavailable(str(exc))
+
+
+@pytest.fixture
 def pg_url(postgres_database: str) -> str:
     """This run's database, emptied for the test."""
     postgres_support.reset(postgres_database)

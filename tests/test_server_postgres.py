@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 
-from tests import postgres_support
 from tests.server_support import Recorder, pr_payload, running_server, wait_for
 
 
@@ -41,19 +40,19 @@ async def test_one_pull_request_runs_one_job_at_a_time_and_stale_heads_are_dropp
     assert recorder.ids() == ["first", "other-pr", "third"]
 
 
-async def test_503_while_postgresql_is_away_then_202_on_its_own(tmp_path):
-    with postgres_support.throwaway_cluster() as cluster:
-        recorder = Recorder()
-        async with running_server(tmp_path, recorder, REVIEWER_DATABASE_URL=cluster.url) as server:
-            assert (await server.post("pull_request", pr_payload(1, "a" * 40), "before"))[0] == 202
-            await server.wait_state("before", "done")
-            cluster.stop("immediate")
-            status, text = await server.post("pull_request", pr_payload(2, "b" * 40), "during")
-            assert status == 503 and "cannot be stored right now" in text
-            cluster.start()
+async def test_503_while_postgresql_is_away_then_202_on_its_own(tmp_path, pg_cluster):
+    cluster = pg_cluster
+    recorder = Recorder()
+    async with running_server(tmp_path, recorder, REVIEWER_DATABASE_URL=cluster.url) as server:
+        assert (await server.post("pull_request", pr_payload(1, "a" * 40), "before"))[0] == 202
+        await server.wait_state("before", "done")
+        cluster.stop("immediate")
+        status, text = await server.post("pull_request", pr_payload(2, "b" * 40), "during")
+        assert status == 503 and "cannot be stored right now" in text
+        cluster.start()
 
-            async def accepted() -> bool:
-                return (await server.post("pull_request", pr_payload(3, "c" * 40), "after"))[0] == 202
-            await wait_for(accepted, timeout=30)
-            await server.wait_state("after", "done")
-        assert "during" not in recorder.ids() and {"before", "after"} <= set(recorder.ids())
+        async def accepted() -> bool:
+            return (await server.post("pull_request", pr_payload(3, "c" * 40), "after"))[0] == 202
+        await wait_for(accepted, timeout=30)
+        await server.wait_state("after", "done")
+    assert "during" not in recorder.ids() and {"before", "after"} <= set(recorder.ids())

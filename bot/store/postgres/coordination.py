@@ -15,6 +15,8 @@ import logging
 import time
 from collections.abc import AsyncIterator
 
+import psycopg
+
 from bot.github.coordination import LocalCoordination
 from bot.store.model import StoreUnavailable
 from bot.store.postgres.database import Database
@@ -72,21 +74,20 @@ class PostgresCoordination:
     async def _locked(self, key: int, local: contextlib.AbstractAsyncContextManager[None]) -> AsyncIterator[None]:
         """This process's own lock first (one connection a holder, not one a waiter), then the
         advisory lock; without PostgreSQL, the process's lock alone."""
-        async with local:
+        async with local, contextlib.AsyncExitStack() as held:
+            conn: psycopg.AsyncConnection | None = None
             try:
-                shared = self.db.connection()
-                conn = await shared.__aenter__()
+                conn = await held.enter_async_context(self.db.connection())
                 await conn.execute("SELECT pg_advisory_lock(%s)", (key,))
-            except StoreUnavailable:
+            except (StoreUnavailable, psycopg.Error):
                 logger.warning("PostgreSQL is unreachable: GitHub calls are ordered in this process only")
-                yield
-                return
+                conn = None
             try:
                 yield
             finally:
-                with contextlib.suppress(Exception):  # a lost connection released the lock already
-                    await conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
-                await shared.__aexit__(None, None, None)
+                if conn is not None:
+                    with contextlib.suppress(psycopg.Error):  # a lost connection released the lock already
+                        await conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
 
     async def hold_writes(self, installation_id: int, until: float) -> None:
         await self.local.hold_writes(installation_id, until)
