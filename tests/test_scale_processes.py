@@ -196,3 +196,15 @@ async def test_sigterm_exits_within_a_minute_while_postgresql_is_away(world, app
         began = asyncio.get_running_loop().time()
         assert await asyncio.to_thread(jobs.terminate, 70) == 0
         assert asyncio.get_running_loop().time() - began < 60
+
+
+def test_the_database_password_never_reaches_the_logs(world, app_private_key, pg_url):
+    """The local server trusts connections, so a password in the URL is accepted and unused: what
+    matters here is that no log line carries it."""
+    secret = "pw-0f3c9a71e2d84b56"
+    url = pg_url.replace("postgresql://postgres@", f"postgresql://postgres:{secret}@")
+    with processes(lambda: web(world, app_private_key, url)) as (front,):
+        assert front.terminate() == 0
+    started = [line for line in front.lines if '"server started"' in line]
+    assert started and "postgres:***@" in started[0]
+    assert not [line for line in front.lines if secret in line]
