@@ -34,6 +34,7 @@ bench: install
 	$(PY) bench/context_quality.py
 	$(PY) bench/review_cost.py
 	$(PY) bench/jsonbody.py
+	$(PY) bench/scale.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

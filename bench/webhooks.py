@@ -11,18 +11,24 @@ for a few rounds (the machine is shared, so the best of each is compared); each 
 the server's CPU time per request, which other load on the machine disturbs less, and how long
 the dispatcher and workers took to handle the backlog once the load stopped.
 
+The same runs on PostgreSQL (`--backend postgresql`, or `both`, the default): `reviewer serve` on
+a database of its own at REVIEWER_BENCH_POSTGRES_URL (default the local server), each delivery
+committed (synchronous_commit on) before its 202. Aims: >= 0.5x the bare handler on SQLite,
+>= 0.3x on PostgreSQL.
+
 Then the REST calls the real pipeline makes for one pull request of 10 files, with the installation
 token already cached, a `.reviewer.yaml` that references no file and no agent file in the
 repository: the app against the GitHub double (tests/github_double), a first pull request opened to
 warm the token cache, then the measured one (aim: at most 5 calls).
 
-Usage: python bench/webhooks.py [--requests N] [--connections C] [--rounds R] [--calls-only]
+Usage: python bench/webhooks.py [--requests N] [--connections C] [--rounds R] [--backend B] [--calls-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -34,6 +40,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 SECRET = "bench-webhook-secret"
@@ -183,26 +190,53 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def drain_seconds(db: Path, timeout: float = 120) -> float | None:
+OPEN = "SELECT count(*) FROM deliveries WHERE state IN ('received', 'queued', 'running')"
+
+
+def count(url: str, query: str) -> int:
+    """One number from the server's database (read-only on SQLite)."""
+    if url.startswith("sqlite:///"):
+        with sqlite3.connect(f"file:{url[len('sqlite:///'):]}?mode=ro", uri=True) as conn:
+            return conn.execute(query).fetchone()[0]
+    import psycopg
+    with psycopg.connect(url) as conn:
+        row = conn.execute(query).fetchone()  # type: ignore[arg-type]
+        return row[0] if row else 0
+
+
+def drain_seconds(url: str, timeout: float = 120) -> float | None:
     """How long the dispatcher and workers take to finish the backlog once the load stops."""
     began = time.monotonic()
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        while time.monotonic() - began < timeout:
-            if not conn.execute("SELECT count(*) FROM deliveries WHERE state IN ('received', 'queued', 'running')").fetchone()[0]:
-                return time.monotonic() - began
-            time.sleep(0.05)
+    while time.monotonic() - began < timeout:
+        if not count(url, OPEN):
+            return time.monotonic() - began
+        time.sleep(0.05)
     return None
 
 
-def run_ours(tmp: str, env: dict[str, str], bodies: list[bytes], args: argparse.Namespace, n: int) -> dict:
-    db = Path(tmp, f"bench-{n}.db")
+@contextlib.contextmanager
+def database(backend: str, tmp: str, n: int) -> Iterator[str]:
+    """A fresh database for one run: a file, or a PostgreSQL database created and dropped."""
+    if backend == "sqlite":
+        yield f"sqlite:///{Path(tmp, f'bench-{n}.db')}"
+        return
+    from tests.postgres_support import fresh_database
+    with fresh_database(os.environ.get("REVIEWER_BENCH_POSTGRES_URL", PG_DEFAULT)) as url:
+        yield url
+
+
+PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def run_ours(tmp: str, env: dict[str, str], bodies: list[bytes], args: argparse.Namespace, n: int,
+             backend: str = "sqlite") -> dict:
     port = free_port()
-    r = measure("reviewer serve", [sys.executable, __file__, "--serve-ours", str(port), f"sqlite:///{db}"], env,
-                port, bodies, args.requests, args.connections, Path(tmp, f"ours-{n}.log"))
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:  # before stopping: committed rows only
-        r["stored"] = conn.execute("SELECT count(*) FROM deliveries").fetchone()[0]
-    r["drain"] = drain_seconds(db)
-    stop(r["proc"])
+    with database(backend, tmp, n) as url:
+        r = measure(f"ours {backend}", [sys.executable, __file__, "--serve-ours", str(port), url], env,
+                    port, bodies, args.requests, args.connections, Path(tmp, f"ours-{backend}-{n}.log"))
+        r["stored"] = count(url, "SELECT count(*) FROM deliveries")  # before stopping: committed rows only
+        r["drain"] = drain_seconds(url)
+        stop(r["proc"])
     return r
 
 
@@ -289,6 +323,7 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3, help="alternate bare/ours this many times; best of each")
     parser.add_argument("--calls-only", action="store_true", help="only print the REST calls for one pull request")
+    parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-ours", nargs=2, metavar=("PORT", "DATABASE_URL"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -306,25 +341,34 @@ def main() -> int:
     print(f"{args.requests} requests (+{warmup} warm-up) per run, {args.connections} connections, "
           f"bodies ~{sum(map(len, bodies)) // len(bodies)} bytes, {args.rounds} rounds alternating")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "REVIEWER_", "PORT"))}
-    bares, ours = [], []
+    backends = ["sqlite", "postgresql"] if args.backend == "both" else [args.backend]
+    bares: list[dict] = []
+    ours: dict[str, list[dict]] = {backend: [] for backend in backends}
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(args.rounds):
             bares.append(run_bare(tmp, env, bodies, args, n))
-            ours.append(run_ours(tmp, env, bodies, args, n))
-            b, o = bares[-1], ours[-1]
-            durable = o["stored"] == o["statuses"].get(202, 0) + warmup and o["statuses"].get(202) == args.requests
-            ok = ok and durable and b["statuses"].get(202) == args.requests
-            drain = f"{o['drain']:.1f} s" if o["drain"] is not None else "not within 120 s"
-            print(f"round {n + 1}\n{line(b)}\n{line(o)}\n{'':>17}stored {o['stored']} rows = "
-                  f"{'every 202 committed' if durable else 'MISMATCH'}; backlog handled {drain} after the load")
+            print(f"round {n + 1}\n{line(bares[-1])}")
+            ok = ok and bares[-1]["statuses"].get(202) == args.requests
+            for backend in backends:
+                ours[backend].append(run_ours(tmp, env, bodies, args, n, backend))
+                o = ours[backend][-1]
+                durable = o["stored"] == o["statuses"].get(202, 0) + warmup and o["statuses"].get(202) == args.requests
+                ok = ok and durable
+                drain = f"{o['drain']:.1f} s" if o["drain"] is not None else "not within 120 s"
+                print(f"{line(o)}\n{'':>17}stored {o['stored']} rows = "
+                      f"{'every 202 committed' if durable else 'MISMATCH'}; backlog handled {drain} after the load")
+
     def best(runs):
         return {**max(runs, key=lambda r: r["rps"]), "p99": min(r["p99"] for r in runs),
-                             "max": min(r["max"] for r in runs), "cpu_us": min(r["cpu_us"] for r in runs)}
-    b, o = best(bares), best(ours)
-    print(f"best of {args.rounds}\n{line(b)}\n{line(o)}")
-    print(f"ratio throughput {o['rps'] / b['rps']:.2f}x (aim >= 0.5x)   ratio p99 {o['p99'] / b['p99']:.2f}x "
-          f"(aim <= 3x)   ratio CPU/request {o['cpu_us'] / b['cpu_us']:.2f}x")
+                "max": min(r["max"] for r in runs), "cpu_us": min(r["cpu_us"] for r in runs)}
+    b = best(bares)
+    print(f"best of {args.rounds}\n{line(b)}")
+    for backend in backends:
+        o = best(ours[backend])
+        aim = 0.5 if backend == "sqlite" else 0.3
+        print(f"{line(o)}\n{'':>17}ratio throughput {o['rps'] / b['rps']:.2f}x (aim >= {aim}x)   ratio p99 "
+              f"{o['p99'] / b['p99']:.2f}x (aim <= 3x)   ratio CPU/request {o['cpu_us'] / b['cpu_us']:.2f}x")
     ok = report_calls() and ok
     return 0 if ok else 1
 

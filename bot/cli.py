@@ -25,6 +25,7 @@ COMMANDS = {
     "plan": "bot.plan.command:run",
     "context": "bot.commands.context:run",
     "serve": "bot.server.main:run",
+    "worker": "bot.server.main:run_worker",
     "schema": "bot.commands.schema:run_schema",
     "crds": "bot.commands.schema:run_crds",
     "login": "bot.commands.login:run_login",
@@ -83,6 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "environment wins over it)")
     s.add_argument("--port", type=int, metavar="PORT", help="the port to listen on (default: PORT, else 8080; "
                                                             "0 picks a free one)")
+    s.add_argument("--no-workers", action="store_true",
+                   help="take deliveries and serve the APIs and sign-in only; `reviewer worker` processes run the "
+                        "jobs (needs REVIEWER_DATABASE_URL=postgresql://...) (default: off, jobs run here too)")
+    w = _command(sub, "worker", "run jobs only (PostgreSQL), serving GET /healthz and GET /metrics on PORT",
+                 epilog=SERVE_EPILOG)
+    w.add_argument("--config", metavar="FILE",
+                   help="a settings file of KEY=VALUE lines, the environment's keys (default: none; the "
+                        "environment wins over it)")
+    w.add_argument("--port", type=int, metavar="PORT", help="the port of /healthz and /metrics (default: PORT, "
+                                                            "else 8080; 0 picks a free one)")
     sc = _command(sub, "schema", "print a JSON Schema")
     sc.add_argument("name", metavar="NAME", help=f"the schema: one of {', '.join(SCHEMA_NAMES)}")
     _command(sub, "crds", "print both connector CustomResourceDefinitions (apiextensions.k8s.io/v1) as YAML")

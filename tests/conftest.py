@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import AsyncIterator, Iterator
+
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from bot.store import redact_url, storage_for
+from bot.store.model import Storage
+from tests import postgres_support
 from tests.github_double import App, GitHubDouble
 
 
@@ -35,3 +41,62 @@ def github_app(github: GitHubDouble, app_private_key: str) -> App:
     key = serialization.load_pem_private_key(app_private_key.encode(), password=None)
     public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
     return github.add_app(public.decode())
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server for this run (see tests/postgres_support.py)."""
+    url = os.environ.get("REVIEWER_TEST_POSTGRES_URL", postgres_support.DEFAULT_URL)
+    why = postgres_support._reachable(url)
+    if why is None:
+        yield url
+        return
+    try:
+        with postgres_support.throwaway_cluster() as cluster:
+            yield cluster.url
+    except Exception as exc:  # no binaries, or initdb failed
+        postgres_support.unavailable(f"{redact_url(url)} is unreachable ({why}), and no throwaway cluster: {exc}")
+
+
+@pytest.fixture(scope="session")
+def postgres_database(postgres_server: str) -> Iterator[str]:
+    """This run's own database, created at the first use and dropped at the end."""
+    with postgres_support.fresh_database(postgres_server) as url:
+        yield url
+
+
+@pytest.fixture
+def pg_cluster() -> Iterator[postgres_support.Cluster]:
+    """A throwaway PostgreSQL cluster of the test's own, for tests that stop and start it."""
+    try:
+        with postgres_support.throwaway_cluster() as cluster:
+            yield cluster
+            return
+    except RuntimeError as exc:  # no initdb/pg_ctl here
+        postgres_support.unavailable(str(exc))
+
+
+@pytest.fixture
+def pg_url(postgres_database: str) -> str:
+    """This run's database, emptied for the test."""
+    postgres_support.reset(postgres_database)
+    return postgres_database
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request, tmp_path) -> str:
+    """Each storage test runs on both backends: one conformance suite."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'reviewer.db'}"
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+async def storage(database_url: str) -> AsyncIterator[Storage]:
+    """An opened (migrated) storage on each backend."""
+    opened = storage_for(database_url)
+    await opened.open()
+    try:
+        yield opened
+    finally:
+        await opened.close()

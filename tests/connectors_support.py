@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from bot.connectors.api import setup_routes
-from bot.connectors.store import ConnectorStore
+from bot.store import storage_for
 
 TOKEN = "test-admin-token"
 OIDC_PATH = "/apis/resources.service.dev/v3/oidcconnectors"
@@ -105,7 +105,10 @@ class ApiServer:
 
     async def __aenter__(self) -> ApiServer:
         app = web.Application()
-        setup_routes(app, ConnectorStore.opened(self.db_path), admin_token=self.token, secrets_dir=self.secrets_dir,
+        url = self.db_path if "://" in self.db_path else f"sqlite:///{self.db_path}"
+        self.storage = storage_for(url)
+        await self.storage.open()
+        setup_routes(app, self.storage.connectors, admin_token=self.token, secrets_dir=self.secrets_dir,
                      clock=self.clock)
         self.runner = web.AppRunner(app)
         await self.runner.setup()
@@ -119,6 +122,7 @@ class ApiServer:
     async def __aexit__(self, *exc) -> None:
         await self.session.close()
         await self.runner.cleanup()
+        await self.storage.close()
 
     async def request(self, method: str, path: str, *, body=None, yaml_text: str | None = None,
                       headers: dict | None = None) -> tuple[int, dict]:

@@ -18,10 +18,10 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from bot.jobs import Job
 from bot.server.app import RUNTIME, STORE, make_app
-from bot.server.jobs import Job
 from bot.server.settings import load_settings
-from bot.server.store import Store
+from bot.store.model import DeliveryStore
 
 SECRET = "It's a Secret to Everybody"
 EXAMPLES = Path(__file__).parent / "data" / "webhooks"
@@ -74,7 +74,7 @@ class Server:
     http: aiohttp.ClientSession
 
     @property
-    def store(self) -> Store:
+    def store(self) -> DeliveryStore:
         return self.app[STORE]
 
     async def post(self, event: str | None, payload: dict | bytes, delivery: str | None = None, *,

@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 
+from bot.auth.pgstore import PostgresAuthStore
 from bot.auth.store import SqliteAuthStore
 
 
@@ -24,10 +25,14 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture
-async def stores(tmp_path, clock):
-    """Two stores on one database: two processes of one deployment."""
-    opened = [SqliteAuthStore(str(tmp_path / "reviewer.db"), clock) for _ in range(2)]
+@pytest.fixture(params=["sqlite", "postgres"])
+async def stores(request, tmp_path, clock):
+    """Two stores on one database: two processes of one deployment, on each backend."""
+    if request.param == "sqlite":
+        opened = [SqliteAuthStore(str(tmp_path / "reviewer.db"), clock) for _ in range(2)]
+    else:
+        url = request.getfixturevalue("pg_url")
+        opened = [PostgresAuthStore(url, clock) for _ in range(2)]
     for store in opened:
         await store.open()
     try:

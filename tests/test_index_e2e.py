@@ -20,8 +20,8 @@ from bot.github import GitHubApp
 from bot.index.model import Piece
 from bot.index.retrieve import Retrieval
 from bot.index.store import SqliteIndex, connect
+from bot.jobs import classify
 from bot.pipeline.index import RepositoryIndexes, postgres_stores, sqlite_stores
-from bot.server.jobs import classify
 from tests.app_support import running_app, settle
 from tests.chat_double import ChatDouble, findings
 from tests.index_fixtures import postgres_test_url

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import copy
 
+from bot.jobs import classify
 from bot.reviews.conversation import MAX_ANSWERS, neutralise_mentions, rate, read_comment
-from bot.server.jobs import classify
 from tests.github_double.render import example
 
 

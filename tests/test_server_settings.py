@@ -6,8 +6,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from bot.server.database import sqlite_path
 from bot.server.settings import Secret, SettingsError, load_settings, parse_env_file
+from bot.store.sqlite.database import sqlite_path
 
 
 def test_defaults_and_required_secret():
@@ -61,7 +61,7 @@ def test_every_problem_is_reported_with_its_key(tmp_path):
     config = tmp_path / "bad.env"
     config.write_text("GITHUB_WEBHOK_SECRET=typo\nnot a setting\n")
     with pytest.raises(SettingsError) as error:
-        load_settings({"PORT": "eighty", "GITHUB_APP_ID": "-3", "REVIEWER_DATABASE_URL": "postgres://db/reviewer",
+        load_settings({"PORT": "eighty", "GITHUB_APP_ID": "-3", "REVIEWER_DATABASE_URL": "mysql://db/reviewer",
                        "GITHUB_PRIVATE_KEY": "k", "GITHUB_PRIVATE_KEY_PATH": "/nowhere", "REVIEWER_WORKERS": "0",
                        "GITHUB_API_URL": "api.github.com", "REVIEWER_DELIVERY_RETENTION_DAYS": "2"}, str(config))
     problems = error.value.problems
@@ -72,8 +72,8 @@ def test_every_problem_is_reported_with_its_key(tmp_path):
     assert "GITHUB_APP_ID: '-3' is not an integer from 1 to 9223372036854775807" in rest
     assert "GITHUB_PRIVATE_KEY and GITHUB_PRIVATE_KEY_PATH are both set: set one" in rest
     assert "GITHUB_API_URL: 'api.github.com' is not an http(s) URL" in rest
-    assert ("REVIEWER_DATABASE_URL 'postgres://db/reviewer' is not supported: use sqlite:///relative/path.db "
-            "or sqlite:////absolute/path.db") in rest
+    assert ("REVIEWER_DATABASE_URL 'mysql://db/reviewer' is not supported: use sqlite:///relative/path.db "
+            "or sqlite:////absolute/path.db, or postgresql://user:password@host:5432/database") in rest
     assert "PORT: 'eighty' is not an integer from 0 to 65535" in rest
     assert "REVIEWER_WORKERS: '0' is not an integer from 1 to 256" in rest
     # shorter than GitHub's redelivery window would let a redelivery be done twice
@@ -174,3 +174,17 @@ def test_public_url_and_session_ttl():
     for ttl in ("10s", "-1h", "1000h"):
         with pytest.raises(SettingsError):
             load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_SESSION_TTL": ttl})
+
+
+def test_a_postgresql_url_is_accepted_and_its_password_is_a_secret():
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "s",
+                              "REVIEWER_DATABASE_URL": "postgresql://reviewer:hunter2-pw@db.internal:5432/reviewer"})
+    assert settings.database_url.startswith("postgresql://")
+    assert "hunter2-pw" in settings.secrets()
+
+
+def test_a_postgresql_url_without_a_host_is_refused_without_its_password():
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_DATABASE_URL": "postgresql://u:hunter2-pw@/reviewer"})
+    assert error.value.problems == ["REVIEWER_DATABASE_URL 'postgresql://u:***@/reviewer' names no host: use "
+                                    "postgresql://user:password@host:5432/database"]

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import secrets
@@ -36,21 +35,21 @@ from bot.auth.pages import redirect, refusal_page
 from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
 from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, find_session, rfc3339, token_key
-from bot.auth.store import AuthStore, SqliteAuthStore
+from bot.auth.store import AuthStore
 from bot.connectors.kinds import OIDC
-from bot.connectors.store import ConnectorStore
 from bot.secrets import SecretStore
+from bot.store.model import ConnectorStore
 
 log = logging.getLogger("reviewer.signin")
 MAX_BODY = 16 * 1024
-SIGNIN_STORE = web.AppKey("signin_store", SqliteAuthStore)  # the console's sign-in log reads it
+SIGNIN_STORE = web.AppKey("signin_store", AuthStore)  # the console's sign-in log reads it
 
 
-def setup_signin(app: web.Application, *, connectors: ConnectorStore, database_path: str,
+def setup_signin(app: web.Application, *, connectors: ConnectorStore, store: AuthStore,
                  secrets_dir: str | None, public_url: str | None, session_ttl: int, admin_token: str | None,
                  access: Callable[[], Access]) -> Gate:
     """Adds the sign-in routes and their start/stop step; returns the APIs' gate."""
-    store = app[SIGNIN_STORE] = SqliteAuthStore(database_path)
+    app[SIGNIN_STORE] = store
     gate = Gate(admin_token=admin_token, store=store, access=access, public_url=public_url)
     routes = SignInRoutes(connectors, SecretStore(secrets_dir), store, gate, public_url, session_ttl)
     app.router.add_get("/v1/webapi/connectors", routes.connectors)
@@ -95,13 +94,13 @@ class SignInRoutes:
         return await self.store.key(KEY_NAME, make_private_pem)
 
     async def oidc_docs(self) -> list[dict[str, Any]]:
-        items, _ = await asyncio.to_thread(self.connector_store.list, OIDC.kind)
+        items, _ = await self.connector_store.list(OIDC.kind)
         return [doc for doc in items if is_ready(doc)]
 
     async def connector_doc(self, name: Any) -> dict[str, Any]:
         if not isinstance(name, str) or not name:
             raise SignInError("connector", "connector_id is required: the name of an OIDC connector", status=400)
-        doc = await asyncio.to_thread(self.connector_store.get, OIDC.kind, name)
+        doc = await self.connector_store.get(OIDC.kind, name)
         if doc is None:
             raise SignInError("connector", f"there is no OIDC connector named `{name[:100]}`", status=404)
         return doc

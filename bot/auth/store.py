@@ -146,3 +146,15 @@ class SqliteAuthStore:
                 pass
             return str(db.execute("SELECT value FROM auth_keys WHERE name = ?", (name,)).fetchone()[0])
         return await self._run(work)
+
+
+def auth_store_for(database_url: str) -> AuthStore:
+    """The sign-in store in the server's database: PostgreSQL when the URL names it (every web
+    process then shares sessions and pending sign-ins), else the SQLite file."""
+    from bot.store import is_postgres
+
+    if is_postgres(database_url):
+        from bot.auth.pgstore import PostgresAuthStore
+        return PostgresAuthStore(database_url)
+    from bot.store.sqlite.database import sqlite_path
+    return SqliteAuthStore(sqlite_path(database_url))

@@ -12,7 +12,6 @@ logs name objects only.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -25,10 +24,10 @@ from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
 from bot.connectors.reconcile import reconcile
 from bot.connectors.resource import client_part, next_object, redact, restore_redacted
-from bot.connectors.store import Conflict, ConnectorStore
 from bot.connectors.structure import structural_issues
 from bot.pointers import human_pointer
 from bot.secrets import SecretStore
+from bot.store.model import Conflict, ConnectorStore
 
 log = logging.getLogger("reviewer.connectors")
 
@@ -85,7 +84,7 @@ class _ConnectorAPI:
         selector = parse_selector(request.query.get("labelSelector", ""))
         if isinstance(selector, str):
             return status_response(400, selector)
-        items, version = await asyncio.to_thread(self.store.list, kind.kind)
+        items, version = await self.store.list(kind.kind)
         chosen = [redact(kind, obj) for obj in items
                   if all(r.matches(obj["metadata"].get("labels") or {}) for r in selector)]
         return web.json_response({"apiVersion": kind.api_version, "kind": kind.list_kind,
@@ -93,14 +92,14 @@ class _ConnectorAPI:
 
     async def get(self, kind: ConnectorKind, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        obj = await asyncio.to_thread(self.store.get, kind.kind, name)
+        obj = await self.store.get(kind.kind, name)
         if obj is None:
             return _not_found(kind, name)
         return web.json_response(redact(kind, obj))
 
     async def delete(self, kind: ConnectorKind, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        obj = await asyncio.to_thread(self.store.delete, kind.kind, name)
+        obj = await self.store.delete(kind.kind, name)
         if obj is None:
             return _not_found(kind, name)
         log.info("connector deleted: %s/%s", kind.plural, name)
@@ -133,8 +132,7 @@ class _ConnectorAPI:
             return next_object(incoming, previous, reconcile(kind, incoming, self.secrets), now)
 
         try:
-            obj, created = await asyncio.to_thread(
-                self.store.put, kind.kind, name, expected, build)
+            obj, created = await self.store.put(kind.kind, name, expected, build)
         except Conflict:
             return status_response(409, f'Operation cannot be fulfilled on {kind.plural}.{GROUP} "{name}": '
                                         "the object has been modified (or does not exist); read it again and "

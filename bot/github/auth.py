@@ -5,6 +5,10 @@ that, so at most 9 minutes ahead). Installation tokens last an hour; one is fetc
 installation and reused until `refresh_margin` seconds before it expires, concurrent callers
 waiting for the same fetch. A token GitHub refuses (401) is dropped with `forget`, and the caller
 asks again once. Neither the key nor a token ever appears in a repr, a log line or an error.
+
+Across processes (bot.github.coordination): a token missing here is looked for in the shared
+store under the installation's shared lock before it is fetched, so one installation has one
+token at a time however many processes ask; what is stored is sealed.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from datetime import datetime
 import cachetools
 from gidgethub.abc import GitHubAPI
 from gidgethub.apps import get_installation_access_token, get_jwt
+
+from bot.github.coordination import Coordination, LocalCoordination, Sealer
 
 REFRESH_MARGIN = 300.0  # seconds before expiry at which a cached token is replaced
 
@@ -35,9 +41,13 @@ def parse_expiry(value: str) -> float:
 
 class AppAuth:
     def __init__(self, app_id: int | str, private_key: str, *, clock: Callable[[], float] = time.time,
-                 refresh_margin: float = REFRESH_MARGIN, max_installations: int = 10_000) -> None:
+                 refresh_margin: float = REFRESH_MARGIN, max_installations: int = 10_000,
+                 coordination: Coordination | None = None) -> None:
         self.app_id = str(app_id)
         self._private_key = private_key
+        self._clock, self._margin = clock, refresh_margin
+        self._shared: Coordination = coordination or LocalCoordination()
+        self._sealer = Sealer(private_key)
         self._tokens: cachetools.TLRUCache = cachetools.TLRUCache(
             maxsize=max_installations, ttu=lambda _id, tok, _now: tok.expires_at - refresh_margin, timer=clock)
         self._locks: dict[int, asyncio.Lock] = {}
@@ -55,18 +65,32 @@ class AppAuth:
         if cached is not None:
             return cached.token
         lock = self._locks.setdefault(installation_id, asyncio.Lock())
-        async with lock:
+        async with lock, self._shared.token_lock(installation_id):
             cached = self._tokens.get(installation_id)
             if cached is not None:
                 return cached.token
-            data = await get_installation_access_token(
-                api, installation_id=str(installation_id), app_id=self.app_id, private_key=self._private_key)
-            token = InstallationToken(data["token"], parse_expiry(data["expires_at"]))
+            token = await self._shared_token(installation_id)
+            if token is None:
+                data = await get_installation_access_token(
+                    api, installation_id=str(installation_id), app_id=self.app_id, private_key=self._private_key)
+                token = InstallationToken(data["token"], parse_expiry(data["expires_at"]))
+                await self._shared.save_token(installation_id, self._sealer.seal(token.token), token.expires_at)
             self._tokens[installation_id] = token  # not kept if it expires within the margin
             return token.token
 
-    def forget(self, installation_id: int, token: str) -> None:
+    async def _shared_token(self, installation_id: int) -> InstallationToken | None:
+        """The token another process fetched, while it has more than the margin to live."""
+        stored = await self._shared.load_token(installation_id)
+        if stored is None or stored[1] - self._margin <= self._clock():
+            return None
+        token = self._sealer.unseal(stored[0])
+        return InstallationToken(token, stored[1]) if token is not None else None
+
+    async def forget(self, installation_id: int, token: str) -> None:
         """Drop a token GitHub refused, unless another caller already replaced it."""
         cached = self._tokens.get(installation_id)
         if cached is not None and cached.token == token:
             del self._tokens[installation_id]
+        stored = await self._shared.load_token(installation_id)
+        if stored is not None and self._sealer.unseal(stored[0]) == token:
+            await self._shared.drop_token(installation_id, stored[0])

@@ -38,6 +38,7 @@ import gidgethub
 import gidgethub.aiohttp
 
 from .auth import AppAuth
+from .coordination import Coordination, LocalCoordination, wait_for_writes
 from .errors import GitHubError, GitHubUnavailable
 
 log = logging.getLogger("reviewer.github")
@@ -53,6 +54,8 @@ Sleep = Callable[[float], Awaitable[None]]
 _route: ContextVar[str] = ContextVar("github_route", default="")
 # False while a write must not be sent again after a 5xx or no answer: GitHub may have carried it out.
 _resend_unanswered: ContextVar[bool] = ContextVar("github_resend_unanswered", default=True)
+# Told the time until which GitHub asked for no more writes (a retry-after), to share it.
+_limit_seen: ContextVar[Callable[[float], None] | None] = ContextVar("github_limit_seen", default=None)
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,8 @@ class _Transport(gidgethub.aiohttp.GitHubAPI):
                 if decision is None:
                     return status, answer_headers, data
                 wait, why, retry_at = decision
+                if retry_at is not None and (tell := _limit_seen.get()) is not None:
+                    tell(retry_at)
             if (status == 0 or status >= 500) and not _resend_unanswered.get():
                 raise GitHubUnavailable(method, route, status, f"{why}; not sent again: it may have been carried out")
             if attempt >= self._policy.attempts:
@@ -170,11 +175,13 @@ class GitHubApp:
     def __init__(self, session: aiohttp.ClientSession, *, app_id: int | str, private_key: str,
                  base_url: str = DEFAULT_API_URL, policy: RetryPolicy = RetryPolicy(), sleep: Sleep = asyncio.sleep,
                  clock: Callable[[], float] = time.time, on_call: OnCall | None = None,
-                 requester: str = "reviewer-github-app", rng: random.Random | None = None) -> None:
-        self.auth = AppAuth(app_id, private_key, clock=clock)
+                 requester: str = "reviewer-github-app", rng: random.Random | None = None,
+                 coordination: Coordination | None = None) -> None:
+        self.coordination: Coordination = coordination or LocalCoordination()
+        self.auth = AppAuth(app_id, private_key, clock=clock, coordination=self.coordination)
+        self._clock, self._sleep = clock, sleep
         self.calls: Counter[tuple[str, str, int]] = Counter()  # (method, route, status) -> HTTP attempts
         self._on_call = on_call
-        self._write_locks: dict[int, asyncio.Lock] = {}
         self.transport = _Transport(session, requester=requester, base_url=base_url, policy=policy, sleep=sleep,
                                     clock=clock, rng=rng or random.Random(), on_call=self._count)
 
@@ -184,8 +191,7 @@ class GitHubApp:
             self._on_call(method, route, status)
 
     def installation(self, installation_id: int) -> GitHubClient:
-        lock = self._write_locks.setdefault(installation_id, asyncio.Lock())
-        return GitHubClient(self, installation_id, lock)
+        return GitHubClient(self, installation_id)
 
     async def app_info(self) -> dict:
         """`GET /app` with the app's JWT: `slug` (the bot is `<slug>[bot]`), `id`, `owner`, permissions."""
@@ -223,10 +229,9 @@ class GitHubApp:
 class GitHubClient:
     """Calls as one installation. Routes are GitHub's templates (`/repos/{owner}/{repo}/pulls/{pull_number}`)."""
 
-    def __init__(self, app: GitHubApp, installation_id: int, write_lock: asyncio.Lock) -> None:
+    def __init__(self, app: GitHubApp, installation_id: int) -> None:
         self.app = app
         self.installation_id = installation_id
-        self._write_lock = write_lock
 
     async def get(self, route: str, url_vars: Mapping[str, Any] | None = None, *,
                   params: Mapping[str, Any] | None = None, accept: str = ACCEPT) -> Any:
@@ -279,8 +284,19 @@ class GitHubClient:
         send = senders[method]
 
         async def call(token: str) -> Any:
-            async with self._write_lock:  # content-creating requests one at a time per installation
-                return await send(url, {}, data=data, accept=ACCEPT, oauth_token=token, extra_headers=dict(HEADERS))
+            # content-creating requests one at a time per installation, across processes; a
+            # retry-after that any of them was given holds the others' writes too
+            async with self.app.coordination.write_lock(self.installation_id):
+                await wait_for_writes(self.app.coordination, self.installation_id, self.app._clock, self.app._sleep)
+                limits: list[float] = []
+                seen = _limit_seen.set(limits.append)
+                try:
+                    return await send(url, {}, data=data, accept=ACCEPT, oauth_token=token,
+                                      extra_headers=dict(HEADERS))
+                finally:
+                    _limit_seen.reset(seen)
+                    if limits:
+                        await self.app.coordination.hold_writes(self.installation_id, max(limits))
         return await self._as_installation(method, route, call)
 
     def _url(self, route: str, url_vars: Mapping[str, Any] | None, params: Mapping[str, Any] | None) -> str:
@@ -299,7 +315,7 @@ class GitHubClient:
                 except gidgethub.HTTPException as exc:
                     if exc.status_code == 401 and not refreshed:
                         log.info("GitHub %s %s: token refused (401); fetching a new one", method, name)
-                        self.app.auth.forget(self.installation_id, token)
+                        await self.app.auth.forget(self.installation_id, token)
                         refreshed = True
                         continue
                     raise _error(method, name, exc) from None

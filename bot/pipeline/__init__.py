@@ -1,21 +1,25 @@
 """The work a delivery asks for: from a queued job to a completed check run (and a review).
 
-`make_handler(context)` is the seam the server's queue calls; everything GitHub-facing for one
+`make_handler(...)` is the seam the server's queue calls; everything GitHub-facing for one
 job hangs off the installation client it makes here.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
+import aiohttp
+
+from bot.github import GitHubApp
+from bot.jobs import CONVERSATION_EVENTS, Handler, Job
 from bot.pipeline.followup import handle_conversation
 from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, sqlite_stores
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
 from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
-from bot.server.app import ServerContext
-from bot.server.jobs import CONVERSATION_EVENTS, Handler, Job
-from bot.server.settings import Settings
+from bot.store import is_postgres
+from bot.store.sqlite.database import sqlite_path
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -24,51 +28,54 @@ class NotConfigured(Exception):
     """The server has no app id or private key, so it cannot act on GitHub."""
 
 
-def make_services(context: ServerContext, *, incremental: bool = True) -> Services:
-    """The server's one GitHub App client (made with the app, shared with the admin API), and the
-    review memory in the server's database."""
-    if context.github is None:
+def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,
+                  database_url: str, incremental: bool = True) -> Services:
+    """The server's one GitHub App client (made with the app, shared with the admin API), the
+    review memory and the repository indexes in the server's database."""
+    if github is None:
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
-    return Services(context.github, context.admin, context.http, context.settings.secrets_dir,
-                    memory=review_memory(context.settings), incremental=incremental,
-                    indexes=_indexes(context))
+    return Services(github, admin, http, secrets_dir, memory=review_memory(database_url), incremental=incremental,
+                    indexes=_indexes(database_url))
 
 
-def _indexes(context: ServerContext) -> RepositoryIndexes | None:
+def _indexes(database_url: str) -> RepositoryIndexes:
     """Repository indexes live in their own SQLite file beside the server's database, so that a
     build's long writes never hold the lock that the webhook intake commits under; on PostgreSQL,
     in the server's database."""
-    url = context.settings.database_url
-    if url.startswith(("postgresql://", "postgres://")):
-        return RepositoryIndexes(postgres_stores(url))
-    try:
-        database = context.settings.database_path
-    except ValueError:  # a database URL of another kind: no index
-        return None
+    if is_postgres(database_url):
+        return RepositoryIndexes(postgres_stores(database_url))
+    database = sqlite_path(database_url)
     stem = database[:-3] if database.endswith(".db") else database
     return RepositoryIndexes(sqlite_stores(stem + "-index.sqlite3"))
 
 
-def review_memory(settings: Settings) -> ReviewMemory:
+def review_memory(database_url: str) -> ReviewMemory:
     """The review memory in the server's database: PostgreSQL when the URL names it, else SQLite."""
-    if settings.database_url.startswith(("postgresql://", "postgres://")):
-        return PostgresReviewMemory(settings.database_url)
-    return SQLiteReviewMemory(settings.database_path)
+    if is_postgres(database_url):
+        return PostgresReviewMemory(database_url)
+    return SQLiteReviewMemory(sqlite_path(database_url))
 
 
-def make_handler(context: ServerContext, *, incremental: bool = True) -> Handler:
-    """`incremental=False` is the review life before issue #15, kept for the cost bench's baseline:
+def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,
+                 database_url: str, incremental: bool = True) -> Handler:
+    """The job handler; `admin` is the server's admin configuration holder (`.current` per job).
+    `incremental=False` is the review life before issue #15, kept for the cost bench's baseline:
     every event reviews the whole pull request, and posts whatever the model finds."""
     services: Services | None = None
 
-    async def handle(job: Job) -> None:
+    def ready() -> Services:
         nonlocal services
+        services = services or make_services(github, admin, http, secrets_dir, database_url=database_url,
+                                             incremental=incremental)
+        return services
+
+    async def handle(job: Job) -> None:
         if job.event == "push":
             await _push(job)
             return
         if job.event in CONVERSATION_EVENTS:
-            services = services or make_services(context, incremental=incremental)
+            services = ready()
             await handle_conversation(services, services.app.installation(_installation(job)), job)
             return
         target = target_for(job)
@@ -76,12 +83,11 @@ def make_handler(context: ServerContext, *, incremental: bool = True) -> Handler
             logger.info("no pull request to review in %s.%s (a fork's check suite lists none)",
                         job.event, job.action)
             return
-        services = services or make_services(context, incremental=incremental)
+        services = ready()
         await review_pull_request(services, services.app.installation(_installation(job)), target)
 
     async def _push(job: Job) -> None:
-        nonlocal services
-        services = services or make_services(context, incremental=incremental)
+        services = ready()
         if services.indexes is None or job.repo is None or job.head_sha is None or job.installation_id is None:
             return
         await index_push(services.indexes, services.app.installation(job.installation_id), services.admin.current,

@@ -4,7 +4,7 @@ Order of the checks, cheapest first: what the comment asks (nothing → done, no
 the thread); the configuration at the merge base (`enabled: false` stops follow-ups); write access
 of the author (asked of GitHub, cached); the comment id claimed in the review memory (a comment is
 answered once, however often it is delivered); then the per-thread rate. Bots never reach this
-module: their deliveries make no job (`bot.server.jobs`).
+module: their deliveries make no job (`bot.jobs`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any, Literal
 from bot.engine import followup
 from bot.github import GitHubClient, pull_request, read_file
 from bot.github.conversation import create_comment, reply_in_thread, review_comments
+from bot.jobs import Job
 from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import gather, read_paths
 from bot.pipeline.review import Services, review_pull_request
@@ -24,7 +25,6 @@ from bot.pipeline.targets import Target
 from bot.report.checkrun import report_for_plan
 from bot.reviews.conversation import RATE_NOTICE, WINDOW, Asked, help_text, neutralise_mentions, rate, read_comment
 from bot.reviews.memory import ReviewMemory
-from bot.server.jobs import Job
 
 logger = logging.getLogger("reviewer.followup")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.server.jobs import Job
+from bot.jobs import Job
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@ so tests inject a small real handler and `main` injects the pipeline.
 
 Routes: the webhook, health and metrics; sign-in through the connectors (`bot.auth.http`); the
 connector resource API and the admin API, both behind the sign-in gate (a session with the
-permission, or the break-glass `REVIEWER_ADMIN_TOKEN`). The connector store shares the SQLite file of the delivery store
-and, like it, opens when the app starts and closes when it stops. One `GitHubApp` (the app's
+permission, or the break-glass `REVIEWER_ADMIN_TOKEN`). The storage (bot.store: SQLite or
+PostgreSQL, from `REVIEWER_DATABASE_URL`) holds the delivery and the connector stores; it opens
+(and migrates) when the app starts and closes when it stops. One `GitHubApp` (the app's
 identity and its installation-token cache) serves the jobs and the admin API alike.
 """
 
@@ -17,33 +18,37 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import aiohttp
 from aiohttp import web
 
 from bot.auth.access import access_of
 from bot.auth.http import setup_signin
+from bot.auth.store import auth_store_for
 from bot.connectors.api import setup_routes as setup_connector_routes
-from bot.connectors.store import ConnectorStore
 from bot.github import GitHubApp
+from bot.github.coordination import Coordination
+from bot.jobs import Handler
 from bot.server import logging as log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
-from bot.server.jobs import Handler
 from bot.server.metrics import Metrics
+from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.queue import JobQueue
 from bot.server.retention import keep_pruning
 from bot.server.settings import Settings
-from bot.server.store import Store
 from bot.server.webhook import MAX_BODY, make_handler
+from bot.store import is_postgres, redact_url, storage_for
+from bot.store.model import DeliveryStore, Storage
 
 logger = log.get("app")
 
 SETTINGS = web.AppKey("settings", Settings)
 METRICS = web.AppKey("metrics", Metrics)
 ADMIN = web.AppKey("admin", AdminConfigHolder)
-STORE = web.AppKey("store", Store)
-CONNECTORS = web.AppKey("connectors", ConnectorStore)
+STORAGE = web.AppKey("storage", Storage)
+STORE = web.AppKey("store", DeliveryStore)
 
 
 @dataclass
@@ -56,12 +61,14 @@ class ServerContext:
     settings: Settings
     admin: AdminConfigHolder
     metrics: Metrics
-    store: Store
+    store: DeliveryStore
     http: aiohttp.ClientSession
     github: GitHubApp | None = None
 
 
 HandlerFactory = Callable[[ServerContext], Handler]
+Role = Literal["all", "web", "worker"]  # serve, serve --no-workers, worker
+ROLE = web.AppKey("role", str)
 
 
 @dataclass
@@ -70,7 +77,7 @@ class Runtime:
 
     handler_for: HandlerFactory
     context: ServerContext | None = None
-    queue: JobQueue | None = None
+    queue: JobQueue | ProcrastinateQueue | None = None
 
 
 RUNTIME = web.AppKey("runtime", Runtime)
@@ -88,65 +95,86 @@ async def healthz(request: web.Request) -> web.Response:
 async def metrics_page(request: web.Request) -> web.Response:
     metrics = request.app[METRICS]
     queue = request.app[RUNTIME].queue
-    metrics.queue_depth.set(queue.store.unclassified, state="received")
-    metrics.queue_depth.set(queue.depth(), state="queued")
-    metrics.running.set(queue.running)
+    if queue is not None:  # None only before the app has started
+        metrics.queue_depth.set(queue.store.unclassified, state="received")
+        metrics.queue_depth.set(queue.depth(), state="queued")
+        metrics.running.set(queue.running)
     return web.Response(text=metrics.render(), content_type="text/plain", charset="utf-8",
                         headers={"X-Content-Type-Options": "nosniff"})
 
 
 def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminConfigHolder | None = None,
-             metrics: Metrics | None = None) -> web.Application:
+             metrics: Metrics | None = None, role: Role = "all") -> web.Application:
     """The server's app; `admin` is loaded from the settings when not given (raises
-    AdminConfigError for a bad file: the server never starts half-configured)."""
+    AdminConfigError for a bad file: the server never starts half-configured).
+
+    `role`: "all" takes deliveries and runs jobs; "web" takes deliveries and serves the APIs;
+    "worker" runs jobs and serves only /healthz and /metrics. "web" and "worker" need PostgreSQL
+    (ValueError otherwise): their processes share the store and the queue."""
+    if role != "all" and not is_postgres(settings.database_url):
+        raise ValueError(f"{'reviewer serve --no-workers' if role == 'web' else 'reviewer worker'} needs a store "
+                         "shared by every process: set REVIEWER_DATABASE_URL=postgresql://user:password@host/db")
     log.register_secret(*settings.secrets())
     metrics = metrics or Metrics()
     admin = admin or AdminConfigHolder.loaded(settings.admin_config, metrics)  # AdminConfigError if bad
     admin.metrics = admin.metrics or metrics
     app = web.Application(client_max_size=MAX_BODY)
     app[SETTINGS], app[METRICS], app[ADMIN], app[RUNTIME] = settings, metrics, admin, Runtime(handler_for)
-    store = app[STORE] = Store(settings.database_path)
-    connectors = app[CONNECTORS] = ConnectorStore(settings.database_path)
+    app[ROLE] = role
+    storage = app[STORAGE] = storage_for(settings.database_url)
+    store = app[STORE] = storage.deliveries
     token = settings.admin_token.reveal() if settings.admin_token else None
-    app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
-    gate = setup_signin(app, connectors=connectors, database_path=settings.database_path,
+    app.cleanup_ctx.append(_lifecycle)
+    if role == "worker":
+        return app
+    app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
+    gate = setup_signin(app, connectors=storage.connectors, store=auth_store_for(settings.database_url),
                         secrets_dir=settings.secrets_dir, public_url=settings.public_url,
                         session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current))
-    setup_connector_routes(app, connectors, admin_token=token, secrets_dir=settings.secrets_dir, gate=gate)
+    setup_connector_routes(app, storage.connectors, admin_token=token, secrets_dir=settings.secrets_dir, gate=gate)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
-    app.cleanup_ctx.append(_lifecycle)
     return app
 
 
-def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics) -> GitHubApp | None:
+def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics,
+               coordination: Coordination | None = None) -> GitHubApp | None:
     """The app's GitHub client, or None when the settings lack the app id or the private key."""
     if settings.app_id is None or settings.private_key is None:
         return None
-    return GitHubApp(http, app_id=settings.app_id, private_key=settings.private_key.reveal(),
+    return GitHubApp(http, app_id=settings.app_id, private_key=settings.private_key.reveal(), coordination=coordination,
                      base_url=settings.api_url, on_call=lambda method, route, status: metrics.github_call(status))
 
 
 async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
     settings, store, admin, runtime = app[SETTINGS], app[STORE], app[ADMIN], app[RUNTIME]
     async with contextlib.AsyncExitStack() as stack:
-        await store.open()
-        stack.push_async_callback(store.close)
-        await asyncio.to_thread(app[CONNECTORS].open)
-        stack.push_async_callback(asyncio.to_thread, app[CONNECTORS].close)
+        await app[STORAGE].open()
+        stack.push_async_callback(app[STORAGE].close)
         http = await stack.enter_async_context(aiohttp.ClientSession())
         runtime.context = ServerContext(settings, admin, app[METRICS], store, http,
-                                        github_app(settings, http, app[METRICS]))
-        runtime.queue = JobQueue(store, runtime.handler_for(runtime.context), app[METRICS], settings.workers)
+                                        github_app(settings, http, app[METRICS], app[STORAGE].coordination))
+        runtime.queue = _queue(app, runtime.handler_for(runtime.context))
         store.on_received = runtime.queue.wake
         await runtime.queue.start()
         stack.push_async_callback(runtime.queue.stop)
         if settings.admin_config:
             watcher = asyncio.create_task(admin.watch(settings.admin_reload_seconds), name="admin-reload")
             stack.callback(watcher.cancel)
-        pruner = asyncio.create_task(keep_pruning(store, settings.retention_days, app[METRICS]), name="retention")
-        stack.callback(pruner.cancel)
-        logger.info("server started", extra={"workers": settings.workers, "database": settings.database_path})
+        if app[ROLE] != "worker":
+            pruner = asyncio.create_task(keep_pruning(store, settings.retention_days, app[METRICS]), name="retention")
+            stack.callback(pruner.cancel)
+        logger.info("server started", extra={"role": app[ROLE], "workers": settings.workers,
+                                             "database": redact_url(settings.database_url)})
         yield
     logger.info("server stopped")
+
+
+def _queue(app: web.Application, handler: Handler) -> JobQueue | ProcrastinateQueue:
+    """The in-process queue on SQLite; procrastinate on PostgreSQL, in the app's role."""
+    settings, store, role = app[SETTINGS], app[STORE], app[ROLE]
+    if not is_postgres(settings.database_url):
+        return JobQueue(store, handler, app[METRICS], settings.workers)
+    return ProcrastinateQueue(settings.database_url, store, handler, app[METRICS], settings.workers,
+                              dispatch=role != "worker", work=role != "web")

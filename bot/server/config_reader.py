@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from bot.config.model import REPO_CONFIG_NAMES
 from bot.github import FileTooLarge, GitHubApp, GitHubError, read_file, repository
-from bot.server.store import Store
+from bot.store.model import DeliveryStore
 
 
 class NotInstalled(Exception):
@@ -34,7 +34,7 @@ class ConfigAtHead:
     oversized: dict[str, int] = field(default_factory=dict)  # present but over the contents API's 1 MB → size
 
 
-async def read_config_at_head(app: GitHubApp, store: Store, owner: str, repo: str) -> ConfigAtHead:
+async def read_config_at_head(app: GitHubApp, store: DeliveryStore, owner: str, repo: str) -> ConfigAtHead:
     """Raises NotInstalled, or GitHubError when GitHub fails (after the client's retries)."""
     stored = await store.installation_for(f"{owner}/{repo}")
     if stored is not None:

@@ -1,4 +1,5 @@
-"""`reviewer serve`: read settings, load the admin configuration, wire the pipeline, serve.
+"""`reviewer serve` (`--no-workers`: web only) and `reviewer worker` (jobs only): read settings,
+load the admin configuration, wire the pipeline, serve.
 
 Exit codes: 0 after a clean stop (SIGTERM/SIGINT), 2 when the settings are unusable (the webhook
 secret, the GitHub App's id or private key missing, a key that is not RSA, a bad value), 1 when
@@ -17,35 +18,40 @@ import sys
 
 from aiohttp import web
 
+from bot.jobs import Handler
+from bot.pipeline import make_handler
 from bot.server import logging as log
 from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
-from bot.server.app import HandlerFactory, ServerContext, make_app
-from bot.server.jobs import Handler
+from bot.server.app import HandlerFactory, Role, ServerContext, make_app
 from bot.server.metrics import Metrics
 from bot.server.settings import Settings, SettingsError, load_settings
+from bot.store import is_postgres, redact_url
+from bot.store.model import SchemaTooNew, StoreUnavailable
 
 logger = log.get("main")
+STOP_WITHIN = 55.0  # seconds from SIGTERM to exit at most (jobs get 45 of them: pg_queue.GRACE)
 
 
 def pipeline_handler(context: ServerContext) -> Handler:
     """The one place the queue's seam meets the pipeline."""
-    from bot.pipeline import make_handler  # imported here: the pipeline imports the server's types
-
-    return make_handler(context)
+    return make_handler(context.github, context.admin, context.http, context.settings.secrets_dir,
+                        database_url=context.settings.database_url)
 
 
 class ListenError(Exception):
     """The port cannot be listened on (in use, not permitted); the message says which and why."""
 
 
-def _error(message: str) -> None:
-    print(f"reviewer serve: error: {message}", file=sys.stderr)
+def _error(message: str, command: str = "reviewer serve") -> None:
+    print(f"{command}: error: {message}", file=sys.stderr)
 
 
 async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics,
-                handler_for: HandlerFactory = pipeline_handler) -> None:
-    """Serve until SIGTERM or SIGINT, then stop cleanly (running jobs are requeued at next start)."""
-    app = make_app(settings, handler_for, admin=admin, metrics=metrics)
+                handler_for: HandlerFactory = pipeline_handler, role: Role = "all") -> None:
+    """Serve until SIGTERM or SIGINT, then stop cleanly: no new job; running ones finish (on
+    PostgreSQL, for up to a grace period, then are handed back) or, on SQLite, are requeued at the
+    next start."""
+    app = make_app(settings, handler_for, admin=admin, metrics=metrics, role=role)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, host="0.0.0.0", port=settings.port)
@@ -56,16 +62,19 @@ async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics,
         reason = os.strerror(exc.errno) if exc.errno else str(exc)
         raise ListenError(f"cannot listen on port {settings.port} (PORT): {reason}") from None
     _freeze_startup_objects()
-    logger.info("listening", extra={"port": runner.addresses[0][1]})  # the real port when PORT=0
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in (signal.SIGTERM, signal.SIGINT):  # before "listening": a supervisor may stop us right after it
         loop.add_signal_handler(sig, stop.set)
+    logger.info("listening", extra={"port": runner.addresses[0][1]})  # the real port when PORT=0
     try:
         await stop.wait()
         logger.info("stopping")
     finally:
-        await runner.cleanup()
+        try:  # design.md: a stop ends within a minute, even with the store unreachable
+            await asyncio.wait_for(runner.cleanup(), STOP_WITHIN)
+        except TimeoutError:
+            logger.warning("stopping took too long; exiting with work still open (it is taken up again)")
 
 
 def _freeze_startup_objects() -> None:
@@ -77,29 +86,45 @@ def _freeze_startup_objects() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    return _run(args, "web" if getattr(args, "no_workers", False) else "all")
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    return _run(args, "worker")
+
+
+def _run(args: argparse.Namespace, role: Role) -> int:
     log.configure()
+    command = "reviewer worker" if role == "worker" else "reviewer serve"
     try:
         settings = load_settings(config_file=getattr(args, "config", None), port=getattr(args, "port", None),
                                  require_app=True)
     except SettingsError as exc:
         for problem in exc.problems:
-            _error(problem)
+            _error(problem, command)
         return 2
     log.register_secret(*settings.secrets())
     metrics = Metrics()
     try:
         admin = AdminConfigHolder.loaded(settings.admin_config, metrics)
     except AdminConfigError as exc:
-        _error(f"the admin configuration {settings.admin_config} is invalid; not starting")
+        _error(f"the admin configuration {settings.admin_config} is invalid; not starting", command)
         for line in exc.lines:
             print(line, file=sys.stderr)
         return 1
     if settings.admin_token is None:
         logger.warning("REVIEWER_ADMIN_TOKEN is not set: only signed-in sessions reach the resource and admin APIs "
                        "(there is no break-glass token)")
+    if role != "all" and not is_postgres(settings.database_url):
+        _error(f"{'--no-workers' if role == 'web' else 'reviewer worker'} needs a store shared by every process: "
+               "set REVIEWER_DATABASE_URL=postgresql://user:password@host:5432/database", command)
+        return 2
     try:
-        asyncio.run(serve(settings, admin, metrics))
+        asyncio.run(serve(settings, admin, metrics, role=role))
     except ListenError as exc:
-        _error(str(exc))
+        _error(str(exc), command)
+        return 1
+    except (StoreUnavailable, SchemaTooNew) as exc:
+        _error(f"the store {redact_url(settings.database_url)}: {exc}", command)
         return 1
     return 0

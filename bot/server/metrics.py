@@ -38,6 +38,9 @@ def _labels(names: tuple[str, ...], values: tuple[str, ...], extra: str = "") ->
     return "{" + ",".join(parts) + "}" if parts else ""
 
 
+M = TypeVar("M", bound="_Metric")
+
+
 class _Metric:
     kind = ""
 
@@ -121,9 +124,6 @@ class Histogram(_Metric):
             lines.append(f"{self.name}_sum{_labels(self.labelnames, key)} {_number(total[0])}")
             lines.append(f"{self.name}_count{_labels(self.labelnames, key)} {cumulative}")
         return lines
-
-
-M = TypeVar("M", bound=_Metric)
 
 
 class Registry:

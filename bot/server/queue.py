@@ -17,13 +17,15 @@ import bisect
 import time
 from dataclasses import dataclass, field
 
+from bot.jobs import Handler, Job, parse_payload
 from bot.server import logging as log
-from bot.server.jobs import Classification, Handler, InvalidPayload, Job, classify, parse_payload
+from bot.server.dispatch import decide
 from bot.server.metrics import Metrics
-from bot.server.store import Queued, Received, Store
+from bot.store.model import DeliveryStore, Queued, Received, StoreUnavailable
 
 logger = log.get("queue")
 BATCH = 64
+FINISH_PATIENCE = 120.0  # seconds a finished job waits for the store to record its end
 INTAKE_PAUSE = 0.02  # seconds between two parsed bodies while webhook requests are waiting
 
 
@@ -37,7 +39,7 @@ class _Entry:
 
 
 class JobQueue:
-    def __init__(self, store: Store, handler: Handler, metrics: Metrics, workers: int = 4) -> None:
+    def __init__(self, store: DeliveryStore, handler: Handler, metrics: Metrics, workers: int = 4) -> None:
         self.store = store
         self.handler = handler
         self.metrics = metrics
@@ -90,22 +92,18 @@ class JobQueue:
                 self.wake()
 
     async def _dispatch(self, rows: list[Received]) -> None:
-        outcomes = []
-        installs = []
-        jobs = []
+        decisions = []
         for row in rows:
-            state, classification, error, payload = self._classify(row)
-            outcomes.append((row.delivery_id, state, classification, error))
-            if classification is not None and classification.kind == "installation":
-                installs.append((row.event, payload))
-            elif state == "queued":
-                jobs.append(_Entry(row.seq, row.delivery_id, row.event, classification.key, classification.head_sha))
+            decisions.append(decide(row, self.metrics))
             await self._yield_to_intake()
-        for event, payload in installs:
-            await self.store.record_installation(event, payload)
-        await self.store.classified(outcomes)
-        for entry in jobs:
-            await self._schedule(entry)
+        for decision in decisions:
+            if decision.installation_payload is not None:
+                await self.store.record_installation(decision.event, decision.installation_payload)
+        await self.store.classified([d.outcome for d in decisions])
+        for row, decision in zip(rows, decisions, strict=True):
+            delivery_id, state, c, _ = decision.outcome
+            if state == "queued" and c is not None and c.key is not None:
+                await self._schedule(_Entry(row.seq, delivery_id, row.event, c.key, c.head_sha))
 
     async def _yield_to_intake(self) -> None:
         """Intake first: GitHub counts a delivery failed after 10 s without an answer, while a job
@@ -115,29 +113,6 @@ class JobQueue:
             await asyncio.sleep(INTAKE_PAUSE)
         else:
             await asyncio.sleep(0)
-
-    def _classify(self, row: Received) -> tuple[str, Classification | None, str | None, dict | None]:
-        """(state to record, classification, error, the parsed payload)."""
-        fields = {"delivery": row.delivery_id, "event": row.event}
-        try:
-            payload = parse_payload(row.body)
-            c = classify(row.event, payload)
-        except InvalidPayload as exc:  # signed by GitHub's secret but unusable: retrying cannot help
-            logger.warning("delivery failed: %s", exc, extra=fields)
-            self.metrics.delivery(row.event, "invalid")
-            return "failed", None, str(exc), None
-        except Exception as exc:  # a bug here must not wedge the dispatcher on this row
-            logger.exception("delivery could not be classified", extra=fields)
-            self.metrics.delivery(row.event, "invalid")
-            return "failed", None, log.error_text(exc), None
-        fields.update(log.fields(action=c.action, repo=c.repo, pr=c.pr_number, installation=c.installation_id))
-        if c.kind == "ignored":
-            logger.info("delivery ignored: %s", c.reason, extra=fields)
-            self.metrics.delivery(row.event, "ignored")
-            return "ignored", c, None, payload
-        logger.info("delivery queued" if c.kind == "job" else "installation recorded", extra=fields)
-        self.metrics.delivery(row.event, "queued" if c.kind == "job" else "installation")
-        return ("queued" if c.kind == "job" else "done"), c, None, payload
 
     # --- scheduler ----------------------------------------------------------------------------
 
@@ -183,33 +158,62 @@ class JobQueue:
                 self._scheduled.discard(key)
 
     async def _run(self, entry: _Entry) -> None:
-        started = await self.store.start(entry.delivery_id)
-        if started is None:  # no longer queued
-            return
-        fields = log.fields(delivery=entry.delivery_id, event=entry.event, action=started.action,
-                            repo=started.repo, pr=started.pr_number, attempt=started.attempt)
-        logger.debug("job started", extra=fields)
         self.running += 1
-        began = time.monotonic()
-        delivery = log.current_delivery.set(entry.delivery_id)
         try:
-            job = Job(started.delivery_id, started.event, started.action, parse_payload(started.body),
-                      started.installation_id, started.repo, started.pr_number, started.head_sha,
-                      started.attempt)
-            await self.handler(job)
-        except Exception as exc:
-            error = log.error_text(exc)
-            await self.store.finish([entry.delivery_id], "failed", error)
-            logger.warning("job failed: %s", error, extra=fields)
-            self.metrics.jobs.inc(event=entry.event, outcome="failed")
-        else:
-            await self.store.finish([entry.delivery_id], "done", wait=False)
-            logger.info("job done", extra={**fields, "seconds": round(time.monotonic() - began, 3)})
-            self.metrics.jobs.inc(event=entry.event, outcome="done")
+            await run_job(self.store, self.handler, self.metrics, entry.delivery_id, entry.event)
         finally:
-            log.current_delivery.reset(delivery)
             self.running -= 1
-            self.metrics.job_duration.observe(time.monotonic() - began, event=entry.event)
+
+
+async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, delivery_id: str, event: str) -> bool:
+    """Start a queued delivery's job, run the handler, record the end; False when it was not queued.
+
+    A handler's exception marks the job failed (a redelivery retries it); a cancellation (the
+    process stopping) leaves the row `running`, for `recover` to put back in the queue."""
+    started = await store.start(delivery_id)
+    if started is None:  # no longer queued
+        return False
+    fields = log.fields(delivery=delivery_id, event=event, action=started.action,
+                        repo=started.repo, pr=started.pr_number, attempt=started.attempt)
+    logger.debug("job started", extra=fields)
+    began = time.monotonic()
+    delivery = log.current_delivery.set(delivery_id)
+    try:
+        job = Job(started.delivery_id, started.event, started.action, parse_payload(started.body),
+                  started.installation_id, started.repo, started.pr_number, started.head_sha,
+                  started.attempt)
+        await handler(job)
+    except Exception as exc:
+        error = log.error_text(exc)
+        await _finish(store, delivery_id, "failed", error)
+        logger.warning("job failed: %s", error, extra=fields)
+        metrics.jobs.inc(event=event, outcome="failed")
+    else:
+        await _finish(store, delivery_id, "done", wait=False)
+        logger.info("job done", extra={**fields, "seconds": round(time.monotonic() - began, 3)})
+        metrics.jobs.inc(event=event, outcome="done")
+    finally:
+        log.current_delivery.reset(delivery)
+        metrics.job_duration.observe(time.monotonic() - began, event=event)
+    return True
+
+
+async def _finish(store: DeliveryStore, delivery_id: str, state: str, error: str | None = None,
+                  wait: bool = True, patience: float = FINISH_PATIENCE) -> None:
+    """Record a job's end, waiting for a store that is away for a moment (PostgreSQL restarting):
+    the work is done, and a row left `running` would be run again."""
+    delay, deadline = 0.5, time.monotonic() + patience
+    while True:
+        try:
+            await store.finish([delivery_id], state, error, wait=wait)
+            return
+        except StoreUnavailable:
+            if time.monotonic() + delay > deadline:
+                raise
+            logger.warning("the store is unreachable; recording the job's end again shortly",
+                           extra={"delivery": delivery_id})
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 def _entry(row: Queued) -> _Entry:

@@ -14,7 +14,7 @@ import time
 
 from bot.server import logging as log
 from bot.server.metrics import Metrics
-from bot.server.store import Store
+from bot.store.model import DeliveryStore
 
 logger = log.get("retention")
 BATCH = 200  # rows a transaction: its statement runs on the event loop (about 1.3 ms measured)
@@ -22,7 +22,7 @@ EVERY = 3600.0  # seconds between two passes
 DAY = 86400.0
 
 
-async def prune_deliveries(store: Store, days: int, metrics: Metrics) -> int:
+async def prune_deliveries(store: DeliveryStore, days: int, metrics: Metrics) -> int:
     """Delete the finished deliveries last received more than `days` ago; returns how many."""
     before = time.time() - days * DAY
     total = 0
@@ -35,7 +35,7 @@ async def prune_deliveries(store: Store, days: int, metrics: Metrics) -> int:
     return total
 
 
-async def keep_pruning(store: Store, days: int, metrics: Metrics, every: float = EVERY) -> None:
+async def keep_pruning(store: DeliveryStore, days: int, metrics: Metrics, every: float = EVERY) -> None:
     """Prune now and every `every` seconds until cancelled; a failed pass is logged and retried."""
     while True:
         try:

@@ -24,7 +24,8 @@ from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
 from bot.connectors.values import NANOS_PER_SECOND, parse_duration
 from bot.github.client import DEFAULT_API_URL
-from bot.server.database import DEFAULT_URL, sqlite_path
+from bot.store import check_url, url_password
+from bot.store.sqlite.database import DEFAULT_URL, sqlite_path
 
 KEYS = (
     "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH", "GITHUB_WEBHOOK_SECRET",
@@ -93,7 +94,8 @@ class Settings:
 
     def secrets(self) -> list[str]:
         """Every secret value, for the log redactor."""
-        return [s.reveal() for s in (self.webhook_secret, self.private_key, self.admin_token) if s]
+        found = [s.reveal() for s in (self.webhook_secret, self.private_key, self.admin_token) if s]
+        return found + [p for p in (url_password(self.database_url),) if p]
 
 
 def _unquote(value: str) -> str:
@@ -232,7 +234,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         problems.append(f"GITHUB_API_URL: {api_url!r} is not an http(s) URL")
     database_url = values.get("REVIEWER_DATABASE_URL", DEFAULT_URL)
     try:
-        sqlite_path(database_url)
+        check_url(database_url)
     except ValueError as exc:
         problems.append(str(exc))
     reload_text = values.get("REVIEWER_ADMIN_RELOAD_SECONDS", str(Settings.admin_reload_seconds))

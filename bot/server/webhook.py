@@ -18,7 +18,7 @@ from aiohttp import web
 
 from bot.server import logging as log
 from bot.server.metrics import Metrics
-from bot.server.store import Incoming, Store
+from bot.store.model import DeliveryStore, Incoming, StoreUnavailable
 
 MAX_BODY = 25 * 1024 * 1024
 KEPT_HEADERS = ("X-GitHub-Event", "X-GitHub-Delivery", "X-GitHub-Hook-ID",
@@ -49,7 +49,7 @@ def _reject(metrics: Metrics, status: int, message: str, delivery: str | None = 
     return web.json_response({"error": message}, status=status)
 
 
-def make_handler(secret: bytes, store: Store, metrics: Metrics):
+def make_handler(secret: bytes, store: DeliveryStore, metrics: Metrics):
     async def webhook(request: web.Request) -> web.Response:
         # Untrusted until the signature checks out: log nothing from the request before that.
         if request.content_length is not None and request.content_length > MAX_BODY:
@@ -70,7 +70,10 @@ def make_handler(secret: bytes, store: Store, metrics: Metrics):
         if not _EVENT.fullmatch(event) or not _DELIVERY.fullmatch(delivery):
             return _reject(metrics, 400, "X-GitHub-Event or X-GitHub-Delivery is malformed")
         kept = {name: headers[name] for name in KEPT_HEADERS if name in headers}
-        new = await store.accept(Incoming(delivery, event, kept, body, time.time()))
+        try:
+            new = await store.accept(Incoming(delivery, event, kept, body, time.time()))
+        except StoreUnavailable as exc:  # never 202 for what is not stored: GitHub will redeliver
+            return _reject(metrics, 503, f"the delivery cannot be stored right now ({exc})", delivery)
         if not new:
             metrics.delivery(event, "duplicate")
             logger.info("duplicate delivery acknowledged", extra={"delivery": delivery, "event": event})

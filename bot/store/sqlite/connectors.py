@@ -1,75 +1,70 @@
-"""Connector objects in SQLite, beside the server's own tables in the same database file.
+"""Connector objects in SQLite, beside the server's other tables in the same database file.
 
-Writes are optimistic, as in Kubernetes: a writer that names the `resourceVersion` it read wins
-only if nobody wrote in between; the read, the compare and the write share one IMMEDIATE
-transaction, so two writers holding the same version cannot both succeed (another process on the
-same file included). The API calls these methods from worker threads; one connection, opened
-with the server's settings (`bot.server.database.connect`), is shared under a lock.
-
-`ConnectorStore(path)` touches nothing: the server opens it when the app starts and closes it when
-the app stops (`open`, `close`, both blocking: call them off the event loop), so that making the
-app creates no file and holds no connection. `ConnectorStore.opened(path)` does both steps at once.
+Writes are optimistic (bot.store.model.ConnectorStore): the read, the compare and the write share
+one IMMEDIATE transaction, so two writers holding the same version cannot both succeed (another
+process on the same file included). One connection, opened with the store's settings
+(`database.connect`), is shared under a lock; each call runs on a thread, off the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
-from bot.server.database import connect
+from bot.store.model import Build, Conflict
+from bot.store.sqlite.database import connect
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS connector_resources (
-    kind TEXT NOT NULL,
-    name TEXT NOT NULL,
-    resource_version INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    PRIMARY KEY (kind, name)
-);
-CREATE TABLE IF NOT EXISTS connector_counters (
-    name TEXT PRIMARY KEY,
-    value INTEGER NOT NULL
-);
-"""
+Objects = list[dict]  # (named here: `list` is a method's name inside the class)
 
 
-class Conflict(Exception):
-    """The object changed (or appeared, or went) since the `resourceVersion` the writer read."""
-
-    def __init__(self) -> None:
-        super().__init__("stale resourceVersion")
-
-
-class ConnectorStore:
+class SQLiteConnectorStore:
     def __init__(self, path: str) -> None:
-        """`path` is the server's SQLite file (or `:memory:`); nothing is opened until `open`."""
+        """`path` is the server's SQLite file; nothing is opened until `open`."""
         self.path = path
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
 
-    @classmethod
-    def opened(cls, path: str) -> ConnectorStore:
-        store = cls(path)
-        store.open()
-        return store
+    async def open(self) -> None:
+        """Connect (the tables are the migrations' business: bot.store.sqlite.migrations)."""
+        await asyncio.to_thread(self._open)
 
-    def open(self) -> None:
-        """Connect and create the tables if absent."""
+    def _open(self) -> None:
         with self._lock:
             if self._db is None:
                 self._db = connect(self.path, check_same_thread=False)
-        with self._transaction() as db:
-            for statement in filter(str.strip, _SCHEMA.split(";")):
-                db.execute(statement)
 
-    def close(self) -> None:
+    async def close(self) -> None:
+        await asyncio.to_thread(self._close)
+
+    def _close(self) -> None:
         with self._lock:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+
+    async def get(self, kind: str, name: str) -> dict | None:
+        return await asyncio.to_thread(self._get, kind, name)
+
+    async def list(self, kind: str) -> tuple[Objects, str]:
+        """Every object of a kind, by name, and the store's current resourceVersion."""
+        return await asyncio.to_thread(self._list, kind)
+
+    async def put(self, kind: str, name: str, expected_version: str | None, build: Build) -> tuple[dict, bool]:
+        """Creates or replaces `name` with `build(previous)`; (stored object, created).
+
+        `build` runs inside the transaction so that what it derives from the previous object
+        (generation, condition times) cannot interleave with another writer. Raises Conflict when
+        `expected_version` is given and is not the current one (or the object does not exist).
+        """
+        return await asyncio.to_thread(self._put, kind, name, expected_version, build)
+
+    async def delete(self, kind: str, name: str) -> dict | None:
+        """Removes `name`; the object it was, or None when there was none."""
+        return await asyncio.to_thread(self._delete, kind, name)
 
     @contextlib.contextmanager
     def _transaction(self, *, write: bool = True) -> Iterator[sqlite3.Connection]:
@@ -86,13 +81,13 @@ class ConnectorStore:
                 raise
             db.execute("COMMIT")
 
-    def get(self, kind: str, name: str) -> dict | None:
+    def _get(self, kind: str, name: str) -> dict | None:
         with self._transaction(write=False) as db:
             row = db.execute("SELECT body FROM connector_resources WHERE kind = ? AND name = ?",
                              (kind, name)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def list(self, kind: str) -> tuple[list[dict], str]:
+    def _list(self, kind: str) -> tuple[Objects, str]:
         """Every object of a kind, by name, and the store's current resourceVersion."""
         with self._transaction(write=False) as db:
             rows = db.execute("SELECT body FROM connector_resources WHERE kind = ? ORDER BY name",
@@ -100,8 +95,7 @@ class ConnectorStore:
             version = _counter(db, "resourceVersion")
         return [json.loads(r[0]) for r in rows], str(version)
 
-    def put(self, kind: str, name: str, expected_version: str | None,
-            build: Callable[[dict | None], dict]) -> tuple[dict, bool]:
+    def _put(self, kind: str, name: str, expected_version: str | None, build: Build) -> tuple[dict, bool]:
         """Creates or replaces `name` with `build(previous)`; (stored object, created).
 
         `build` runs inside the transaction so that what it derives from the previous object
@@ -131,7 +125,7 @@ class ConnectorStore:
                     raise Conflict()
         return obj, previous is None
 
-    def delete(self, kind: str, name: str) -> dict | None:
+    def _delete(self, kind: str, name: str) -> dict | None:
         """Removes `name`; the object it was, or None when there was none."""
         with self._transaction() as db:
             row = db.execute("SELECT body FROM connector_resources WHERE kind = ? AND name = ?",

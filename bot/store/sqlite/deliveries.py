@@ -1,16 +1,8 @@
-"""The durable record of deliveries and their jobs, in SQLite, keyed by `X-GitHub-Delivery`.
+"""The durable record of deliveries and their jobs, in SQLite, keyed by `X-GitHub-Delivery`
+(the DeliveryStore of bot.store.model: the states and their moves are described there).
 
-One row per delivery id, whose `state` is its job's life:
-`received` (stored, not yet read) → `queued` (a job) | `ignored` | `done` (installation events) |
-`failed` (not JSON) ; `queued` → `running` → `done` | `failed` ; `queued` → `superseded`.
-A redelivery of a `failed` row puts it back to `received` (a redelivery is how a user retries);
-of any other row it is a duplicate and changes nothing. On start `running` rows (a crash
-interrupted them) go back to `queued`.
-
-Bodies are stored as received, LZ4-compressed: GitHub's JSON shrinks about 7×, and writing the
-raw ~24 KB would cost more than compressing it (the WAL and the checkpoint each copy every page).
-LZ4 compresses a 24 KB payload in about 10 µs, zlib at its fastest level in about 60 µs for a like
-size; rows written before LZ4 (zlib streams) are still read.
+Bodies are stored as received, LZ4-compressed (bot.store.bodies): the WAL and the checkpoint each
+copy every page, so fewer bytes are cheaper than the compression.
 
 Two connections, each used by one task at a time, so no locks: the writer's statements run on the
 event loop and its commits on the writer thread, one batch at a time (`database.write_transaction`);
@@ -21,49 +13,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 import time
-import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import lz4.frame
-
-from bot.server import database, installations
-from bot.server import logging as log
-from bot.server.group_commit import GroupCommit
-from bot.server.jobs import Classification
+from bot.jobs import Classification
+from bot.store.bodies import pack as _pack
+from bot.store.bodies import unpack as _unpack
+from bot.store.group_commit import GroupCommit
+from bot.store.model import Decide, Decision, Incoming, Outcome, Queued, Received, Started
+from bot.store.sqlite import database, installations
 
 T = TypeVar("T")
-logger = log.get("store")
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS deliveries (
-    seq INTEGER PRIMARY KEY,
-    delivery_id TEXT NOT NULL UNIQUE,
-    event TEXT NOT NULL,
-    headers TEXT NOT NULL,
-    body BLOB NOT NULL,
-    received_at REAL NOT NULL,
-    received_count INTEGER NOT NULL DEFAULT 1,
-    state TEXT NOT NULL,
-    action TEXT,
-    installation_id INTEGER,
-    repo TEXT,
-    pr_number INTEGER,
-    head_sha TEXT,
-    job_key TEXT,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    error TEXT,
-    started_at REAL,
-    finished_at REAL
-);
-CREATE INDEX IF NOT EXISTS deliveries_open ON deliveries(state, seq)
-    WHERE state IN ('received', 'queued', 'running');
-CREATE INDEX IF NOT EXISTS deliveries_received_at ON deliveries(received_at);
-"""
+logger = logging.getLogger("reviewer.store")
 
 _UPSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state) VALUES "
 # A redelivery of a delivery whose job failed is done again (design.md); any other is a duplicate.
@@ -78,49 +43,6 @@ RETURNING delivery_id
 """
 
 
-@dataclass(frozen=True)
-class Incoming:
-    delivery_id: str
-    event: str
-    headers: dict[str, str]
-    body: bytes
-    received_at: float
-
-
-@dataclass(frozen=True)
-class Received:
-    """A stored delivery not yet classified."""
-
-    seq: int
-    delivery_id: str
-    event: str
-    body: bytes
-
-
-@dataclass(frozen=True)
-class Queued:
-    """A job waiting for a worker (what the scheduler needs; the payload is read at start)."""
-
-    seq: int
-    delivery_id: str
-    event: str
-    key: str
-    head_sha: str | None
-
-
-@dataclass(frozen=True)
-class Started:
-    delivery_id: str
-    event: str
-    action: str | None
-    body: bytes
-    installation_id: int | None
-    repo: str | None
-    pr_number: int | None
-    head_sha: str | None
-    attempt: int
-
-
 Op = Callable[[sqlite3.Connection], Any]
 
 
@@ -132,8 +54,8 @@ def _write_items(conn: sqlite3.Connection, items: list[Incoming | Op]) -> list[A
     thread, so that no statement of this connection is touched on the loop meanwhile.
     """
     results: list[Any] = [None] * len(items)
-    accepts = [i for i, item in enumerate(items) if isinstance(item, Incoming)]
-    for i, result in zip(accepts, _accept_many(conn, [items[i] for i in accepts]), strict=False):
+    accepts = [(i, item) for i, item in enumerate(items) if isinstance(item, Incoming)]
+    for (i, _), result in zip(accepts, _accept_many(conn, [item for _, item in accepts]), strict=False):
         results[i] = result
     for i, op in enumerate(items):
         if not isinstance(op, Incoming):
@@ -169,7 +91,7 @@ def _accept_many(conn: sqlite3.Connection, items: list[Incoming]) -> list[bool]:
     return results
 
 
-class Store:
+class SQLiteDeliveryStore:
     """Writes go through one group commit (intake and job updates share the sync); reads run on
     a thread with their own connection, so under WAL they never wait for a commit's sync."""
 
@@ -185,6 +107,8 @@ class Store:
         self.intake_in_flight = 0  # webhook requests waiting for their commit (the dispatcher defers to them)
 
     async def _write_batch(self, items: list[Incoming | Op]) -> list[Any]:
+        if self._wconn is None:
+            raise RuntimeError(f"the delivery store {self.path} is not open")
         return await database.write_transaction(self._wconn, self._writer_thread,
                                                 lambda conn: _write_items(conn, items))
 
@@ -192,14 +116,16 @@ class Store:
         return await self._writer.submit(op)
 
     async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._reader_thread, fn, self._rconn)
+        conn = self._rconn
+        if conn is None:
+            raise RuntimeError(f"the delivery store {self.path} is not open")
+        return await asyncio.get_running_loop().run_in_executor(self._reader_thread, fn, conn)
 
     async def open(self) -> None:
         loop = asyncio.get_running_loop()
 
         def _open_writer() -> sqlite3.Connection:
             conn = database.connect(self.path, check_same_thread=False)
-            conn.executescript(SCHEMA + installations.SCHEMA)
             conn.execute("PRAGMA busy_timeout=0")  # the lock is waited for on the loop: begin_immediate
             return conn
         self._wconn = await loop.run_in_executor(self._writer_thread, _open_writer)
@@ -241,7 +167,7 @@ class Store:
             return [Received(seq, did, event, _unpack(body)) for seq, did, event, body in rows]
         return await self._read(query)
 
-    async def classified(self, outcomes: list[tuple[str, str, Classification | None, str | None]]) -> None:
+    async def classified(self, outcomes: list[Outcome]) -> None:
         """Record (delivery id, new state, classification, error) for a batch."""
         now = time.time()
         rows = []
@@ -255,17 +181,35 @@ class Store:
             rows))
         self.unclassified = max(0, self.unclassified - len(outcomes))
 
-    async def recover(self) -> int:
-        """Put jobs a crash interrupted back in the queue; returns how many."""
-        return await self._write(lambda conn: conn.execute(
-            "UPDATE deliveries SET state = 'queued', started_at = NULL WHERE state = 'running'").rowcount)
+    async def claim(self, limit: int, decide: Decide) -> list[Decision]:
+        """Decide and record up to `limit` received rows (one process owns the file's queue, so
+        nobody else claims them meanwhile)."""
+        decisions = [decide(row) for row in await self.received(limit)]
+        for decision in decisions:
+            if decision.installation_payload is not None:
+                await self.record_installation(decision.event, decision.installation_payload)
+        await self.classified([d.outcome for d in decisions])
+        return decisions
 
-    async def queued(self) -> list[Queued]:
+    async def recover(self, key: str | None = None) -> int:
+        """Put jobs a crash interrupted back in the queue (of one key, or all); returns how many."""
+        return await self._write(lambda conn: conn.execute(
+            "UPDATE deliveries SET state = 'queued', started_at = NULL WHERE state = 'running' "
+            "AND (? IS NULL OR job_key = ?)", (key, key)).rowcount)
+
+    async def queued(self, key: str | None = None) -> list[Queued]:
         def query(conn: sqlite3.Connection) -> list[Queued]:
             rows = conn.execute(
                 "SELECT seq, delivery_id, event, job_key, head_sha FROM deliveries "
-                "WHERE state = 'queued' ORDER BY seq").fetchall()
+                "WHERE state = 'queued' AND (? IS NULL OR job_key = ?) ORDER BY seq", (key, key)).fetchall()
             return [Queued(*row) for row in rows]
+        return await self._read(query)
+
+    async def open_keys(self) -> list[str]:
+        def query(conn: sqlite3.Connection) -> list[str]:
+            rows = conn.execute("SELECT DISTINCT job_key FROM deliveries WHERE state = 'queued' "
+                                "AND job_key IS NOT NULL ORDER BY job_key").fetchall()
+            return [row[0] for row in rows]
         return await self._read(query)
 
     async def count(self, state: str | None = None) -> int:
@@ -291,7 +235,7 @@ class Store:
         if not rows:
             return None
         row = rows[0]
-        return Started(row[0], row[1], row[2], _unpack(row[3]), *row[4:8], attempt=row[8])
+        return Started(row[0], row[1], row[2], _unpack(row[3]), row[4], row[5], row[6], row[7], attempt=row[8])
 
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
                      from_state: str = "running", wait: bool = True) -> None:
@@ -346,21 +290,7 @@ class Store:
         return await self._read(lambda conn: installations.reaching(conn, full_name))
 
 
-def _pack(body: bytes) -> bytes:
-    return lz4.frame.compress(body)
-
-
-def _unpack(blob: bytes) -> bytes:
-    """A stored body: an LZ4 frame, or a zlib stream written by a version before LZ4."""
-    if blob[:4] == _LZ4_MAGIC:
-        return lz4.frame.decompress(blob)
-    return zlib.decompress(blob)
-
-
-_LZ4_MAGIC = b"\x04\x22\x4d\x18"
-
-
 def _log_failure(future: asyncio.Future) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        error = future.exception()
-        logger.error("a store write failed", exc_info=(type(error), error, error.__traceback__))
+    error = None if future.cancelled() else future.exception()
+    if error is not None:
+        logger.error("a store write failed", exc_info=error)

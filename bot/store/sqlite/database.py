@@ -58,10 +58,24 @@ def connect(path: str, *, check_same_thread: bool = True) -> sqlite3.Connection:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=check_same_thread, timeout=BUSY_TIMEOUT)
     conn.execute("PRAGMA page_size=16384")  # a new file only; kept by an existing one
-    conn.execute("PRAGMA journal_mode=WAL")
+    _wal(conn)
     conn.execute("PRAGMA temp_store=MEMORY")
     conn.execute("PRAGMA synchronous=FULL")
     return conn
+
+
+def _wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL. Two connections creating the file at once may find it busy without SQLite
+    calling the busy handler (the switch itself takes the lock), so the wait is ours."""
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                raise
+        time.sleep(0.01)
 
 
 async def write_transaction(conn: sqlite3.Connection, sync_thread: Executor,

@@ -1,0 +1,92 @@
+"""`AuthStore` on PostgreSQL: what sign-in keeps, shared by every web process of a scaled-out
+deployment (a state made by one process is taken by another; a session made by one is seen by all).
+
+The tables are those of `SqliteAuthStore`, made at open under a transaction-scoped advisory lock
+so that processes starting together do not race on `CREATE TABLE`. Single use is decided by
+`DELETE … RETURNING`: of two callers taking the same state, one gets the row.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from bot.store.postgres.database import Database
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS auth_pending (id text PRIMARY KEY, body text NOT NULL, "
+    "expires_at double precision NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS auth_sessions (id text PRIMARY KEY, body text NOT NULL, "
+    "expires_at double precision NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS auth_signins (seq bigserial PRIMARY KEY, at double precision NOT NULL, "
+    "body text NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS auth_keys (name text PRIMARY KEY, value text NOT NULL)",
+)
+_SCHEMA_LOCK = 0x72657669_61757468 & 0x7FFFFFFFFFFFFFFF  # "revi" "auth": this module's advisory lock
+SIGNIN_LOG_KEEP = 10_000  # newest entries kept, as on SQLite
+
+
+class PostgresAuthStore:
+    def __init__(self, url: str, clock: Any = time.time) -> None:
+        self.db = Database(url, min_size=1, max_size=4)
+        self.clock = clock
+
+    async def open(self) -> None:
+        await self.db.open()
+        async with self.db.transaction() as conn:
+            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            for statement in _SCHEMA:
+                await conn.execute(statement)
+
+    async def close(self) -> None:
+        await self.db.close()
+
+    async def put_pending(self, key: str, body: dict[str, Any], expires_at: float) -> None:
+        async with self.db.transaction() as conn:
+            await conn.execute("DELETE FROM auth_pending WHERE expires_at < %s", (self.clock(),))
+            await conn.execute("INSERT INTO auth_pending (id, body, expires_at) VALUES (%s, %s, %s)",
+                               (key, json.dumps(body), expires_at))
+
+    async def take_pending(self, key: str) -> dict[str, Any] | None:
+        rows = await self.db.fetch("DELETE FROM auth_pending WHERE id = %s RETURNING body, expires_at", (key,))
+        if not rows or rows[0][1] < self.clock():
+            return None
+        return dict(json.loads(rows[0][0]))
+
+    async def put_session(self, key: str, body: dict[str, Any], expires_at: float) -> None:
+        async with self.db.transaction() as conn:
+            await conn.execute("DELETE FROM auth_sessions WHERE expires_at < %s", (self.clock(),))
+            await conn.execute("INSERT INTO auth_sessions (id, body, expires_at) VALUES (%s, %s, %s) "
+                               "ON CONFLICT (id) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at",
+                               (key, json.dumps(body), expires_at))
+
+    async def get_session(self, key: str) -> dict[str, Any] | None:
+        rows = await self.db.fetch("SELECT body FROM auth_sessions WHERE id = %s AND expires_at >= %s",
+                                   (key, self.clock()))
+        return dict(json.loads(rows[0][0])) if rows else None
+
+    async def delete_session(self, key: str) -> bool:
+        return await self.db.execute("DELETE FROM auth_sessions WHERE id = %s", (key,)) == 1
+
+    async def record_signin(self, body: dict[str, Any]) -> None:
+        rows = await self.db.fetch("INSERT INTO auth_signins (at, body) VALUES (%s, %s) RETURNING seq",
+                                   (body.get("at", self.clock()), json.dumps(body)))
+        seq = int(rows[0][0])
+        if seq % 100 == 0:
+            await self.db.execute("DELETE FROM auth_signins WHERE seq <= %s", (seq - SIGNIN_LOG_KEEP,))
+
+    async def signins(self, limit: int = 100) -> list[dict[str, Any]]:
+        rows = await self.db.fetch("SELECT body FROM auth_signins ORDER BY seq DESC LIMIT %s", (limit,))
+        return [json.loads(row[0]) for row in rows]
+
+    async def key(self, name: str, make: Any) -> str:
+        """The value stored under `name`, made by `make()` on first use; the first writer wins, so
+        every process ends up with the same key."""
+        rows = await self.db.fetch("SELECT value FROM auth_keys WHERE name = %s", (name,))
+        if rows:
+            return str(rows[0][0])
+        await self.db.execute("INSERT INTO auth_keys (name, value) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
+                              (name, make()))
+        rows = await self.db.fetch("SELECT value FROM auth_keys WHERE name = %s", (name,))
+        return str(rows[0][0])

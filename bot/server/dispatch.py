@@ -1,0 +1,44 @@
+"""What the dispatcher makes of one received delivery: parse, classify, log and count it.
+
+Shared by both queues (the in-process one and the PostgreSQL one): the same deliveries give the
+same states, logs and metrics whichever runs them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.jobs import InvalidPayload, classify, parse_payload
+from bot.server import logging as log
+from bot.server.metrics import Metrics
+from bot.store.model import Decision, Received
+
+logger = log.get("queue")
+
+
+def decide(row: Received, metrics: Metrics) -> Decision:
+    """The delivery's new state (queued, ignored, done for installation events, failed)."""
+    fields: dict[str, Any] = {"delivery": row.delivery_id, "event": row.event}
+    try:
+        payload = parse_payload(row.body)
+        c = classify(row.event, payload)
+    except InvalidPayload as exc:  # signed by GitHub's secret but unusable: retrying cannot help
+        logger.warning("delivery failed: %s", exc, extra=fields)
+        metrics.delivery(row.event, "invalid")
+        return Decision(row.event, (row.delivery_id, "failed", None, str(exc)))
+    except Exception as exc:  # a bug here must not wedge the dispatcher on this row
+        logger.exception("delivery could not be classified", extra=fields)
+        metrics.delivery(row.event, "invalid")
+        return Decision(row.event, (row.delivery_id, "failed", None, log.error_text(exc)))
+    fields.update(log.fields(action=c.action, repo=c.repo, pr=c.pr_number, installation=c.installation_id))
+    if c.kind == "ignored":
+        logger.info("delivery ignored: %s", c.reason, extra=fields)
+        metrics.delivery(row.event, "ignored")
+        return Decision(row.event, (row.delivery_id, "ignored", c, None))
+    if c.kind == "installation":
+        logger.info("installation recorded", extra=fields)
+        metrics.delivery(row.event, "installation")
+        return Decision(row.event, (row.delivery_id, "done", c, None), payload)
+    logger.info("delivery queued", extra=fields)
+    metrics.delivery(row.event, "queued")
+    return Decision(row.event, (row.delivery_id, "queued", c, None))

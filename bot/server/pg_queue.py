@@ -1,0 +1,217 @@
+"""Jobs on PostgreSQL, across any number of processes, on procrastinate (not a queue of our own).
+
+Two roles, in one process (`reviewer serve`) or apart (`serve --no-workers`, `worker`):
+- the dispatcher (web): woken after each intake commit, it claims `received` rows (SKIP LOCKED, so
+  two web processes never take the same row), classifies them and, for each pull request that got
+  a job, defers one procrastinate job for its key (`owner/repo#N`) with `lock=key` — procrastinate
+  runs at most one job of a lock at a time, across every worker — and `queueing_lock=key`, so at
+  most one job a pull request waits (a second deferral while one waits is refused, and the waiting
+  one will find the new delivery anyway);
+- the workers: a procrastinate worker runs `review_key(key)`, which first puts back what a dead
+  worker left `running` for that key (it holds the key's lock: nothing else can be running it),
+  supersedes queued deliveries whose head is not the newest queued head (a job for a head that is
+  no longer the pull request's head is dropped), then runs what is left, in order.
+
+A worker killed mid-job stops sending heartbeats; every worker sweeps for stalled jobs (workers
+silent for STALLED_AFTER seconds) every SWEEP_EVERY seconds and retries them, so the job runs again
+within a minute, as attempt 2: the pipeline then takes up the check run the first attempt started
+(found by its external id) instead of starting a second one. The sweep also re-defers keys whose
+rows are queued with no job waiting (a dispatcher that died between its commit and its deferral).
+SIGTERM stops taking jobs and waits up to GRACE seconds for those running; a job still running then
+is cancelled and its delivery put back to `queued` for another worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+
+import procrastinate
+from procrastinate.exceptions import AlreadyEnqueued
+from procrastinate.jobs import Status
+
+from bot.jobs import Handler
+from bot.server import logging as log
+from bot.server.dispatch import decide
+from bot.server.metrics import Metrics
+from bot.server.queue import BATCH, run_job
+from bot.store.model import DeliveryStore, Queued
+
+logger = log.get("queue")
+TASK = "reviewer.review_key"
+HEARTBEAT = 5.0  # seconds between a worker's heartbeats
+STALLED_AFTER = 20.0  # a worker silent this long is dead: its jobs are retried
+SWEEP_EVERY = 10.0
+GRACE = 45.0  # seconds SIGTERM waits for running jobs (the process exits within a minute)
+
+
+def make_app(url: str) -> procrastinate.App:
+    """The procrastinate app on the same database (its own small pool; statements not prepared)."""
+    connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, max_size=4, timeout=5.0,
+                                               kwargs={"prepare_threshold": None})
+    return procrastinate.App(connector=connector)
+
+
+def stale(rows: list[Queued]) -> tuple[list[Queued], list[Queued]]:
+    """(to run, to supersede): the newest queued head wins; rows for another head are dropped."""
+    if not rows:
+        return [], []
+    newest = rows[-1].head_sha
+    keep = [r for r in rows if not (r.head_sha and newest and r.head_sha != newest)]
+    return keep, [r for r in rows if r not in keep]
+
+
+class ProcrastinateQueue:
+    """The JobQueue interface (start, stop, wake, depth, running) over procrastinate."""
+
+    def __init__(self, url: str, store: DeliveryStore, handler: Handler | None, metrics: Metrics, workers: int,
+                 *, dispatch: bool, work: bool) -> None:
+        self.store, self.handler, self.metrics, self.workers = store, handler, metrics, workers
+        self.dispatch, self.work = dispatch, work
+        self.app = make_app(url)
+        self.app.task(name=TASK, retry=False, pass_context=False)(self._review_key)
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task] = []
+        self._worker: asyncio.Task | None = None
+        self._stopping = False
+        self.running = 0
+        self._waiting = 0
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.app.open_async()
+        if self.dispatch:
+            self._tasks.append(asyncio.create_task(self._dispatch_loop(), name="dispatcher"))
+            self.wake()
+        if self.work:
+            self._worker = asyncio.create_task(self._run_worker(), name="procrastinate-worker")
+            self._tasks.append(asyncio.create_task(self._sweep_loop(), name="stalled-sweep"))
+
+    async def stop(self) -> None:
+        """Stop dispatching and sweeping; let the worker finish its jobs (GRACE), then close."""
+        self._stopping = True
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._worker is not None:
+            self._worker.cancel()  # procrastinate's graceful stop: no new job, running ones finish
+            await asyncio.gather(self._worker, return_exceptions=True)
+        await self.app.close_async()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def depth(self) -> int:
+        return self._waiting
+
+    # --- dispatcher ---------------------------------------------------------------------------
+
+    async def _dispatch_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                while decisions := await self.store.claim(BATCH, lambda row: decide(row, self.metrics)):
+                    keys = {c.key for _, state, c, _ in (d.outcome for d in decisions)
+                            if state == "queued" and c is not None and c.key}
+                    for key in sorted(keys):
+                        await self.defer(key)
+            except Exception:  # the store is away: the rows stay `received` for the next pass
+                logger.exception("dispatching failed; trying again in a second")
+                await asyncio.sleep(1)
+                self.wake()
+
+    async def defer(self, key: str) -> bool:
+        """One job for the key unless one already waits; True when this call made it."""
+        try:
+            await self.app.configure_task(TASK, lock=key, queueing_lock=key).defer_async(key=key)
+        except AlreadyEnqueued:
+            return False
+        return True
+
+    # --- workers ------------------------------------------------------------------------------
+
+    async def _run_worker(self) -> None:
+        """procrastinate's worker, started again after a failure (PostgreSQL restarting)."""
+        while True:
+            try:
+                await self.app.run_worker_async(
+                    concurrency=self.workers, wait=True, install_signal_handlers=False,
+                    shutdown_graceful_timeout=GRACE, update_heartbeat_interval=HEARTBEAT,
+                    stalled_worker_timeout=STALLED_AFTER, delete_jobs="successful", name="reviewer")
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                # procrastinate may end a cancelled run with the store's error instead of the
+                # cancellation (PostgreSQL unreachable while stopping): never start it again then
+                if self._stopping:
+                    return
+                logger.exception("the job worker stopped on an error; starting it again")
+                await asyncio.sleep(1)
+
+    async def _review_key(self, key: str) -> None:
+        """procrastinate's task: every queued delivery of one pull request, holding its lock."""
+        assert self.handler is not None, "a dispatch-only queue runs no job"
+        interrupted = await self.store.recover(key)
+        if interrupted:
+            logger.info("took up jobs a stopped worker left", extra={"key": key, "count": interrupted})
+        while rows := await self.store.queued(key):
+            keep, dropped = stale(rows)
+            if dropped:
+                await self._supersede(dropped, keep[-1] if keep else rows[-1])
+            for row in keep:
+                await self._run(row)
+
+    async def _run(self, row: Queued) -> None:
+        assert self.handler is not None
+        self.running += 1
+        try:
+            await run_job(self.store, self.handler, self.metrics, row.delivery_id, row.event)
+        except asyncio.CancelledError:  # stopped past the grace period: hand the job back
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._hand_back(row))
+            raise
+        finally:
+            self.running -= 1
+
+    async def _hand_back(self, row: Queued) -> None:
+        await self.store.recover(row.key)
+        await self.defer(row.key)
+
+    async def _supersede(self, stale_rows: list[Queued], by: Queued) -> None:
+        error = f"superseded by delivery {by.delivery_id} (head {by.head_sha})"
+        await self.store.finish([r.delivery_id for r in stale_rows], "superseded", error, from_state="queued")
+        for r in stale_rows:
+            logger.info("job superseded", extra={"delivery": r.delivery_id, "by": by.delivery_id, "key": r.key})
+            self.metrics.jobs.inc(event=r.event, outcome="superseded")
+
+    # --- the sweep ----------------------------------------------------------------------------
+
+    async def _sweep_loop(self, every: float = SWEEP_EVERY) -> None:
+        while True:
+            try:
+                await self.sweep()
+            except Exception:
+                logger.exception("the stalled-job sweep failed; trying again")
+            await asyncio.sleep(every)
+
+    async def sweep(self) -> None:
+        """Retry the jobs of dead workers; defer keys left with queued rows and no job."""
+        manager = self.app.job_manager
+        for job in await manager.get_stalled_jobs(task_name=TASK, seconds_since_heartbeat=STALLED_AFTER):
+            logger.warning("retrying a job whose worker stopped answering", extra={"job": job.id, "key": job.lock})
+            try:
+                await manager.retry_job(job)
+            except Exception:  # a job for the key already waits (queueing lock): it takes the work up
+                assert job.id is not None
+                await manager.finish_job_by_id_async(job.id, Status.FAILED, delete_job=False)
+        for key in await self.store.open_keys():
+            if await self.defer(key):
+                logger.info("deferred a job for deliveries left without one", extra={"key": key})
+        self._waiting = sum(1 for _ in await manager.list_jobs_async(task=TASK, status="todo"))
+
+
+Factory = Callable[[], ProcrastinateQueue]

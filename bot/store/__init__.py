@@ -1,0 +1,81 @@
+"""Everything the server keeps, behind one interface with two backends.
+
+- `bot.store.model`: the rows (dataclasses) and one protocol per concern — `DeliveryStore`
+  (deliveries, their jobs' states, installations), `ConnectorStore` (connector resources) — and
+  `Storage`, which composes them and runs the migrations when it opens.
+- `bot.store.sqlite`: the embedded default, one file (`sqlite:///reviewer.db`): group commit on one
+  writer, LZ4 bodies, WAL with `synchronous=FULL`.
+- `bot.store.postgres`: `postgresql://user:pass@host:5432/db`, on psycopg 3 and its async pool (not
+  asyncpg: its prepared statements break behind a transaction-mode PgBouncer, and the job queue,
+  procrastinate, runs on psycopg 3 too, so one driver serves both).
+
+`storage_for(url)` picks the backend from the URL's scheme.
+
+Adding a table (say, sign-in sessions):
+1. the shape: dataclasses for its rows and a `SessionStore` protocol in `bot.store.model`, and a
+   `sessions: SessionStore` attribute on `Storage`;
+2. SQLite: append a migration `(N, "CREATE TABLE sessions (...)")` to
+   `bot.store.sqlite.migrations.MIGRATIONS`, a module `bot/store/sqlite/sessions.py` with the class
+   (blocking work on a thread, as `connectors.py` does, or on the delivery writer's group commit for
+   a hot path), and build it in `SQLiteStorage.__init__`/`open`;
+3. PostgreSQL: the same migration number in `bot.store.postgres.migrations.MIGRATIONS` (PostgreSQL's
+   types: `bytea`, `double precision`, `bigint`, `jsonb`), a module `bot/store/postgres/sessions.py`
+   whose methods take a connection from the shared pool (`Database.transaction()`), built in
+   `PostgresStorage.__init__`;
+4. tests: add its behaviour to tests/test_store_conformance.py, which runs every test against both
+   backends (the `storage` fixture).
+Never edit a released migration: add one. A process finding a higher version than it knows refuses
+to start (SchemaTooNew), so an old release cannot write to a schema it does not understand.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit, urlunsplit
+
+from bot.store.model import Storage
+
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+
+
+def is_postgres(url: str) -> bool:
+    return urlsplit(url).scheme in POSTGRES_SCHEMES
+
+
+def check_url(url: str) -> None:
+    """Raise ValueError naming REVIEWER_DATABASE_URL and the accepted forms for a URL no backend takes."""
+    if is_postgres(url):
+        parts = urlsplit(url)
+        if not parts.hostname and "host=" not in (parts.query or ""):
+            raise ValueError(f"REVIEWER_DATABASE_URL {redact_url(url)!r} names no host: use "
+                             "postgresql://user:password@host:5432/database")
+        return
+    from bot.store.sqlite.database import sqlite_path
+    try:
+        sqlite_path(url)
+    except ValueError as exc:
+        raise ValueError(f"{exc}, or postgresql://user:password@host:5432/database") from None
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password replaced, for logs and messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    user = (parts.username or "") + ":***"
+    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
+
+
+def url_password(url: str) -> str | None:
+    """The password in a PostgreSQL URL, for the log redactor."""
+    return urlsplit(url).password if is_postgres(url) else None
+
+
+def storage_for(url: str) -> Storage:
+    """The backend for `url`, not yet opened (ValueError for a URL no backend takes)."""
+    check_url(url)
+    if is_postgres(url):
+        from bot.store.postgres import PostgresStorage
+        return PostgresStorage(url)
+    from bot.store.sqlite import SQLiteStorage
+    return SQLiteStorage(url)

@@ -1,0 +1,173 @@
+"""The storage interface: the rows the server keeps, and one protocol per concern.
+
+Every backend (bot.store.sqlite, bot.store.postgres) implements each protocol with the same
+behaviour; tests/test_store_conformance.py runs one suite against both. The protocols are what the
+server, the queue and the connector API see; nothing above this package names a backend's class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bot.jobs import Classification
+
+# The states of a delivery's row (see DeliveryStore); `OPEN` ones are never pruned.
+OPEN_STATES = ("received", "queued", "running")
+FINISHED_STATES = ("done", "ignored", "failed", "superseded")
+
+
+class StoreUnavailable(Exception):
+    """The store cannot be reached right now (a restart, a network cut); the caller may retry.
+
+    The webhook answers 503 for it, so that GitHub marks the delivery failed, to be redelivered."""
+
+
+class SchemaTooNew(Exception):
+    """The database was migrated by a newer version of Reviewer than this one."""
+
+    def __init__(self, found: int, known: int, where: str) -> None:
+        super().__init__(
+            f"the database {where} has schema version {found}, newer than this version of Reviewer "
+            f"knows ({known}): upgrade Reviewer (a newer process migrated it), do not downgrade")
+        self.found, self.known = found, known
+
+
+class Conflict(Exception):
+    """A connector object changed (or appeared, or went) since the `resourceVersion` the writer read."""
+
+    def __init__(self) -> None:
+        super().__init__("stale resourceVersion")
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """A delivery as the webhook received it, before anything is parsed."""
+
+    delivery_id: str
+    event: str
+    headers: dict[str, str]
+    body: bytes
+    received_at: float
+
+
+@dataclass(frozen=True)
+class Received:
+    """A stored delivery not yet classified."""
+
+    seq: int
+    delivery_id: str
+    event: str
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Queued:
+    """A job waiting for a worker (what the scheduler needs; the payload is read at start)."""
+
+    seq: int
+    delivery_id: str
+    event: str
+    key: str
+    head_sha: str | None
+
+
+@dataclass(frozen=True)
+class Started:
+    """A job just marked running, with what its handler needs."""
+
+    delivery_id: str
+    event: str
+    action: str | None
+    body: bytes
+    installation_id: int | None
+    repo: str | None
+    pr_number: int | None
+    head_sha: str | None
+    attempt: int
+
+
+# (delivery id, new state, classification or None, error or None): one dispatcher outcome.
+Outcome = tuple[str, str, Classification | None, str | None]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the dispatcher made of a received delivery: its outcome, and the parsed payload of an
+    installation event (recorded with the outcome)."""
+
+    event: str
+    outcome: Outcome
+    installation_payload: dict[str, Any] | None = None
+
+
+Decide = Callable[[Received], Decision]
+
+
+class DeliveryStore(Protocol):
+    """Deliveries keyed by `X-GitHub-Delivery`, whose `state` is their job's life:
+    `received` → `queued` | `ignored` | `done` (installation events) | `failed` (not JSON);
+    `queued` → `running` → `done` | `failed`; `queued` → `superseded`. A redelivery of a `failed`
+    row puts it back to `received`; of any other row it is a duplicate and changes nothing.
+    `recover` puts `running` rows (a crash interrupted them) back to `queued`.
+
+    `claim` is the dispatcher's step for many processes at once: up to `limit` received rows, each
+    taken by one caller only, decided and recorded in one transaction (a caller that dies
+    mid-way leaves them `received`). `queued(key)`/`recover(key)` serve a worker that holds the key's
+    lock; `open_keys` lists the keys with queued rows (the queue's backstop)."""
+
+    on_received: Callable[[], None]  # called after a new delivery is committed (the dispatcher's wake-up)
+    unclassified: int  # rows in `received` as this process knows them (metrics, the dispatcher's backlog)
+    intake_in_flight: int  # webhook requests waiting for their commit
+
+    async def accept(self, item: Incoming) -> bool: ...
+    async def received(self, limit: int) -> list[Received]: ...
+    async def classified(self, outcomes: list[Outcome]) -> None: ...
+    async def claim(self, limit: int, decide: Decide) -> list[Decision]: ...
+    async def recover(self, key: str | None = None) -> int: ...
+    async def queued(self, key: str | None = None) -> list[Queued]: ...
+    async def open_keys(self) -> list[str]: ...
+    async def count(self, state: str | None = None) -> int: ...
+    async def start(self, delivery_id: str) -> Started | None: ...
+    async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
+                     from_state: str = "running", wait: bool = True) -> None: ...
+    async def delivery(self, delivery_id: str) -> dict[str, Any] | None: ...
+    async def prune(self, before: float, limit: int) -> int: ...
+    async def ping(self) -> None: ...
+    # installations: which exist and the repositories each reaches, as installation events said
+    async def record_installation(self, event: str, payload: dict[str, Any]) -> None: ...
+    async def installation(self, installation_id: int) -> dict[str, Any] | None: ...
+    async def installation_for(self, full_name: str) -> int | None: ...
+
+
+Build = Callable[[dict | None], dict]
+
+
+class ConnectorStore(Protocol):
+    """Connector objects, written optimistically as in Kubernetes: a writer naming the
+    `resourceVersion` it read wins only if nobody wrote in between (else Conflict). One counter
+    per store numbers every change (`resourceVersion`), another every object created
+    (`status.serviceResourceID`)."""
+
+    async def get(self, kind: str, name: str) -> dict | None: ...
+    async def list(self, kind: str) -> tuple[list[dict], str]: ...
+    async def put(self, kind: str, name: str, expected_version: str | None, build: Build) -> tuple[dict, bool]: ...
+    async def delete(self, kind: str, name: str) -> dict | None: ...
+
+
+class Storage(Protocol):
+    """One backend: its stores, opened and closed together (migrations run in `open`)."""
+
+    url: str
+
+    @property
+    def deliveries(self) -> DeliveryStore: ...
+    @property
+    def connectors(self) -> ConnectorStore: ...
+    @property
+    def coordination(self) -> Any: ...  # bot.github.coordination.Coordination, or None: in-process
+
+    async def open(self) -> None: ...
+    async def close(self) -> None: ...
+    async def schema_version(self) -> int: ...

@@ -1,0 +1,42 @@
+"""The scaled-out backend: every table in one PostgreSQL database (`postgresql://...`).
+
+`PostgresStorage(url)` opens one connection pool (bot.store.postgres.database), migrates under an
+advisory lock (bot.store.postgres.migrations), then opens each concern's store on the pool.
+"""
+
+from __future__ import annotations
+
+from bot.store import redact_url
+from bot.store.postgres import migrations
+from bot.store.postgres.connectors import PostgresConnectorStore
+from bot.store.postgres.coordination import PostgresCoordination
+from bot.store.postgres.database import Database
+from bot.store.postgres.deliveries import PostgresDeliveryStore
+
+
+class PostgresStorage:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.db = Database(url)
+        self.deliveries = PostgresDeliveryStore(self.db)
+        self.connectors = PostgresConnectorStore(self.db)
+        self.coordination = PostgresCoordination(self.db)
+
+    async def open(self) -> None:
+        """Connect (StoreUnavailable), migrate (SchemaTooNew for a newer schema), open the stores."""
+        await self.db.open()
+        try:
+            async with self.db.connection() as conn:
+                await migrations.migrate(conn, redact_url(self.url))
+            await self.deliveries.open()
+        except BaseException:
+            await self.db.close()
+            raise
+
+    async def close(self) -> None:
+        await self.deliveries.close()
+        await self.db.close()
+
+    async def schema_version(self) -> int:
+        async with self.db.connection() as conn:
+            return await migrations.current_version(conn)

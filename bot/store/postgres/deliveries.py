@@ -1,0 +1,223 @@
+"""Deliveries and installations in PostgreSQL: the DeliveryStore of bot.store.model.
+
+The intake goes through a group commit as on SQLite: the deliveries that arrived while the previous
+batch was committing are written in one multi-row statement and one commit (PostgreSQL's
+`synchronous_commit` makes it durable before the 202). Other writes are single statements on a
+pooled connection: PostgreSQL's row locks, not one writer, keep them apart.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from bot.jobs import Classification
+from bot.store.bodies import pack, unpack
+from bot.store.group_commit import GroupCommit
+from bot.store.installs import change_of, repositories_after
+from bot.store.model import FINISHED_STATES, Decide, Decision, Incoming, Outcome, Queued, Received, Started
+from bot.store.postgres.database import Database
+
+logger = logging.getLogger("reviewer.store")
+
+_UPSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state) VALUES "
+# A redelivery of a delivery whose job failed is done again (design.md); any other is a duplicate.
+_ON_CONFLICT = """
+ON CONFLICT (delivery_id) DO UPDATE SET
+    event = excluded.event, headers = excluded.headers, body = excluded.body,
+    received_at = excluded.received_at, received_count = deliveries.received_count + 1,
+    state = 'received', action = NULL, installation_id = NULL, repo = NULL, pr_number = NULL,
+    head_sha = NULL, job_key = NULL, error = NULL, started_at = NULL, finished_at = NULL
+WHERE deliveries.state = 'failed'
+RETURNING delivery_id
+"""
+
+
+class PostgresDeliveryStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._writer: GroupCommit[Incoming, bool] = GroupCommit(self._accept_batch)
+        self.on_received: Callable[[], None] = lambda: None
+        self.unclassified = 0
+        self.intake_in_flight = 0
+
+    async def open(self) -> None:
+        self.unclassified = await self.count("received")
+        self._writer.start()
+
+    async def close(self) -> None:
+        await self._writer.close()
+
+    async def _accept_batch(self, items: list[Incoming]) -> list[bool]:
+        """One statement for the batch; a delivery id twice in it is taken once (PostgreSQL
+        refuses to update one row twice in a statement), the second a duplicate."""
+        first: dict[str, Incoming] = {}
+        for item in items:
+            first.setdefault(item.delivery_id, item)
+        rows = [(i.delivery_id, i.event, json.dumps(i.headers), pack(i.body), i.received_at) for i in first.values()]
+        query = _UPSERT + ",".join(["(%s, %s, %s, %s, %s, 'received')"] * len(rows)) + _ON_CONFLICT
+        async with self.db.transaction() as conn:
+            cursor = await conn.execute(query, [value for row in rows for value in row])
+            taken = {row[0] for row in await cursor.fetchall()}
+        results, seen = [], set()
+        for item in items:
+            results.append(item.delivery_id in taken and item.delivery_id not in seen)
+            seen.add(item.delivery_id)
+        return results
+
+    async def accept(self, item: Incoming) -> bool:
+        """Commit the delivery; False when it is a duplicate that changes nothing."""
+        self.intake_in_flight += 1
+        try:
+            new = await self._writer.submit(item)
+        finally:
+            self.intake_in_flight -= 1
+        if new:
+            self.unclassified += 1
+            self.on_received()
+        return new
+
+    async def received(self, limit: int) -> list[Received]:
+        rows = await self.db.fetch(
+            "SELECT seq, delivery_id, event, body FROM deliveries WHERE state = 'received' ORDER BY seq LIMIT %s",
+            (limit,))
+        return [Received(seq, did, event, unpack(body)) for seq, did, event, body in rows]
+
+    async def classified(self, outcomes: list[Outcome]) -> None:
+        async with self.db.transaction() as conn:
+            await _record_outcomes(conn, outcomes)
+        self.unclassified = max(0, self.unclassified - len(outcomes))
+
+    async def claim(self, limit: int, decide: Decide) -> list[Decision]:
+        """Rows locked with SKIP LOCKED: two dispatchers (two web processes) never take the same
+        row, and one that dies mid-way rolls back, leaving its rows `received` for the other."""
+        async with self.db.transaction() as conn:
+            cursor = await conn.execute(
+                "SELECT seq, delivery_id, event, body FROM deliveries WHERE state = 'received' ORDER BY seq "
+                "LIMIT %s FOR UPDATE SKIP LOCKED", (limit,))
+            rows = [Received(seq, did, event, unpack(body)) for seq, did, event, body in await cursor.fetchall()]
+            decisions = [decide(row) for row in rows]
+            for decision in decisions:
+                if decision.installation_payload is not None:
+                    await _record_installation(conn, decision.event, decision.installation_payload)
+            await _record_outcomes(conn, [d.outcome for d in decisions])
+        self.unclassified = max(0, self.unclassified - len(decisions))
+        return decisions
+
+    async def recover(self, key: str | None = None) -> int:
+        return await self.db.execute(
+            "UPDATE deliveries SET state = 'queued', started_at = NULL WHERE state = 'running' "
+            "AND (%s::text IS NULL OR job_key = %s)", (key, key))
+
+    async def queued(self, key: str | None = None) -> list[Queued]:
+        rows = await self.db.fetch(
+            "SELECT seq, delivery_id, event, job_key, head_sha FROM deliveries WHERE state = 'queued' "
+            "AND (%s::text IS NULL OR job_key = %s) ORDER BY seq", (key, key))
+        return [Queued(*row) for row in rows]
+
+    async def open_keys(self) -> list[str]:
+        rows = await self.db.fetch("SELECT DISTINCT job_key FROM deliveries WHERE state = 'queued' "
+                                   "AND job_key IS NOT NULL ORDER BY job_key")
+        return [row[0] for row in rows]
+
+    async def count(self, state: str | None = None) -> int:
+        if state is None:
+            rows = await self.db.fetch("SELECT count(*) FROM deliveries")
+        else:
+            rows = await self.db.fetch("SELECT count(*) FROM deliveries WHERE state = %s", (state,))
+        return int(rows[0][0])
+
+    async def start(self, delivery_id: str) -> Started | None:
+        """Mark a queued job running and read it, in one committed statement (None if not queued)."""
+        rows = await self.db.fetch(
+            "UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = %s "
+            "WHERE delivery_id = %s AND state = 'queued' RETURNING delivery_id, event, action, body, "
+            "installation_id, repo, pr_number, head_sha, attempts", (time.time(), delivery_id))
+        if not rows:
+            return None
+        row = rows[0]
+        return Started(row[0], row[1], row[2], unpack(row[3]), row[4], row[5], row[6], row[7], attempt=row[8])
+
+    async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
+                     from_state: str = "running", wait: bool = True) -> None:
+        """Record the end of jobs. Always waited for, `wait` or not: there is no batch to join
+        here, and a caller must hear that the store was away (StoreUnavailable) to try again."""
+        await self.db.execute(
+            "UPDATE deliveries SET state = %s, error = %s, finished_at = %s "
+            "WHERE delivery_id = ANY(%s) AND state = %s", (state, error, time.time(), delivery_ids, from_state))
+
+    async def delivery(self, delivery_id: str) -> dict[str, Any] | None:
+        async with self.db.connection() as conn:
+            cursor = await conn.execute("SELECT * FROM deliveries WHERE delivery_id = %s", (delivery_id,))
+            row = await cursor.fetchone()
+            if row is None:
+                return None
+            record = dict(zip([c.name for c in cursor.description or []], row, strict=False))
+        record["body"] = unpack(record["body"])
+        record["headers"] = json.loads(record["headers"])
+        return record
+
+    async def prune(self, before: float, limit: int) -> int:
+        return await self.db.execute(
+            "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE received_at < %s "
+            "AND state = ANY(%s) LIMIT %s)", (before, list(FINISHED_STATES), limit))
+
+    async def ping(self) -> None:
+        await self.db.fetch("SELECT 1")
+
+    # --- installations ------------------------------------------------------------------------
+
+    async def record_installation(self, event: str, payload: dict[str, Any]) -> None:
+        async with self.db.transaction() as conn:
+            await _record_installation(conn, event, payload)
+
+    async def installation(self, installation_id: int) -> dict[str, Any] | None:
+        rows = await self.db.fetch(
+            "SELECT id, account, last_action, deleted, repositories FROM installations WHERE id = %s",
+            (installation_id,))
+        if not rows:
+            return None
+        row = rows[0]
+        return {"id": row[0], "account": row[1], "last_action": row[2], "deleted": bool(row[3]),
+                "repositories": list(row[4])}
+
+    async def installation_for(self, full_name: str) -> int | None:
+        rows = await self.db.fetch(
+            "SELECT i.id FROM installations i, jsonb_array_elements_text(i.repositories) AS repo(name) "
+            "WHERE NOT i.deleted AND lower(repo.name) = lower(%s) ORDER BY i.updated_at DESC LIMIT 1",
+            (full_name,))
+        return int(rows[0][0]) if rows else None
+
+
+async def _record_outcomes(conn: psycopg.AsyncConnection, outcomes: list[Outcome]) -> None:
+    now = time.time()
+    rows = []
+    for delivery_id, state, c, error in outcomes:
+        c = c or Classification("ignored")
+        rows.append((state, c.action, c.installation_id, c.repo, c.pr_number, c.head_sha, c.key,
+                     error, None if state == "queued" else now, delivery_id))
+    async with conn.cursor() as cursor:
+        await cursor.executemany(
+            "UPDATE deliveries SET state = %s, action = %s, installation_id = %s, repo = %s, pr_number = %s, "
+            "head_sha = %s, job_key = %s, error = %s, finished_at = %s WHERE delivery_id = %s "
+            "AND state = 'received'", rows)
+
+
+async def _record_installation(conn: psycopg.AsyncConnection, event: str, payload: dict[str, Any]) -> None:
+    change = change_of(event, payload)
+    cursor = await conn.execute("SELECT repositories FROM installations WHERE id = %s FOR UPDATE",
+                                (change.installation_id,))
+    row = await cursor.fetchone()
+    repos = repositories_after(event, payload, set(row[0]) if row else set())
+    await conn.execute(
+        "INSERT INTO installations (id, account, last_action, deleted, repositories, updated_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE SET "
+        "account = coalesce(excluded.account, installations.account), last_action = excluded.last_action, "
+        "deleted = excluded.deleted, repositories = excluded.repositories, updated_at = excluded.updated_at",
+        (change.installation_id, change.account, change.last_action, change.deleted, Jsonb(repos), time.time()))

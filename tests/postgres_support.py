@@ -1,0 +1,131 @@
+"""Real PostgreSQL for the tests: the server at REVIEWER_TEST_POSTGRES_URL (default the local one),
+else a throwaway cluster started with initdb/pg_ctl when PostgreSQL's binaries are installed, else
+a skip that says why (a failure when REVIEWER_TEST_REQUIRE_POSTGRES=1, as in CI).
+
+Each test run gets its own database, created here and dropped at the end; each test that asks for
+`pg_url` gets it with an empty `public` schema.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+
+DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def _reachable(url: str) -> str | None:
+    """None when a connection works, else why not."""
+    try:
+        with psycopg.connect(url, connect_timeout=3):
+            return None
+    except psycopg.Error as exc:
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _binaries() -> tuple[str, str] | None:
+    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+    if initdb and pg_ctl:
+        return initdb, pg_ctl
+    for folder in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (folder / "initdb").exists() and (folder / "pg_ctl").exists():
+            return str(folder / "initdb"), str(folder / "pg_ctl")
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    """A throwaway PostgreSQL cluster of our own (trust auth, on 127.0.0.1), for tests that restart it."""
+
+    def __init__(self, root: Path, binaries: tuple[str, str]) -> None:
+        self.root, (self.initdb, self.pg_ctl) = root, binaries
+        self.port = free_port()
+        self.data = root / "data"
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _run(self, *args: str) -> None:
+        user = {}
+        if os.geteuid() == 0:  # PostgreSQL refuses to run as root: run as its own system user
+            user = {"user": "postgres"}
+            shutil.chown(self.root, "postgres")
+        subprocess.run(args, check=True, capture_output=True, timeout=120, **user)  # type: ignore[call-overload]
+
+    def init(self) -> None:
+        self._run(self.initdb, "-D", str(self.data), "-U", "postgres", "-A", "trust", "--no-sync")
+
+    def start(self) -> None:
+        opts = f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.root} -c fsync=off"
+        self._run(self.pg_ctl, "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"), "-w", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        self._run(self.pg_ctl, "-D", str(self.data), "-m", mode, "-w", "stop")
+
+
+@contextmanager
+def throwaway_cluster() -> Iterator[Cluster]:
+    binaries = _binaries()
+    if binaries is None:
+        raise RuntimeError("PostgreSQL's initdb and pg_ctl are not installed")
+    root = Path(tempfile.mkdtemp(prefix="reviewer-pg-"))
+    os.chmod(root, 0o755)
+    cluster = Cluster(root, binaries)
+    try:
+        cluster.init()
+        cluster.start()
+        yield cluster
+    finally:
+        try:
+            cluster.stop("immediate")
+        except Exception:  # already stopped
+            pass
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def unavailable(reason: str) -> None:
+    """Skip saying why, or fail when the run requires PostgreSQL."""
+    if os.environ.get("REVIEWER_TEST_REQUIRE_POSTGRES") == "1":
+        pytest.fail(f"PostgreSQL is required (REVIEWER_TEST_REQUIRE_POSTGRES=1): {reason}", pytrace=False)
+    pytest.skip(f"no PostgreSQL: {reason}")
+
+
+def with_database(url: str, name: str) -> str:
+    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+
+
+@contextmanager
+def fresh_database(server_url: str) -> Iterator[str]:
+    """A database of its own on the server, dropped afterwards; yields its URL."""
+    name = f"reviewer_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield with_database(server_url, name)
+    finally:
+        with psycopg.connect(server_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def reset(url: str) -> None:
+    """Empty the database: every table (ours and the job queue's) goes."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP SCHEMA public CASCADE")
+        conn.execute("CREATE SCHEMA public")

@@ -1,0 +1,211 @@
+"""The scaled-out shape on real PostgreSQL: `reviewer serve --no-workers` and `reviewer worker`
+processes, the real pipeline, the GitHub double over HTTP. Each guarantee of the design's
+"Scale-out" has its test here: exactly once across processes, a SIGKILLed worker's job taken up on
+its check run, PostgreSQL restarting under load, a graceful SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import subprocess
+import sys
+
+import psycopg
+import pytest
+
+from tests.app_support import World
+from tests.scale_support import Proc, web, worker
+from tests.server_support import wait_for
+from tests.test_server_process import ROOT, _env
+
+COMPARE = "GET /repos/{owner}/{repo}/compare/{basehead}"
+
+
+@pytest.fixture
+def world(tmp_path, github, github_app) -> World:
+    world = World(github, github_app, "", tmp_path)
+    world.repo = github.add_repo("octo-org/example")
+    world.installation = github.install(github_app, world.repo)
+    return world
+
+
+@contextlib.contextmanager
+def processes(*procs_made):
+    procs: list[Proc] = []
+    try:
+        for make in procs_made:
+            procs.append(make())
+        yield procs
+    except BaseException:  # say what the processes said: a failure here is otherwise opaque
+        for proc in procs:
+            print(f"--- {proc.proc.args}:\n" + "".join(proc.lines[-40:]))
+        raise
+    finally:
+        for proc in procs:
+            proc.kill()
+
+
+def _deliveries(url: str) -> dict[str, tuple[str, int]]:
+    with psycopg.connect(url) as conn:
+        return {d: (s, a) for d, s, a in conn.execute("SELECT delivery_id, state, attempts FROM deliveries")}
+
+
+async def _deliver_to(world: World, url: str, pr, delivery_id: str) -> int:
+    payload = world.github.payload("pull_request", "opened", installation=world.installation, pull=pr)
+    status, _ = await world.github.deliver(url + "/webhook", "pull_request", payload,
+                                           secret=world.app.webhook_secret, delivery_id=delivery_id)
+    return status
+
+
+def test_the_split_roles_refuse_sqlite_naming_the_setting(tmp_path, app_private_key):
+    env = _env(GITHUB_WEBHOOK_SECRET="s", GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=app_private_key,
+               REVIEWER_DATABASE_URL=f"sqlite:///{tmp_path / 'r.db'}")
+    for args, prefix in ((["serve", "--no-workers"], "reviewer serve"), (["worker"], "reviewer worker")):
+        done = subprocess.run([sys.executable, "-m", "bot", *args], env=env, cwd=ROOT, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert f"{prefix}: error:" in done.stderr and "REVIEWER_DATABASE_URL=postgresql://" in done.stderr
+        assert "Traceback" not in done.stderr
+
+
+async def test_two_web_and_two_workers_process_every_delivery_exactly_once(world, app_private_key, pg_url):
+    pulls = [world.pull() for _ in range(6)]
+    make = [lambda: web(world, app_private_key, pg_url)] * 2 + [lambda: worker(world, app_private_key, pg_url)] * 2
+    with processes(*make) as (web1, web2, _, _):
+        for i, pr in enumerate(pulls):
+            first, second = (web1, web2) if i % 2 else (web2, web1)
+            assert await _deliver_to(world, first.url, pr, f"delivery-{i}") == 202
+            assert await _deliver_to(world, second.url, pr, f"delivery-{i}") == 202  # GitHub redelivering
+        for pr in pulls:
+            run = await world.completed_run(pr, timeout=60)
+            assert run.conclusion == "success"
+
+        async def all_done() -> bool:
+            return all(state == "done" for state, _ in _deliveries(pg_url).values())
+        await wait_for(all_done, timeout=30)
+    assert _deliveries(pg_url) == {f"delivery-{i}": ("done", 1) for i in range(6)}  # each started once
+    assert [len(world.runs(pr)) for pr in pulls] == [1] * 6
+
+
+async def test_a_worker_killed_mid_job_is_taken_up_by_another_on_the_same_check_run(world, app_private_key, pg_url):
+    pr = world.pull()
+    hang = world.github.delay(COMPARE, 120)  # the first attempt hangs inside the job, its run started
+    with processes(lambda: web(world, app_private_key, pg_url), lambda: worker(world, app_private_key, pg_url)) as (
+            front, first):
+        assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
+
+        async def inside() -> bool:
+            return hang.times == 0
+        await wait_for(inside, timeout=30)
+        assert [run.status for run in world.runs(pr)] == ["in_progress"]
+        first.kill()
+        with processes(lambda: worker(world, app_private_key, pg_url)):
+            run = await world.completed_run(pr, timeout=60)  # design.md: within a minute
+
+            async def recorded() -> bool:  # the check run completes just before the row says so
+                return _deliveries(pg_url) == {"delivery-1": ("done", 2)}
+            await wait_for(recorded, timeout=30)
+    assert run.conclusion == "success"
+    assert len(world.runs(pr)) == 1  # the run the killed worker started, completed by the other
+
+
+async def test_sigterm_lets_the_job_in_flight_finish_then_exits(world, app_private_key, pg_url):
+    pr = world.pull()
+    slow = world.github.delay(COMPARE, 3)
+    with processes(lambda: web(world, app_private_key, pg_url), lambda: worker(world, app_private_key, pg_url)) as (
+            front, jobs):
+        assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
+
+        async def inside() -> bool:
+            return slow.times == 0
+        await wait_for(inside, timeout=30)
+        assert await asyncio.to_thread(jobs.terminate) == 0
+        assert "server stopped" in jobs.messages()
+    assert [run.status for run in world.runs(pr)] == ["completed"]
+    assert _deliveries(pg_url) == {"delivery-1": ("done", 1)}
+
+
+async def test_postgresql_restarting_under_load_loses_nothing(world, app_private_key, pg_cluster):
+    pulls = [world.pull() for _ in range(8)]
+    cluster = pg_cluster
+    url = cluster.url
+    with processes(lambda: web(world, app_private_key, url), lambda: worker(world, app_private_key, url)) as (
+            front, _):
+        answers: dict[str, int] = {}
+
+        async def send(i: int) -> None:
+            while (status := await _deliver_to(world, front.url, pulls[i], f"delivery-{i}")) != 202:
+                assert status == 503  # never lost silently: refused, so GitHub redelivers
+                answers[f"delivery-{i}"] = status
+                await asyncio.sleep(0.2)
+
+        for i in range(3):  # the worker is busy with these while PostgreSQL goes away
+            await send(i)
+        await asyncio.to_thread(cluster.stop, "immediate")
+        sending = asyncio.create_task(asyncio.wait_for(asyncio.gather(*(send(i) for i in range(3, 8))), 60))
+        await asyncio.sleep(7)  # longer than the pool waits for a connection (5 s): 503s are seen
+        await asyncio.to_thread(cluster.start)
+        await sending
+        for pr in pulls:
+            assert (await world.completed_run(pr, timeout=60)).conclusion == "success"
+    assert 503 in answers.values()  # the restart was seen by the intake
+    assert set(_deliveries(url)) == {f"delivery-{i}" for i in range(8)}
+    assert [len(world.runs(pr)) for pr in pulls] == [1] * 8
+
+
+async def test_one_pull_request_never_runs_twice_at_once_and_stale_heads_are_dropped(world, app_private_key, pg_url):
+    pr = world.pull()
+    first_head = pr.head_sha
+    slow = world.github.delay(COMPARE, 3)  # the first job is still running when the next heads arrive
+    make = [lambda: web(world, app_private_key, pg_url)] + [lambda: worker(world, app_private_key, pg_url)] * 2
+    with processes(*make) as (front, _, _):
+        assert await _deliver_to(world, front.url, pr, "head-1") == 202
+
+        async def inside() -> bool:
+            return slow.times == 0
+        await wait_for(inside, timeout=30)
+        heads = []
+        for n in (2, 3):
+            world.repo.commit({"src/app.py": f"def add(a, b):\n    return {n} * (a + b)\n"}, branch=pr.head_ref)
+            heads.append(pr.head_sha)
+            payload = world.github.payload("pull_request", "synchronize", installation=world.installation, pull=pr)
+            status, _ = await world.github.deliver(front.url + "/webhook", "pull_request", payload,
+                                                   secret=world.app.webhook_secret, delivery_id=f"head-{n}")
+            assert status == 202
+
+        async def settled() -> bool:
+            states = {d: s for d, (s, _) in _deliveries(pg_url).items()}
+            return states == {"head-1": "done", "head-2": "superseded", "head-3": "done"}
+        await wait_for(settled, timeout=60)
+    runs = {head: [r.status for r in world.repo.check_runs.values() if r.head_sha == head]
+            for head in (first_head, *heads)}
+    assert runs == {first_head: ["completed"], heads[0]: [], heads[1]: ["completed"]}  # the stale head: no run
+    with psycopg.connect(pg_url) as conn:
+        (first_end,), (last_start,) = conn.execute(
+            "SELECT finished_at FROM deliveries WHERE delivery_id = 'head-1' UNION ALL "
+            "SELECT started_at FROM deliveries WHERE delivery_id = 'head-3'").fetchall()
+    assert last_start >= first_end  # one job of the pull request at a time, though two workers were free
+
+
+async def test_sigterm_exits_within_a_minute_while_postgresql_is_away(world, app_private_key, pg_cluster):
+    """procrastinate ends a cancelled run with the store's error when PostgreSQL is down; the
+    worker once took that for a crash and started again, never exiting."""
+    cluster = pg_cluster
+    with processes(lambda: worker(world, app_private_key, cluster.url)) as (jobs,):
+        await asyncio.to_thread(cluster.stop, "immediate")
+        await asyncio.sleep(2)  # the worker meets the outage
+        began = asyncio.get_running_loop().time()
+        assert await asyncio.to_thread(jobs.terminate, 70) == 0
+        assert asyncio.get_running_loop().time() - began < 60
+
+
+def test_the_database_password_never_reaches_the_logs(world, app_private_key, pg_url):
+    """The local server trusts connections, so a password in the URL is accepted and unused: what
+    matters here is that no log line carries it."""
+    secret = "pw-0f3c9a71e2d84b56"
+    url = pg_url.replace("postgresql://postgres@", f"postgresql://postgres:{secret}@")
+    with processes(lambda: web(world, app_private_key, url)) as (front,):
+        assert front.terminate() == 0
+    started = [line for line in front.lines if '"server started"' in line]
+    assert started and "postgres:***@" in started[0]
+    assert not [line for line in front.lines if secret in line]

@@ -1,0 +1,204 @@
+"""One suite, both backends: every storage behaviour the server relies on, run against SQLite and
+against real PostgreSQL (the `storage` and `database_url` fixtures in tests/conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from bot.jobs import Classification
+from bot.store import storage_for
+from bot.store.model import Conflict, Incoming, SchemaTooNew, Storage
+from bot.store.postgres import migrations as pg_migrations
+from bot.store.sqlite import migrations as sqlite_migrations
+
+
+def _incoming(delivery: str, body: bytes = b'{"action": "opened"}', at: float | None = None) -> Incoming:
+    return Incoming(delivery, "pull_request", {"X-GitHub-Event": "pull_request"}, body, at or time.time())
+
+
+def _job(key_pr: int, head: str) -> Classification:
+    return Classification("job", "synchronize", 7, "octo/app", key_pr, head)
+
+
+async def _queue(storage: Storage, delivery: str, pr: int = 1, head: str = "a" * 40) -> None:
+    store = storage.deliveries
+    assert await store.accept(_incoming(delivery))
+    await store.classified([(delivery, "queued", _job(pr, head), None)])
+
+
+async def test_a_delivery_is_taken_once_and_a_failed_one_again(storage: Storage):
+    store = storage.deliveries
+    woken = []
+    store.on_received = lambda: woken.append(1)
+    assert await store.accept(_incoming("d1")) is True
+    assert await store.accept(_incoming("d1")) is False  # a duplicate changes nothing
+    assert len(woken) == 1 and await store.count() == 1
+    await store.classified([("d1", "queued", _job(1, "a" * 40), None)])
+    started = await store.start("d1")
+    assert started is not None and started.attempt == 1
+    await store.finish(["d1"], "failed", "GitHub answered 502")
+    record = await store.delivery("d1")
+    assert (record["state"], record["error"]) == ("failed", "GitHub answered 502")
+    assert await store.accept(_incoming("d1", b'{"action": "reopened"}')) is True  # a redelivery retries
+    record = await store.delivery("d1")
+    assert (record["state"], record["received_count"], record["body"]) == ("received", 2, b'{"action": "reopened"}')
+
+
+async def test_concurrent_accepts_of_one_id_take_it_once(storage: Storage):
+    results = await asyncio.gather(*(storage.deliveries.accept(_incoming("same")) for _ in range(20)),
+                                   *(storage.deliveries.accept(_incoming(f"other-{i}")) for i in range(20)))
+    assert results[:20].count(True) == 1 and all(results[20:])
+    assert await storage.deliveries.count() == 21
+
+
+async def test_the_body_and_headers_come_back_as_received(storage: Storage):
+    body = json.dumps({"action": "opened", "text": "é" * 5000}).encode()
+    await storage.deliveries.accept(_incoming("big", body))
+    [received] = await storage.deliveries.received(10)
+    assert (received.delivery_id, received.event, received.body) == ("big", "pull_request", body)
+    record = await storage.deliveries.delivery("big")
+    assert record["headers"] == {"X-GitHub-Event": "pull_request"} and record["body"] == body
+    assert await storage.deliveries.delivery("absent") is None
+
+
+async def test_the_job_life_received_queued_running_done(storage: Storage):
+    store = storage.deliveries
+    for i in range(3):
+        assert await store.accept(_incoming(f"j{i}"))
+    assert [r.delivery_id for r in await store.received(2)] == ["j0", "j1"]  # in order, bounded
+    await store.classified([("j0", "queued", _job(1, "a" * 40), None), ("j1", "ignored", None, None),
+                            ("j2", "queued", _job(2, "b" * 40), None)])
+    assert await store.received(10) == []
+    queued = await store.queued()
+    assert [(q.delivery_id, q.key, q.head_sha) for q in queued] == [
+        ("j0", "octo/app#1", "a" * 40), ("j2", "octo/app#2", "b" * 40)]
+    started = await store.start("j0")
+    assert started is not None
+    assert (started.repo, started.pr_number, started.installation_id, started.action) == ("octo/app", 1, 7, "synchronize")
+    assert await store.start("j0") is None  # already running: nobody else starts it
+    await store.finish(["j0"], "done", wait=False)
+    await store.finish(["j2"], "superseded", "by j3", from_state="queued")
+    await asyncio.sleep(0.05)
+    assert (await store.delivery("j0"))["state"] == "done"
+    assert (await store.delivery("j2"))["state"] == "superseded"
+    assert await store.count("ignored") == 1
+
+
+async def test_only_one_of_many_starts_wins(storage: Storage):
+    await _queue(storage, "race")
+    started = await asyncio.gather(*(storage.deliveries.start("race") for _ in range(10)))
+    assert sum(s is not None for s in started) == 1
+
+
+async def test_interrupted_jobs_are_requeued_and_counted_as_a_new_attempt(storage: Storage):
+    store = storage.deliveries
+    await _queue(storage, "cut")
+    await store.start("cut")
+    assert await store.recover() == 1
+    again = await store.start("cut")
+    assert again is not None and again.attempt == 2
+
+
+async def test_prune_deletes_only_old_finished_deliveries(storage: Storage):
+    store = storage.deliveries
+    old = time.time() - 40 * 86400
+    for delivery in ("old-done", "old-open", "new-done"):
+        await store.accept(_incoming(delivery, at=old if delivery.startswith("old") else time.time()))
+    await store.classified([("old-done", "ignored", None, None), ("new-done", "ignored", None, None)])
+    assert await store.prune(time.time() - 30 * 86400, 10) == 1
+    assert await store.delivery("old-done") is None
+    assert (await store.delivery("old-open"))["state"] == "received"  # open: kept however old
+    assert await store.delivery("new-done") is not None
+
+
+async def test_installations_follow_their_events(storage: Storage):
+    store = storage.deliveries
+    created = {"action": "created", "installation": {"id": 5, "account": {"login": "octo"}},
+               "repositories": [{"full_name": "octo/App"}, {"full_name": "octo/lib"}]}
+    await store.record_installation("installation", created)
+    await store.record_installation("installation_repositories", {
+        "action": "removed", "installation": {"id": 5}, "repositories_removed": [{"full_name": "octo/lib"}]})
+    assert await store.installation(5) == {"id": 5, "account": "octo", "last_action": "installation_repositories.removed",
+                                           "deleted": False, "repositories": ["octo/App"]}
+    assert await store.installation_for("OCTO/app") == 5  # GitHub's names are case-insensitive
+    assert await store.installation_for("octo/lib") is None
+    await store.record_installation("installation", {"action": "deleted", "installation": {"id": 5}})
+    assert await store.installation_for("octo/app") is None
+    assert await store.installation(6) is None
+
+
+def _obj(display: str) -> dict:
+    return {"metadata": {"name": "okta"}, "spec": {"display": display}, "status": {"conditions": []}}
+
+
+async def test_connectors_are_written_optimistically(storage: Storage):
+    connectors = storage.connectors
+    created, is_new = await connectors.put("K", "okta", None, lambda previous: _obj("v1"))
+    assert is_new and created["metadata"]["resourceVersion"] == "1" and created["status"]["serviceResourceID"] == 1
+    with pytest.raises(Conflict):
+        await connectors.put("K", "okta", "0", lambda previous: _obj("stale"))
+    with pytest.raises(Conflict):
+        await connectors.put("K", "absent", "1", lambda previous: _obj("x"))
+    seen = []
+    replaced, is_new = await connectors.put("K", "okta", "1", lambda previous: seen.append(previous) or _obj("v2"))
+    assert not is_new and seen[0]["spec"]["display"] == "v1" and replaced["metadata"]["resourceVersion"] == "2"
+    await connectors.put("K", "adfs", None, lambda previous: {**_obj("a"), "metadata": {"name": "adfs"}})
+    items, version = await connectors.list("K")
+    assert [o["metadata"]["name"] for o in items] == ["adfs", "okta"] and version == "3"
+    assert (await connectors.list("Other")) == ([], "3")
+    assert (await connectors.delete("K", "okta"))["spec"]["display"] == "v2"
+    assert await connectors.get("K", "okta") is None and await connectors.delete("K", "okta") is None
+    assert (await connectors.list("K"))[1] == "4"  # a deletion is a change a lister sees
+
+
+async def test_two_processes_writing_one_version_one_wins(database_url: str):
+    """Two storages on one database (two server processes): the same resourceVersion cannot win twice."""
+    first, second = storage_for(database_url), storage_for(database_url)
+    await asyncio.gather(first.open(), second.open())  # migrations at once: one migrates, one waits
+    try:
+        created, _ = await first.connectors.put("K", "okta", None, lambda previous: _obj("v1"))
+        version = created["metadata"]["resourceVersion"]
+
+        async def write(storage: Storage, display: str) -> str:
+            try:
+                await storage.connectors.put("K", "okta", version, lambda previous: _obj(display))
+                return "won"
+            except Conflict:
+                return "conflict"
+        outcomes = await asyncio.gather(write(first, "A"), write(second, "B"))
+        assert sorted(outcomes) == ["conflict", "won"]
+        stored = await second.connectors.get("K", "okta")
+        assert int(stored["metadata"]["resourceVersion"]) == int(version) + 1
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_the_schema_is_versioned_and_a_newer_one_refused(database_url: str):
+    storage = storage_for(database_url)
+    await storage.open()
+    latest = sqlite_migrations.LATEST if database_url.startswith("sqlite") else pg_migrations.LATEST
+    try:
+        assert await storage.schema_version() == latest
+        await _bump_version(storage, latest + 1)
+    finally:
+        await storage.close()
+    again = storage_for(database_url)
+    with pytest.raises(SchemaTooNew, match=rf"schema version {latest + 1}, newer than this version of Reviewer knows"):
+        await again.open()
+
+
+async def _bump_version(storage: Storage, version: int) -> None:
+    """What a newer release's migration leaves behind."""
+    from bot.store.postgres import PostgresStorage
+    from bot.store.sqlite import SQLiteStorage
+    if isinstance(storage, SQLiteStorage):
+        import sqlite3
+        with sqlite3.connect(storage.path) as conn:
+            conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+    elif isinstance(storage, PostgresStorage):
+        await storage.db.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
