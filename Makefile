@@ -18,6 +18,7 @@ run: install
 
 test: install
 	$(PY) -m ruff check bot tests bench scripts
+	$(PY) -m mypy
 	$(PY) -m pytest
 
 # The fuzz layer (tests marked `fuzz`) with a large random budget instead of `make test`'s small
