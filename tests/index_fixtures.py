@@ -9,10 +9,7 @@ definition lines in the library file, `caller` the calling function's name and i
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-
-import pytest
 
 
 @dataclass(frozen=True)
@@ -121,22 +118,3 @@ FIXTURES = [
         "app/Report.kt", "fun reportTotals(rows: List<Int>): Int {\n    return computeTotal(rows)\n}\n",
         "computeTotal", (1, 3), "Ledger", "reportTotals", (1, 3)),
 ]
-
-
-POSTGRES_URL = os.environ.get("REVIEWER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-INDEX_DATABASE = "index_tests"
-
-
-def postgres_test_url() -> str:
-    """A database of its own for the index tests, made on the test server when missing."""
-    import psycopg
-
-    try:
-        with psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3) as admin:
-            if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (INDEX_DATABASE,)).fetchone():
-                admin.execute(f"CREATE DATABASE {INDEX_DATABASE}")
-    except psycopg.Error as exc:
-        if os.environ.get("REVIEWER_TEST_REQUIRE_POSTGRES") == "1":
-            raise
-        pytest.skip(f"PostgreSQL at {POSTGRES_URL} is not reachable: {exc}")
-    return POSTGRES_URL.rsplit("/", 1)[0] + "/" + INDEX_DATABASE

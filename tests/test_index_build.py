@@ -16,7 +16,6 @@ from bot.index.build import Entry, Limits, plan_update, sync
 from bot.index.gitsource import GitSnapshot
 from bot.index.retrieve import ChangedFile, retrieve
 from bot.index.store import IndexStore, SqliteIndex, connect
-from tests.index_fixtures import postgres_test_url
 from tests.test_plan_cli import Repo
 
 
@@ -30,7 +29,7 @@ def make_store(request, tmp_path: Path) -> Iterator[Callable[[str], IndexStore]]
         return
     from bot.index.pgstore import PostgresIndex, connect_pg
 
-    pg = connect_pg(postgres_test_url())
+    pg = connect_pg(request.getfixturevalue("pg_url"))
     run = uuid.uuid4().hex[:8]
     made: list[PostgresIndex] = []
 

@@ -24,7 +24,6 @@ from bot.jobs import classify
 from bot.pipeline.index import RepositoryIndexes, postgres_stores, sqlite_stores
 from tests.app_support import running_app, settle
 from tests.chat_double import ChatDouble, findings
-from tests.index_fixtures import postgres_test_url
 from tests.review_support import API_KEY, KEY_VAR, PRIMARY, admin_yaml, reviewed, reviewing_app, run_text
 from tests.server_support import wait_for
 
@@ -181,12 +180,12 @@ def test_only_a_push_to_the_default_branch_makes_a_job() -> None:
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-async def test_a_large_first_build_is_paced_over_several_updates(tmp_path, github, github_app,
+async def test_a_large_first_build_is_paced_over_several_updates(request, tmp_path, github, github_app,
                                                                   app_private_key, backend) -> None:
     if backend == "sqlite":
         opener = sqlite_stores(str(tmp_path / "paced.sqlite3"))
     else:
-        opener = postgres_stores(postgres_test_url())
+        opener = postgres_stores(request.getfixturevalue("pg_url"))
     repo = github.add_repo(f"octo-org/big-{uuid.uuid4().hex[:8]}")
     files = {f"src/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5)}
     commit = repo.commit(files)

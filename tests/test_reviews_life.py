@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -79,22 +77,8 @@ def memory_at(request, tmp_path) -> Iterator[Callable[..., Any]]:
     if request.param == "sqlite":
         yield lambda clock: SQLiteReviewMemory(tmp_path / "reviewer.db", clock=clock)
         return
-    psycopg = pytest.importorskip("psycopg")
-    server = os.environ.get("REVIEWER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-    name = f"life_memory_{uuid.uuid4().hex[:12]}"
-    try:
-        admin = psycopg.connect(server, autocommit=True, connect_timeout=5)
-    except psycopg.OperationalError as exc:
-        if os.environ.get("REVIEWER_TEST_REQUIRE_POSTGRES") == "1":
-            raise
-        pytest.skip(f"PostgreSQL at {server} is unreachable ({exc}); set REVIEWER_TEST_POSTGRES_URL")
-    with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-        try:
-            url = server.rsplit("/", 1)[0] + f"/{name}"
-            yield lambda clock: PostgresReviewMemory(url, clock=clock)
-        finally:
-            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    url = request.getfixturevalue("pg_url")  # this run's database, emptied for the test
+    yield lambda clock: PostgresReviewMemory(url, clock=clock)
 
 
 async def test_the_memory_keeps_each_pull_request_apart_across_instances(memory_at):
