@@ -117,8 +117,8 @@ class Callback:
 
     async def record(self, connector: str, username: str | None, error: SignInError | None,
                      claim_names: list[str] | None, *, flow: str, roles: list[str] | None = None,
-                     warnings: list[str] | None = None) -> None:
-        entry = {"at": time.time(), "connector": connector, "kind": "oidc", "flow": flow, "username": username,
+                     warnings: list[str] | None = None, kind: str = "oidc") -> None:
+        entry = {"at": time.time(), "connector": connector, "kind": kind, "flow": flow, "username": username,
                  "ok": error is None, "roles": roles or [], "check": error.check if error else None,
                  "message": error.message if error else None, "claims": claim_names or [],
                  "warnings": warnings or []}

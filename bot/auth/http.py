@@ -8,6 +8,7 @@
     GET  /v1/webapi/session                      who is signed in
     POST /v1/webapi/logout                       ends the session
     GET  /.well-known/jwks.json                  the service's public keys (request objects)
+    /v1/webapi/saml/…                            SAML sign-in: bot/auth/saml_http.py
 
 `setup_signin(app, …)` adds them and returns the `Gate` the resource and admin APIs check.
 """
@@ -34,10 +35,12 @@ from bot.auth.guard import Gate
 from bot.auth.oidc_provider import ProviderCache
 from bot.auth.pages import redirect, refusal_page
 from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
+from bot.auth.saml import KEY_FILES
+from bot.auth.saml_http import add_saml_routes
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
 from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, find_session, rfc3339, token_key
 from bot.auth.store import AuthStore, SqliteAuthStore
-from bot.connectors.kinds import OIDC
+from bot.connectors.kinds import OIDC, SAML
 from bot.connectors.store import ConnectorStore
 from bot.secrets import SecretStore
 
@@ -61,6 +64,7 @@ def setup_signin(app: web.Application, *, connectors: ConnectorStore, database_p
     app.router.add_get("/v1/webapi/session", routes.session)
     app.router.add_post("/v1/webapi/logout", routes.logout)
     app.router.add_get("/.well-known/jwks.json", routes.jwks)
+    add_saml_routes(app, routes)
     app.cleanup_ctx.append(routes.lifecycle)
     return gate
 
@@ -86,6 +90,7 @@ class SignInRoutes:
                 yield
             finally:
                 await self.store.close()
+                KEY_FILES.remove()
 
     @property
     def secure_cookies(self) -> bool:
@@ -94,8 +99,8 @@ class SignInRoutes:
     async def signing_key(self) -> str:
         return await self.store.key(KEY_NAME, make_private_pem)
 
-    async def oidc_docs(self) -> list[dict[str, Any]]:
-        items, _ = await asyncio.to_thread(self.connector_store.list, OIDC.kind)
+    async def oidc_docs(self, kind: str = OIDC.kind) -> list[dict[str, Any]]:
+        items, _ = await asyncio.to_thread(self.connector_store.list, kind)
         return [doc for doc in items if is_ready(doc)]
 
     async def connector_doc(self, name: Any) -> dict[str, Any]:
@@ -111,9 +116,10 @@ class SignInRoutes:
 
     async def connectors(self, request: web.Request) -> web.Response:
         username = request.query.get("username")
-        docs = [d for d in await self.oidc_docs() if username is None or user_matches(d, username)]
-        return web.json_response([{"name": d["metadata"]["name"], "kind": "oidc", "display": display_of(d)}
-                                  for d in docs])
+        listed = [(kind, d) for kind, k in (("oidc", OIDC.kind), ("saml", SAML.kind))
+                  for d in await self.oidc_docs(k) if username is None or user_matches(d, username)]
+        return web.json_response([{"name": d["metadata"]["name"], "kind": kind, "display": display_of(d)}
+                                  for kind, d in listed])
 
     async def _start(self, connector: oidc.OidcSettings, pending: dict[str, Any]) -> str:
         assert self.provider is not None

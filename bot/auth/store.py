@@ -1,4 +1,5 @@
-"""What sign-in keeps: pending sign-ins (state, nonce, PKCE verifier), sessions, the sign-in log and
+"""What sign-in keeps: pending sign-ins (OIDC state, nonce, PKCE verifier; SAML request ids),
+the SAML assertion ids already used, sessions, the sign-in log and
 the service's signing key — behind one narrow async interface.
 
 `AuthStore` is the interface; `SqliteAuthStore` keeps it in the server's SQLite file with its own
@@ -25,6 +26,7 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS auth_sessions (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL)",
     "CREATE TABLE IF NOT EXISTS auth_signins (seq INTEGER PRIMARY KEY, at REAL NOT NULL, body TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS auth_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS auth_used_ids (id TEXT PRIMARY KEY, expires_at REAL NOT NULL)",
 )
 SIGNIN_LOG_KEEP = 10_000  # newest entries kept
 
@@ -40,6 +42,7 @@ class AuthStore(Protocol):
     async def record_signin(self, body: dict[str, Any]) -> None: ...
     async def signins(self, limit: int = 100) -> list[dict[str, Any]]: ...
     async def key(self, name: str, make: Any) -> str: ...
+    async def use_once(self, key: str, expires_at: float) -> bool: ...
 
 
 class SqliteAuthStore:
@@ -146,3 +149,17 @@ class SqliteAuthStore:
                 pass
             return str(db.execute("SELECT value FROM auth_keys WHERE name = ?", (name,)).fetchone()[0])
         return await self._run(work)
+
+    async def use_once(self, key: str, expires_at: float) -> bool:
+        """Remembers `key` (a SAML assertion id) until `expires_at`; False when it was already used.
+        The INSERT decides, so of two processes given the same assertion only one accepts it."""
+        now = self.clock()
+
+        def work(db: sqlite3.Connection) -> bool:
+            db.execute("DELETE FROM auth_used_ids WHERE expires_at < ?", (now,))
+            try:
+                db.execute("INSERT INTO auth_used_ids (id, expires_at) VALUES (?, ?)", (key, expires_at))
+            except sqlite3.IntegrityError:
+                return False
+            return True
+        return bool(await self._run(work))
