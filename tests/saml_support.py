@@ -225,3 +225,16 @@ def encode(xml: str) -> str:
 
 def decode(saml_response: str) -> str:
     return base64.b64decode(saml_response).decode()
+
+
+ASSERTION = "urn:oasis:names:tc:SAML:2.0:assertion:Assertion"
+
+
+def resign(idp: SamlIdP, xml: str) -> str:
+    """The IdP's own signature made again over an edited assertion (its Signature element kept as the
+    template): a response the IdP could really have sent, so the SP's own checks are what refuses it."""
+    server = idp._server()
+    assertion_id = re.search(r'<ns1:Assertion [^>]*ID="([^"]+)"', xml)
+    assert assertion_id, xml[:300]
+    signed = server.sec.sign_statement(xml, ASSERTION, key_file=server.sec.key_file, node_id=assertion_id.group(1))
+    return signed.decode() if isinstance(signed, bytes) else signed

@@ -182,21 +182,46 @@ def verify(settings: SamlSettings, xml: bytes, request_id: str | None, now: floa
     try:
         response = client.parse_authn_request_response(encoded, BINDING_HTTP_POST, outstanding=outstanding)
     except Exception as exc:  # pysaml2 signals each refusal by its own exception class
-        raise SignInError("saml-verify", f"the SAML response was refused by its verification "
-                                         f"({_refusal(exc)})") from None
+        check, reason = refusal_of(exc)
+        raise SignInError(check, f"the SAML response was refused: {reason}") from None
     if response is None or response.assertion is None:
         raise SignInError("saml-verify", "the SAML response carries no verifiable assertion")
     return _checked(settings, response, request_id, time.time() if now is None else now)
 
 
-def _refusal(exc: Exception) -> str:
-    known = {"SignatureError": "no valid signature by the identity provider's certificate",
-             "MissingKey": "no key to check its signature with", "UnsolicitedResponse": "not a response to a "
-             "request of this connector", "ResponseLifetimeExceed": "expired", "ToEarly": "not yet valid",
-             "StatusError": "the identity provider reported an error status", "DecryptError": "the encrypted "
-             "assertion cannot be decrypted with assertion_key_pair", "VerificationError": "a condition failed"}
+_BY_CLASS = {
+    "SignatureError": ("saml-signature", "no valid signature by the identity provider's certificate on the "
+                                         "Response or the Assertion"),
+    "IncorrectlySigned": ("saml-signature", "no valid signature by the identity provider's certificate"),
+    "SigverError": ("saml-signature", "no valid signature by the identity provider's certificate"),
+    "InvalidAssertion": ("saml-assertion", "a Response must carry exactly one assertion, signed"),
+    "MissingKey": ("saml-signature", "no certificate of the identity provider to check its signature with"),
+    "UnsolicitedResponse": ("saml-in-response-to", "it answers no pending request of this connector"),
+    "ResponseLifetimeExceed": ("saml-time", "it has expired (2 minutes of skew)"),
+    "ToEarly": ("saml-time", "it is not valid yet (2 minutes of skew)"),
+    "DecryptError": ("saml-decrypt", "the encrypted assertion cannot be decrypted with assertion_key_pair"),
+    "DecryptionFailed": ("saml-decrypt", "the encrypted assertion cannot be decrypted with assertion_key_pair"),
+}
+_BY_MESSAGE = (  # pysaml2's fixed messages for refusals it raises with a generic class
+    ("AudienceRestrictions", "saml-audience", "its Audience is not this connector's audience"),
+    ("Condition not OK", "saml-time", "its Conditions do not hold now (validity period, 2 minutes of skew)"),
+    ("No valid recipient", "saml-recipient", "its SubjectConfirmation's Recipient is not this connector's acs"),
+    ("Signature missing", "saml-signature", "neither the Response nor the Assertion is signed"),
+)
+
+
+def refusal_of(exc: Exception) -> tuple[str, str]:
+    """The check a pysaml2 refusal stands for, and why, in words safe to show (never its XML)."""
     name = exc.__class__.__name__
-    return f"{name}: {known[name]}" if name in known else name
+    if name in _BY_CLASS:
+        return _BY_CLASS[name]
+    text = str(exc)
+    for needle, check, reason in _BY_MESSAGE:
+        if needle in text:
+            return check, reason
+    if name.startswith("Status"):
+        return "saml-status", f"the identity provider answered with an error status ({name})"
+    return "saml-verify", f"its verification failed ({name})"
 
 
 def _checked(settings: SamlSettings, response: Any, request_id: str | None, now: float) -> Identity:
