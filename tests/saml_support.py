@@ -138,7 +138,7 @@ class SamlIdP:
         server = self._server()
         extra: dict[str, Any] = {}
         if self.encrypt:
-            sp_cert = re.search(r"<ds:X509Certificate>([^<]+)</ds:X509Certificate>",
+            sp_cert = re.search(r"<(?:\w+:)?X509Certificate>([^<]+)</(?:\w+:)?X509Certificate>",
                                 self.sp_metadata.split("use=\"encryption\"", 1)[-1])
             assert sp_cert, "the SP metadata carries no encryption certificate"
             extra = {"encrypt_assertion": True, "encrypt_cert_assertion": sp_cert.group(1),

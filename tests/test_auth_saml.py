@@ -5,8 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from tests.oidc_support import Browser, signin_server
-from tests.saml_support import SamlIdP, post_response, put_saml, require_xmlsec, start
+from bot.auth.sealing import unseal
+from tests.oidc_support import Browser, query_of, signin_server
+from tests.saml_support import (
+    SamlIdP,
+    decode,
+    make_pair,
+    post_response,
+    put_saml,
+    read_form,
+    require_xmlsec,
+    start,
+)
 
 ADMIN_YAML = """\
 access:
@@ -36,3 +46,92 @@ async def test_a_browser_signs_in_through_saml(tmp_path):
             await browser.close()
         assert session["username"] == "alice@example.com"
         assert session["connector"] == "corp" and session["roles"] == ["admin"]
+
+
+async def _session(browser: Browser, server) -> dict:
+    async with browser.http.get(server.url + "/v1/webapi/session") as answer:
+        return await answer.json()
+
+
+async def test_signed_post_binding_requests_and_encrypted_assertions(tmp_path):
+    idp = SamlIdP(encrypt=True)
+    sp = make_pair("reviewer sp")
+    pair = {"cert": sp.cert_pem, "private_key": sp.key_pem}
+    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+        doc = idp.connector("corp", server.url, preferred_request_binding="http-post", signing_key_pair=pair,
+                            assertion_key_pair=pair, force_authn="yes", include_subject=True)
+        await put_saml(server, doc, idp)
+        assert sp.cert_pem.splitlines()[1] in idp.sp_metadata  # the metadata hands the IdP our certificate
+        browser = Browser()
+        try:
+            acs, response = await start(browser, server, "corp")
+            assert "EncryptedAssertion" in decode(response) and "alice@example.com" not in decode(response)
+            status, url, _ = await post_response(browser, acs, response)
+            assert url == server.url + "/console/repos", (status, url)
+            session = await _session(browser, server)
+        finally:
+            await browser.close()
+    assert session["username"] == "alice@example.com"
+    request = idp.requests[0]
+    assert request.message.signature is not None  # enveloped: the IdP verified it through the metadata
+    assert request.message.force_authn == "true"
+    assert request.message.issuer.text == f"{server.url}/sp"
+    assert request.message.assertion_consumer_service_url == f"{server.url}/v1/webapi/saml/acs/corp"
+
+
+async def test_redirect_binding_signs_with_sigalg_and_omits_what_is_unset(tmp_path):
+    idp = SamlIdP()
+    sp = make_pair("reviewer sp")
+    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+        doc = idp.connector("corp", server.url, signing_key_pair={"cert": sp.cert_pem, "private_key": sp.key_pem})
+        await put_saml(server, doc, idp)
+        browser = Browser()
+        try:
+            acs, response = await start(browser, server, "corp")
+        finally:
+            await browser.close()
+    assert {"SigAlg", "Signature", "SAMLRequest"} <= set(idp.raw_requests[0])
+    message = idp.requests[0].message
+    assert message.force_authn is None and message.subject is None
+
+
+async def test_the_terminal_signs_in_through_saml(tmp_path):
+    idp = SamlIdP()
+    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+        await put_saml(server, idp.connector("corp", server.url), idp)
+        key = bytes(range(32))
+        client = f"http://localhost:9/callback?secret_key={key.hex()}"
+        async with server.http.post(server.url + "/v1/webapi/saml/login/console",
+                                    json={"connector_id": "corp", "redirect_url": client}) as answer:
+            assert answer.status == 200
+            url = (await answer.json())["redirect_url"]
+        browser = Browser()
+        try:
+            status, _, page = await browser.get(url)
+            action, fields = read_form(page)
+            status, landed, _ = await browser.follow("POST", action, data=fields)
+        finally:
+            await browser.close()
+        assert landed.startswith("http://localhost:9/callback?response=")
+        answer = unseal(key, query_of(landed)["response"])
+        assert answer["username"] == "alice@example.com" and answer["roles"] == ["admin"]
+        async with server.http.get(server.url + "/v1/webapi/session",
+                                   headers={"Authorization": f"Bearer {answer['token']}"}) as response:
+            assert (await response.json())["connector"] == "corp"
+        async with server.http.post(server.url + "/v1/webapi/saml/login/console",
+                                    json={"connector_id": "corp", "redirect_url": "https://evil.example/callback"}) \
+                as answer:
+            assert answer.status == 400 and (await answer.json())["error"]["check"] == "redirect-url"
+
+
+async def test_connectors_list_saml_and_metadata_names_the_sp(tmp_path):
+    idp = SamlIdP()
+    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+        await put_saml(server, idp.connector("corp", server.url), idp)
+        async with server.http.get(server.url + "/v1/webapi/connectors") as answer:
+            assert await answer.json() == [{"name": "corp", "kind": "saml", "display": "corp"}]
+        async with server.http.get(server.url + "/v1/webapi/saml/metadata/nope") as answer:
+            assert answer.status == 404
+    assert f'entityID="{server.url}/sp"' in idp.sp_metadata
+    assert f'Location="{server.url}/v1/webapi/saml/acs/corp"' in idp.sp_metadata
+    assert "HTTP-POST" in idp.sp_metadata
