@@ -3,6 +3,8 @@ flow, the terminal flow, the SP metadata, encrypted assertions and the request's
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bot.auth.sealing import unseal
@@ -135,3 +137,27 @@ async def test_connectors_list_saml_and_metadata_names_the_sp(tmp_path):
     assert f'entityID="{server.url}/sp"' in idp.sp_metadata
     assert f'Location="{server.url}/v1/webapi/saml/acs/corp"' in idp.sp_metadata
     assert "HTTP-POST" in idp.sp_metadata
+
+
+async def test_reviewer_login_signs_in_through_the_only_saml_connector(tmp_path):
+    from tests.test_auth_terminal import run_cli
+    idp = SamlIdP()
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+        await put_saml(server, idp.connector("corp", server.url), idp)
+        process = await run_cli("login", "--server", server.url, "--no-browser", env=env)
+        assert process.stdout is not None
+        url = ""
+        while not url.startswith("http"):
+            url = (await asyncio.wait_for(process.stdout.readline(), 30)).decode().strip()
+        assert url.startswith(idp.url + "/sso?SAMLRequest=")
+        browser = Browser()
+        try:
+            status, _, page = await browser.get(url)
+            action, fields = read_form(page)
+            await browser.follow("POST", action, data=fields)
+        finally:
+            await browser.close()
+        out, err = await asyncio.wait_for(process.communicate(), 30)
+        assert process.returncode == 0, err.decode()
+        assert "alice@example.com" in out.decode() and "admin" in out.decode()

@@ -1,7 +1,7 @@
 """`reviewer login --server URL [--connector NAME]` and `reviewer logout`: the terminal sign-in.
 
 Login listens on 127.0.0.1 (a free port) at `/callback`, asks the server for the provider's URL
-(`POST /v1/webapi/oidc/login/console` with that listener and a fresh 32-byte `secret_key`), opens
+(`POST /v1/webapi/oidc/login/console`, or `saml/` for a SAML connector, with that listener and a fresh 32-byte `secret_key`), opens
 it in the browser (or prints it), and waits for the browser to come back with the sealed answer,
 which only this process can open. The session token is kept in
 `$XDG_CONFIG_HOME/reviewer/session.json` (default `~/.config`), mode 0600, never printed.
@@ -90,7 +90,7 @@ async def login(server: str, connector: str | None, *, open_url: Callable[[str],
     """Signs in and stores the session; returns what was stored, without the token."""
     server = server.rstrip("/")
     async with aiohttp.ClientSession(timeout=TIMEOUT) as http:
-        connector = connector or await _only_connector(http, server)
+        kind, connector = await _pick_connector(http, server, connector)
         key = secrets.token_bytes(32)
         listener = _Listener(key, asyncio.get_running_loop().create_future())
         app = web.Application()
@@ -102,7 +102,7 @@ async def login(server: str, connector: str | None, *, open_url: Callable[[str],
             await site.start()
             port = runner.addresses[0][1]
             client_url = f"http://127.0.0.1:{port}/callback?secret_key={key.hex()}"
-            provider_url = await _start(http, server, connector, client_url)
+            provider_url = await _start(http, server, kind, connector, client_url)
             open_url(provider_url)
             try:
                 answer = await asyncio.wait_for(listener.answer, wait)
@@ -118,20 +118,25 @@ async def login(server: str, connector: str | None, *, open_url: Callable[[str],
     return {k: v for k, v in record.items() if k != "token"}
 
 
-async def _only_connector(http: aiohttp.ClientSession, server: str) -> str:
+async def _pick_connector(http: aiohttp.ClientSession, server: str, chosen: str | None) -> tuple[str, str]:
+    """(kind, name) of the connector to use: the one named, else the only one offered."""
     listed = await _json(http, "GET", server + "/v1/webapi/connectors")
-    names = [c.get("name") for c in listed if isinstance(c, dict) and c.get("kind") == "oidc"] \
-        if isinstance(listed, list) else []
-    if len(names) == 1:
-        return str(names[0])
+    offered = [(str(c.get("kind")), str(c.get("name"))) for c in listed if isinstance(c, dict)
+               and c.get("kind") in ("oidc", "saml")] if isinstance(listed, list) else []
+    if chosen is not None:
+        kinds = [kind for kind, name in offered if name == chosen]
+        return (kinds[0] if len(kinds) == 1 else "oidc"), chosen  # unknown: the server says so by name
+    names = [name for _, name in offered]
+    if len(offered) == 1:
+        return offered[0]
     if not names:
-        raise LoginError(f"{server} offers no OIDC connector to sign in with", 2)
+        raise LoginError(f"{server} offers no connector to sign in with", 2)
     raise LoginError(f"{server} offers several connectors ({', '.join(map(str, names))}); choose one with "
                      "--connector NAME", 2)
 
 
-async def _start(http: aiohttp.ClientSession, server: str, connector: str, client_url: str) -> str:
-    answer = await _json(http, "POST", server + "/v1/webapi/oidc/login/console",
+async def _start(http: aiohttp.ClientSession, server: str, kind: str, connector: str, client_url: str) -> str:
+    answer = await _json(http, "POST", server + f"/v1/webapi/{kind}/login/console",
                          json={"connector_id": connector, "redirect_url": client_url})
     url = answer.get("redirect_url") if isinstance(answer, dict) else None
     if not isinstance(url, str) or not url.startswith(("https://", "http://")):
