@@ -161,3 +161,36 @@ async def test_reviewer_login_signs_in_through_the_only_saml_connector(tmp_path)
         out, err = await asyncio.wait_for(process.communicate(), 30)
         assert process.returncode == 0, err.decode()
         assert "alice@example.com" in out.decode() and "admin" in out.decode()
+
+
+async def test_an_mfa_round_through_saml_needs_the_same_user(tmp_path):
+    idp = SamlIdP()
+    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+        mfa = {"enabled": True, "issuer": idp.entity_id, "sso": idp.url + "/sso", "cert": idp.pair.cert_pem}
+        await put_saml(server, idp.connector("corp", server.url, mfa=mfa), idp)
+        browser = Browser()
+        try:
+            acs, response = await start(browser, server, "corp")
+            await post_response(browser, acs, response)
+            assert (await _session(browser, server))["mfaVerifiedAt"] is None
+
+            idp.user = "mallory@example.com"
+            status, url, page = await browser.get(f"{server.url}/v1/webapi/saml/mfa/web?connector_id=corp"
+                                                  "&redirect_url=/console/")
+            action, fields = read_form(page)
+            status, _, page = await browser.follow("POST", action, data=fields)
+            assert status == 403 and "<code>mfa-user</code>" in page
+            assert (await _session(browser, server))["mfaVerifiedAt"] is None
+
+            idp.user = "alice@example.com"
+            status, url, page = await browser.get(f"{server.url}/v1/webapi/saml/mfa/web?connector_id=corp"
+                                                  "&redirect_url=/console/")
+            action, fields = read_form(page)
+            status, landed, _ = await browser.follow("POST", action, data=fields)
+            assert landed == server.url + "/console/"
+            session = await _session(browser, server)
+        finally:
+            await browser.close()
+    assert session["mfaVerifiedAt"] is not None and session["username"] == "alice@example.com"
+    assert idp.requests[-1].message.force_authn == "true"  # an MFA round re-authenticates unless told not to
+    assert idp.requests[0].message.force_authn is None
