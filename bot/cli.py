@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the connector to sign in with (default: the only one the server offers)")
     lg.add_argument("--no-browser", action="store_true",
                     help="print the sign-in URL instead of opening a browser (default: open one)")
+    lg.add_argument("--mfa", action="store_true",
+                    help="run an MFA check for the session a previous `reviewer login` stored, through its "
+                         "connector's mfa settings (for permissions in access.mfa.required)")
     _command(sub, "logout", "end the session that `reviewer login` keeps, on the server and on this machine")
     return parser
 

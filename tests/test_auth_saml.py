@@ -4,12 +4,17 @@ flow, the terminal flow, the SP metadata, encrypted assertions and the request's
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 
 import pytest
 
+from bot.auth.http import SIGNIN_STORE
 from bot.auth.sealing import unseal
+from bot.auth.sessions import token_key
 from tests.oidc_support import Browser, query_of, signin_server
 from tests.saml_support import (
+    SAML_PATH,
     SamlIdP,
     decode,
     make_pair,
@@ -194,3 +199,69 @@ async def test_an_mfa_round_through_saml_needs_the_same_user(tmp_path):
     assert session["mfaVerifiedAt"] is not None and session["username"] == "alice@example.com"
     assert idp.requests[-1].message.force_authn == "true"  # an MFA round re-authenticates unless told not to
     assert idp.requests[0].message.force_authn is None
+
+
+MFA_ADMIN_YAML = ADMIN_YAML + """\
+  mfa:
+    required: ["connectors:write"]
+"""
+
+
+async def test_the_terminal_passes_an_mfa_round_and_a_stale_one_is_refused(tmp_path):
+    from tests.test_auth_terminal import run_cli
+    idp = SamlIdP()
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+
+    async def browse(process) -> None:
+        url = ""
+        while not url.startswith("http"):
+            url = (await asyncio.wait_for(process.stdout.readline(), 30)).decode().strip()
+        browser = Browser()
+        try:
+            status, _, page = await browser.get(url)
+            action, fields = read_form(page)
+            await browser.follow("POST", action, data=fields)
+        finally:
+            await browser.close()
+
+    async with idp.serving(), signin_server(tmp_path, MFA_ADMIN_YAML) as server:
+        mfa = {"enabled": True, "issuer": idp.entity_id, "sso": idp.url + "/sso", "cert": idp.pair.cert_pem}
+        doc = idp.connector("corp", server.url, mfa=mfa)
+        await put_saml(server, doc, idp)
+        process = await run_cli("login", "--server", server.url, "--no-browser", env=env)
+        await browse(process)
+        await asyncio.wait_for(process.communicate(), 30)
+        token = json.loads((tmp_path / "config" / "reviewer" / "session.json").read_text())["token"]
+        bearer = {"Authorization": f"Bearer {token}"}
+
+        async def write() -> tuple[int, dict]:
+            async with server.http.put(f"{server.url}{SAML_PATH}/corp", json=doc, headers=bearer) as response:
+                return response.status, await response.json()
+
+        status, body = await write()
+        assert status == 403 and body["reason"] == "MFARequired"
+        process = await run_cli("login", "--server", server.url, "--no-browser", "--mfa", env=env)
+        await browse(process)
+        out, err = await asyncio.wait_for(process.communicate(), 30)
+        assert process.returncode == 0, err.decode()
+        assert "MFA check passed" in out.decode() and token not in out.decode() + err.decode()
+        assert idp.requests[-1].message.force_authn == "true"
+        assert (await write())[0] == 200
+
+        store = server.app[SIGNIN_STORE]  # five minutes later: the check is stale
+        record = await store.get_session(token_key(token))
+        await store.put_session(token_key(token), {**record, "mfa_verified_at": time.time() - 301},
+                                record["expires"])
+        status, body = await write()
+        assert status == 403 and body["reason"] == "MFARequired"
+
+
+async def test_a_terminal_mfa_round_needs_its_session(tmp_path):
+    idp = SamlIdP()
+    async with idp.serving(), signin_server(tmp_path, MFA_ADMIN_YAML) as server:
+        await put_saml(server, idp.connector("corp", server.url), idp)
+        client = f"http://localhost:9/callback?secret_key={bytes(32).hex()}"
+        for path in ("/v1/webapi/saml/mfa/console", "/v1/webapi/oidc/mfa/console"):
+            async with server.http.post(server.url + path, json={"connector_id": "corp", "redirect_url": client},
+                                        headers={"Authorization": "Bearer not-a-session"}) as answer:
+                assert answer.status == 401 and (await answer.json())["error"]["check"] == "session"

@@ -4,6 +4,7 @@
     GET  /v1/webapi/oidc/login/web               → 302 to the provider
     POST /v1/webapi/oidc/login/console           terminal sign-in: {"redirect_url": provider URL}
     GET  /v1/webapi/oidc/mfa/web                 an MFA round for the signed-in browser → 302
+    POST /v1/webapi/oidc/mfa/console             an MFA round for the terminal's bearer session
     GET  /v1/webapi/oidc/callback                the provider's redirect back
     GET  /v1/webapi/session                      who is signed in
     POST /v1/webapi/logout                       ends the session
@@ -20,7 +21,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -60,6 +61,7 @@ def setup_signin(app: web.Application, *, connectors: ConnectorStore, database_p
     app.router.add_get("/v1/webapi/oidc/login/web", routes.login_web)
     app.router.add_post("/v1/webapi/oidc/login/console", routes.login_console)
     app.router.add_get("/v1/webapi/oidc/mfa/web", routes.mfa_web)
+    app.router.add_post("/v1/webapi/oidc/mfa/console", routes.oidc_mfa_console)
     app.router.add_get("/v1/webapi/oidc/callback", routes.callback.handle)
     app.router.add_get("/v1/webapi/session", routes.session)
     app.router.add_post("/v1/webapi/logout", routes.logout)
@@ -168,6 +170,41 @@ class SignInRoutes:
                                        flow="mfa")
             return refusal_page(exc.status, exc.check, exc.message)
         return self._bound_redirect(url, binding)
+
+    async def oidc_mfa_console(self, request: web.Request) -> web.Response:
+        async def settings(name: Any) -> Any:
+            return mfa_settings(await self.connector_doc(name), self.secrets)
+        return await self.mfa_console(request, settings, self._start)
+
+    async def mfa_console(self, request: web.Request, settings_of: Callable[[Any], Awaitable[Any]],
+                          start: Callable[[Any, dict[str, Any]], Awaitable[str]]) -> web.Response:
+        """A terminal's MFA round, either kind: the bearer session's user, through the connector it
+        signed in with, back to the terminal's checked listener."""
+        scheme, _, bearer = request.headers.get("Authorization", "").partition(" ")
+        token = bearer.strip() if scheme.lower() == "bearer" else ""
+        session = await find_session(self.store, token) if token else None
+        body = await _json_body(request)
+        if body is None:
+            return json_error(400, "request", 'the body must be a JSON object {"connector_id", "redirect_url"}')
+        try:
+            if session is None:
+                raise SignInError("session", "send the session as `Authorization: Bearer <token>`: an MFA check is "
+                                             "for a signed-in user", status=401)
+            if body.get("connector_id") != session.connector:
+                raise SignInError("mfa", f"an MFA check goes through the connector you signed in with "
+                                         f"(`{session.connector}`)", status=400)
+            connector = await settings_of(session.connector)
+            client = check_client_redirect(body.get("redirect_url") or "",
+                                           allowed_https_hostnames=connector.allowed_https_hostnames,
+                                           insecure_allowed_cidr_ranges=connector.insecure_allowed_cidr_ranges)
+            url = await start(connector, {"flow": "mfa", "client_url": client.url,
+                                          "client_key": client.secret_key.hex(), "session": token_key(token),
+                                          "username": session.username})
+        except RedirectError as exc:
+            return json_error(400, "redirect-url", str(exc))
+        except SignInError as exc:
+            return json_error(exc.status, exc.check, exc.message)
+        return web.json_response({"redirect_url": url}, headers={"Cache-Control": "no-store"})
 
     def _bound_redirect(self, url: str, binding: str) -> web.Response:
         response = redirect(url)

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from bot.auth import saml
-from bot.auth.callback import _denied, _to_client
+from bot.auth.callback import _denied, _to_client, mfa_done
 from bot.auth.errors import SignInError
 from bot.auth.pages import SECURITY_HEADERS, redirect, refusal_page
 from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
@@ -48,6 +48,7 @@ def add_saml_routes(app: web.Application, routes: SignInRoutes) -> None:
     app.router.add_get("/v1/webapi/saml/metadata/{name}", flows.metadata)
     app.router.add_post("/v1/webapi/saml/login/console", flows.login_console)
     app.router.add_get("/v1/webapi/saml/mfa/web", flows.mfa_web)
+    app.router.add_post("/v1/webapi/saml/mfa/console", flows.mfa_console)
 
 
 def _pending_key(request_id: str) -> str:
@@ -114,6 +115,13 @@ class SamlRoutes:
             return refusal_page(exc.status, exc.check, exc.message)
         return _send(started)
 
+    async def mfa_console(self, request: web.Request) -> web.Response:
+        """The terminal's MFA round (`reviewer login --mfa`): its session as a bearer, its listener
+        as `redirect_url`; the sealed answer carries `mfaVerifiedAt`."""
+        async def start(settings: SamlSettings, pending: dict[str, Any]) -> str:
+            return (await self._start(settings, pending, subject=pending["username"])).url
+        return await self.routes.mfa_console(request, lambda name: self.settings(name, mfa=True), start)
+
     async def login_console(self, request: web.Request) -> web.Response:
         from bot.auth.http import _json_body, json_error  # the OIDC module's body reader and error shape
         body = await _json_body(request)
@@ -159,7 +167,7 @@ class SamlRoutes:
             connector = (pending or {}).get("connector") or path_name or ""
             await self.routes.callback.record(connector, error.username, error, error.claim_names, flow=flow,
                                               kind="saml")
-            if pending and pending["flow"] == "console":
+            if pending and "client_url" in pending:
                 return _to_client(pending, {"error": {"check": error.check, "message": error.message}})
             return refusal_page(error.status, error.check, error.message, claim_names=error.claim_names,
                                 hint=error.hint)
@@ -230,7 +238,7 @@ class SamlRoutes:
         await store.put_session(pending["session"], record, record["expires"])
         await self.routes.callback.record(settings.name, username, None, names, flow="mfa", roles=record["roles"],
                                           kind="saml")
-        return redirect(pending["return_to"])
+        return mfa_done(pending, username, record["mfa_verified_at"])
 
 
 _SUBMIT = "document.forms[0].submit();"
