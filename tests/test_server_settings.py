@@ -174,3 +174,14 @@ def test_public_url_and_session_ttl():
     for ttl in ("10s", "-1h", "1000h"):
         with pytest.raises(SettingsError):
             load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_SESSION_TTL": ttl})
+
+
+def test_directory_url_stands_in_for_the_directory_apis():
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_DIRECTORY_URL": "http://127.0.0.1:9000/"})
+    assert settings.directory_url == "http://127.0.0.1:9000"
+    assert load_settings({"GITHUB_WEBHOOK_SECRET": "s"}).directory_url is None
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_DIRECTORY_URL": "graph-proxy/v1.0"})
+    assert error.value.problems == [
+        "REVIEWER_DIRECTORY_URL: 'graph-proxy/v1.0' is not an http(s) address without a path, such as "
+        "https://graph-proxy.example.com"]

@@ -15,8 +15,9 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from aiohttp import web
 
 from bot.auth import oidc
-from bot.auth.connectors import mfa_settings
+from bot.auth.connectors import mfa_settings, oidc_settings
 from bot.auth.errors import SignInError
+from bot.auth.groups import with_oidc_groups
 from bot.auth.pages import redirect, refusal_page
 from bot.auth.roles import map_roles
 from bot.auth.sealing import seal
@@ -77,11 +78,14 @@ class Callback:
         if pending["flow"] == "mfa":
             return await self._complete_mfa(pending, code)
         routes = self.routes
-        connector = await routes.settings_of(pending["connector"])
+        doc = await routes.connector_doc(pending["connector"])
+        connector = oidc_settings(doc, routes.secrets)
         assert routes.provider is not None
         identity = await oidc.finish(connector, routes.provider, pending, code)
         names = sorted(identity.claims)
-        mapped = map_roles(connector.claims_to_roles, identity.claims)
+        claims = await with_oidc_groups(routes.provider.http, doc.get("spec") or {}, connector.client_id,
+                                        connector.client_secret, identity.claims, routes.directory_url)
+        mapped = map_roles(connector.claims_to_roles, claims)
         access = routes.gate.access()
         defined = [r for r in mapped.roles if r in access.roles]
         if not defined:

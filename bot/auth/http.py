@@ -52,11 +52,12 @@ SIGNIN_STORE = web.AppKey("signin_store", SqliteAuthStore)  # the console's sign
 
 def setup_signin(app: web.Application, *, connectors: ConnectorStore, database_path: str,
                  secrets_dir: str | None, public_url: str | None, session_ttl: int, admin_token: str | None,
-                 access: Callable[[], Access]) -> Gate:
+                 access: Callable[[], Access], directory_url: str | None = None) -> Gate:
     """Adds the sign-in routes and their start/stop step; returns the APIs' gate."""
     store = app[SIGNIN_STORE] = SqliteAuthStore(database_path)
     gate = Gate(admin_token=admin_token, store=store, access=access, public_url=public_url)
     routes = SignInRoutes(connectors, SecretStore(secrets_dir), store, gate, public_url, session_ttl)
+    routes.directory_url = directory_url
     app.router.add_get("/v1/webapi/connectors", routes.connectors)
     app.router.add_get("/v1/webapi/oidc/login/web", routes.login_web)
     app.router.add_post("/v1/webapi/oidc/login/console", routes.login_console)
@@ -82,6 +83,7 @@ class SignInRoutes:
         self.connector_store, self.secrets, self.store, self.gate = connectors, secrets, store, gate
         self.public_url, self.session_ttl = public_url, session_ttl
         self.provider: ProviderCache | None = None
+        self.directory_url: str | None = None  # REVIEWER_DIRECTORY_URL: group lookups go there instead
         self.callback = Callback(self)
 
     async def lifecycle(self, app: web.Application) -> AsyncIterator[None]:

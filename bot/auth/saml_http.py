@@ -27,11 +27,13 @@ from aiohttp import web
 from bot.auth import saml
 from bot.auth.callback import _denied, _to_client, mfa_done
 from bot.auth.errors import SignInError
+from bot.auth.groups import with_saml_groups
 from bot.auth.pages import SECURITY_HEADERS, redirect, refusal_page
 from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
 from bot.auth.roles import map_roles
 from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
 from bot.auth.sessions import SESSION_COOKIE, Session, create_session, find_session, token_key
+from bot.connectors.checks import resolve_secret
 from bot.connectors.kinds import SAML
 
 if TYPE_CHECKING:
@@ -201,7 +203,22 @@ class SamlRoutes:
                               username=identity.username, claim_names=names)
         if pending["flow"] == "mfa":
             return await self._complete_mfa(settings, identity.username, names, pending)
-        return await self._sign_in(settings, identity.username, identity.attributes, pending)
+        attributes = await self._groups(settings.name, identity.attributes, identity.username)
+        return await self._sign_in(settings, identity.username, attributes, pending)
+
+    async def _groups(self, name: str, attributes: dict[str, list[str]], username: str) -> dict[str, list[str]]:
+        """Groups from Graph when the assertion carries `groups.link` (directory_id_groups_provider)."""
+        doc = await self.doc(name)
+        spec = doc.get("spec") or {}
+        oauth = (spec.get("credentials") or {}).get("oauth") or {}
+        secret, _ = resolve_secret(doc, "/spec/credentials/oauth/client_secret", self.routes.secrets)
+        assert self.routes.provider is not None
+        try:
+            return await with_saml_groups(self.routes.provider.http, spec, oauth.get("client_id"), secret, attributes,
+                                          self.routes.directory_url)
+        except SignInError as error:
+            error.username, error.claim_names = username, sorted(attributes)
+            raise
 
     async def _sign_in(self, settings: SamlSettings, username: str, attributes: dict[str, list[str]],
                        pending: dict[str, Any]) -> web.StreamResponse:

@@ -113,7 +113,8 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     app.router.add_get("/metrics", metrics_page)
     gate = setup_signin(app, connectors=connectors, database_path=settings.database_path,
                         secrets_dir=settings.secrets_dir, public_url=settings.public_url,
-                        session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current))
+                        session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current),
+                        directory_url=settings.directory_url)
     setup_connector_routes(app, connectors, admin_token=token, secrets_dir=settings.secrets_dir, gate=gate)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
     app.cleanup_ctx.append(_lifecycle)
