@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+import jwt
 from aiohttp import web
 
 CLIENT_ID = "graph-app"
@@ -99,3 +100,54 @@ async def _served(app: web.Application) -> AsyncIterator[str]:
 
 def security_groups(*ids: str) -> list[dict]:
     return [{"@odata.type": "#microsoft.graph.group", "id": i, "securityEnabled": True} for i in ids]
+
+
+@dataclass
+class GoogleDirectoryDouble:
+    """Google's OAuth token endpoint (the JWT-bearer grant of a service account with domain-wide
+    delegation) and the Admin SDK `GET /admin/directory/v1/groups?userKey=` (`groups`,
+    `nextPageToken`), checking the grant's signature with the service account's public key."""
+
+    public_pem: bytes = b""
+    client_email: str = "reviewer@project.iam.gserviceaccount.com"
+    groups: dict[str, list[str]] = field(default_factory=dict)  # user email → group emails
+    page_size: int = 2
+    url: str = ""
+    grants: list[dict] = field(default_factory=list)
+    pages_served: int = 0
+
+    async def token(self, request: web.Request) -> web.Response:
+        form = {k: str(v) for k, v in (await request.post()).items()}
+        if form.get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer":
+            return web.json_response({"error": "unsupported_grant_type"}, status=400)
+        try:
+            claims = jwt.decode(form.get("assertion", ""), self.public_pem, algorithms=["RS256"],
+                                audience=self.url + "/token")
+        except jwt.PyJWTError:
+            return web.json_response({"error": "invalid_grant"}, status=400)
+        self.grants.append(claims)
+        if claims.get("iss") != self.client_email:
+            return web.json_response({"error": "unauthorized_client"}, status=401)
+        return web.json_response({"access_token": "directory-token", "token_type": "Bearer", "expires_in": 3599})
+
+    async def list_groups(self, request: web.Request) -> web.Response:
+        if request.headers.get("Authorization") != "Bearer directory-token":
+            return web.json_response({"error": {"code": 401}}, status=401)
+        emails = self.groups.get(request.query.get("userKey", ""), [])
+        start = int(request.query.get("pageToken") or 0)
+        self.pages_served += 1
+        body: dict = {"kind": "admin#directory#groups",
+                      "groups": [{"kind": "admin#directory#group", "email": e} for e in
+                                 emails[start:start + self.page_size]]}
+        if start + self.page_size < len(emails):
+            body["nextPageToken"] = str(start + self.page_size)
+        return web.json_response(body)
+
+    @asynccontextmanager
+    async def serving(self) -> AsyncIterator[GoogleDirectoryDouble]:
+        app = web.Application()
+        app.router.add_post("/token", self.token)
+        app.router.add_get("/admin/directory/v1/groups", self.list_groups)
+        async with _served(app) as url:
+            self.url = url
+            yield self

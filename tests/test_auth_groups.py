@@ -4,13 +4,22 @@ the URL named in the token is never fetched; a failed lookup refuses the sign-in
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
+from cryptography.hazmat.primitives import serialization
 
-from tests.directory_doubles import CLIENT_ID, CLIENT_SECRET, GraphDouble, Tripwire, security_groups
-from tests.oidc_support import Browser, HostileProvider, connector_doc, put_connector, signin_server
+from tests.directory_doubles import (
+    CLIENT_ID,
+    CLIENT_SECRET,
+    GoogleDirectoryDouble,
+    GraphDouble,
+    Tripwire,
+    security_groups,
+)
+from tests.oidc_support import Browser, HostileProvider, connector_doc, new_rsa, put_connector, signin_server
 from tests.saml_support import SamlIdP, post_response, put_saml, require_xmlsec, start
 
 ADMIN_YAML = """\
@@ -118,3 +127,54 @@ async def test_saml_groups_link_gets_groups_with_the_oauth_credentials(tmp_path)
                 await browser.close()
     assert graph.pages_served == 2 and graph.token_requests[0]["tenant"] == TENANT
     assert tripwire.hits == 0
+
+
+async def test_google_workspace_groups_come_from_the_directory_api(tmp_path):
+    key = new_rsa()
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption()).decode()
+    directory = GoogleDirectoryDouble(public_pem=key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo),
+        groups={"alice@example.com": ["eng@example.com", "ops@example.com", "reviewer-admins@example.com"]})
+    account = {"type": "service_account", "client_email": directory.client_email, "private_key": pem,
+               "token_uri": "https://oauth2.googleapis.com/token"}
+    key_file = tmp_path / "sa.json"
+    key_file.write_text(json.dumps(account))
+    provider = HostileProvider(drop=("groups",))
+    async with directory.serving(), provider.serving(), \
+            signin_server(tmp_path, ADMIN_YAML, REVIEWER_DIRECTORY_URL=directory.url) as server:
+        mapping = [{"claim": "groups", "value": "reviewer-admins@example.com", "roles": ["admin"]}]
+        doc = connector_doc("google", provider.url, server.url, claims_to_roles=mapping,
+                            cloud_service_account_uri=f"file://{key_file}", cloud_admin_email="admin@example.com")
+        await put_connector(server, doc)
+        browser = Browser()
+        try:
+            status, url, page = await browser.get(f"{server.url}/v1/webapi/oidc/login/web?connector_id=google")
+            assert url == server.url + "/console/", page[:500]
+            assert (await session_of(server, browser))["roles"] == ["admin"]
+        finally:
+            await browser.close()
+    grant = directory.grants[0]
+    assert grant["sub"] == "admin@example.com" and "admin.directory.group.readonly" in grant["scope"]
+    assert directory.pages_served == 2
+
+
+async def test_a_google_lookup_with_a_key_the_directory_refuses_says_why(tmp_path):
+    directory = GoogleDirectoryDouble(public_pem=new_rsa().public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    pem = new_rsa().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                  serialization.NoEncryption()).decode()
+    provider = HostileProvider(drop=("groups",))
+    async with directory.serving(), provider.serving(), \
+            signin_server(tmp_path, ADMIN_YAML, REVIEWER_DIRECTORY_URL=directory.url) as server:
+        doc = connector_doc("google", provider.url, server.url, cloud_admin_email="admin@example.com",
+                            cloud_service_account=json.dumps({"client_email": directory.client_email,
+                                                              "private_key": pem}))
+        await put_connector(server, doc)
+        browser = Browser()
+        try:
+            status, url, page = await browser.get(f"{server.url}/v1/webapi/oidc/login/web?connector_id=google")
+        finally:
+            await browser.close()
+        assert status == 502 and "<code>groups-lookup</code>" in page and "Google Workspace" in page
+        assert "invalid_grant" in page and "PRIVATE KEY" not in page

@@ -17,6 +17,7 @@ from aiohttp import web
 from bot.auth import oidc
 from bot.auth.connectors import mfa_settings, oidc_settings
 from bot.auth.errors import SignInError
+from bot.auth.google_groups import service_account, with_google_groups
 from bot.auth.groups import with_oidc_groups
 from bot.auth.pages import redirect, refusal_page
 from bot.auth.roles import map_roles
@@ -85,6 +86,8 @@ class Callback:
         names = sorted(identity.claims)
         claims = await with_oidc_groups(routes.provider.http, doc.get("spec") or {}, connector.client_id,
                                         connector.client_secret, identity.claims, routes.directory_url)
+        claims = await with_google_groups(routes.provider.http, service_account(doc, routes.secrets), claims,
+                                          routes.directory_url)
         mapped = map_roles(connector.claims_to_roles, claims)
         access = routes.gate.access()
         defined = [r for r in mapped.roles if r in access.roles]
