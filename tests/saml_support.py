@@ -82,6 +82,8 @@ class SamlIdP:
     raw_requests: list[dict[str, str]] = field(default_factory=list)
     responses: list[str] = field(default_factory=list)  # XML sent
     sp_metadata: str = ""
+    want_signed_requests: bool = False
+    logout_requests: list[Any] = field(default_factory=list)  # parsed LogoutRequests (their signature checked)
     _dir: str = ""
 
     @property
@@ -110,7 +112,9 @@ class SamlIdP:
             "accepted_time_diff": 60,
             "service": {"idp": {
                 "endpoints": {"single_sign_on_service": [(self.url + "/sso", BINDING_HTTP_REDIRECT),
-                                                         (self.url + "/sso", BINDING_HTTP_POST)]},
+                                                         (self.url + "/sso", BINDING_HTTP_POST)],
+                              "single_logout_service": [(self.url + "/slo", BINDING_HTTP_REDIRECT)]},
+                "want_authn_requests_signed": self.want_signed_requests,
                 "policy": {"default": {"lifetime": {"minutes": 5}, "attribute_restrictions": None,
                                        "name_form": "urn:oasis:names:tc:SAML:2.0:attrname-format:unspecified"}},
             }},
@@ -128,7 +132,8 @@ class SamlIdP:
             binding = BINDING_HTTP_REDIRECT
         self.raw_requests.append(form)
         server = self._server()
-        parsed = server.parse_authn_request(form["SAMLRequest"], binding)
+        parsed = server.parse_authn_request(form["SAMLRequest"], binding, relay_state=form.get("RelayState"),
+                                            sigalg=form.get("SigAlg"), signature=form.get("Signature"))
         self.requests.append(parsed)
         message = parsed.message
         return self.answer(message.assertion_consumer_service_url, message.id, message.issuer.text,
@@ -156,11 +161,37 @@ class SamlIdP:
         xml = self.response_xml(acs, in_response_to, audience)
         return form_page(acs, {"SAMLResponse": base64.b64encode(xml.encode()).decode(), "RelayState": relay_state})
 
+    async def slo(self, request: web.Request) -> web.Response:
+        """The SP's LogoutRequest (its redirect signature checked), answered with a signed LogoutResponse."""
+        server = self._server()
+        query = dict(request.query)
+        parsed = server.parse_logout_request(query["SAMLRequest"], BINDING_HTTP_REDIRECT,
+                                             relay_state=query.get("RelayState"), sigalg=query.get("SigAlg"),
+                                             signature=query.get("Signature"))
+        self.logout_requests.append(parsed.message)
+        response = server.create_logout_response(parsed.message, [BINDING_HTTP_REDIRECT])
+        destination = re.search(r'SingleLogoutService Binding="[^"]+HTTP-Redirect" Location="([^"]+)"',
+                                self.sp_metadata)
+        assert destination, "the SP metadata has no SingleLogoutService"
+        info = server.apply_binding(BINDING_HTTP_REDIRECT, str(response), destination.group(1), response=True,
+                                    sign=True)
+        raise web.HTTPFound(dict(info["headers"])["Location"])
+
+    def logout_request_url(self, destination: str, name_id: str, sign: bool = True) -> str:
+        """An IdP-initiated LogoutRequest to the SP, signed on the redirect binding unless told not to."""
+        server = self._server()
+        sp_entity = re.search(r'entityID="([^"]+)"', self.sp_metadata).group(1)
+        _, request = server.create_logout_request(destination, sp_entity, name_id=NameID(
+            format=NAMEID_FORMAT_UNSPECIFIED, text=name_id), sign=False)
+        info = server.apply_binding(BINDING_HTTP_REDIRECT, str(request), destination, sign=sign)
+        return str(dict(info["headers"])["Location"])
+
     @asynccontextmanager
     async def serving(self) -> AsyncIterator[SamlIdP]:
         self._dir = tempfile.mkdtemp(prefix="saml-idp-")
         app = web.Application()
         app.router.add_route("*", "/sso", self.sso)
+        app.router.add_get("/slo", self.slo)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)

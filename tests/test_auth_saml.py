@@ -61,7 +61,7 @@ async def _session(browser: Browser, server) -> dict:
 
 
 async def test_signed_post_binding_requests_and_encrypted_assertions(tmp_path):
-    idp = SamlIdP(encrypt=True)
+    idp = SamlIdP(encrypt=True, want_signed_requests=True)
     sp = make_pair("reviewer sp")
     pair = {"cert": sp.cert_pem, "private_key": sp.key_pem}
     async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
@@ -87,7 +87,7 @@ async def test_signed_post_binding_requests_and_encrypted_assertions(tmp_path):
 
 
 async def test_redirect_binding_signs_with_sigalg_and_omits_what_is_unset(tmp_path):
-    idp = SamlIdP()
+    idp = SamlIdP(want_signed_requests=True)  # the IdP checks SigAlg/Signature with our metadata's key
     sp = make_pair("reviewer sp")
     async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
         doc = idp.connector("corp", server.url, signing_key_pair={"cert": sp.cert_pem, "private_key": sp.key_pem})
@@ -265,3 +265,41 @@ async def test_a_terminal_mfa_round_needs_its_session(tmp_path):
             async with server.http.post(server.url + path, json={"connector_id": "corp", "redirect_url": client},
                                         headers={"Authorization": "Bearer not-a-session"}) as answer:
                 assert answer.status == 401 and (await answer.json())["error"]["check"] == "session"
+
+
+async def test_single_logout_both_ways(tmp_path):
+    idp = SamlIdP(want_signed_requests=True)
+    sp = make_pair("reviewer sp")
+    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+        doc = idp.connector("corp", server.url, single_logout_url=idp.url + "/slo",
+                            signing_key_pair={"cert": sp.cert_pem, "private_key": sp.key_pem})
+        await put_saml(server, doc, idp)
+        slo = f"{server.url}/v1/webapi/saml/slo/corp"
+        assert f'Location="{slo}"' in idp.sp_metadata
+        browser = Browser()
+        try:
+            acs, response = await start(browser, server, "corp")
+            await post_response(browser, acs, response)
+            async with browser.http.post(server.url + "/v1/webapi/logout", headers={"Origin": server.url}) as answer:
+                body = await answer.json()
+            assert body["signedOut"] is True and body["redirect_url"].startswith(idp.url + "/slo?SAMLRequest=")
+            status, landed, _ = await browser.get(body["redirect_url"])
+            assert landed == server.url + "/console/", (status, landed)
+            assert idp.logout_requests[0].name_id.text == "alice@example.com"
+            assert idp.logout_requests[0].session_index  # the SessionIndex kept at sign-in
+            replayed = next(h for h in browser.hops if h.startswith(slo))
+            status, _, page = await browser.get(replayed)  # the LogoutResponse is used once
+            assert status == 403 and "<code>slo-response</code>" in page
+
+            acs, response = await start(browser, server, "corp")  # the IdP ends this session itself
+            await post_response(browser, acs, response)
+            assert (await _session(browser, server))["username"] == "alice@example.com"
+            status, _, page = await browser.get(idp.logout_request_url(slo, "alice@example.com", sign=False))
+            assert status == 403 and "<code>slo-signature</code>" in page
+            assert (await _session(browser, server))["username"] == "alice@example.com"
+            status, landed, _ = await browser.get(idp.logout_request_url(slo, "alice@example.com"))
+            assert landed.startswith(server.url + "/console/") or landed.startswith(idp.url), landed
+            async with browser.http.get(server.url + "/v1/webapi/session") as answer:
+                assert answer.status == 401
+        finally:
+            await browser.close()

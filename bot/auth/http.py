@@ -84,6 +84,7 @@ class SignInRoutes:
         self.public_url, self.session_ttl = public_url, session_ttl
         self.provider: ProviderCache | None = None
         self.directory_url: str | None = None  # REVIEWER_DIRECTORY_URL: group lookups go there instead
+        self.saml_logout: Callable[[str], Awaitable[str | None]] | None = None  # set by the SAML routes
         self.callback = Callback(self)
 
     async def lifecycle(self, app: web.Application) -> AsyncIterator[None]:
@@ -251,9 +252,16 @@ class SignInRoutes:
         if token == cookie and cookie and not self.gate.same_origin(request):
             return json_error(403, "origin", "logging out with the session cookie must come from this server's "
                                              "own pages")
+        answer: dict[str, Any] = {"signedOut": True}
         if token:
+            try:  # a SAML session with single_logout_url: the browser goes on to the IdP's logout
+                provider_logout = await self.saml_logout(token_key(token)) if self.saml_logout else None
+            except SignInError:
+                provider_logout = None  # the connector is gone or broken: the local session still ends
+            if provider_logout:
+                answer["redirect_url"] = provider_logout
             await self.store.delete_session(token_key(token))
-        response = web.json_response({"signedOut": True}, headers={"Cache-Control": "no-store"})
+        response = web.json_response(answer, headers={"Cache-Control": "no-store"})
         response.del_cookie(SESSION_COOKIE, path="/")
         return response
 

@@ -110,6 +110,9 @@ def client_for(settings: SamlSettings) -> Saml2Client:
             "name_id_format_allow_create": False,
         }},
     }
+    slo = _slo_endpoint(settings)
+    if slo:
+        config["service"]["sp"]["endpoints"]["single_logout_service"] = [(slo, BINDING_HTTP_REDIRECT)]
     if settings.signing is not None:
         config.update(_pair_files(settings.signing))
     encryption = settings.assertion or settings.signing
@@ -118,6 +121,12 @@ def client_for(settings: SamlSettings) -> Saml2Client:
     sp_config = SPConfig()
     sp_config.load(config)
     return Saml2Client(config=sp_config)
+
+
+def _slo_endpoint(settings: SamlSettings) -> str | None:
+    """Our SLO URL beside the `acs`, when the connector does single logout."""
+    base, found, _ = settings.acs.rpartition("/v1/webapi/saml/acs")
+    return f"{base}/v1/webapi/saml/slo/{settings.name}" if found and settings.single_logout_url else None
 
 
 def begin(settings: SamlSettings, relay_state: str, subject: str | None = None) -> Started:

@@ -5,6 +5,8 @@
     GET  /v1/webapi/saml/metadata/{name}                       the SP metadata to give the IdP
     POST /v1/webapi/saml/login/console                         terminal sign-in, as OIDC's
     GET  /v1/webapi/saml/mfa/web?connector_id=N&redirect_url=P an MFA round for the signed-in browser
+    POST /v1/webapi/saml/mfa/console                           the terminal's MFA round
+    GET|POST /v1/webapi/saml/slo/{name}                        single logout (bot/auth/saml_logout.py)
 
 The pending request is keyed by the AuthnRequest's ID, the `InResponseTo` of its answer, and taken
 once. The browser is not bound by a cookie here as OIDC's is: the IdP's answer is a cross-site POST,
@@ -31,6 +33,7 @@ from bot.auth.groups import with_saml_groups
 from bot.auth.pages import SECURITY_HEADERS, redirect, refusal_page
 from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
 from bot.auth.roles import map_roles
+from bot.auth.saml_logout import LogoutRoutes
 from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
 from bot.auth.sessions import SESSION_COOKIE, Session, create_session, find_session, token_key
 from bot.connectors.checks import resolve_secret
@@ -51,6 +54,8 @@ def add_saml_routes(app: web.Application, routes: SignInRoutes) -> None:
     app.router.add_post("/v1/webapi/saml/login/console", flows.login_console)
     app.router.add_get("/v1/webapi/saml/mfa/web", flows.mfa_web)
     app.router.add_post("/v1/webapi/saml/mfa/console", flows.mfa_console)
+    app.router.add_route("GET", "/v1/webapi/saml/slo/{name}", flows.logout.slo)
+    app.router.add_route("POST", "/v1/webapi/saml/slo/{name}", flows.logout.slo)
 
 
 def _pending_key(request_id: str) -> str:
@@ -60,6 +65,8 @@ def _pending_key(request_id: str) -> str:
 class SamlRoutes:
     def __init__(self, routes: SignInRoutes) -> None:
         self.routes = routes
+        self.logout = LogoutRoutes(self)
+        routes.saml_logout = self.logout.start  # POST /v1/webapi/logout asks it for the IdP's logout URL
 
     async def doc(self, name: Any) -> dict[str, Any]:
         if not isinstance(name, str) or not name:
@@ -204,7 +211,7 @@ class SamlRoutes:
         if pending["flow"] == "mfa":
             return await self._complete_mfa(settings, identity.username, names, pending)
         attributes = await self._groups(settings.name, identity.attributes, identity.username)
-        return await self._sign_in(settings, identity.username, attributes, pending)
+        return await self._sign_in(settings, identity.username, attributes, pending, identity.session_index)
 
     async def _groups(self, name: str, attributes: dict[str, list[str]], username: str) -> dict[str, list[str]]:
         """Groups from Graph when the assertion carries `groups.link` (directory_id_groups_provider)."""
@@ -221,7 +228,7 @@ class SamlRoutes:
             raise
 
     async def _sign_in(self, settings: SamlSettings, username: str, attributes: dict[str, list[str]],
-                       pending: dict[str, Any]) -> web.StreamResponse:
+                       pending: dict[str, Any], session_index: str | None = None) -> web.StreamResponse:
         routes, names = self.routes, sorted(attributes)
         mapped = map_roles(settings.attributes_to_roles, attributes)
         access = routes.gate.access()
@@ -232,6 +239,9 @@ class SamlRoutes:
         now = time.time()
         session = Session(username, settings.name, defined, now, now + routes.session_ttl)
         token = await create_session(routes.store, session)
+        await routes.store.put_sso_index(token_key(token), settings.name, username,
+                                         {"connector": settings.name, "name_id": username,
+                                          "session_index": session_index}, session.expires)
         await routes.callback.record(settings.name, username, None, names, flow=pending["flow"], roles=defined,
                                      warnings=mapped.warnings, kind="saml")
         if pending["flow"] == "console":

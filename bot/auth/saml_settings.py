@@ -56,7 +56,7 @@ class SamlSettings:
         """The IdP as a metadata document of exactly the trusted values (issuer, SSO, certificates)."""
         keys = "".join(
             '<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>'
-            f"{_pem_body(pem)}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>"
+            f"{pem_body(pem)}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>"
             for pem in self.idp_certs)
         sso = html.escape(self.sso, quote=True)
         services = "".join(
@@ -161,7 +161,7 @@ def _key_pair(doc: dict[str, Any], field_name: str, secrets: SecretStore) -> Key
     return KeyPair(pair["cert"], key)
 
 
-def _pem_body(pem: str) -> str:
+def pem_body(pem: str) -> str:
     return "".join(line for line in pem.strip().splitlines() if not line.startswith("-----"))
 
 
