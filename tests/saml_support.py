@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
 from saml2.config import IdPConfig
+from saml2.metadata import create_metadata_string
 from saml2.saml import NAMEID_FORMAT_UNSPECIFIED, NameID
 from saml2.server import Server as IdPServer
 
@@ -83,6 +84,7 @@ class SamlIdP:
     responses: list[str] = field(default_factory=list)  # XML sent
     sp_metadata: str = ""
     want_signed_requests: bool = False
+    metadata_override: str | None = None  # what GET /metadata serves instead of the real descriptor
     logout_requests: list[Any] = field(default_factory=list)  # parsed LogoutRequests (their signature checked)
     _dir: str = ""
 
@@ -161,6 +163,13 @@ class SamlIdP:
         xml = self.response_xml(acs, in_response_to, audience)
         return form_page(acs, {"SAMLResponse": base64.b64encode(xml.encode()).decode(), "RelayState": relay_state})
 
+    async def metadata(self, request: web.Request) -> web.Response:
+        """The IdP's own metadata (pysaml2 writes it: entityID, SSO endpoints, signing certificate)."""
+        if self.metadata_override is not None:
+            return web.Response(text=self.metadata_override, content_type="application/samlmetadata+xml")
+        text = create_metadata_string(None, config=self._server().config, valid=None, sign=False)
+        return web.Response(body=text, content_type="application/samlmetadata+xml")
+
     async def slo(self, request: web.Request) -> web.Response:
         """The SP's LogoutRequest (its redirect signature checked), answered with a signed LogoutResponse."""
         server = self._server()
@@ -192,6 +201,7 @@ class SamlIdP:
         app = web.Application()
         app.router.add_route("*", "/sso", self.sso)
         app.router.add_get("/slo", self.slo)
+        app.router.add_get("/metadata", self.metadata)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)

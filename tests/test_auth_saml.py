@@ -303,3 +303,40 @@ async def test_single_logout_both_ways(tmp_path):
                 assert answer.status == 401
         finally:
             await browser.close()
+
+
+async def test_the_idp_comes_from_its_descriptor_url(tmp_path):
+    idp = SamlIdP()
+    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+        doc = idp.connector("corp", server.url, entity_descriptor_url=idp.url + "/metadata")
+        for field in ("issuer", "sso", "cert"):
+            del doc["spec"][field]
+        await put_saml(server, doc, idp)
+        browser = Browser()
+        try:
+            acs, response = await start(browser, server, "corp")
+            await post_response(browser, acs, response)
+            assert (await _session(browser, server))["username"] == "alice@example.com"
+        finally:
+            await browser.close()
+
+
+@pytest.mark.parametrize("document", [
+    '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+    '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="&x;"/>',
+    "<md:EntityDescriptor " + "x" * (1024 * 1024 + 10),
+])
+async def test_a_hostile_descriptor_is_refused(tmp_path, document):
+    idp = SamlIdP(metadata_override=document)
+    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+        doc = idp.connector("corp", server.url, entity_descriptor_url=idp.url + "/metadata")
+        for field in ("issuer", "sso", "cert"):
+            del doc["spec"][field]
+        await put_saml(server, doc)
+        browser = Browser()
+        try:
+            status, _, page = await browser.get(f"{server.url}/v1/webapi/saml/sso?connector_id=corp")
+        finally:
+            await browser.close()
+        assert status == 502 and "<code>entity-descriptor</code>" in page and "root:" not in page
+        assert idp.requests == []

@@ -33,6 +33,7 @@ from bot.auth.groups import with_saml_groups
 from bot.auth.pages import SECURITY_HEADERS, redirect, refusal_page
 from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
 from bot.auth.roles import map_roles
+from bot.auth.saml_descriptor import DescriptorCache
 from bot.auth.saml_logout import LogoutRoutes
 from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
 from bot.auth.sessions import SESSION_COOKIE, Session, create_session, find_session, token_key
@@ -66,6 +67,7 @@ class SamlRoutes:
     def __init__(self, routes: SignInRoutes) -> None:
         self.routes = routes
         self.logout = LogoutRoutes(self)
+        self.descriptors: DescriptorCache | None = None  # made on first use, on the server's HTTP session
         routes.saml_logout = self.logout.start  # POST /v1/webapi/logout asks it for the IdP's logout URL
 
     async def doc(self, name: Any) -> dict[str, Any]:
@@ -78,6 +80,10 @@ class SamlRoutes:
 
     async def settings(self, name: Any, *, mfa: bool = False) -> SamlSettings:
         doc = await self.doc(name)
+        if self.descriptors is None:
+            assert self.routes.provider is not None
+            self.descriptors = DescriptorCache(self.routes.provider.http)
+        doc = {**doc, "spec": await self.descriptors.fill(doc.get("spec") or {})}
         return saml_mfa_settings(doc, self.routes.secrets) if mfa else saml_settings(doc, self.routes.secrets)
 
     async def _start(self, settings: SamlSettings, pending: dict[str, Any], subject: str | None = None) -> saml.Started:

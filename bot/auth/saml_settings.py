@@ -145,8 +145,8 @@ def _identity_provider(name: str, spec: dict[str, Any],
         certs = certs or list(fallback.idp_certs)
     if not (issuer and sso and certs):
         raise SignInError("connector", f"connector `{name}` names no usable identity provider (issuer, SSO URL and "
-                                       "signing certificate); `entity_descriptor_url` is not fetched yet: set "
-                                       "`entity_descriptor`, or `issuer`, `sso` and `cert`", status=400)
+                                       "signing certificate): set `entity_descriptor_url` or `entity_descriptor`, or "
+                                       "`issuer`, `sso` and `cert`", status=400)
     return issuer, sso, tuple(certs)
 
 
