@@ -161,7 +161,7 @@ async def test_a_wrong_destination_is_refused(tmp_path):
     async with scene(tmp_path) as s:
         acs, xml = await s.real_response()
         edited = re.sub(r'Destination="[^"]+"', 'Destination="https://other.example/acs"', xml, count=1)
-        await s.refused(acs, edited, "saml-destination", "saml-verify")
+        await s.refused(acs, edited, "saml-destination")
 
 
 async def test_an_unknown_in_response_to_is_refused(tmp_path):
@@ -196,3 +196,10 @@ async def test_an_allowed_idp_initiated_assertion_is_never_accepted_twice(tmp_pa
         assert s.browser.cookie("reviewer_session")
         s.browser.http.cookie_jar.clear()
         await s.refused(acs, xml, "saml-replay")
+
+
+async def test_a_response_posted_to_another_connectors_acs_is_refused(tmp_path):
+    async with scene(tmp_path) as s:
+        await put_saml(s.server, s.idp.connector("second", s.server.url))
+        acs, xml = await s.real_response()
+        await s.refused(acs.replace("/acs/corp", "/acs/second"), xml, "saml-in-response-to")

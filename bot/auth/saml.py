@@ -168,6 +168,12 @@ def decode_response(posted: str) -> bytes:
 
 def in_response_to(xml: bytes) -> str | None:
     """The Response's InResponseTo, read before verification only to find the pending request."""
+    value = _root(xml).get("InResponseTo")
+    return value.strip() if value else None
+
+
+def _root(xml: bytes) -> Any:
+    """The samlp:Response element, parsed without DTDs or entities; comments refused outright."""
     if b"<!--" in xml:
         raise SignInError("xml-comment", "the SAML response carries an XML comment; a signed value split by a "
                                          "comment can read as another value, so such responses are refused")
@@ -178,13 +184,15 @@ def in_response_to(xml: bytes) -> str | None:
                                            "entities", status=400) from None
     if root.tag != f"{PROTOCOL}Response":
         raise SignInError("saml-response", "the SAMLResponse is not a samlp:Response", status=400)
-    value = root.get("InResponseTo")
-    return value.strip() if value else None
+    return root
 
 
 def verify(settings: SamlSettings, xml: bytes, request_id: str | None, now: float | None = None) -> Identity:
     """pysaml2's verification (signature by the IdP's certificate, decryption, InResponseTo against
     the one pending request), then every check of design.md again on what it verified."""
+    destination = _root(xml).get("Destination")
+    if destination is not None and destination != settings.acs:  # refusing early is safe; accepting waits
+        raise SignInError("saml-destination", "the Response's Destination is not this connector's acs")
     client = client_for(settings)
     outstanding = {request_id: settings.acs} if request_id else {}
     encoded = base64.b64encode(xml).decode()
