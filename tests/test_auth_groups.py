@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 import pytest
 from cryptography.hazmat.primitives import serialization
 
+from bot.auth.http import SIGNIN_STORE
 from tests.directory_doubles import (
     CLIENT_ID,
     CLIENT_SECRET,
@@ -93,6 +94,8 @@ async def test_a_failed_lookup_refuses_and_says_why(tmp_path, graph_kwargs, word
         assert status in (403, 502) and words in page, page[:600]
         assert CLIENT_SECRET not in page and "graph-token" not in page
         assert browser.cookie("reviewer_session") is None
+        entry = (await server.app[SIGNIN_STORE].signins())[0]
+        assert entry["username"] == "alice@example.com" and entry["ok"] is False
 
 
 async def test_disabled_provider_looks_nothing_up(tmp_path):

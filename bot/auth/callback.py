@@ -84,10 +84,14 @@ class Callback:
         assert routes.provider is not None
         identity = await oidc.finish(connector, routes.provider, pending, code)
         names = sorted(identity.claims)
-        claims = await with_oidc_groups(routes.provider.http, doc.get("spec") or {}, connector.client_id,
-                                        connector.client_secret, identity.claims, routes.directory_url)
-        claims = await with_google_groups(routes.provider.http, service_account(doc, routes.secrets), claims,
-                                          routes.directory_url)
+        try:  # directory groups (Entra ID overage, Google Workspace) join the claims before mapping
+            claims = await with_oidc_groups(routes.provider.http, doc.get("spec") or {}, connector.client_id,
+                                            connector.client_secret, identity.claims, routes.directory_url)
+            claims = await with_google_groups(routes.provider.http, service_account(doc, routes.secrets), claims,
+                                              routes.directory_url)
+        except SignInError as refusal:
+            refusal.username, refusal.claim_names = identity.username, names  # the log says who was refused
+            raise
         mapped = map_roles(connector.claims_to_roles, claims)
         access = routes.gate.access()
         defined = [r for r in mapped.roles if r in access.roles]
