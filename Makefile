@@ -31,6 +31,7 @@ bench: install
 	$(PY) bench/plan.py
 	$(PY) bench/webhooks.py
 	$(PY) bench/signin.py
+	$(PY) bench/saml.py
 	$(PY) bench/index.py
 	$(PY) bench/context_quality.py
 	$(PY) bench/review_cost.py

@@ -43,7 +43,8 @@ Run `reviewer COMMAND --help` for a command's options."""
 SERVE_EPILOG = """settings come from the environment, or a --config file of KEY=VALUE lines (the environment
 wins): GITHUB_APP_ID, GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH, GITHUB_WEBHOOK_SECRET (all
 required), GITHUB_API_URL, PORT, REVIEWER_DATABASE_URL, REVIEWER_ADMIN_CONFIG, REVIEWER_ADMIN_TOKEN,
-REVIEWER_SECRETS_DIR, REVIEWER_PUBLIC_URL, REVIEWER_SESSION_TTL, REVIEWER_WORKERS, REVIEWER_ADMIN_RELOAD_SECONDS, REVIEWER_DELIVERY_RETENTION_DAYS.
+REVIEWER_SECRETS_DIR, REVIEWER_PUBLIC_URL, REVIEWER_SESSION_TTL, REVIEWER_DIRECTORY_URL, REVIEWER_WORKERS,
+REVIEWER_ADMIN_RELOAD_SECONDS, REVIEWER_DELIVERY_RETENTION_DAYS.
 exit codes: 0 after SIGTERM/SIGINT, 2 unusable settings, 1 invalid admin config or port unavailable."""
 
 
@@ -104,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the connector to sign in with (default: the only one the server offers)")
     lg.add_argument("--no-browser", action="store_true",
                     help="print the sign-in URL instead of opening a browser (default: open one)")
+    lg.add_argument("--mfa", action="store_true",
+                    help="run an MFA check for the session a previous `reviewer login` stored, through its "
+                         "connector's mfa settings, for permissions in access.mfa.required (default: sign in)")
     _command(sub, "logout", "end the session that `reviewer login` keeps, on the server and on this machine")
     return parser
 

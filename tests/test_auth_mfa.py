@@ -8,7 +8,8 @@ import time
 from contextlib import asynccontextmanager
 
 from bot.auth.http import SIGNIN_STORE
-from tests.oidc_support import Browser, HostileProvider, connector_doc, put_connector, signin_server
+from bot.auth.sealing import unseal
+from tests.oidc_support import Browser, HostileProvider, connector_doc, put_connector, query_of, signin_server
 
 OIDC_PATH = "/apis/resources.service.dev/v3/oidcconnectors"
 ADMIN_YAML = """\
@@ -95,3 +96,35 @@ async def test_an_mfa_round_needs_a_session_and_an_mfa_connector(tmp_path):
         rounds = len(provider.authorize_params)
         status, _, body = await browser.get(f"{server.url}/v1/webapi/oidc/mfa/web?connector_id=elsewhere")
         assert status == 400 and "`idp`" in body and len(provider.authorize_params) == rounds
+
+
+async def test_a_terminal_session_passes_an_oidc_mfa_round(tmp_path):
+    provider = HostileProvider(other_clients={"mfa-client": "mfa-secret-value"})
+    key = bytes(range(32))
+    client = f"http://localhost:9/callback?secret_key={key.hex()}"
+    async with provider.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+        await put_connector(server, connector_doc("idp", provider.url, server.url, mfa=MFA))
+
+        async def round_trip(path: str, headers: dict) -> dict:
+            async with server.http.post(server.url + path, json={"connector_id": "idp", "redirect_url": client},
+                                        headers=headers) as answer:
+                assert answer.status == 200, await answer.text()
+                url = (await answer.json())["redirect_url"]
+            browser = Browser()
+            try:
+                status, landed, _ = await browser.get(url)  # no binding cookie: the terminal's round
+            finally:
+                await browser.close()
+            assert landed.startswith("http://localhost:9/callback?response="), landed
+            return unseal(key, query_of(landed)["response"])
+
+        signed_in = await round_trip("/v1/webapi/oidc/login/console", {})
+        bearer = {"Authorization": f"Bearer {signed_in['token']}"}
+        doc = connector_doc("other", "https://idp.example.com", server.url)
+        async with server.http.put(server.url + OIDC_PATH + "/other", json=doc, headers=bearer) as response:
+            assert response.status == 403
+        passed = await round_trip("/v1/webapi/oidc/mfa/console", bearer)
+        assert passed["username"] == "alice@example.com" and passed["mfaVerifiedAt"]
+        assert provider.authorize_params[-1]["client_id"] == "mfa-client"
+        async with server.http.put(server.url + OIDC_PATH + "/other", json=doc, headers=bearer) as response:
+            assert response.status == 201

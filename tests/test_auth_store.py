@@ -82,3 +82,26 @@ async def test_a_closed_store_says_so(tmp_path):
     store = SqliteAuthStore(str(tmp_path / "x.db"))
     with pytest.raises(RuntimeError, match="not open"):
         await store.get_session("k")
+
+
+async def test_an_assertion_id_is_used_once_by_every_process(stores, clock):
+    first, second = stores
+    results = await asyncio.gather(*(store.use_once("saml-assertion:corp:id-1", clock.now + 300)
+                                     for store in (first, second, first, second)))
+    assert sorted(results) == [False, False, False, True]
+    assert await second.use_once("saml-assertion:corp:id-2", clock.now + 300) is True
+    clock.now += 301  # an expired id is forgotten: its assertion is refused for its time anyway
+    assert await first.use_once("saml-assertion:corp:id-1", clock.now + 300) is True
+
+
+async def test_single_logout_finds_every_session_of_a_name_id(stores, clock):
+    first, second = stores
+    for key in ("s1", "s2"):
+        await first.put_sso_index(key, "corp", "ann", {"connector": "corp", "name_id": "ann", "session_index": key},
+                                  clock.now + 60)
+    await first.put_sso_index("s3", "other", "ann", {"connector": "other", "name_id": "ann"}, clock.now + 60)
+    assert (await second.get_sso_index("s1"))["session_index"] == "s1"
+    taken = await second.take_sso_sessions("corp", "ann")
+    assert sorted(key for key, _ in taken) == ["s1", "s2"]
+    assert await first.take_sso_sessions("corp", "ann") == []
+    assert await first.get_sso_index("s3") is not None

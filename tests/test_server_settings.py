@@ -188,3 +188,14 @@ def test_a_postgresql_url_without_a_host_is_refused_without_its_password():
         load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_DATABASE_URL": "postgresql://u:hunter2-pw@/reviewer"})
     assert error.value.problems == ["REVIEWER_DATABASE_URL 'postgresql://u:***@/reviewer' names no host: use "
                                     "postgresql://user:password@host:5432/database"]
+
+
+def test_directory_url_stands_in_for_the_directory_apis():
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_DIRECTORY_URL": "http://127.0.0.1:9000/"})
+    assert settings.directory_url == "http://127.0.0.1:9000"
+    assert load_settings({"GITHUB_WEBHOOK_SECRET": "s"}).directory_url is None
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_DIRECTORY_URL": "graph-proxy/v1.0"})
+    assert error.value.problems == [
+        "REVIEWER_DIRECTORY_URL: 'graph-proxy/v1.0' is not an http(s) address without a path, such as "
+        "https://graph-proxy.example.com"]

@@ -15,12 +15,22 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from aiohttp import web
 
 from bot.auth import oidc
-from bot.auth.connectors import mfa_settings
+from bot.auth.connectors import mfa_settings, oidc_settings
 from bot.auth.errors import SignInError
+from bot.auth.google_groups import service_account, with_google_groups
+from bot.auth.groups import with_oidc_groups
 from bot.auth.pages import redirect, refusal_page
 from bot.auth.roles import map_roles
 from bot.auth.sealing import seal
-from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, Session, create_session, session_seconds, token_key
+from bot.auth.sessions import (
+    BINDING_COOKIE,
+    SESSION_COOKIE,
+    Session,
+    create_session,
+    rfc3339,
+    session_seconds,
+    token_key,
+)
 
 if TYPE_CHECKING:
     from bot.auth.http import SignInRoutes
@@ -43,7 +53,7 @@ class Callback:
         if pending is None:
             return refusal_page(400, "state", "this sign-in is unknown, already used or older than 10 minutes: "
                                               "start it again from the login page")
-        if pending["flow"] in ("web", "mfa") and not _bound(request, pending):
+        if "client_url" not in pending and not _bound(request, pending):  # a browser flow: its binding
             error = SignInError("state", "this sign-in was started in another browser (its binding cookie is "
                                          "missing or differs); start it again here")
             await self.record(pending["connector"], None, error, None, flow=pending["flow"])
@@ -53,7 +63,7 @@ class Callback:
         except SignInError as error:
             await self.record(pending["connector"], error.username, error, error.claim_names,
                               flow=pending["flow"])
-            if pending["flow"] == "console":  # the terminal waits: tell it which check failed
+            if "client_url" in pending:  # the terminal waits (a login or an MFA round): tell it which check failed
                 return _to_client(pending, {"error": {"check": error.check, "message": error.message}})
             return refusal_page(error.status, error.check, error.message, claim_names=error.claim_names,
                                 hint=error.hint)
@@ -69,11 +79,20 @@ class Callback:
         if pending["flow"] == "mfa":
             return await self._complete_mfa(pending, code)
         routes = self.routes
-        connector = await routes.settings_of(pending["connector"])
+        doc = await routes.connector_doc(pending["connector"])
+        connector = oidc_settings(doc, routes.secrets)
         assert routes.provider is not None
         identity = await oidc.finish(connector, routes.provider, pending, code)
         names = sorted(identity.claims)
-        mapped = map_roles(connector.claims_to_roles, identity.claims)
+        try:  # directory groups (Entra ID overage, Google Workspace) join the claims before mapping
+            claims = await with_oidc_groups(routes.provider.http, doc.get("spec") or {}, connector.client_id,
+                                            connector.client_secret, identity.claims, routes.directory_url)
+            claims = await with_google_groups(routes.provider.http, service_account(doc, routes.secrets), claims,
+                                              routes.directory_url)
+        except SignInError as refusal:
+            refusal.username, refusal.claim_names = identity.username, names  # the log says who was refused
+            raise
+        mapped = map_roles(connector.claims_to_roles, claims)
         access = routes.gate.access()
         defined = [r for r in mapped.roles if r in access.roles]
         if not defined:
@@ -113,12 +132,12 @@ class Callback:
         record["mfa_verified_at"] = time.time()
         await routes.store.put_session(pending["session"], record, record["expires"])
         await self.record(connector.name, identity.username, None, names, flow="mfa", roles=record["roles"])
-        return redirect(pending["return_to"])
+        return mfa_done(pending, identity.username, record["mfa_verified_at"])
 
     async def record(self, connector: str, username: str | None, error: SignInError | None,
                      claim_names: list[str] | None, *, flow: str, roles: list[str] | None = None,
-                     warnings: list[str] | None = None) -> None:
-        entry = {"at": time.time(), "connector": connector, "kind": "oidc", "flow": flow, "username": username,
+                     warnings: list[str] | None = None, kind: str = "oidc") -> None:
+        entry = {"at": time.time(), "connector": connector, "kind": kind, "flow": flow, "username": username,
                  "ok": error is None, "roles": roles or [], "check": error.check if error else None,
                  "message": error.message if error else None, "claims": claim_names or [],
                  "warnings": warnings or []}
@@ -145,6 +164,13 @@ def _denied(username: str, names: list[str], roles: list[str], warnings: list[st
         message = f"no role: no claims_to_roles entry matched (claims the mappings look at: {looked_at})"
         check = "no-roles"
     return SignInError(check, message, username=username, claim_names=names, hint=" ".join(warnings))
+
+
+def mfa_done(pending: dict[str, Any], username: str, verified_at: float) -> web.StreamResponse:
+    """After a passed MFA round: the terminal's listener gets the sealed time, a browser its page."""
+    if "client_url" in pending:
+        return _to_client(pending, {"username": username, "mfaVerifiedAt": rfc3339(verified_at)})
+    return redirect(pending["return_to"])
 
 
 def _to_client(pending: dict[str, Any], answer: dict[str, Any]) -> web.StreamResponse:

@@ -4,10 +4,12 @@
     GET  /v1/webapi/oidc/login/web               → 302 to the provider
     POST /v1/webapi/oidc/login/console           terminal sign-in: {"redirect_url": provider URL}
     GET  /v1/webapi/oidc/mfa/web                 an MFA round for the signed-in browser → 302
+    POST /v1/webapi/oidc/mfa/console             an MFA round for the terminal's bearer session
     GET  /v1/webapi/oidc/callback                the provider's redirect back
     GET  /v1/webapi/session                      who is signed in
     POST /v1/webapi/logout                       ends the session
     GET  /.well-known/jwks.json                  the service's public keys (request objects)
+    /v1/webapi/saml/…                            SAML sign-in: bot/auth/saml_http.py
 
 `setup_signin(app, …)` adds them and returns the `Gate` the resource and admin APIs check.
 """
@@ -18,7 +20,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -33,10 +35,12 @@ from bot.auth.guard import Gate
 from bot.auth.oidc_provider import ProviderCache
 from bot.auth.pages import redirect, refusal_page
 from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
+from bot.auth.saml import KEY_FILES
+from bot.auth.saml_http import add_saml_routes
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
 from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, find_session, rfc3339, token_key
 from bot.auth.store import AuthStore
-from bot.connectors.kinds import OIDC
+from bot.connectors.kinds import OIDC, SAML
 from bot.secrets import SecretStore
 from bot.store.model import ConnectorStore
 
@@ -47,19 +51,22 @@ SIGNIN_STORE = web.AppKey("signin_store", AuthStore)  # the console's sign-in lo
 
 def setup_signin(app: web.Application, *, connectors: ConnectorStore, store: AuthStore,
                  secrets_dir: str | None, public_url: str | None, session_ttl: int, admin_token: str | None,
-                 access: Callable[[], Access]) -> Gate:
+                 access: Callable[[], Access], directory_url: str | None = None) -> Gate:
     """Adds the sign-in routes and their start/stop step; returns the APIs' gate."""
     app[SIGNIN_STORE] = store
     gate = Gate(admin_token=admin_token, store=store, access=access, public_url=public_url)
     routes = SignInRoutes(connectors, SecretStore(secrets_dir), store, gate, public_url, session_ttl)
+    routes.directory_url = directory_url
     app.router.add_get("/v1/webapi/connectors", routes.connectors)
     app.router.add_get("/v1/webapi/oidc/login/web", routes.login_web)
     app.router.add_post("/v1/webapi/oidc/login/console", routes.login_console)
     app.router.add_get("/v1/webapi/oidc/mfa/web", routes.mfa_web)
+    app.router.add_post("/v1/webapi/oidc/mfa/console", routes.oidc_mfa_console)
     app.router.add_get("/v1/webapi/oidc/callback", routes.callback.handle)
     app.router.add_get("/v1/webapi/session", routes.session)
     app.router.add_post("/v1/webapi/logout", routes.logout)
     app.router.add_get("/.well-known/jwks.json", routes.jwks)
+    add_saml_routes(app, routes)
     app.cleanup_ctx.append(routes.lifecycle)
     return gate
 
@@ -75,6 +82,8 @@ class SignInRoutes:
         self.connector_store, self.secrets, self.store, self.gate = connectors, secrets, store, gate
         self.public_url, self.session_ttl = public_url, session_ttl
         self.provider: ProviderCache | None = None
+        self.directory_url: str | None = None  # REVIEWER_DIRECTORY_URL: group lookups go there instead
+        self.saml_logout: Callable[[str], Awaitable[str | None]] | None = None  # set by the SAML routes
         self.callback = Callback(self)
 
     async def lifecycle(self, app: web.Application) -> AsyncIterator[None]:
@@ -85,6 +94,7 @@ class SignInRoutes:
                 yield
             finally:
                 await self.store.close()
+                KEY_FILES.remove()
 
     @property
     def secure_cookies(self) -> bool:
@@ -93,8 +103,8 @@ class SignInRoutes:
     async def signing_key(self) -> str:
         return await self.store.key(KEY_NAME, make_private_pem)
 
-    async def oidc_docs(self) -> list[dict[str, Any]]:
-        items, _ = await self.connector_store.list(OIDC.kind)
+    async def oidc_docs(self, kind: str = OIDC.kind) -> list[dict[str, Any]]:
+        items, _ = await self.connector_store.list(kind)
         return [doc for doc in items if is_ready(doc)]
 
     async def connector_doc(self, name: Any) -> dict[str, Any]:
@@ -110,9 +120,10 @@ class SignInRoutes:
 
     async def connectors(self, request: web.Request) -> web.Response:
         username = request.query.get("username")
-        docs = [d for d in await self.oidc_docs() if username is None or user_matches(d, username)]
-        return web.json_response([{"name": d["metadata"]["name"], "kind": "oidc", "display": display_of(d)}
-                                  for d in docs])
+        listed = [(kind, d) for kind, k in (("oidc", OIDC.kind), ("saml", SAML.kind))
+                  for d in await self.oidc_docs(k) if username is None or user_matches(d, username)]
+        return web.json_response([{"name": d["metadata"]["name"], "kind": kind, "display": display_of(d)}
+                                  for kind, d in listed])
 
     async def _start(self, connector: oidc.OidcSettings, pending: dict[str, Any]) -> str:
         assert self.provider is not None
@@ -162,6 +173,41 @@ class SignInRoutes:
             return refusal_page(exc.status, exc.check, exc.message)
         return self._bound_redirect(url, binding)
 
+    async def oidc_mfa_console(self, request: web.Request) -> web.Response:
+        async def settings(name: Any) -> Any:
+            return mfa_settings(await self.connector_doc(name), self.secrets)
+        return await self.mfa_console(request, settings, self._start)
+
+    async def mfa_console(self, request: web.Request, settings_of: Callable[[Any], Awaitable[Any]],
+                          start: Callable[[Any, dict[str, Any]], Awaitable[str]]) -> web.Response:
+        """A terminal's MFA round, either kind: the bearer session's user, through the connector it
+        signed in with, back to the terminal's checked listener."""
+        scheme, _, bearer = request.headers.get("Authorization", "").partition(" ")
+        token = bearer.strip() if scheme.lower() == "bearer" else ""
+        session = await find_session(self.store, token) if token else None
+        body = await _json_body(request)
+        if body is None:
+            return json_error(400, "request", 'the body must be a JSON object {"connector_id", "redirect_url"}')
+        try:
+            if session is None:
+                raise SignInError("session", "send the session as `Authorization: Bearer <token>`: an MFA check is "
+                                             "for a signed-in user", status=401)
+            if body.get("connector_id") != session.connector:
+                raise SignInError("mfa", f"an MFA check goes through the connector you signed in with "
+                                         f"(`{session.connector}`)", status=400)
+            connector = await settings_of(session.connector)
+            client = check_client_redirect(body.get("redirect_url") or "",
+                                           allowed_https_hostnames=connector.allowed_https_hostnames,
+                                           insecure_allowed_cidr_ranges=connector.insecure_allowed_cidr_ranges)
+            url = await start(connector, {"flow": "mfa", "client_url": client.url,
+                                          "client_key": client.secret_key.hex(), "session": token_key(token),
+                                          "username": session.username})
+        except RedirectError as exc:
+            return json_error(400, "redirect-url", str(exc))
+        except SignInError as exc:
+            return json_error(exc.status, exc.check, exc.message)
+        return web.json_response({"redirect_url": url}, headers={"Cache-Control": "no-store"})
+
     def _bound_redirect(self, url: str, binding: str) -> web.Response:
         response = redirect(url)
         response.set_cookie(BINDING_COOKIE, binding, max_age=oidc.STATE_SECONDS, path="/v1/webapi/oidc/",
@@ -205,9 +251,16 @@ class SignInRoutes:
         if token == cookie and cookie and not self.gate.same_origin(request):
             return json_error(403, "origin", "logging out with the session cookie must come from this server's "
                                              "own pages")
+        answer: dict[str, Any] = {"signedOut": True}
         if token:
+            try:  # a SAML session with single_logout_url: the browser goes on to the IdP's logout
+                provider_logout = await self.saml_logout(token_key(token)) if self.saml_logout else None
+            except SignInError:
+                provider_logout = None  # the connector is gone or broken: the local session still ends
+            if provider_logout:
+                answer["redirect_url"] = provider_logout
             await self.store.delete_session(token_key(token))
-        response = web.json_response({"signedOut": True}, headers={"Cache-Control": "no-store"})
+        response = web.json_response(answer, headers={"Cache-Control": "no-store"})
         response.del_cookie(SESSION_COOKIE, path="/")
         return response
 

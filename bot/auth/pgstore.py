@@ -22,6 +22,10 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS auth_signins (seq bigserial PRIMARY KEY, at double precision NOT NULL, "
     "body text NOT NULL)",
     "CREATE TABLE IF NOT EXISTS auth_keys (name text PRIMARY KEY, value text NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS auth_used_ids (id text PRIMARY KEY, expires_at double precision NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS auth_sso_index (session text PRIMARY KEY, connector text NOT NULL, "
+    "name_id text NOT NULL, body text NOT NULL, expires_at double precision NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS auth_sso_index_name ON auth_sso_index (connector, name_id)",
 )
 _SCHEMA_LOCK = 0x72657669_61757468 & 0x7FFFFFFFFFFFFFFF  # "revi" "auth": this module's advisory lock
 SIGNIN_LOG_KEEP = 10_000  # newest entries kept, as on SQLite
@@ -90,3 +94,33 @@ class PostgresAuthStore:
                               (name, make()))
         rows = await self.db.fetch("SELECT value FROM auth_keys WHERE name = %s", (name,))
         return str(rows[0][0])
+
+    async def use_once(self, key: str, expires_at: float) -> bool:
+        """Remembers `key` (a SAML assertion id) until `expires_at`; False when it was already used.
+        The INSERT decides, so of two processes given the same assertion only one accepts it."""
+        async with self.db.transaction() as conn:
+            await conn.execute("DELETE FROM auth_used_ids WHERE expires_at < %s", (self.clock(),))
+            cursor = await conn.execute("INSERT INTO auth_used_ids (id, expires_at) VALUES (%s, %s) "
+                                        "ON CONFLICT (id) DO NOTHING", (key, expires_at))
+            return cursor.rowcount == 1
+
+    async def put_sso_index(self, session: str, connector: str, name_id: str, body: dict[str, Any],
+                            expires_at: float) -> None:
+        """What SAML single logout needs of a session (its NameID and SessionIndex), by session key."""
+        async with self.db.transaction() as conn:
+            await conn.execute("DELETE FROM auth_sso_index WHERE expires_at < %s", (self.clock(),))
+            await conn.execute("INSERT INTO auth_sso_index (session, connector, name_id, body, expires_at) "
+                               "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (session) DO UPDATE SET "
+                               "connector = excluded.connector, name_id = excluded.name_id, body = excluded.body, "
+                               "expires_at = excluded.expires_at",
+                               (session, connector, name_id, json.dumps(body), expires_at))
+
+    async def get_sso_index(self, session: str) -> dict[str, Any] | None:
+        rows = await self.db.fetch("SELECT body FROM auth_sso_index WHERE session = %s", (session,))
+        return dict(json.loads(rows[0][0])) if rows else None
+
+    async def take_sso_sessions(self, connector: str, name_id: str) -> list[tuple[str, dict[str, Any]]]:
+        """Removes and returns (session key, body) of every session of that NameID at that connector."""
+        rows = await self.db.fetch("DELETE FROM auth_sso_index WHERE connector = %s AND name_id = %s "
+                                   "RETURNING session, body", (connector, name_id))
+        return [(str(row[0]), json.loads(row[1])) for row in rows]

@@ -1,4 +1,5 @@
-"""What sign-in keeps: pending sign-ins (state, nonce, PKCE verifier), sessions, the sign-in log and
+"""What sign-in keeps: pending sign-ins (OIDC state, nonce, PKCE verifier; SAML request ids),
+the SAML assertion ids already used, SAML sessions' NameID and SessionIndex (single logout), sessions, the sign-in log and
 the service's signing key — behind one narrow async interface.
 
 `AuthStore` is the interface; `SqliteAuthStore` keeps it in the server's SQLite file with its own
@@ -25,6 +26,9 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS auth_sessions (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL)",
     "CREATE TABLE IF NOT EXISTS auth_signins (seq INTEGER PRIMARY KEY, at REAL NOT NULL, body TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS auth_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS auth_used_ids (id TEXT PRIMARY KEY, expires_at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS auth_sso_index (session TEXT PRIMARY KEY, connector TEXT NOT NULL, "
+    "name_id TEXT NOT NULL, body TEXT NOT NULL, expires_at REAL NOT NULL)",
 )
 SIGNIN_LOG_KEEP = 10_000  # newest entries kept
 
@@ -40,6 +44,11 @@ class AuthStore(Protocol):
     async def record_signin(self, body: dict[str, Any]) -> None: ...
     async def signins(self, limit: int = 100) -> list[dict[str, Any]]: ...
     async def key(self, name: str, make: Any) -> str: ...
+    async def use_once(self, key: str, expires_at: float) -> bool: ...
+    async def put_sso_index(self, session: str, connector: str, name_id: str, body: dict[str, Any],
+                            expires_at: float) -> None: ...
+    async def get_sso_index(self, session: str) -> dict[str, Any] | None: ...
+    async def take_sso_sessions(self, connector: str, name_id: str) -> list[tuple[str, dict[str, Any]]]: ...
 
 
 class SqliteAuthStore:
@@ -147,6 +156,45 @@ class SqliteAuthStore:
             return str(db.execute("SELECT value FROM auth_keys WHERE name = ?", (name,)).fetchone()[0])
         return await self._run(work)
 
+    async def use_once(self, key: str, expires_at: float) -> bool:
+        """Remembers `key` (a SAML assertion id) until `expires_at`; False when it was already used.
+        The INSERT decides, so of two processes given the same assertion only one accepts it."""
+        now = self.clock()
+
+        def work(db: sqlite3.Connection) -> bool:
+            db.execute("DELETE FROM auth_used_ids WHERE expires_at < ?", (now,))
+            try:
+                db.execute("INSERT INTO auth_used_ids (id, expires_at) VALUES (?, ?)", (key, expires_at))
+            except sqlite3.IntegrityError:
+                return False
+            return True
+        return bool(await self._run(work))
+
+    async def put_sso_index(self, session: str, connector: str, name_id: str, body: dict[str, Any],
+                            expires_at: float) -> None:
+        """What SAML single logout needs of a session (its NameID and SessionIndex), by session key."""
+        now = self.clock()
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM auth_sso_index WHERE expires_at < ?", (now,))
+            db.execute("DELETE FROM auth_sso_index WHERE session = ?", (session,))
+            db.execute("INSERT INTO auth_sso_index (session, connector, name_id, body, expires_at) "
+                       "VALUES (?, ?, ?, ?, ?)", (session, connector, name_id, json.dumps(body), expires_at))
+        await self._run(work)
+
+    async def get_sso_index(self, session: str) -> dict[str, Any] | None:
+        row = await self._run(lambda db: db.execute("SELECT body FROM auth_sso_index WHERE session = ?",
+                                                    (session,)).fetchone())
+        return json.loads(row[0]) if row else None
+
+    async def take_sso_sessions(self, connector: str, name_id: str) -> list[tuple[str, dict[str, Any]]]:
+        """Removes and returns (session key, body) of every session of that NameID at that connector."""
+        def work(db: sqlite3.Connection) -> list[tuple[str, dict[str, Any]]]:
+            rows = db.execute("SELECT session, body FROM auth_sso_index WHERE connector = ? AND name_id = ?",
+                              (connector, name_id)).fetchall()
+            db.execute("DELETE FROM auth_sso_index WHERE connector = ? AND name_id = ?", (connector, name_id))
+            return [(row[0], json.loads(row[1])) for row in rows]
+        return list(await self._run(work))
 
 def auth_store_for(database_url: str) -> AuthStore:
     """The sign-in store in the server's database: PostgreSQL when the URL names it (every web

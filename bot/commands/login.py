@@ -1,10 +1,14 @@
 """`reviewer login --server URL [--connector NAME]` and `reviewer logout`: the terminal sign-in.
 
 Login listens on 127.0.0.1 (a free port) at `/callback`, asks the server for the provider's URL
-(`POST /v1/webapi/oidc/login/console` with that listener and a fresh 32-byte `secret_key`), opens
+(`POST /v1/webapi/oidc/login/console`, or `saml/` for a SAML connector, with that listener and a fresh 32-byte `secret_key`), opens
 it in the browser (or prints it), and waits for the browser to come back with the sealed answer,
 which only this process can open. The session token is kept in
 `$XDG_CONFIG_HOME/reviewer/session.json` (default `~/.config`), mode 0600, never printed.
+
+`reviewer login --server URL --mfa` runs an MFA round for the stored session the same way
+(`POST /v1/webapi/{oidc,saml}/mfa/console` with the session as a bearer), so that a terminal may
+use a permission in `access.mfa.required` for the next five minutes.
 
 Exit codes: 0 signed in (or out), 1 the sign-in failed or timed out, 2 usage (no such server or
 connector, several connectors and none chosen).
@@ -19,7 +23,7 @@ import os
 import secrets
 import sys
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,26 +94,10 @@ async def login(server: str, connector: str | None, *, open_url: Callable[[str],
     """Signs in and stores the session; returns what was stored, without the token."""
     server = server.rstrip("/")
     async with aiohttp.ClientSession(timeout=TIMEOUT) as http:
-        connector = connector or await _only_connector(http, server)
-        key = secrets.token_bytes(32)
-        listener = _Listener(key, asyncio.get_running_loop().create_future())
-        app = web.Application()
-        app.router.add_get("/callback", listener.callback)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        try:
-            site = web.TCPSite(runner, "127.0.0.1", 0)
-            await site.start()
-            port = runner.addresses[0][1]
-            client_url = f"http://127.0.0.1:{port}/callback?secret_key={key.hex()}"
-            provider_url = await _start(http, server, connector, client_url)
-            open_url(provider_url)
-            try:
-                answer = await asyncio.wait_for(listener.answer, wait)
-            except TimeoutError:
-                raise LoginError(f"no answer from the browser within {wait:.0f} seconds") from None
-        finally:
-            await runner.cleanup()
+        kind, connector = await _pick_connector(http, server, connector)
+        answer = await _round(lambda client: _start(http, server + f"/v1/webapi/{kind}/login/console",
+                                                    {"connector_id": connector, "redirect_url": client}),
+                              open_url, wait)
     if not isinstance(answer.get("token"), str) or not answer["token"]:
         raise LoginError("the server's answer carries no session token")
     record = {"server": server, "connector": connector, "token": answer["token"],
@@ -118,25 +106,76 @@ async def login(server: str, connector: str | None, *, open_url: Callable[[str],
     return {k: v for k, v in record.items() if k != "token"}
 
 
-async def _only_connector(http: aiohttp.ClientSession, server: str) -> str:
+async def mfa_round(server: str, *, open_url: Callable[[str], Any], path: Path,
+                    wait: float = WAIT_SECONDS) -> str:
+    """An MFA round for the session a previous `reviewer login` stored (design.md's MFA endpoints,
+    terminal form); returns the `mfaVerifiedAt` the server recorded."""
+    server = server.rstrip("/")
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise LoginError(f"no session in {path}: run `reviewer login --server {server}` first", 2) from None
+    if not isinstance(record, dict) or record.get("server") != server or not record.get("token"):
+        raise LoginError(f"the session in {path} is not for {server}: run `reviewer login --server {server}` first", 2)
+    connector = str(record.get("connector"))
+    async with aiohttp.ClientSession(timeout=TIMEOUT) as http:
+        kind, _ = await _pick_connector(http, server, connector)
+        headers = {"Authorization": f"Bearer {record['token']}"}
+        answer = await _round(lambda client: _start(http, server + f"/v1/webapi/{kind}/mfa/console",
+                                                    {"connector_id": connector, "redirect_url": client}, headers),
+                              open_url, wait)
+    verified = answer.get("mfaVerifiedAt")
+    if not isinstance(verified, str):
+        raise LoginError("the server's answer carries no mfaVerifiedAt")
+    return verified
+
+
+async def _round(begin: Callable[[str], Awaitable[str]], open_url: Callable[[str], Any], wait: float) -> dict[str, Any]:
+    """Listens on 127.0.0.1 at /callback, lets `begin` give the provider URL for that listener,
+    opens it, and waits for the browser to bring back the sealed answer."""
+    key = secrets.token_bytes(32)
+    listener = _Listener(key, asyncio.get_running_loop().create_future())
+    app = web.Application()
+    app.router.add_get("/callback", listener.callback)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = runner.addresses[0][1]
+        open_url(await begin(f"http://127.0.0.1:{port}/callback?secret_key={key.hex()}"))
+        try:
+            return await asyncio.wait_for(listener.answer, wait)
+        except TimeoutError:
+            raise LoginError(f"no answer from the browser within {wait:.0f} seconds") from None
+    finally:
+        await runner.cleanup()
+
+
+async def _pick_connector(http: aiohttp.ClientSession, server: str, chosen: str | None) -> tuple[str, str]:
+    """(kind, name) of the connector to use: the one named, else the only one offered."""
     listed = await _json(http, "GET", server + "/v1/webapi/connectors")
-    names = [c.get("name") for c in listed if isinstance(c, dict) and c.get("kind") == "oidc"] \
-        if isinstance(listed, list) else []
-    if len(names) == 1:
-        return str(names[0])
+    offered = [(str(c.get("kind")), str(c.get("name"))) for c in listed if isinstance(c, dict)
+               and c.get("kind") in ("oidc", "saml")] if isinstance(listed, list) else []
+    if chosen is not None:
+        kinds = [kind for kind, name in offered if name == chosen]
+        return (kinds[0] if len(kinds) == 1 else "oidc"), chosen  # unknown: the server says so by name
+    names = [name for _, name in offered]
+    if len(offered) == 1:
+        return offered[0]
     if not names:
-        raise LoginError(f"{server} offers no OIDC connector to sign in with", 2)
+        raise LoginError(f"{server} offers no connector to sign in with", 2)
     raise LoginError(f"{server} offers several connectors ({', '.join(map(str, names))}); choose one with "
                      "--connector NAME", 2)
 
 
-async def _start(http: aiohttp.ClientSession, server: str, connector: str, client_url: str) -> str:
-    answer = await _json(http, "POST", server + "/v1/webapi/oidc/login/console",
-                         json={"connector_id": connector, "redirect_url": client_url})
-    url = answer.get("redirect_url") if isinstance(answer, dict) else None
-    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
-        raise LoginError(f"{server} did not answer with a sign-in URL")
-    return url
+async def _start(http: aiohttp.ClientSession, url: str, body: dict[str, str],
+                 headers: dict[str, str] | None = None) -> str:
+    answer = await _json(http, "POST", url, json=body, headers=headers or {})
+    target = answer.get("redirect_url") if isinstance(answer, dict) else None
+    if not isinstance(target, str) or not target.startswith(("https://", "http://")):
+        raise LoginError(f"{url} did not answer with a sign-in URL")
+    return target
 
 
 async def _json(http: aiohttp.ClientSession, method: str, url: str, **kwargs: Any) -> Any:
@@ -168,6 +207,14 @@ def _print_only(url: str) -> None:
 
 def run_login(args: argparse.Namespace) -> int:
     opener = _print_only if args.no_browser else _open_in_browser
+    if args.mfa:
+        try:
+            verified = asyncio.run(mfa_round(args.server, open_url=opener, path=session_file()))
+        except LoginError as exc:
+            print(f"reviewer login: error: {exc}", file=sys.stderr)
+            return exc.code
+        print(f"MFA check passed at {verified}: permissions in access.mfa.required are open for 5 minutes.")
+        return 0
     try:
         stored = asyncio.run(login(args.server, args.connector, open_url=opener, path=session_file()))
     except LoginError as exc:

@@ -132,7 +132,8 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
     gate = setup_signin(app, connectors=storage.connectors, store=auth_store_for(settings.database_url),
                         secrets_dir=settings.secrets_dir, public_url=settings.public_url,
-                        session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current))
+                        session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current),
+                        directory_url=settings.directory_url)
     setup_connector_routes(app, storage.connectors, admin_token=token, secrets_dir=settings.secrets_dir, gate=gate)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
     return app

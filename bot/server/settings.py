@@ -32,6 +32,7 @@ KEYS = (
     "GITHUB_API_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
     "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS",
     "REVIEWER_DELIVERY_RETENTION_DAYS", "REVIEWER_PUBLIC_URL", "REVIEWER_SESSION_TTL",
+    "REVIEWER_DIRECTORY_URL",
 )
 # GitHub lets a delivery be redelivered for 3 days (GitHub Enterprise Server: 7): a delivery kept
 # at least that long is never done twice by a redelivery.
@@ -86,6 +87,7 @@ class Settings:
     retention_days: int = 30  # finished deliveries older than this are deleted
     public_url: str | None = None  # where users and identity providers reach the server
     session_ttl: int = 12 * 3600  # seconds a sign-in session lasts at most
+    directory_url: str | None = None  # reach Graph / Google's directory here instead (a proxy, a test double)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # key → "env" | file path
 
     @property
@@ -262,11 +264,23 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
                                 MIN_RETENTION_DAYS, 36500, problems),
         public_url=public_url,
         session_ttl=session_ttl,
+        directory_url=_directory_url(values, problems),
         sources=sources,
     )
     if problems:
         raise SettingsError(problems)
     return settings
+
+
+def _directory_url(values: dict[str, str], problems: list[str]) -> str | None:
+    """REVIEWER_DIRECTORY_URL: an http(s) origin that stands in for Microsoft Graph, its login host
+    and Google's directory and token hosts during group lookups (a proxy, or a test double)."""
+    url = (values.get("REVIEWER_DIRECTORY_URL") or "").rstrip("/") or None
+    if url is not None and not re.fullmatch(r"https?://[^/\s?#@]+", url):
+        problems.append(f"REVIEWER_DIRECTORY_URL: {url!r} is not an http(s) address without a path, "
+                        "such as https://graph-proxy.example.com")
+        return None
+    return url
 
 
 def _signin_settings(values: dict[str, str], problems: list[str]) -> tuple[str | None, int]:

@@ -1,0 +1,296 @@
+"""The SAML sign-in routes (design.md "Signing in through the connectors"), beside the OIDC ones:
+
+    GET  /v1/webapi/saml/sso?connector_id=N&redirect_url=P   the AuthnRequest (302, or a POST form)
+    POST /v1/webapi/saml/acs[/{name}]                          the assertion consumer
+    GET  /v1/webapi/saml/metadata/{name}                       the SP metadata to give the IdP
+    POST /v1/webapi/saml/login/console                         terminal sign-in, as OIDC's
+    GET  /v1/webapi/saml/mfa/web?connector_id=N&redirect_url=P an MFA round for the signed-in browser
+    POST /v1/webapi/saml/mfa/console                           the terminal's MFA round
+    GET|POST /v1/webapi/saml/slo/{name}                        single logout (bot/auth/saml_logout.py)
+
+The pending request is keyed by the AuthnRequest's ID, the `InResponseTo` of its answer, and taken
+once. The browser is not bound by a cookie here as OIDC's is: the IdP's answer is a cross-site POST,
+which a `SameSite=Lax` cookie does not follow; the single-use request id and the signed
+`InResponseTo` carry that duty.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import html
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from aiohttp import web
+
+from bot.auth import saml
+from bot.auth.callback import _denied, _to_client, mfa_done
+from bot.auth.errors import SignInError
+from bot.auth.groups import with_saml_groups
+from bot.auth.pages import SECURITY_HEADERS, redirect, refusal_page
+from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
+from bot.auth.roles import map_roles
+from bot.auth.saml_descriptor import DescriptorCache
+from bot.auth.saml_logout import LogoutRoutes
+from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
+from bot.auth.sessions import SESSION_COOKIE, Session, create_session, find_session, token_key
+from bot.connectors.checks import resolve_secret
+from bot.connectors.kinds import SAML
+
+if TYPE_CHECKING:
+    from bot.auth.http import SignInRoutes
+
+IDP_INITIATED_RETURN = "/console/"
+
+
+def add_saml_routes(app: web.Application, routes: SignInRoutes) -> None:
+    flows = SamlRoutes(routes)
+    app.router.add_get("/v1/webapi/saml/sso", flows.sso)
+    app.router.add_post("/v1/webapi/saml/acs", flows.acs)
+    app.router.add_post("/v1/webapi/saml/acs/{name}", flows.acs)
+    app.router.add_get("/v1/webapi/saml/metadata/{name}", flows.metadata)
+    app.router.add_post("/v1/webapi/saml/login/console", flows.login_console)
+    app.router.add_get("/v1/webapi/saml/mfa/web", flows.mfa_web)
+    app.router.add_post("/v1/webapi/saml/mfa/console", flows.mfa_console)
+    app.router.add_route("GET", "/v1/webapi/saml/slo/{name}", flows.logout.slo)
+    app.router.add_route("POST", "/v1/webapi/saml/slo/{name}", flows.logout.slo)
+
+
+def _pending_key(request_id: str) -> str:
+    return "saml:" + request_id
+
+
+class SamlRoutes:
+    def __init__(self, routes: SignInRoutes) -> None:
+        self.routes = routes
+        self.logout = LogoutRoutes(self)
+        self.descriptors: DescriptorCache | None = None  # made on first use, on the server's HTTP session
+        routes.saml_logout = self.logout.start  # POST /v1/webapi/logout asks it for the IdP's logout URL
+
+    async def doc(self, name: Any) -> dict[str, Any]:
+        if not isinstance(name, str) or not name:
+            raise SignInError("connector", "connector_id is required: the name of a SAML connector", status=400)
+        doc = await self.routes.connector_store.get(SAML.kind, name)
+        if doc is None:
+            raise SignInError("connector", f"there is no SAML connector named `{name[:100]}`", status=404)
+        return doc
+
+    async def settings(self, name: Any, *, mfa: bool = False) -> SamlSettings:
+        doc = await self.doc(name)
+        if self.descriptors is None:
+            assert self.routes.provider is not None
+            self.descriptors = DescriptorCache(self.routes.provider.http)
+        doc = {**doc, "spec": await self.descriptors.fill(doc.get("spec") or {})}
+        return saml_mfa_settings(doc, self.routes.secrets) if mfa else saml_settings(doc, self.routes.secrets)
+
+    async def _start(self, settings: SamlSettings, pending: dict[str, Any], subject: str | None = None) -> saml.Started:
+        started = await asyncio.to_thread(saml.begin, settings, "", subject)
+        await self.routes.store.put_pending(_pending_key(started.request_id),
+                                            {"connector": settings.name, **pending},
+                                            time.time() + saml.REQUEST_SECONDS)
+        return started
+
+    async def sso(self, request: web.Request) -> web.Response:
+        name = request.query.get("connector_id")
+        try:
+            return_to = web_return_path(request.query.get("redirect_url"))
+            settings = await self.settings(name)
+            started = await self._start(settings, {"flow": "web", "return_to": return_to},
+                                        subject=request.query.get("username"))
+        except RedirectError as exc:
+            return refusal_page(400, "redirect-url", str(exc))
+        except SignInError as exc:
+            await self.routes.callback.record(str(name or "")[:253], None, exc, None, flow="web", kind="saml")
+            return refusal_page(exc.status, exc.check, exc.message)
+        return _send(started)
+
+    async def mfa_web(self, request: web.Request) -> web.Response:
+        name = request.query.get("connector_id")
+        token = request.cookies.get(SESSION_COOKIE, "")
+        session = await find_session(self.routes.store, token) if token else None
+        try:
+            return_to = web_return_path(request.query.get("redirect_url"))
+            if session is None:
+                raise SignInError("session", "sign in first: an MFA check is for a signed-in user", status=401)
+            if name != session.connector:
+                raise SignInError("mfa", f"an MFA check goes through the connector you signed in with "
+                                         f"(`{session.connector}`)", status=400)
+            settings = await self.settings(name, mfa=True)
+            started = await self._start(settings, {"flow": "mfa", "return_to": return_to,
+                                                   "session": token_key(token),
+                                                   "username": session.username}, subject=session.username)
+        except RedirectError as exc:
+            return refusal_page(400, "redirect-url", str(exc))
+        except SignInError as exc:
+            await self.routes.callback.record(str(name or "")[:253], session.username if session else None, exc,
+                                              None, flow="mfa", kind="saml")
+            return refusal_page(exc.status, exc.check, exc.message)
+        return _send(started)
+
+    async def mfa_console(self, request: web.Request) -> web.Response:
+        """The terminal's MFA round (`reviewer login --mfa`): its session as a bearer, its listener
+        as `redirect_url`; the sealed answer carries `mfaVerifiedAt`."""
+        async def start(settings: SamlSettings, pending: dict[str, Any]) -> str:
+            return (await self._start(settings, pending, subject=pending["username"])).url
+        return await self.routes.mfa_console(request, lambda name: self.settings(name, mfa=True), start)
+
+    async def login_console(self, request: web.Request) -> web.Response:
+        from bot.auth.http import _json_body, json_error  # the OIDC module's body reader and error shape
+        body = await _json_body(request)
+        if body is None:
+            return json_error(400, "request", 'the body must be a JSON object {"connector_id", "redirect_url"}')
+        try:
+            settings = await self.settings(body.get("connector_id"))
+            client = check_client_redirect(body.get("redirect_url") or "",
+                                           allowed_https_hostnames=settings.allowed_https_hostnames,
+                                           insecure_allowed_cidr_ranges=settings.insecure_allowed_cidr_ranges)
+            if settings.binding == "http-post":
+                raise SignInError("binding", "terminal sign-in needs the HTTP-Redirect binding (a URL to open); "
+                                             "this connector prefers http-post", status=400)
+            started = await self._start(settings, {"flow": "console", "client_url": client.url,
+                                                   "client_key": client.secret_key.hex()})
+        except RedirectError as exc:
+            return json_error(400, "redirect-url", str(exc))
+        except SignInError as exc:
+            return json_error(exc.status, exc.check, exc.message)
+        return web.json_response({"redirect_url": started.url}, headers={"Cache-Control": "no-store"})
+
+    async def metadata(self, request: web.Request) -> web.Response:
+        try:
+            settings = await self.settings(request.match_info["name"])
+        except SignInError as exc:
+            return refusal_page(exc.status, exc.check, exc.message)
+        text = await asyncio.to_thread(saml.metadata, settings)
+        return web.Response(text=text, content_type="application/samlmetadata+xml",
+                            headers={"Cache-Control": "max-age=300"})
+
+    async def acs(self, request: web.Request) -> web.StreamResponse:
+        path_name = request.match_info.get("name")
+        form = await request.post()
+        posted = form.get("SAMLResponse")
+        pending: dict[str, Any] | None = None
+        try:
+            xml = saml.decode_response(posted if isinstance(posted, str) else "")
+            request_id = saml.in_response_to(xml)
+            pending = await self._pending(request_id, path_name)
+            return await self._complete(xml, request_id, pending)
+        except SignInError as error:
+            flow = pending["flow"] if pending else "web"
+            connector = (pending or {}).get("connector") or path_name or ""
+            await self.routes.callback.record(connector, error.username, error, error.claim_names, flow=flow,
+                                              kind="saml")
+            if pending and "client_url" in pending:
+                return _to_client(pending, {"error": {"check": error.check, "message": error.message}})
+            return refusal_page(error.status, error.check, error.message, claim_names=error.claim_names,
+                                hint=error.hint)
+
+    async def _pending(self, request_id: str | None, path_name: str | None) -> dict[str, Any]:
+        if request_id is None:
+            if not path_name:
+                raise SignInError("idp-initiated", "a response without InResponseTo must be posted to "
+                                                   "/v1/webapi/saml/acs/{connector name}", status=400)
+            settings = await self.settings(path_name)
+            if not settings.allow_idp_initiated:
+                raise SignInError("idp-initiated", f"connector `{path_name}` does not accept IdP-initiated sign-in "
+                                                   "(allow_idp_initiated is not true): start at the login page")
+            return {"flow": "web", "return_to": IDP_INITIATED_RETURN, "connector": path_name}
+        pending = await self.routes.store.take_pending(_pending_key(request_id))
+        if pending is None:
+            raise SignInError("saml-in-response-to", "InResponseTo names no pending request: unknown, already used "
+                                                     "or older than 10 minutes; start the sign-in again")
+        if path_name and pending["connector"] != path_name:
+            raise SignInError("saml-in-response-to", "the response was posted to another connector's acs than the "
+                                                     "one its request was made for")
+        return pending
+
+    async def _complete(self, xml: bytes, request_id: str | None, pending: dict[str, Any]) -> web.StreamResponse:
+        settings = await self.settings(pending["connector"], mfa=pending["flow"] == "mfa")
+        identity = await asyncio.to_thread(saml.verify, settings, xml, request_id)
+        names = sorted(identity.attributes)
+        replay_key = f"saml-assertion:{settings.name}:{identity.assertion_id}"
+        if not await self.routes.store.use_once(replay_key, identity.assertion_expires + saml.SKEW_SECONDS):
+            raise SignInError("saml-replay", "this assertion was already used to sign in; start the sign-in again",
+                              username=identity.username, claim_names=names)
+        if pending["flow"] == "mfa":
+            return await self._complete_mfa(settings, identity.username, names, pending)
+        attributes = await self._groups(settings.name, identity.attributes, identity.username)
+        return await self._sign_in(settings, identity.username, attributes, pending, identity.session_index)
+
+    async def _groups(self, name: str, attributes: dict[str, list[str]], username: str) -> dict[str, list[str]]:
+        """Groups from Graph when the assertion carries `groups.link` (directory_id_groups_provider)."""
+        doc = await self.doc(name)
+        spec = doc.get("spec") or {}
+        oauth = (spec.get("credentials") or {}).get("oauth") or {}
+        secret, _ = resolve_secret(doc, "/spec/credentials/oauth/client_secret", self.routes.secrets)
+        assert self.routes.provider is not None
+        try:
+            return await with_saml_groups(self.routes.provider.http, spec, oauth.get("client_id"), secret, attributes,
+                                          self.routes.directory_url)
+        except SignInError as error:
+            error.username, error.claim_names = username, sorted(attributes)
+            raise
+
+    async def _sign_in(self, settings: SamlSettings, username: str, attributes: dict[str, list[str]],
+                       pending: dict[str, Any], session_index: str | None = None) -> web.StreamResponse:
+        routes, names = self.routes, sorted(attributes)
+        mapped = map_roles(settings.attributes_to_roles, attributes)
+        access = routes.gate.access()
+        defined = [r for r in mapped.roles if r in access.roles]
+        if not defined:
+            raise _denied(username, names, mapped.roles, mapped.warnings,
+                          [m.claim for m in settings.attributes_to_roles])
+        now = time.time()
+        session = Session(username, settings.name, defined, now, now + routes.session_ttl)
+        token = await create_session(routes.store, session)
+        await routes.store.put_sso_index(token_key(token), settings.name, username,
+                                         {"connector": settings.name, "name_id": username,
+                                          "session_index": session_index}, session.expires)
+        await routes.callback.record(settings.name, username, None, names, flow=pending["flow"], roles=defined,
+                                     warnings=mapped.warnings, kind="saml")
+        if pending["flow"] == "console":
+            return _to_client(pending, {"token": token, "username": username, "roles": defined,
+                                        "expires": session.expires_rfc3339()})
+        response = redirect(pending["return_to"])
+        response.set_cookie(SESSION_COOKIE, token, max_age=routes.session_ttl, path="/", httponly=True,
+                            samesite="Lax", secure=routes.secure_cookies)
+        return response
+
+    async def _complete_mfa(self, settings: SamlSettings, username: str, names: list[str],
+                            pending: dict[str, Any]) -> web.StreamResponse:
+        store = self.routes.store
+        if username != pending["username"]:
+            raise SignInError("mfa-user", "the MFA check came back as another user than the one signed in; sign in "
+                                          "at the identity provider as that user", username=username, claim_names=names)
+        record = await store.get_session(pending["session"])
+        if record is None:
+            raise SignInError("session", "the session ended during the MFA check: sign in again", status=401)
+        record["mfa_verified_at"] = time.time()
+        await store.put_session(pending["session"], record, record["expires"])
+        await self.routes.callback.record(settings.name, username, None, names, flow="mfa", roles=record["roles"],
+                                          kind="saml")
+        return mfa_done(pending, username, record["mfa_verified_at"])
+
+
+_SUBMIT = "document.forms[0].submit();"
+_SUBMIT_HASH = base64.b64encode(hashlib.sha256(_SUBMIT.encode()).digest()).decode()
+
+
+def _send(started: saml.Started) -> web.Response:
+    """A 302 for HTTP-Redirect; for HTTP-POST a form that submits itself (its script allowed by hash,
+    the form allowed to post to the IdP's origin only)."""
+    if started.method == "GET":
+        return redirect(started.url)
+    inputs = "".join(f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+                     for k, v in started.fields.items())
+    parts = urlsplit(started.url)
+    body = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Signing in</title></head><body>"
+            f"<form method=\"post\" action=\"{html.escape(started.url)}\">{inputs}"
+            "<noscript><button type=\"submit\">Continue to the identity provider</button></noscript></form>"
+            f"<script>{_SUBMIT}</script></body></html>")
+    policy = (f"default-src 'none'; script-src 'sha256-{_SUBMIT_HASH}'; "
+              f"form-action {parts.scheme}://{parts.netloc}; frame-ancestors 'none'")
+    return web.Response(text=body, content_type="text/html", charset="utf-8",
+                        headers={**SECURITY_HEADERS, "Content-Security-Policy": policy})
