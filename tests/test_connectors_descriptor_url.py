@@ -142,8 +142,11 @@ async def test_a_redirect_is_not_followed(tmp_path):
     """A descriptor URL that redirects (to a real document) is refused, never followed elsewhere."""
     idp = SamlIdP()
     async with idp.serving():
+        async def redirect(_: web.Request) -> web.Response:
+            raise web.HTTPFound(idp.url + "/metadata")
+
         app = web.Application()
-        app.router.add_get("/metadata", lambda _: web.HTTPFound(idp.url + "/metadata"))
+        app.router.add_get("/metadata", redirect)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
