@@ -100,8 +100,9 @@ class ApiServer:
     """The connector routes alone on an aiohttp app, served on 127.0.0.1, and a client to it."""
 
     def __init__(self, db_path: str, *, secrets_dir: str | None = None, token: str | None = TOKEN,
-                 clock=None) -> None:
+                 clock=None, descriptors=None) -> None:
         self.db_path, self.secrets_dir, self.token, self.clock = db_path, secrets_dir, token, clock
+        self.descriptors = descriptors  # a DescriptorSource (a short timeout, say), or the routes' own
 
     async def __aenter__(self) -> ApiServer:
         app = web.Application()
@@ -109,7 +110,7 @@ class ApiServer:
         self.storage = storage_for(url)
         await self.storage.open()
         setup_routes(app, self.storage.connectors, admin_token=self.token, secrets_dir=self.secrets_dir,
-                     clock=self.clock)
+                     clock=self.clock, descriptors=self.descriptors)
         self.runner = web.AppRunner(app)
         await self.runner.setup()
         site = web.TCPSite(self.runner, "127.0.0.1", 0)

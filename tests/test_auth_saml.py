@@ -12,7 +12,7 @@ import pytest
 from bot.auth.http import SIGNIN_STORE
 from bot.auth.sealing import unseal
 from bot.auth.sessions import token_key
-from tests.oidc_support import Browser, query_of, signin_server
+from tests.oidc_support import ADMIN_TOKEN, Browser, query_of, signin_server
 from tests.saml_support import (
     SAML_PATH,
     SamlIdP,
@@ -332,7 +332,12 @@ async def test_a_hostile_descriptor_is_refused(tmp_path, document):
         doc = idp.connector("corp", server.url, entity_descriptor_url=idp.url + "/metadata")
         for field in ("issuer", "sso", "cert"):
             del doc["spec"][field]
-        await put_saml(server, doc)
+        async with server.http.put(f"{server.url}{SAML_PATH}/corp", json=doc,
+                                   headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as answer:
+            stored = await answer.json()
+        reconciled = next(c for c in stored["status"]["conditions"] if c["type"] == "SuccessfullyReconciled")
+        assert reconciled["status"] == "False" and "`spec.entity_descriptor_url`" in reconciled["message"]
+        assert "root:" not in reconciled["message"]
         browser = Browser()
         try:
             status, _, page = await browser.get(f"{server.url}/v1/webapi/saml/sso?connector_id=corp")

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import pathlib
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import jsonschema
 import pytest
-from connectors_support import ApiServer, write_secret
+from aiohttp import web
+from connectors_support import ApiServer, descriptor, write_secret
 
 from bot.connectors.kinds import by_kind
 from bot.connectors.schema_oidc import SPEC as OIDC_SPEC
@@ -38,11 +41,26 @@ def test_example_validates_offline(path):
     jsonschema.validate(load_yaml(path.read_text())[0].value, schema)
 
 
+@asynccontextmanager
+async def _metadata_server() -> AsyncIterator[str]:
+    """A local IdP metadata URL: the examples' IdP hosts are placeholders, unreachable here."""
+    app = web.Application()
+    app.router.add_get("/metadata", lambda _: web.Response(text=descriptor()))
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}/metadata"
+    finally:
+        await runner.cleanup()
+
+
 async def test_examples_apply_and_reconcile(tmp_path):
     secrets = tmp_path / "secrets"
-    async with ApiServer(str(tmp_path / "db"), secrets_dir=str(secrets)) as api:
+    async with ApiServer(str(tmp_path / "db"), secrets_dir=str(secrets)) as api, _metadata_server() as metadata:
         for path in EXAMPLES:
-            text = path.read_text()
+            # The reconcile step fetches each descriptor URL: point them at a real (local) document.
+            text = re.sub(r"(entity_descriptor_url: )\S+", rf"\g<1>{metadata}", path.read_text())
             for name, key in re.findall(r"secret://([a-z0-9.-]+)/([-._a-zA-Z0-9]+)", text):
                 write_secret(str(secrets), name, key, "{}" if key.endswith(".json") else "value")
             doc = load_yaml(text)[0].value

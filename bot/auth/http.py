@@ -40,6 +40,7 @@ from bot.auth.saml_http import add_saml_routes
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
 from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, find_session, rfc3339, token_key
 from bot.auth.store import AuthStore
+from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.connectors.kinds import OIDC, SAML
 from bot.secrets import SecretStore
 from bot.store.model import ConnectorStore
@@ -51,11 +52,16 @@ SIGNIN_STORE = web.AppKey("signin_store", AuthStore)  # the console's sign-in lo
 
 def setup_signin(app: web.Application, *, connectors: ConnectorStore, store: AuthStore,
                  secrets_dir: str | None, public_url: str | None, session_ttl: int, admin_token: str | None,
-                 access: Callable[[], Access], directory_url: str | None = None) -> Gate:
-    """Adds the sign-in routes and their start/stop step; returns the APIs' gate."""
+                 access: Callable[[], Access], directory_url: str | None = None,
+                 descriptors: DescriptorSource | None = None) -> Gate:
+    """Adds the sign-in routes and their start/stop step; returns the APIs' gate. `descriptors`
+    is the SAML metadata source shared with the resource API; without one, sign-in has its own."""
     app[SIGNIN_STORE] = store
     gate = Gate(admin_token=admin_token, store=store, access=access, public_url=public_url)
-    routes = SignInRoutes(connectors, SecretStore(secrets_dir), store, gate, public_url, session_ttl)
+    if descriptors is None:
+        descriptors = DescriptorSource()
+        app.on_cleanup.append(lambda _: descriptors.close())
+    routes = SignInRoutes(connectors, SecretStore(secrets_dir), store, gate, public_url, session_ttl, descriptors)
     routes.directory_url = directory_url
     app.router.add_get("/v1/webapi/connectors", routes.connectors)
     app.router.add_get("/v1/webapi/oidc/login/web", routes.login_web)
@@ -78,8 +84,9 @@ def json_error(status: int, check: str, message: str) -> web.Response:
 
 class SignInRoutes:
     def __init__(self, connectors: ConnectorStore, secrets: SecretStore, store: AuthStore, gate: Gate,
-                 public_url: str | None, session_ttl: int) -> None:
+                 public_url: str | None, session_ttl: int, descriptors: DescriptorSource) -> None:
         self.connector_store, self.secrets, self.store, self.gate = connectors, secrets, store, gate
+        self.descriptors = descriptors  # SAML metadata, fetched at reconcile time and kept for sign-in
         self.public_url, self.session_ttl = public_url, session_ttl
         self.provider: ProviderCache | None = None
         self.directory_url: str | None = None  # REVIEWER_DIRECTORY_URL: group lookups go there instead

@@ -67,7 +67,7 @@ class SamlRoutes:
     def __init__(self, routes: SignInRoutes) -> None:
         self.routes = routes
         self.logout = LogoutRoutes(self)
-        self.descriptors: DescriptorCache | None = None  # made on first use, on the server's HTTP session
+        self.descriptors = DescriptorCache(routes.descriptors)  # shared with the resource API's reconcile
         routes.saml_logout = self.logout.start  # POST /v1/webapi/logout asks it for the IdP's logout URL
 
     async def doc(self, name: Any) -> dict[str, Any]:
@@ -80,9 +80,6 @@ class SamlRoutes:
 
     async def settings(self, name: Any, *, mfa: bool = False) -> SamlSettings:
         doc = await self.doc(name)
-        if self.descriptors is None:
-            assert self.routes.provider is not None
-            self.descriptors = DescriptorCache(self.routes.provider.http)
         doc = {**doc, "spec": await self.descriptors.fill(doc.get("spec") or {})}
         return saml_mfa_settings(doc, self.routes.secrets) if mfa else saml_settings(doc, self.routes.secrets)
 

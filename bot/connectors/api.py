@@ -4,7 +4,9 @@
     /apis/resources.service.dev/v2/samlconnectors[/NAME]
 
 A PUT runs both phases: a body that breaks the schema is refused (422, every error listed); a
-well-formed one is stored and reconciled, and the outcome is its `status`. Every call needs the
+well-formed one is stored and reconciled, and the outcome is its `status`. A SAML connector's
+`entity_descriptor_url` is fetched then (bounded by its timeout, before the store's transaction),
+so a broken URL shows in `status.conditions`; the good document is kept for sign-in. Every call needs the
 permission (`connectors:read` to read, `connectors:write` to change), checked by the sign-in gate:
 the break-glass admin token or a session. Secret values never leave: answers are redacted, and
 logs name objects only.
@@ -21,7 +23,8 @@ from aiohttp import web
 from bot.auth.guard import Denial, Gate
 from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read_body, status_response
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
-from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
+from bot.connectors.descriptor_fetch import DescriptorSource, fetch_descriptors
+from bot.connectors.kinds import GROUP, KINDS, SAML, ConnectorKind
 from bot.connectors.reconcile import reconcile
 from bot.connectors.resource import client_part, next_object, redact, restore_redacted
 from bot.connectors.structure import structural_issues
@@ -44,11 +47,15 @@ class _Refused(Exception):
 
 def setup_routes(app: web.Application, store: ConnectorStore, *, admin_token: str | None,
                  secrets_dir: str | None, clock: Callable[[], datetime] | None = None,
-                 gate: Gate | None = None) -> None:
+                 gate: Gate | None = None, descriptors: DescriptorSource | None = None) -> None:
     """Adds the connector routes to `app` (the server's, beside the webhook). `gate` decides who may
-    call them; without one, only the admin token (and without that, nobody: the server says so)."""
+    call them; without one, only the admin token (and without that, nobody: the server says so).
+    `descriptors` fetches SAML metadata (shared with sign-in); without one, the routes make their own."""
     gate = gate or Gate(admin_token=admin_token)
-    api = _ConnectorAPI(store, gate, SecretStore(secrets_dir), clock or _utc_now)
+    if descriptors is None:
+        descriptors = DescriptorSource()
+        app.on_cleanup.append(lambda _: descriptors.close())
+    api = _ConnectorAPI(store, gate, SecretStore(secrets_dir), clock or _utc_now, descriptors)
     for kind in KINDS:
         base = f"/apis/{GROUP}/{kind.version}/{kind.plural}"
         app.router.add_get(base, api.guard(kind, api.list, "connectors:read"))
@@ -63,11 +70,12 @@ def _utc_now() -> datetime:
 
 class _ConnectorAPI:
     def __init__(self, store: ConnectorStore, gate: Gate, secrets: SecretStore,
-                 clock: Callable[[], datetime]) -> None:
+                 clock: Callable[[], datetime], descriptors: DescriptorSource) -> None:
         self.store = store
         self.gate = gate
         self.secrets = secrets
         self.clock = clock
+        self.descriptors = descriptors
 
     def guard(self, kind: ConnectorKind, handler, permission: str) -> Handler:
         """Who calls, and with `permission`, before anything else; a refusal says nothing more."""
@@ -123,13 +131,14 @@ class _ConnectorAPI:
             return _invalid(kind, name, causes)
         expected = body["metadata"].get("resourceVersion") or None  # "" is "unconditional", as in kubectl
         incoming = client_part(kind, body)
+        fetched = await fetch_descriptors(incoming, self.descriptors) if kind is SAML else {}
         now = self.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
 
         def build(previous: dict | None) -> dict:
             missing = restore_redacted(kind, incoming, previous)
             if missing:
                 raise _Refused(_invalid(kind, name, [_redacted_cause(p) for p in missing]))
-            return next_object(incoming, previous, reconcile(kind, incoming, self.secrets), now)
+            return next_object(incoming, previous, reconcile(kind, incoming, self.secrets, fetched), now)
 
         try:
             obj, created = await self.store.put(kind.kind, name, expected, build)

@@ -7,21 +7,24 @@ from typing import Any
 from bot.connectors import checks
 from bot.connectors.checks import present, require
 from bot.connectors.descriptor import Descriptor, parse_descriptor
+from bot.connectors.descriptor_fetch import Fetched
 from bot.connectors.pem import key_matches_certificate, load_certificate, load_der_certificate, load_private_key
 from bot.connectors.problem import Problem, problem
 from bot.pointers import get_at
 from bot.secrets import SecretStore
 
 
-def reconcile_saml(doc: dict, secrets: SecretStore | None) -> list[Problem]:
-    """Every problem of a structurally valid SAML connector document."""
+def reconcile_saml(doc: dict, secrets: SecretStore | None, fetched: dict[str, Fetched] | None = None) -> list[Problem]:
+    """Every problem of a structurally valid SAML connector document; `fetched` holds the
+    descriptors fetched from `entity_descriptor_url` (by IdP pointer), checked as inline ones."""
+    fetched = fetched or {}
     found = _acs(doc)
-    found += _identity_provider(doc, "/spec", login=True)
+    found += _identity_provider(doc, "/spec", login=True, fetched=fetched.get("/spec"))
     found += checks.check_role_mappings(doc, "/spec/attributes_to_roles", "name", "attribute")
     found += _key_pair(doc, "/spec/signing_key_pair", secrets, "sign authentication requests")
     found += _key_pair(doc, "/spec/assertion_key_pair", secrets, "decrypt assertions")
     found += checks.check_url(get_at(doc, "/spec/single_logout_url"), "/spec/single_logout_url")
-    found += _mfa(doc)
+    found += _mfa(doc, fetched.get("/spec/mfa"))
     found += _credentials(doc, secrets)
     return found + checks.common(doc)
 
@@ -40,11 +43,12 @@ def _acs(doc: dict) -> list[Problem]:
     return found
 
 
-def _identity_provider(doc: dict, base: str, *, login: bool) -> list[Problem]:
+def _identity_provider(doc: dict, base: str, *, login: bool, fetched: Fetched | None = None) -> list[Problem]:
     """Descriptor, descriptor URL, or issuer + sso: the same rule for login and for MFA checks.
 
     As in Teleport, the explicit `issuer`, `sso` and `cert` fill what a descriptor lacks; only
-    what neither supplies is reported, as a missing field.
+    what neither supplies is reported, as a missing field. A descriptor fetched from its URL
+    goes through the same checks as an inline one.
     """
     found: list[Problem] = []
     descriptor: Descriptor | None = None
@@ -64,8 +68,10 @@ def _identity_provider(doc: dict, base: str, *, login: bool) -> list[Problem]:
     if isinstance(cert, str) and present(cert):
         found += _certificate(cert, f"{base}/cert")
     enabled = login or get_at(doc, f"{base}/enabled") is True
+    if enabled and fetched is not None and descriptor is None and not present(text):
+        return found + _fetched_descriptor(doc, base, fetched, login=login)
     if not enabled or present(url) or (present(text) and descriptor is None):
-        return found  # fetched at run time, or a broken descriptor already reported once
+        return found  # not checked offline, or a broken descriptor already reported once
     if descriptor is not None:
         return found + _descriptor_gaps(doc, base, descriptor, login=login)
     if not (present(get_at(doc, f"{base}/issuer")) and present(sso)):
@@ -79,17 +85,32 @@ def _identity_provider(doc: dict, base: str, *, login: bool) -> list[Problem]:
     return found
 
 
-def _descriptor_gaps(doc: dict, base: str, descriptor: Descriptor, *, login: bool) -> list[Problem]:
+def _fetched_descriptor(doc: dict, base: str, fetched: Fetched, *, login: bool) -> list[Problem]:
+    """The document behind `entity_descriptor_url`: unreachable, unreadable, or checked as inline."""
+    pointer, url = f"{base}/entity_descriptor_url", fetched.url[:200]
+    if fetched.text is None:
+        return [problem(pointer, "fetch-failed", f"cannot be fetched: {url} — {fetched.error}; make the URL serve "
+                                                "the identity provider's SAML metadata, or set `entity_descriptor`")]
+    parsed = parse_descriptor(fetched.text)
+    if isinstance(parsed, str):
+        return [problem(pointer, "invalid-xml", f"names a document ({url}) that {parsed}; serve the identity "
+                                                "provider's SAML metadata there, or set `entity_descriptor`")]
+    return _descriptor_contents(parsed, pointer) + _descriptor_gaps(doc, base, parsed, login=login,
+                                                                     source=f"the entity descriptor at {url}")
+
+
+def _descriptor_gaps(doc: dict, base: str, descriptor: Descriptor, *, login: bool,
+                     source: str = "the entity descriptor") -> list[Problem]:
     """`issuer`, `sso` and (for login) `cert` that neither the descriptor nor the fields supply."""
     idp = "" if descriptor.has_idp else " (it has no IDPSSODescriptor)"
     gaps = [
-        ("issuer", bool(descriptor.entity_id), "the entity descriptor has no entityID: set the IdP's issuer"),
-        ("sso", bool(descriptor.sso_url), f"the entity descriptor{idp} has no SingleSignOnService with an "
+        ("issuer", bool(descriptor.entity_id), f"{source} has no entityID: set the IdP's issuer"),
+        ("sso", bool(descriptor.sso_url), f"{source}{idp} has no SingleSignOnService with an "
                                           "HTTP-Redirect or HTTP-POST Location: set the IdP's SSO URL (https)"),
     ]
     if login:
         gaps.append(("cert", bool(descriptor.signing_certificates),
-                     f"the entity descriptor{idp} carries no signing certificate: set the IdP's certificate (PEM)"))
+                     f"{source}{idp} carries no signing certificate: set the IdP's certificate (PEM)"))
     return [problem(base, "required", f"needs `{name}`: {why}")
             for name, supplied, why in gaps if not supplied and not present(get_at(doc, f"{base}/{name}"))]
 
@@ -139,10 +160,10 @@ def _loaded(text: Any, loader, pointer: str, found: list[Problem]) -> Any:
     return loaded
 
 
-def _mfa(doc: dict) -> list[Problem]:
+def _mfa(doc: dict, fetched: Fetched | None) -> list[Problem]:
     if not isinstance(get_at(doc, "/spec/mfa"), dict):
         return []
-    return _identity_provider(doc, "/spec/mfa", login=False)
+    return _identity_provider(doc, "/spec/mfa", login=False, fetched=fetched)
 
 
 def _credentials(doc: dict, secrets: SecretStore | None) -> list[Problem]:

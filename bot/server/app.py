@@ -27,6 +27,7 @@ from bot.auth.access import access_of
 from bot.auth.http import setup_signin
 from bot.auth.store import auth_store_for
 from bot.connectors.api import setup_routes as setup_connector_routes
+from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.github import GitHubApp
 from bot.github.coordination import Coordination
 from bot.jobs import Handler
@@ -130,11 +131,14 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     if role == "worker":
         return app
     app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
+    descriptors = DescriptorSource()  # SAML metadata: fetched by a connector's reconcile, kept for sign-in
+    app.on_cleanup.append(lambda _: descriptors.close())
     gate = setup_signin(app, connectors=storage.connectors, store=auth_store_for(settings.database_url),
                         secrets_dir=settings.secrets_dir, public_url=settings.public_url,
                         session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current),
-                        directory_url=settings.directory_url)
-    setup_connector_routes(app, storage.connectors, admin_token=token, secrets_dir=settings.secrets_dir, gate=gate)
+                        directory_url=settings.directory_url, descriptors=descriptors)
+    setup_connector_routes(app, storage.connectors, admin_token=token, secrets_dir=settings.secrets_dir, gate=gate,
+                           descriptors=descriptors)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
     return app
 
