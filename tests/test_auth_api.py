@@ -103,7 +103,7 @@ async def test_identifier_first_lists_the_connectors_that_match(tmp_path):
         await put_connector(server, connector_doc("staff", provider.url, server.url, display="Staff SSO",
                                                   user_matchers=["*@example.com"]))
         await put_connector(server, connector_doc("anyone", provider.url, server.url))
-        broken = connector_doc("broken", provider.url, server.url, client_secret="secret://absent/key")
+        broken = connector_doc("broken", provider.url, server.url, client_secret="secret://broken/absent")
         async with server.http.put(server.url + OIDC_PATH + "/broken", json=broken,
                                    headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as response:
             assert response.status == 201

@@ -23,7 +23,7 @@ from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
 from bot.connectors.reconcile import reconcile
-from bot.connectors.resource import client_part, next_object, redact, restore_redacted
+from bot.connectors.resource import RedactedRefusal, client_part, next_object, redact, restore_redacted
 from bot.connectors.structure import structural_issues
 from bot.pointers import human_pointer
 from bot.secrets import SecretStore
@@ -183,9 +183,15 @@ def _invalid(kind: ConnectorKind, name: str, causes: list[dict]) -> web.Response
                            details={"name": name, "group": GROUP, "kind": kind.plural})
 
 
-def _redacted_cause(pointer: str) -> dict:
-    return {"field": pointer, "reason": "placeholder",
-            "message": f"{human_pointer(pointer)}: `<redacted>` keeps the stored value, but none is stored; "
+def _redacted_cause(refusal: RedactedRefusal) -> dict:
+    where = human_pointer(refusal.pointer)
+    if refusal.changed:
+        return {"field": refusal.pointer, "reason": "placeholder",
+                "message": f"{where}: `<redacted>` keeps the stored value only while the fields that decide where "
+                           f"it is sent stay the same, and this request changes {human_pointer(refusal.changed)}; "
+                           "write the value or a `secret://NAME/KEY` reference"}
+    return {"field": refusal.pointer, "reason": "placeholder",
+            "message": f"{where}: `<redacted>` keeps the stored value, but none is stored; "
                        "write the value or a `secret://NAME/KEY` reference"}
 
 
