@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from bot.auth.access import EVERYTHING, Access, Grant, grant_for, needs_mfa
-from bot.auth.sessions import SESSION_COOKIE, Session, find_session
+from bot.auth.sessions import SESSION_COOKIE, Session, find_session, token_bytes
 from bot.auth.store import AuthStore
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -54,7 +54,7 @@ class Gate:
         scheme, _, offered = request.headers.get("Authorization", "").partition(" ")
         offered = offered.strip()
         if scheme.lower() == "bearer" and offered:
-            if self.admin_token and hmac.compare_digest(offered.encode(), self.admin_token):
+            if self.admin_token and hmac.compare_digest(token_bytes(offered), self.admin_token):
                 return Principal("admin-token", (), EVERYTHING, None)
             return await self._from_session(offered, by_cookie=False)
         cookie = request.cookies.get(SESSION_COOKIE)

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import time
@@ -40,7 +39,8 @@ from bot.auth.saml_http import add_saml_routes
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
 from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, find_session, rfc3339, token_key
 from bot.auth.store import AuthStore
-from bot.connectors.kinds import OIDC, SAML
+from bot.connectors.kinds import NAME_RULE, OIDC, SAML, is_connector_name
+from bot.jsonbody import JsonBodyError, parse_json
 from bot.secrets import SecretStore
 from bot.store.model import ConnectorStore
 
@@ -110,6 +110,8 @@ class SignInRoutes:
     async def connector_doc(self, name: Any) -> dict[str, Any]:
         if not isinstance(name, str) or not name:
             raise SignInError("connector", "connector_id is required: the name of an OIDC connector", status=400)
+        if not is_connector_name(name):
+            raise SignInError("connector", f"connector_id must be {NAME_RULE}", status=400)
         doc = await self.connector_store.get(OIDC.kind, name)
         if doc is None:
             raise SignInError("connector", f"there is no OIDC connector named `{name[:100]}`", status=404)
@@ -282,7 +284,7 @@ async def _json_body(request: web.Request) -> dict[str, Any] | None:
     if len(raw) > MAX_BODY:
         return None
     try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):
+        value = parse_json(raw)  # bounded nesting, and a lone surrogate is refused, not passed on
+    except JsonBodyError:
         return None
     return value if isinstance(value, dict) else None

@@ -38,7 +38,7 @@ from bot.auth.saml_logout import LogoutRoutes
 from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
 from bot.auth.sessions import SESSION_COOKIE, Session, create_session, find_session, token_key
 from bot.connectors.checks import resolve_secret
-from bot.connectors.kinds import SAML
+from bot.connectors.kinds import NAME_RULE, SAML, is_connector_name
 
 if TYPE_CHECKING:
     from bot.auth.http import SignInRoutes
@@ -73,6 +73,8 @@ class SamlRoutes:
     async def doc(self, name: Any) -> dict[str, Any]:
         if not isinstance(name, str) or not name:
             raise SignInError("connector", "connector_id is required: the name of a SAML connector", status=400)
+        if not is_connector_name(name):
+            raise SignInError("connector", f"connector_id must be {NAME_RULE}", status=400)
         doc = await self.routes.connector_store.get(SAML.kind, name)
         if doc is None:
             raise SignInError("connector", f"there is no SAML connector named `{name[:100]}`", status=404)

@@ -18,8 +18,14 @@ SESSION_COOKIE = "reviewer_session"
 BINDING_COOKIE = "reviewer_signin"  # ties a started web sign-in to the browser that started it
 
 
+def token_bytes(token: str) -> bytes:
+    """A token as the bytes the client sent: aiohttp decodes headers and cookies leniently, so an
+    undecodable byte arrives as a lone surrogate, which plain `encode()` refuses with an error."""
+    return token.encode("utf-8", "surrogatepass")
+
+
 def token_key(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    return hashlib.sha256(token_bytes(token)).hexdigest()
 
 
 @dataclass(frozen=True)

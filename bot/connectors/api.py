@@ -21,7 +21,7 @@ from aiohttp import web
 from bot.auth.guard import Denial, Gate
 from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read_body, status_response
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
-from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
+from bot.connectors.kinds import GROUP, KINDS, ConnectorKind, is_connector_name
 from bot.connectors.reconcile import reconcile
 from bot.connectors.resource import RedactedRefusal, client_part, next_object, redact, restore_redacted
 from bot.connectors.structure import structural_issues
@@ -92,14 +92,14 @@ class _ConnectorAPI:
 
     async def get(self, kind: ConnectorKind, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        obj = await self.store.get(kind.kind, name)
+        obj = await self.store.get(kind.kind, name) if is_connector_name(name) else None
         if obj is None:
             return _not_found(kind, name)
         return web.json_response(redact(kind, obj))
 
     async def delete(self, kind: ConnectorKind, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        obj = await self.store.delete(kind.kind, name)
+        obj = await self.store.delete(kind.kind, name) if is_connector_name(name) else None
         if obj is None:
             return _not_found(kind, name)
         log.info("connector deleted: %s/%s", kind.plural, name)

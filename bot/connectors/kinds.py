@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 GROUP = "resources.service.dev"
@@ -68,6 +69,16 @@ SAML = ConnectorKind(
 )
 
 KINDS = (OIDC, SAML)
+
+
+_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+NAME_RULE = "a lowercase RFC 1123 name (a-z, 0-9, `-` and `.`, at most 253 characters)"
+
+
+def is_connector_name(name: object) -> bool:
+    """Whether `name` could name a stored connector: checked before any store lookup, so that a
+    NUL or an undecodable byte in a URL or a body is "no such connector", not a database error."""
+    return isinstance(name, str) and len(name) <= 253 and _NAME.fullmatch(name) is not None
 
 
 def by_kind(kind: object) -> ConnectorKind | None:
