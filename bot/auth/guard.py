@@ -18,8 +18,11 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from bot.auth.access import EVERYTHING, Access, Grant, grant_for, needs_mfa
+from bot.auth.connectors import is_ready
 from bot.auth.sessions import SESSION_COOKIE, Session, find_session, token_bytes
 from bot.auth.store import AuthStore
+from bot.connectors.kinds import OIDC, SAML
+from bot.store.model import ConnectorStore
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
@@ -43,7 +46,8 @@ class Denial:
 class Gate:
     def __init__(self, *, admin_token: str | None, store: AuthStore | None = None,
                  access: Callable[[], Access] | None = None, public_url: str | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 connectors: ConnectorStore | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.connectors = connectors
         self.admin_token = admin_token.encode() if admin_token else None
         self.store = store
         self.access = access or (lambda: Access({}))
@@ -64,10 +68,26 @@ class Gate:
         if self.store is None:
             return None
         session = await find_session(self.store, token)
-        if session is None:
+        if session is None or not await self.connector_ready(session.connector):
             return None
         return Principal(session.username, tuple(session.roles), grant_for(self.access(), session.roles), session,
                          by_cookie)
+
+    async def connector_ready(self, name: str) -> bool:
+        """Whether a session's connector still exists and is reconciled: a session is honoured only
+        as long as the connector it was signed in through (deleted or broken, its sessions end)."""
+        if self.connectors is None:
+            return True  # no sign-in here: only the admin token passes, and it has no connector
+        for kind in (OIDC.kind, SAML.kind):
+            doc = await self.connectors.get(kind, name)
+            if doc is not None:
+                return is_ready(doc)
+        return False
+
+    async def end_sessions(self, connector: str) -> int:
+        """Ends the sessions of a deleted connector (the read check above would refuse them anyway;
+        this keeps a later connector of the same name from reviving them)."""
+        return await self.store.delete_connector_sessions(connector) if self.store is not None else 0
 
     async def check(self, request: web.Request, permission: str,
                     account: str | None = None) -> Principal | Denial:

@@ -54,7 +54,7 @@ def setup_signin(app: web.Application, *, connectors: ConnectorStore, store: Aut
                  access: Callable[[], Access], directory_url: str | None = None) -> Gate:
     """Adds the sign-in routes and their start/stop step; returns the APIs' gate."""
     app[SIGNIN_STORE] = store
-    gate = Gate(admin_token=admin_token, store=store, access=access, public_url=public_url)
+    gate = Gate(admin_token=admin_token, store=store, access=access, public_url=public_url, connectors=connectors)
     routes = SignInRoutes(connectors, SecretStore(secrets_dir), store, gate, public_url, session_ttl)
     routes.directory_url = directory_url
     app.router.add_get("/v1/webapi/connectors", routes.connectors)

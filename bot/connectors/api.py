@@ -102,7 +102,8 @@ class _ConnectorAPI:
         obj = await self.store.delete(kind.kind, name) if is_connector_name(name) else None
         if obj is None:
             return _not_found(kind, name)
-        log.info("connector deleted: %s/%s", kind.plural, name)
+        ended = await self.gate.end_sessions(name)
+        log.info("connector deleted: %s/%s (%d sessions ended)", kind.plural, name, ended)
         return web.json_response(redact(kind, obj))
 
     async def put(self, kind: ConnectorKind, request: web.Request) -> web.Response:
