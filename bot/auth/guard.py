@@ -19,7 +19,7 @@ from aiohttp import web
 
 from bot.auth.access import EVERYTHING, Access, Grant, grant_for, needs_mfa
 from bot.auth.connectors import is_ready
-from bot.auth.sessions import SESSION_COOKIE, Session, find_session, token_bytes
+from bot.auth.sessions import Session, cookies_for, find_session, token_bytes
 from bot.auth.store import AuthStore
 from bot.connectors.kinds import OIDC, SAML
 from bot.store.model import ConnectorStore
@@ -52,6 +52,7 @@ class Gate:
         self.store = store
         self.access = access or (lambda: Access({}))
         self.public_url = public_url
+        self.cookies = cookies_for(public_url)
         self.clock = clock
 
     async def principal(self, request: web.Request) -> Principal | None:
@@ -61,7 +62,7 @@ class Gate:
             if self.admin_token and hmac.compare_digest(token_bytes(offered), self.admin_token):
                 return Principal("admin-token", (), EVERYTHING, None)
             return await self._from_session(offered, by_cookie=False)
-        cookie = request.cookies.get(SESSION_COOKIE)
+        cookie = request.cookies.get(self.cookies.session)
         return await self._from_session(cookie, by_cookie=True) if cookie else None
 
     async def _from_session(self, token: str, *, by_cookie: bool) -> Principal | None:

@@ -37,7 +37,7 @@ from bot.auth.redirects import RedirectError, check_client_redirect, web_return_
 from bot.auth.saml import KEY_FILES
 from bot.auth.saml_http import add_saml_routes
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
-from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, find_session, rfc3339, token_key
+from bot.auth.sessions import Cookies, find_session, rfc3339, token_key
 from bot.auth.store import AuthStore
 from bot.connectors.kinds import NAME_RULE, OIDC, SAML, is_connector_name
 from bot.jsonbody import JsonBodyError, parse_json
@@ -97,8 +97,8 @@ class SignInRoutes:
                 KEY_FILES.remove()
 
     @property
-    def secure_cookies(self) -> bool:
-        return bool(self.public_url and self.public_url.startswith("https://"))
+    def cookies(self) -> Cookies:
+        return self.gate.cookies
 
     async def signing_key(self) -> str:
         return await self.store.key(KEY_NAME, make_private_pem)
@@ -137,7 +137,7 @@ class SignInRoutes:
 
     async def login_web(self, request: web.Request) -> web.Response:
         name = request.query.get("connector_id")
-        binding = _binding(request)
+        binding = secrets.token_urlsafe(32)  # fresh per start: a planted cookie is never reused
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
             connector = await self.settings_of(name)
@@ -154,9 +154,9 @@ class SignInRoutes:
         """A second round through the connector's `mfa` client for the signed-in browser; the
         callback records `mfaVerifiedAt` when the same user comes back."""
         name = request.query.get("connector_id")
-        token = request.cookies.get(SESSION_COOKIE, "")
+        token = request.cookies.get(self.cookies.session, "")
         session = await find_session(self.store, token) if token else None
-        binding = _binding(request)
+        binding = secrets.token_urlsafe(32)
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
             if session is None:
@@ -212,8 +212,7 @@ class SignInRoutes:
 
     def _bound_redirect(self, url: str, binding: str) -> web.Response:
         response = redirect(url)
-        response.set_cookie(BINDING_COOKIE, binding, max_age=oidc.STATE_SECONDS, path="/v1/webapi/oidc/",
-                            httponly=True, samesite="Lax", secure=self.secure_cookies)
+        self.cookies.set(response, self.cookies.binding, binding, oidc.STATE_SECONDS)
         return response
 
     async def login_console(self, request: web.Request) -> web.Response:
@@ -247,7 +246,7 @@ class SignInRoutes:
         }, headers={"Cache-Control": "no-store"})
 
     async def logout(self, request: web.Request) -> web.Response:
-        cookie = request.cookies.get(SESSION_COOKIE)
+        cookie = request.cookies.get(self.cookies.session)
         scheme, _, bearer = request.headers.get("Authorization", "").partition(" ")
         token = bearer.strip() if scheme.lower() == "bearer" and bearer.strip() else cookie
         if token == cookie and cookie and not self.gate.same_origin(request):
@@ -263,18 +262,12 @@ class SignInRoutes:
                 answer["redirect_url"] = provider_logout
             await self.store.delete_session(token_key(token))
         response = web.json_response(answer, headers={"Cache-Control": "no-store"})
-        response.del_cookie(SESSION_COOKIE, path="/")
+        self.cookies.clear(response, self.cookies.session)
         return response
 
     async def jwks(self, request: web.Request) -> web.Response:
         return web.json_response({"keys": [public_jwk(await self.signing_key())]},
                                  headers={"Cache-Control": "max-age=300"})
-
-
-def _binding(request: web.Request) -> str:
-    """The browser's binding value: the one it holds (several tabs may sign in at once), else new."""
-    binding = request.cookies.get(BINDING_COOKIE) or ""
-    return binding if len(binding) == 43 else secrets.token_urlsafe(32)
 
 
 async def _json_body(request: web.Request) -> dict[str, Any] | None:
