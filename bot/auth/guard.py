@@ -13,12 +13,12 @@ import hmac
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from aiohttp import web
 
 from bot.auth.access import EVERYTHING, Access, Grant, grant_for, needs_mfa
 from bot.auth.connectors import is_ready
+from bot.auth.redirects import origin_of
 from bot.auth.sessions import Session, cookies_for, find_session, token_bytes
 from bot.auth.store import AuthStore
 from bot.connectors.kinds import OIDC, SAML
@@ -114,22 +114,9 @@ class Gate:
         origin = request.headers.get("Origin") or request.headers.get("Referer")
         if not origin or origin == "null":
             return False
-        return _origin(origin) == self.own_origin(request)
+        return origin_of(origin) == self.own_origin(request)
 
     def own_origin(self, request: web.Request) -> str:
         if self.public_url:
-            return _origin(self.public_url)
-        return _origin(f"{request.scheme}://{request.host}")
-
-
-def _origin(url: str) -> str:
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        return ""
-    default = {"https": 443, "http": 80}.get(parts.scheme)
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
+            return origin_of(self.public_url)
+        return origin_of(f"{request.scheme}://{request.host}")
