@@ -103,7 +103,7 @@ async def test_identifier_first_lists_the_connectors_that_match(tmp_path):
         await put_connector(server, connector_doc("staff", provider.url, server.url, display="Staff SSO",
                                                   user_matchers=["*@example.com"]))
         await put_connector(server, connector_doc("anyone", provider.url, server.url))
-        broken = connector_doc("broken", provider.url, server.url, client_secret="secret://absent/key")
+        broken = connector_doc("broken", provider.url, server.url, client_secret="secret://broken/absent")
         async with server.http.put(server.url + OIDC_PATH + "/broken", json=broken,
                                    headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as response:
             assert response.status == 201
@@ -130,16 +130,43 @@ async def test_cookies_are_secure_under_an_https_public_url(tmp_path):
         await put_connector(server, doc)
         async with server.http.get(server.url + "/v1/webapi/oidc/login/web?connector_id=idp",
                                    allow_redirects=False) as response:
-            binding = SimpleCookie(response.headers["Set-Cookie"])["reviewer_signin"]
+            binding = SimpleCookie(response.headers["Set-Cookie"])["__Host-reviewer_signin"]
             authorize = response.headers["Location"]
         assert binding["secure"] and binding["httponly"] and binding["samesite"] == "Lax"
+        assert binding["path"] == "/" and not binding["domain"]  # what `__Host-` requires
         async with server.http.get(authorize, allow_redirects=False) as response:
             callback = response.headers["Location"]
         assert callback.startswith(public + "/v1/webapi/oidc/callback?")  # chosen by REVIEWER_PUBLIC_URL
         local = callback.replace(public, server.url)
         async with server.http.get(local, allow_redirects=False,
-                                   cookies={"reviewer_signin": binding.value}) as response:
+                                   cookies={"__Host-reviewer_signin": binding.value}) as response:
             assert response.status == 302
-            session = SimpleCookie(response.headers.getall("Set-Cookie")[0])["reviewer_session"]
+            session = SimpleCookie(response.headers.getall("Set-Cookie")[0])["__Host-reviewer_session"]
         assert session["secure"] and session["httponly"] and session["samesite"] == "Lax" and session["path"] == "/"
-        assert int(session["max-age"]) == 7200
+        assert not session["domain"] and int(session["max-age"]) == 7200
+        # Hostile: the same token under the plain name (which a sibling subdomain could set) is no session.
+        async with server.http.get(server.url + "/v1/webapi/session",
+                                   cookies={"reviewer_session": session.value}) as response:
+            assert response.status == 401
+        async with server.http.get(server.url + "/v1/webapi/session",
+                                   cookies={"__Host-reviewer_session": session.value}) as response:
+            assert response.status == 200
+
+
+async def test_a_planted_binding_cookie_is_never_reused(tmp_path):
+    """Hostile (login CSRF): a binding cookie set by someone else (a sibling subdomain, over http)
+    must not become the binding of the sign-in this browser starts."""
+    provider = HostileProvider()
+    async with provider.serving(), signin_server(tmp_path) as server:
+        await put_connector(server, connector_doc("idp", provider.url, server.url))
+        planted = "A" * 43
+        async with server.http.get(server.url + "/v1/webapi/oidc/login/web?connector_id=idp", allow_redirects=False,
+                                   cookies={"reviewer_signin": planted}) as response:
+            minted = SimpleCookie(response.headers["Set-Cookie"])["reviewer_signin"]
+            authorize = response.headers["Location"]
+        assert minted.value != planted and len(minted.value) >= 43
+        async with server.http.get(authorize, allow_redirects=False) as response:
+            callback = response.headers["Location"]
+        async with server.http.get(callback, allow_redirects=False, cookies={"reviewer_signin": planted}) as response:
+            assert response.status == 403  # the planted binding does not complete this sign-in
+            assert "reviewer_session" not in response.headers.get("Set-Cookie", "")

@@ -265,21 +265,21 @@ async def test_client_status_and_server_metadata_are_ignored(api):
 async def test_secret_lookup(tmp_path):
     secrets = tmp_path / "secrets"
     doc = oidc_doc()
-    doc["spec"]["client_secret"] = "secret://okta-oidc/client-secret"
+    doc["spec"]["client_secret"] = "secret://okta/client-secret"
     async with ApiServer(str(tmp_path / "db"), secrets_dir=str(secrets)) as api:
         _, obj = await api.put(OIDC_PATH, doc)
         cond = _condition(obj, "SuccessfullyReconciled")
         assert (cond["status"], cond["reason"]) == ("False", "SecretLookupFailed")
-        assert "secret://okta-oidc/client-secret" in cond["message"]
-        assert obj["spec"]["client_secret"] == "secret://okta-oidc/client-secret"  # references are shown
+        assert "secret://okta/client-secret" in cond["message"]
+        assert obj["spec"]["client_secret"] == "secret://okta/client-secret"  # references are shown
 
         doc["spec"]["issuer_url"] = "http://plain"  # both apply: ValidationFailed wins
         _, obj = await api.put(OIDC_PATH, doc)
         assert _condition(obj, "SuccessfullyReconciled")["reason"] == "ValidationFailed"
 
-        write_secret(str(secrets), "okta-oidc", "client-secret", "the-real-secret\n")
+        write_secret(str(secrets), "okta", "client-secret", "the-real-secret\n")
         _, obj = await api.put(OIDC_PATH, oidc_doc() | {"spec": {**oidc_doc()["spec"],
-                                                                 "client_secret": "secret://okta-oidc/client-secret"}})
+                                                                 "client_secret": "secret://okta/client-secret"}})
         assert _condition(obj, "SuccessfullyReconciled")["status"] == "True"
 
 
@@ -377,3 +377,49 @@ async def test_bodies_past_the_parsing_bounds_are_422_naming_the_place(api, medi
     assert (cause["reason"], cause["field"]) == (reason, field)
     assert answer["details"]["name"] == "okta" and SECRET not in json.dumps(answer)
     assert (await api.request("GET", f"{OIDC_PATH}/okta"))[0] == 404  # nothing stored
+
+
+async def test_a_connector_cannot_read_another_secret_of_the_store(tmp_path):
+    """Hostile: the store also holds model API keys; a connector naming one must not resolve it."""
+    secrets = tmp_path / "secrets"
+    write_secret(str(secrets), "openai", "api-key", "sk-model-key-value")
+    doc = oidc_doc()
+    doc["spec"]["client_secret"] = "secret://openai/api-key"
+    async with ApiServer(str(tmp_path / "db"), secrets_dir=str(secrets)) as api:
+        _, obj = await api.put(OIDC_PATH, doc)
+        cond = _condition(obj, "SuccessfullyReconciled")
+        assert (cond["status"], cond["reason"]) == ("False", "ValidationFailed")
+        assert "spec.client_secret" in cond["message"] and "metadata.name" in cond["message"]
+        assert "secret://okta/api-key" in cond["message"]  # says what to write instead
+        assert "sk-model-key-value" not in str(obj)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("issuer_url", "https://attacker.example"),
+    ("client_id", "attacker-client"),
+    ("mfa", {"enabled": True, "client_id": "x", "client_secret": "<redacted>"}),
+])
+async def test_redacted_is_not_kept_when_the_secret_would_go_elsewhere(api, field, value):
+    """Hostile: GET → point the connector at another endpoint → PUT `<redacted>` must not keep the
+    stored literal secret, or the next sign-in would send it to the new endpoint."""
+    await api.put(OIDC_PATH, oidc_doc())
+    _, shown = await api.request("GET", f"{OIDC_PATH}/okta")
+    assert shown["spec"]["client_secret"] == "<redacted>"
+    shown["spec"][field] = value
+    status, body = await api.put(OIDC_PATH, shown)
+    assert status == 422, body
+    causes = body["details"]["causes"]
+    assert causes[0]["field"] == "/spec/client_secret"
+    assert f"spec.{field}" in causes[0]["message"]
+    _, kept = await api.request("GET", f"{OIDC_PATH}/okta")
+    assert kept["spec"].get(field) != value  # nothing was stored
+
+
+async def test_saml_redacted_is_not_kept_when_the_sso_url_changes(api):
+    saml = saml_doc()
+    saml["spec"]["credentials"] = {"oauth": {"client_id": "c", "client_secret": "graph-secret-value"}}
+    await api.put(SAML_PATH, saml)
+    _, shown = await api.request("GET", f"{SAML_PATH}/okta-saml")
+    shown["spec"]["entity_descriptor_url"] = "https://attacker.example/metadata"
+    status, body = await api.put(SAML_PATH, shown)
+    assert status == 422 and body["details"]["causes"][0]["field"] == "/spec/credentials/oauth/client_secret"

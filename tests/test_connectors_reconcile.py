@@ -80,7 +80,7 @@ OIDC_PASSING = [
                                         "allowed_https_hostnames": ["app.example.com", "*.example.com",
                                                                     "^.*\\.example\\.com$"]}),
     ("/spec/directory_id_groups_provider", {"graph_endpoint": "https://graph.microsoft.us"}),
-    ("/spec/client_secret", "secret://okta-oidc/client-secret"),  # form only: no secrets dir
+    ("/spec/client_secret", "secret://okta/client-secret"),  # form only: no secrets dir
 ]
 
 
@@ -172,7 +172,7 @@ SAML_PASSING = [
     ("/spec/entity_descriptor_url", "https://idp.example.com/metadata"),
     ("/spec/entity_descriptor", descriptor()),
     ("/spec/signing_key_pair", {"cert": key_pair()[0], "private_key": key_pair()[1]}),
-    ("/spec/credentials", {"oauth": {"client_id": "c", "client_secret": "secret://graph/secret"}}),
+    ("/spec/credentials", {"oauth": {"client_id": "c", "client_secret": "secret://okta-saml/graph"}}),
     ("/spec/mfa", {"enabled": True, "entity_descriptor_url": "https://idp.example.com/mfa-metadata"}),
     ("/spec/mfa", {"enabled": True, "issuer": "x", "sso": "https://idp.example.com/mfa", "cert": key_pair()[0]}),
     ("/spec/force_authn", "YES"),
@@ -217,16 +217,16 @@ def test_descriptor_refused(xml, words):
 def test_secret_references_resolve_with_a_secrets_dir(tmp_path):
     cert, key, _ = key_pair()
     doc = saml_doc()
-    doc["spec"]["signing_key_pair"] = {"cert": cert, "private_key": write_secret(str(tmp_path), "saml", "key", key)}
+    doc["spec"]["signing_key_pair"] = {"cert": cert, "private_key": write_secret(str(tmp_path), "okta-saml", "key", key)}
     assert _errors(doc, secrets_dir=str(tmp_path), check_secrets=True) == []
     # The referenced key is parsed and matched: another pair's key is a mismatch.
-    write_secret(str(tmp_path), "saml", "key", key_pair("other")[1])
+    write_secret(str(tmp_path), "okta-saml", "key", key_pair("other")[1])
     assert _errors(doc, secrets_dir=str(tmp_path), check_secrets=True) == [
         ("key-mismatch", "/spec/signing_key_pair/private_key")]
-    doc["spec"]["signing_key_pair"]["private_key"] = "secret://saml/absent"
+    doc["spec"]["signing_key_pair"]["private_key"] = "secret://okta-saml/absent"
     _, diags = validate_connector_text(as_yaml(doc), secrets_dir=str(tmp_path), check_secrets=True)
     assert [(d.code, d.pointer) for d in diags] == [("secret-reference", "/spec/signing_key_pair/private_key")]
-    assert "secret://saml/absent" in diags[0].message
+    assert "secret://okta-saml/absent" in diags[0].message
     # Without a secrets dir, references are checked for form only.
     assert _errors(doc) == []
 

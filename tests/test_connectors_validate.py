@@ -17,7 +17,7 @@ metadata:
 spec:
   issuer_url: http://example.okta.com
   client_id: abc
-  client_secret: secret://okta-oidc/client-secret
+  client_secret: secret://okta/client-secret
   redirect_url: ["https://reviewer.example.com/v1/webapi/oidc/callback"]
   claims_to_roles:
     - {claim: groups, value: reviewers, roles: [reviewer]}
@@ -85,7 +85,7 @@ def test_secrets_dir_resolves_references(tmp_path):
     assert validate_connector_text(text)[1] == []  # form only
     _, diags = validate_connector_text(text, secrets_dir=str(tmp_path), check_secrets=True)
     assert [(d.code, d.pointer, d.line) for d in diags] == [("secret-reference", "/spec/client_secret", 8)]
-    write_secret(str(tmp_path), "okta-oidc", "client-secret", "value")
+    write_secret(str(tmp_path), "okta", "client-secret", "value")
     assert validate_connector_text(text, secrets_dir=str(tmp_path), check_secrets=True)[1] == []
 
 

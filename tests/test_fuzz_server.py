@@ -97,7 +97,7 @@ class ServedApp:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedApp]:
     tmp_path = tmp_path_factory.mktemp("fuzz-server")
-    secret = tmp_path / "secrets" / "okta-oidc" / "client-secret"
+    secret = tmp_path / "secrets" / "okta" / "client-secret"
     secret.parent.mkdir(parents=True)
     secret.write_text("the-client-secret-value")
     with ServedApp(tmp_path, REVIEWER_ADMIN_TOKEN=TOKEN, REVIEWER_SECRETS_DIR=str(tmp_path / "secrets")) as app:

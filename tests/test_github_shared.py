@@ -96,3 +96,22 @@ async def test_a_retry_after_given_to_one_process_holds_the_others_writes(
                                                       comment, data={"body": "two"})
     assert len(sleeps) == 2 and 25 < sleeps[1] <= 30  # the second waited out the rest of it, told by the first
     assert len(world.pr.comments) == 2
+
+
+async def test_a_token_copied_to_another_installation_does_not_open(github, github_app, app_private_key, world,
+                                                                      pg_url):
+    """Hostile: someone who can write the database (not read tokens) copies one installation's sealed
+    token into another's row; the other installation must not use it, but fetch its own."""
+    other = github.add_repo("other-org/elsewhere")
+    other.commit({"README.md": "x\n"})
+    other_inst = github.install(github_app, other)
+    async with processes(1, pg_url, github, github_app, app_private_key) as (first,):
+        token = await first.installation_token(world.inst.id)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO installation_tokens (installation_id, sealed, expires_at) "
+                     "SELECT %s, sealed, expires_at FROM installation_tokens WHERE installation_id = %s",
+                     (other_inst.id, world.inst.id))
+    async with processes(1, pg_url, github, github_app, app_private_key) as (second,):
+        assert await second.installation_token(other_inst.id) != token
+        assert await second.installation_token(world.inst.id) == token  # its own row still opens
+    assert github.count(TOKEN) == 2

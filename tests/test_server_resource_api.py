@@ -17,7 +17,7 @@ CLIENT_SECRET = "the-okta-client-secret-value"
 
 
 def _settings(tmp_path: pathlib.Path, **extra: str) -> dict[str, str]:
-    secrets = tmp_path / "secrets" / "okta-oidc"
+    secrets = tmp_path / "secrets" / "okta"
     secrets.mkdir(parents=True, exist_ok=True)
     (secrets / "client-secret").write_text(CLIENT_SECRET)
     return {"REVIEWER_ADMIN_TOKEN": TOKEN, "REVIEWER_SECRETS_DIR": str(tmp_path / "secrets"), **extra}
@@ -45,7 +45,7 @@ async def test_an_example_round_trips_through_the_server(tmp_path):
 
         status, fetched, text = await _call(server, "GET", f"{OIDC}/okta")
         assert status == 200 and fetched["metadata"]["generation"] == 1
-        assert fetched["spec"]["client_secret"] == "secret://okta-oidc/client-secret"
+        assert fetched["spec"]["client_secret"] == "secret://okta/client-secret"
         assert _conditions(fetched)["SuccessfullyReconciled"] == ("True", "NoError")
         assert CLIENT_SECRET not in text
 

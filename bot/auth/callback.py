@@ -23,8 +23,6 @@ from bot.auth.pages import redirect, refusal_page
 from bot.auth.roles import map_roles
 from bot.auth.sealing import seal
 from bot.auth.sessions import (
-    BINDING_COOKIE,
-    SESSION_COOKIE,
     Session,
     create_session,
     rfc3339,
@@ -53,7 +51,7 @@ class Callback:
         if pending is None:
             return refusal_page(400, "state", "this sign-in is unknown, already used or older than 10 minutes: "
                                               "start it again from the login page")
-        if "client_url" not in pending and not _bound(request, pending):  # a browser flow: its binding
+        if "client_url" not in pending and not _bound(request.cookies.get(self.routes.cookies.binding, ""), pending):  # a browser flow: its binding
             error = SignInError("state", "this sign-in was started in another browser (its binding cookie is "
                                          "missing or differs); start it again here")
             await self.record(pending["connector"], None, error, None, flow=pending["flow"])
@@ -109,9 +107,8 @@ class Callback:
             return _to_client(pending, {"token": token, "username": session.username, "roles": defined,
                                         "expires": session.expires_rfc3339()})
         response = redirect(pending["return_to"])
-        response.set_cookie(SESSION_COOKIE, token, max_age=int(expires - now), path="/", httponly=True,
-                            samesite="Lax", secure=routes.secure_cookies)
-        response.del_cookie(BINDING_COOKIE, path="/v1/webapi/oidc/")
+        routes.cookies.set(response, routes.cookies.session, token, int(expires - now))
+        routes.cookies.clear(response, routes.cookies.binding)
         return response
 
     async def _complete_mfa(self, pending: dict[str, Any], code: str) -> web.StreamResponse:
@@ -148,8 +145,7 @@ class Callback:
             log.info("signed in: connector=%s roles=%s", connector, ",".join(roles or []))
 
 
-def _bound(request: web.Request, pending: dict[str, Any]) -> bool:
-    cookie = request.cookies.get(BINDING_COOKIE, "")
+def _bound(cookie: str, pending: dict[str, Any]) -> bool:
     return bool(cookie) and hmac.compare_digest(token_key(cookie), pending.get("binding", ""))
 
 

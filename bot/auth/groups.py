@@ -19,6 +19,7 @@ from urllib.parse import quote, urlsplit
 import aiohttp
 
 from bot.auth.errors import SignInError
+from bot.auth.redirects import origin_of
 
 GRAPH = "https://graph.microsoft.com"
 GROUPS_LINK = "http://schemas.microsoft.com/claims/groups.link"
@@ -134,7 +135,7 @@ async def graph_groups(http: aiohttp.ClientSession, lookup: GraphLookup, token_e
 def _next_page(link: Any, endpoint: str) -> str | None:
     if link is None:
         return None
-    if not isinstance(link, str) or _origin(link) != _origin(endpoint):
+    if not isinstance(link, str) or origin_of(link) != origin_of(endpoint):
         raise _failed("Graph's next-page link leaves graph_endpoint, so it was not followed")
     return link
 
@@ -146,7 +147,7 @@ async def _app_token(http: aiohttp.ClientSession, lookup: GraphLookup, token_end
     token = body.get("access_token") if isinstance(body, dict) else None
     if status != 200 or not isinstance(token, str):
         error = str(body.get("error"))[:80] if isinstance(body, dict) and body.get("error") else f"HTTP {status}"
-        raise _failed(f"the connector's client could not get a Graph token from {_origin(token_endpoint)} "
+        raise _failed(f"the connector's client could not get a Graph token from {origin_of(token_endpoint)} "
                       f"({error}); check its client id and secret")
     return token
 
@@ -155,7 +156,7 @@ async def _get(http: aiohttp.ClientSession, url: str, token: str) -> dict[str, A
     status, body = await _request(http, "GET", url, headers={"Authorization": f"Bearer {token}"})
     if status != 200 or not isinstance(body, dict):
         hint = "; grant the app GroupMember.Read.All (application)" if status in (401, 403) else ""
-        raise _failed(f"Graph answered HTTP {status} at {_origin(url)}{hint}")
+        raise _failed(f"Graph answered HTTP {status} at {origin_of(url)}{hint}")
     return body
 
 
@@ -165,16 +166,11 @@ async def _request(http: aiohttp.ClientSession, method: str, url: str, **kwargs:
             raw = await response.content.read(MAX_BODY + 1)
             status = response.status
     except (aiohttp.ClientError, TimeoutError) as exc:
-        raise _failed(f"{_origin(url)} could not be reached ({exc.__class__.__name__})") from None
+        raise _failed(f"{origin_of(url)} could not be reached ({exc.__class__.__name__})") from None
     try:
         return status, json.loads(raw) if len(raw) <= MAX_BODY else None
     except (ValueError, RecursionError):
         return status, None
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _failed(why: str) -> SignInError:

@@ -13,13 +13,16 @@ import hmac
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from aiohttp import web
 
 from bot.auth.access import EVERYTHING, Access, Grant, grant_for, needs_mfa
-from bot.auth.sessions import SESSION_COOKIE, Session, find_session
+from bot.auth.connectors import is_ready
+from bot.auth.redirects import origin_of
+from bot.auth.sessions import Session, cookies_for, find_session, token_bytes
 from bot.auth.store import AuthStore
+from bot.connectors.kinds import OIDC, SAML
+from bot.store.model import ConnectorStore
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
@@ -43,31 +46,49 @@ class Denial:
 class Gate:
     def __init__(self, *, admin_token: str | None, store: AuthStore | None = None,
                  access: Callable[[], Access] | None = None, public_url: str | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 connectors: ConnectorStore | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.connectors = connectors
         self.admin_token = admin_token.encode() if admin_token else None
         self.store = store
         self.access = access or (lambda: Access({}))
         self.public_url = public_url
+        self.cookies = cookies_for(public_url)
         self.clock = clock
 
     async def principal(self, request: web.Request) -> Principal | None:
         scheme, _, offered = request.headers.get("Authorization", "").partition(" ")
         offered = offered.strip()
         if scheme.lower() == "bearer" and offered:
-            if self.admin_token and hmac.compare_digest(offered.encode(), self.admin_token):
+            if self.admin_token and hmac.compare_digest(token_bytes(offered), self.admin_token):
                 return Principal("admin-token", (), EVERYTHING, None)
             return await self._from_session(offered, by_cookie=False)
-        cookie = request.cookies.get(SESSION_COOKIE)
+        cookie = request.cookies.get(self.cookies.session)
         return await self._from_session(cookie, by_cookie=True) if cookie else None
 
     async def _from_session(self, token: str, *, by_cookie: bool) -> Principal | None:
         if self.store is None:
             return None
         session = await find_session(self.store, token)
-        if session is None:
+        if session is None or not await self.connector_ready(session.connector):
             return None
         return Principal(session.username, tuple(session.roles), grant_for(self.access(), session.roles), session,
                          by_cookie)
+
+    async def connector_ready(self, name: str) -> bool:
+        """Whether a session's connector still exists and is reconciled: a session is honoured only
+        as long as the connector it was signed in through (deleted or broken, its sessions end)."""
+        if self.connectors is None:
+            return True  # no sign-in here: only the admin token passes, and it has no connector
+        for kind in (OIDC.kind, SAML.kind):
+            doc = await self.connectors.get(kind, name)
+            if doc is not None:
+                return is_ready(doc)
+        return False
+
+    async def end_sessions(self, connector: str) -> int:
+        """Ends the sessions of a deleted connector (the read check above would refuse them anyway;
+        this keeps a later connector of the same name from reviving them)."""
+        return await self.store.delete_connector_sessions(connector) if self.store is not None else 0
 
     async def check(self, request: web.Request, permission: str,
                     account: str | None = None) -> Principal | Denial:
@@ -93,22 +114,9 @@ class Gate:
         origin = request.headers.get("Origin") or request.headers.get("Referer")
         if not origin or origin == "null":
             return False
-        return _origin(origin) == self.own_origin(request)
+        return origin_of(origin) == self.own_origin(request)
 
     def own_origin(self, request: web.Request) -> str:
         if self.public_url:
-            return _origin(self.public_url)
-        return _origin(f"{request.scheme}://{request.host}")
-
-
-def _origin(url: str) -> str:
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        return ""
-    default = {"https": 443, "http": 80}.get(parts.scheme)
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
+            return origin_of(self.public_url)
+        return origin_of(f"{request.scheme}://{request.host}")

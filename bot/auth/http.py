@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import time
@@ -38,10 +37,11 @@ from bot.auth.redirects import RedirectError, check_client_redirect, web_return_
 from bot.auth.saml import KEY_FILES
 from bot.auth.saml_http import add_saml_routes
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
-from bot.auth.sessions import BINDING_COOKIE, SESSION_COOKIE, find_session, rfc3339, token_key
+from bot.auth.sessions import Cookies, find_session, rfc3339, token_key
 from bot.auth.store import AuthStore
 from bot.connectors.descriptor_fetch import DescriptorSource
-from bot.connectors.kinds import OIDC, SAML
+from bot.connectors.kinds import NAME_RULE, OIDC, SAML, is_connector_name
+from bot.jsonbody import JsonBodyError, parse_json
 from bot.secrets import SecretStore
 from bot.store.model import ConnectorStore
 
@@ -57,7 +57,7 @@ def setup_signin(app: web.Application, *, connectors: ConnectorStore, store: Aut
     """Adds the sign-in routes and their start/stop step; returns the APIs' gate. `descriptors`
     is the SAML metadata source shared with the resource API; without one, sign-in has its own."""
     app[SIGNIN_STORE] = store
-    gate = Gate(admin_token=admin_token, store=store, access=access, public_url=public_url)
+    gate = Gate(admin_token=admin_token, store=store, access=access, public_url=public_url, connectors=connectors)
     if descriptors is None:
         descriptors = DescriptorSource()
         app.on_cleanup.append(lambda _: descriptors.close())
@@ -104,8 +104,8 @@ class SignInRoutes:
                 KEY_FILES.remove()
 
     @property
-    def secure_cookies(self) -> bool:
-        return bool(self.public_url and self.public_url.startswith("https://"))
+    def cookies(self) -> Cookies:
+        return self.gate.cookies
 
     async def signing_key(self) -> str:
         return await self.store.key(KEY_NAME, make_private_pem)
@@ -117,6 +117,8 @@ class SignInRoutes:
     async def connector_doc(self, name: Any) -> dict[str, Any]:
         if not isinstance(name, str) or not name:
             raise SignInError("connector", "connector_id is required: the name of an OIDC connector", status=400)
+        if not is_connector_name(name):
+            raise SignInError("connector", f"connector_id must be {NAME_RULE}", status=400)
         doc = await self.connector_store.get(OIDC.kind, name)
         if doc is None:
             raise SignInError("connector", f"there is no OIDC connector named `{name[:100]}`", status=404)
@@ -142,7 +144,7 @@ class SignInRoutes:
 
     async def login_web(self, request: web.Request) -> web.Response:
         name = request.query.get("connector_id")
-        binding = _binding(request)
+        binding = secrets.token_urlsafe(32)  # fresh per start: a planted cookie is never reused
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
             connector = await self.settings_of(name)
@@ -159,9 +161,9 @@ class SignInRoutes:
         """A second round through the connector's `mfa` client for the signed-in browser; the
         callback records `mfaVerifiedAt` when the same user comes back."""
         name = request.query.get("connector_id")
-        token = request.cookies.get(SESSION_COOKIE, "")
+        token = request.cookies.get(self.cookies.session, "")
         session = await find_session(self.store, token) if token else None
-        binding = _binding(request)
+        binding = secrets.token_urlsafe(32)
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
             if session is None:
@@ -217,8 +219,7 @@ class SignInRoutes:
 
     def _bound_redirect(self, url: str, binding: str) -> web.Response:
         response = redirect(url)
-        response.set_cookie(BINDING_COOKIE, binding, max_age=oidc.STATE_SECONDS, path="/v1/webapi/oidc/",
-                            httponly=True, samesite="Lax", secure=self.secure_cookies)
+        self.cookies.set(response, self.cookies.binding, binding, oidc.STATE_SECONDS)
         return response
 
     async def login_console(self, request: web.Request) -> web.Response:
@@ -252,7 +253,7 @@ class SignInRoutes:
         }, headers={"Cache-Control": "no-store"})
 
     async def logout(self, request: web.Request) -> web.Response:
-        cookie = request.cookies.get(SESSION_COOKIE)
+        cookie = request.cookies.get(self.cookies.session)
         scheme, _, bearer = request.headers.get("Authorization", "").partition(" ")
         token = bearer.strip() if scheme.lower() == "bearer" and bearer.strip() else cookie
         if token == cookie and cookie and not self.gate.same_origin(request):
@@ -268,18 +269,12 @@ class SignInRoutes:
                 answer["redirect_url"] = provider_logout
             await self.store.delete_session(token_key(token))
         response = web.json_response(answer, headers={"Cache-Control": "no-store"})
-        response.del_cookie(SESSION_COOKIE, path="/")
+        self.cookies.clear(response, self.cookies.session)
         return response
 
     async def jwks(self, request: web.Request) -> web.Response:
         return web.json_response({"keys": [public_jwk(await self.signing_key())]},
                                  headers={"Cache-Control": "max-age=300"})
-
-
-def _binding(request: web.Request) -> str:
-    """The browser's binding value: the one it holds (several tabs may sign in at once), else new."""
-    binding = request.cookies.get(BINDING_COOKIE) or ""
-    return binding if len(binding) == 43 else secrets.token_urlsafe(32)
 
 
 async def _json_body(request: web.Request) -> dict[str, Any] | None:
@@ -289,7 +284,7 @@ async def _json_body(request: web.Request) -> dict[str, Any] | None:
     if len(raw) > MAX_BODY:
         return None
     try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):
+        value = parse_json(raw)  # bounded nesting, and a lone surrogate is refused, not passed on
+    except JsonBodyError:
         return None
     return value if isinstance(value, dict) else None

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from bot.auth.errors import SignInError
+from bot.auth.redirects import origin_of
 
 CACHE_SECONDS = 3600.0
 REFRESH_GAP = 1.0  # seconds between two fetches of one JWKS for unknown kids
@@ -103,7 +104,7 @@ class ProviderCache:
                 body = await response.content.read(MAX_DOCUMENT + 1)
                 status = response.status
         except (TimeoutError, aiohttp.ClientError) as exc:
-            raise SignInError(check, f"the provider could not be reached at {_origin(url)} "
+            raise SignInError(check, f"the provider could not be reached at {origin_of(url)} "
                                      f"({exc.__class__.__name__})", status=502) from None
         value = _json_object(body)
         if status >= 400 and check == "token-exchange" and value is not None:
@@ -111,7 +112,7 @@ class ProviderCache:
             raise SignInError(check, f"the provider refused the code exchange ({error}); check the client id "
                                      "and secret, and that the callback URL is registered", status=502)
         if status != 200 or value is None or len(body) > MAX_DOCUMENT:
-            raise SignInError(check, f"the provider's {check} answer from {_origin(url)} was not a JSON object "
+            raise SignInError(check, f"the provider's {check} answer from {origin_of(url)} was not a JSON object "
                                      f"(HTTP {status})", status=502)
         return value
 
@@ -122,8 +123,3 @@ def _json_object(body: bytes) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"

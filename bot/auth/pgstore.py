@@ -73,6 +73,11 @@ class PostgresAuthStore:
     async def delete_session(self, key: str) -> bool:
         return await self.db.execute("DELETE FROM auth_sessions WHERE id = %s", (key,)) == 1
 
+    async def delete_connector_sessions(self, connector: str) -> int:
+        """Ends every session signed in through `connector` (deleted: its sessions go with it)."""
+        return int(await self.db.execute("DELETE FROM auth_sessions WHERE (body::jsonb)->>'connector' = %s",
+                                         (connector,)))
+
     async def record_signin(self, body: dict[str, Any]) -> None:
         rows = await self.db.fetch("INSERT INTO auth_signins (at, body) VALUES (%s, %s) RETURNING seq",
                                    (body.get("at", self.clock()), json.dumps(body)))

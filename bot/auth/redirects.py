@@ -138,3 +138,19 @@ def _host_port(url: str) -> tuple[str | None, int | None]:
     except ValueError:
         port = None
     return parts.hostname, port
+
+
+def origin_of(url: str) -> str:
+    """`scheme://host[:port]` of a URL, normalised (host lowercased, default port dropped, never
+    userinfo), or "" when it has none: what the Origin check compares and what messages may name.
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return ""
+    default = {"https": 443, "http": 80}.get(parts.scheme)
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")

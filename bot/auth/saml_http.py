@@ -36,9 +36,9 @@ from bot.auth.roles import map_roles
 from bot.auth.saml_descriptor import DescriptorCache
 from bot.auth.saml_logout import LogoutRoutes
 from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
-from bot.auth.sessions import SESSION_COOKIE, Session, create_session, find_session, token_key
+from bot.auth.sessions import Session, create_session, find_session, token_key
 from bot.connectors.checks import resolve_secret
-from bot.connectors.kinds import SAML
+from bot.connectors.kinds import NAME_RULE, SAML, is_connector_name
 
 if TYPE_CHECKING:
     from bot.auth.http import SignInRoutes
@@ -73,6 +73,8 @@ class SamlRoutes:
     async def doc(self, name: Any) -> dict[str, Any]:
         if not isinstance(name, str) or not name:
             raise SignInError("connector", "connector_id is required: the name of a SAML connector", status=400)
+        if not is_connector_name(name):
+            raise SignInError("connector", f"connector_id must be {NAME_RULE}", status=400)
         doc = await self.routes.connector_store.get(SAML.kind, name)
         if doc is None:
             raise SignInError("connector", f"there is no SAML connector named `{name[:100]}`", status=404)
@@ -106,7 +108,7 @@ class SamlRoutes:
 
     async def mfa_web(self, request: web.Request) -> web.Response:
         name = request.query.get("connector_id")
-        token = request.cookies.get(SESSION_COOKIE, "")
+        token = request.cookies.get(self.routes.cookies.session, "")
         session = await find_session(self.routes.store, token) if token else None
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
@@ -251,8 +253,7 @@ class SamlRoutes:
             return _to_client(pending, {"token": token, "username": username, "roles": defined,
                                         "expires": session.expires_rfc3339()})
         response = redirect(pending["return_to"])
-        response.set_cookie(SESSION_COOKIE, token, max_age=routes.session_ttl, path="/", httponly=True,
-                            samesite="Lax", secure=routes.secure_cookies)
+        routes.cookies.set(response, routes.cookies.session, token, routes.session_ttl)
         return response
 
     async def _complete_mfa(self, settings: SamlSettings, username: str, names: list[str],

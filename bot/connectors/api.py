@@ -24,9 +24,9 @@ from bot.auth.guard import Denial, Gate
 from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read_body, status_response
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.descriptor_fetch import DescriptorSource, fetch_descriptors
-from bot.connectors.kinds import GROUP, KINDS, SAML, ConnectorKind
+from bot.connectors.kinds import GROUP, KINDS, SAML, ConnectorKind, is_connector_name
 from bot.connectors.reconcile import reconcile
-from bot.connectors.resource import client_part, next_object, redact, restore_redacted
+from bot.connectors.resource import RedactedRefusal, client_part, next_object, redact, restore_redacted
 from bot.connectors.structure import structural_issues
 from bot.pointers import human_pointer
 from bot.secrets import SecretStore
@@ -100,17 +100,18 @@ class _ConnectorAPI:
 
     async def get(self, kind: ConnectorKind, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        obj = await self.store.get(kind.kind, name)
+        obj = await self.store.get(kind.kind, name) if is_connector_name(name) else None
         if obj is None:
             return _not_found(kind, name)
         return web.json_response(redact(kind, obj))
 
     async def delete(self, kind: ConnectorKind, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        obj = await self.store.delete(kind.kind, name)
+        obj = await self.store.delete(kind.kind, name) if is_connector_name(name) else None
         if obj is None:
             return _not_found(kind, name)
-        log.info("connector deleted: %s/%s", kind.plural, name)
+        ended = await self.gate.end_sessions(name)
+        log.info("connector deleted: %s/%s (%d sessions ended)", kind.plural, name, ended)
         return web.json_response(redact(kind, obj))
 
     async def put(self, kind: ConnectorKind, request: web.Request) -> web.Response:
@@ -192,9 +193,15 @@ def _invalid(kind: ConnectorKind, name: str, causes: list[dict]) -> web.Response
                            details={"name": name, "group": GROUP, "kind": kind.plural})
 
 
-def _redacted_cause(pointer: str) -> dict:
-    return {"field": pointer, "reason": "placeholder",
-            "message": f"{human_pointer(pointer)}: `<redacted>` keeps the stored value, but none is stored; "
+def _redacted_cause(refusal: RedactedRefusal) -> dict:
+    where = human_pointer(refusal.pointer)
+    if refusal.changed:
+        return {"field": refusal.pointer, "reason": "placeholder",
+                "message": f"{where}: `<redacted>` keeps the stored value only while the fields that decide where "
+                           f"it is sent stay the same, and this request changes {human_pointer(refusal.changed)}; "
+                           "write the value or a `secret://NAME/KEY` reference"}
+    return {"field": refusal.pointer, "reason": "placeholder",
+            "message": f"{where}: `<redacted>` keeps the stored value, but none is stored; "
                        "write the value or a `secret://NAME/KEY` reference"}
 
 

@@ -194,11 +194,24 @@ def check_groups_provider(doc: dict) -> list[Problem]:
                     + " (leave it out for the global service)")]
 
 
+def connector_name(doc: dict) -> str:
+    """The connector's `metadata.name`, or "" when it has none (then no reference is its own)."""
+    name = get_at(doc, "/metadata/name")
+    return name if isinstance(name, str) else ""
+
+
 def resolve_secret(doc: dict, pointer: str, secrets: SecretStore | None) -> tuple[str | None, list[Problem]]:
     """The secret's value (a literal, or what a reference points to) and any lookup problem.
 
     The value is None when the field is absent, malformed, or not looked up (`secrets` None:
-    offline validation checks a reference's form only). Messages name the reference, never a value.
+    offline validation checks a reference's form and owner only). Messages name the reference,
+    never a value.
+
+    One secret store holds every connector's secrets and the model API keys, and anyone may start
+    a sign-in, which sends the client secret to the connector's token endpoint: so a connector may
+    read only the secret named after itself (`secret://<metadata.name>/KEY`, one Kubernetes Secret
+    per connector), or an editor could point it at another secret and an endpoint of their own.
+    The rule holds at every use, not only when the connector is written.
     """
     value = get_at(doc, pointer)
     if not isinstance(value, str):
@@ -210,10 +223,17 @@ def resolve_secret(doc: dict, pointer: str, secrets: SecretStore | None) -> tupl
                                   "itself. Put the file's content in the secret store and write "
                                   "`secret://NAME/KEY`")]
         return value, []
+    ref = parse_reference(value)
+    if isinstance(ref, str):
+        return None, [problem(pointer, "secret-reference", f"is not a valid secret reference: {ref}")]
+    owner = connector_name(doc)
+    if ref.name != owner:
+        return None, [problem(pointer, "secret-reference",
+                              f"refers to secret `{ref.name}`, but a connector may only read its own secret: "
+                              f"write `secret://{owner or 'NAME'}/{ref.key}` (secret NAME = the connector's "
+                              "metadata.name)")]
     if secrets is None:
-        ref = parse_reference(value)
-        return None, ([problem(pointer, "secret-reference", f"is not a valid secret reference: {ref}")]
-                      if isinstance(ref, str) else [])
+        return None, []
     try:
         return resolve(value, secrets), []
     except SecretError as error:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 GROUP = "resources.service.dev"
@@ -20,6 +21,9 @@ class ConnectorKind:
     # JSON pointers (from the document root) of fields that hold secret values: resolved from
     # `secret://` references, redacted in every answer, never echoed in a message.
     secret_pointers: tuple[str, ...]
+    # Fields that decide where a secret is sent (endpoints, descriptors, client ids): a PUT that
+    # changes one of them must write its secrets anew, not keep them with `<redacted>`.
+    destination_pointers: tuple[str, ...]
 
     @property
     def api_version(self) -> str:
@@ -45,6 +49,8 @@ OIDC = ConnectorKind(
     version="v3",
     accepted_versions=("v2", "v3"),  # v2 has the same layout: accepted and stored as v3
     secret_pointers=("/spec/client_secret", "/spec/mfa/client_secret", "/spec/cloud_service_account"),
+    destination_pointers=("/spec/issuer_url", "/spec/client_id", "/spec/mfa", "/spec/directory_id_groups_provider",
+                          "/spec/cloud_admin_email"),
 )
 
 SAML = ConnectorKind(
@@ -58,9 +64,21 @@ SAML = ConnectorKind(
         "/spec/signing_key_pair/private_key",
         "/spec/assertion_key_pair/private_key",
     ),
+    destination_pointers=("/spec/entity_descriptor", "/spec/entity_descriptor_url", "/spec/sso", "/spec/issuer",
+                          "/spec/mfa", "/spec/credentials", "/spec/directory_id_groups_provider"),
 )
 
 KINDS = (OIDC, SAML)
+
+
+_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+NAME_RULE = "a lowercase RFC 1123 name (a-z, 0-9, `-` and `.`, at most 253 characters)"
+
+
+def is_connector_name(name: object) -> bool:
+    """Whether `name` could name a stored connector: checked before any store lookup, so that a
+    NUL or an undecodable byte in a URL or a body is "no such connector", not a database error."""
+    return isinstance(name, str) and len(name) <= 253 and _NAME.fullmatch(name) is not None
 
 
 def by_kind(kind: object) -> ConnectorKind | None:

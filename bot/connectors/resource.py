@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from bot.connectors.conditions import observe, transition
@@ -33,19 +34,43 @@ def client_part(kind: ConnectorKind, body: dict) -> dict:
     }
 
 
-def restore_redacted(kind: ConnectorKind, incoming: dict, previous: dict | None) -> list[str]:
-    """Puts the stored value back where the client wrote `<redacted>`; returns the pointers that
-    had none to keep (the client must then write the value or a reference)."""
-    missing = []
-    for pointer in kind.secret_pointers:
-        if get_at(incoming, pointer) != REDACTED:
-            continue
+@dataclass(frozen=True)
+class RedactedRefusal:
+    """A `<redacted>` the server will not fill in: `pointer` is the secret field, `changed` the
+    destination field whose change forbids it ("" when nothing is stored to keep)."""
+
+    pointer: str
+    changed: str = ""
+
+
+def restore_redacted(kind: ConnectorKind, incoming: dict, previous: dict | None) -> list[RedactedRefusal]:
+    """Puts the stored value back where the client wrote `<redacted>`; returns the fields it
+    refused: those with nothing stored to keep, and all of them when the PUT changes where the
+    secret is sent (else an editor who cannot read a secret could send it to their own endpoint).
+    """
+    redacted = [p for p in kind.secret_pointers if get_at(incoming, p) == REDACTED]
+    if not redacted:
+        return []
+    changed = _changed_destination(kind, incoming, previous)
+    refused = []
+    for pointer in redacted:
         stored = get_at(previous, pointer) if previous else None
-        if isinstance(stored, str) and stored != REDACTED:
-            set_at(incoming, pointer, stored)
+        if not isinstance(stored, str) or stored == REDACTED:
+            refused.append(RedactedRefusal(pointer))
+        elif changed:
+            refused.append(RedactedRefusal(pointer, changed))
         else:
-            missing.append(pointer)
-    return missing
+            set_at(incoming, pointer, stored)
+    return refused
+
+
+def _changed_destination(kind: ConnectorKind, incoming: dict, previous: dict | None) -> str:
+    """The first field deciding where secrets go that this write changes ("" for none); secrets
+    inside such a field (`mfa.client_secret`) are compared as an answer shows them."""
+    if previous is None:
+        return ""
+    new, old = redact(kind, incoming), redact(kind, previous)
+    return next((d for d in kind.destination_pointers if get_at(new, d) != get_at(old, d)), "")
 
 
 def redact(kind: ConnectorKind, obj: dict) -> dict:

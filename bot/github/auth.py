@@ -74,7 +74,7 @@ class AppAuth:
                 data = await get_installation_access_token(
                     api, installation_id=str(installation_id), app_id=self.app_id, private_key=self._private_key)
                 token = InstallationToken(data["token"], parse_expiry(data["expires_at"]))
-                await self._shared.save_token(installation_id, self._sealer.seal(token.token), token.expires_at)
+                await self._shared.save_token(installation_id, self._sealer.seal(token.token, installation_id), token.expires_at)
             self._tokens[installation_id] = token  # not kept if it expires within the margin
             return token.token
 
@@ -83,7 +83,7 @@ class AppAuth:
         stored = await self._shared.load_token(installation_id)
         if stored is None or stored[1] - self._margin <= self._clock():
             return None
-        token = self._sealer.unseal(stored[0])
+        token = self._sealer.unseal(stored[0], installation_id)
         return InstallationToken(token, stored[1]) if token is not None else None
 
     async def forget(self, installation_id: int, token: str) -> None:
@@ -92,5 +92,5 @@ class AppAuth:
         if cached is not None and cached.token == token:
             del self._tokens[installation_id]
         stored = await self._shared.load_token(installation_id)
-        if stored is not None and self._sealer.unseal(stored[0]) == token:
+        if stored is not None and self._sealer.unseal(stored[0], installation_id) == token:
             await self._shared.drop_token(installation_id, stored[0])

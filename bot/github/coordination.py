@@ -15,14 +15,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import os
 import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from bot.aead import OpenError, open_bytes, seal_bytes
 
 
 class Coordination(Protocol):
@@ -73,21 +71,27 @@ async def _locked(lock: asyncio.Lock) -> AsyncIterator[None]:
 
 class Sealer:
     """AES-GCM under a key derived from the app's private key: every process of the app can open
-    what another sealed; the database alone cannot."""
+    what another sealed; the database alone cannot. The installation id is the associated data,
+    so a token copied to another installation's row (by someone who can write the database but
+    not read tokens) does not open there."""
 
     def __init__(self, private_key: str) -> None:
-        self._aead = AESGCM(hashlib.sha256(b"reviewer installation tokens\0" + private_key.encode()).digest())
+        self._key = hashlib.sha256(b"reviewer installation tokens\0" + private_key.encode()).digest()
 
-    def seal(self, token: str) -> bytes:
-        nonce = os.urandom(12)
-        return nonce + self._aead.encrypt(nonce, token.encode(), None)
+    def seal(self, token: str, installation_id: int) -> bytes:
+        return seal_bytes(self._key, token.encode(), _context(installation_id))
 
-    def unseal(self, sealed: bytes) -> str | None:
-        """The token, or None for what another key sealed (the app's key was rotated)."""
+    def unseal(self, sealed: bytes, installation_id: int) -> str | None:
+        """The token, or None for what another key sealed (the app's key was rotated) or what was
+        sealed for another installation."""
         try:
-            return self._aead.decrypt(sealed[:12], sealed[12:], None).decode()
-        except (InvalidTag, ValueError):
+            return open_bytes(self._key, sealed, _context(installation_id)).decode()
+        except (OpenError, UnicodeDecodeError):
             return None
+
+
+def _context(installation_id: int) -> bytes:
+    return f"installation:{installation_id}".encode()
 
 
 async def wait_for_writes(coordination: Coordination, installation_id: int, clock=time.time, sleep=asyncio.sleep) -> None:
