@@ -346,6 +346,51 @@ class Store:
         return await self._read(lambda conn: installations.reaching(conn, full_name))
 
 
+    # --- console reads (the admin console's narrow view; no body is read) ----------------------
+
+    async def recent(self, *, before_seq: int | None = None, limit: int = 200, repo: str | None = None,
+                     event: str | None = None, state: str | None = None,
+                     since: float | None = None) -> list[dict[str, Any]]:
+        """Deliveries newest first, without bodies: one page of the console's list (`before_seq`
+        is the cursor), filtered by exact repository, event and state."""
+        where: list[str] = ["1 = 1"]
+        args: list[Any] = []
+        for column, value in (("repo", repo), ("event", event), ("state", state)):
+            if value:
+                where.append(f"{column} = ?")
+                args.append(value)
+        if before_seq is not None:
+            where.append("seq < ?")
+            args.append(before_seq)
+        if since is not None:
+            where.append("received_at >= ?")
+            args.append(since)
+        sql = (f"SELECT {_SUMMARY} FROM deliveries WHERE {' AND '.join(where)} ORDER BY seq DESC LIMIT ?")
+
+        def query(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            cursor = conn.execute(sql, (*args, limit))
+            names = [c[0] for c in cursor.description]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        return await self._read(query)
+
+    async def redeliver(self, delivery_id: str) -> bool:
+        """Put a failed delivery back to `received`, as GitHub's redelivery of it would; False when
+        it is not failed (a delivery that is done or still open is not run twice)."""
+        changed = await self._write(lambda conn: conn.execute(
+            "UPDATE deliveries SET state = 'received', received_count = received_count + 1, action = NULL, "
+            "installation_id = NULL, repo = NULL, pr_number = NULL, head_sha = NULL, job_key = NULL, "
+            "error = NULL, started_at = NULL, finished_at = NULL WHERE delivery_id = ? AND state = 'failed'",
+            (delivery_id,)).rowcount)
+        if changed:
+            self.unclassified += 1
+            self.on_received()
+        return bool(changed)
+
+
+_SUMMARY = ("seq, delivery_id, event, action, state, repo, pr_number, head_sha, installation_id, attempts, "
+            "received_count, error, received_at, started_at, finished_at")
+
+
 def _pack(body: bytes) -> bytes:
     return lz4.frame.compress(body)
 
