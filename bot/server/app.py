@@ -16,19 +16,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import aiohttp
 from aiohttp import web
 
 from bot.auth.access import access_of
-from bot.auth.http import setup_signin
+from bot.auth.guard import Gate
+from bot.auth.http import SIGNIN_STORE, setup_signin
 from bot.connectors.api import setup_routes as setup_connector_routes
 from bot.connectors.store import ConnectorStore
 from bot.github import GitHubApp
 from bot.server import logging as log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
+from bot.server.console import setup_console
 from bot.server.jobs import Handler
 from bot.server.metrics import Metrics
 from bot.server.queue import JobQueue
@@ -71,6 +73,7 @@ class Runtime:
     handler_for: HandlerFactory
     context: ServerContext | None = None
     queue: JobQueue | None = None
+    trace_configs: list[aiohttp.TraceConfig] = field(default_factory=list)  # on the outgoing HTTP session
 
 
 RUNTIME = web.AppKey("runtime", Runtime)
@@ -116,8 +119,20 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
                         session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current))
     setup_connector_routes(app, connectors, admin_token=token, secrets_dir=settings.secrets_dir, gate=gate)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
+    _with_console(app, settings, gate)
     app.cleanup_ctx.append(_lifecycle)
     return app
+
+
+def _with_console(app: web.Application, settings: Settings, gate: Gate) -> None:
+    """The console's pages, and its timeline recorder around the job handler and on the HTTP session."""
+    runtime = app[RUNTIME]
+    recorder = setup_console(app, gate=gate, store=app[STORE], connectors=app[CONNECTORS], signins=app[SIGNIN_STORE],
+                             admin=app[ADMIN], database_path=settings.database_path, github_api_url=settings.api_url,
+                             secrets_dir=settings.secrets_dir, session_ttl=settings.session_ttl, runtime=lambda: runtime)
+    handler_for = runtime.handler_for
+    runtime.handler_for = lambda context: recorder.wrap(handler_for(context))
+    runtime.trace_configs.append(recorder.trace_config())
 
 
 def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics) -> GitHubApp | None:
@@ -135,7 +150,7 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
         stack.push_async_callback(store.close)
         await asyncio.to_thread(app[CONNECTORS].open)
         stack.push_async_callback(asyncio.to_thread, app[CONNECTORS].close)
-        http = await stack.enter_async_context(aiohttp.ClientSession())
+        http = await stack.enter_async_context(aiohttp.ClientSession(trace_configs=runtime.trace_configs or None))
         runtime.context = ServerContext(settings, admin, app[METRICS], store, http,
                                         github_app(settings, http, app[METRICS]))
         runtime.queue = JobQueue(store, runtime.handler_for(runtime.context), app[METRICS], settings.workers)
