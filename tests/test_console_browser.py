@@ -80,6 +80,21 @@ async def test_an_operator_works_through_the_console_in_a_browser(tmp_path):
                 assert await one_h1(page) == h1
             assert "signed in" in await page.content()  # dana's sign-in is in the log
 
+            # test sign-in: the flow runs, the claims and roles come back once, no session is made
+            session_before = [c for c in await context.cookies() if c["name"] == "reviewer_session"]
+            await page.goto(f"{server.url}/console/connectors/oidcconnectors/mock")
+            await page.get_by_role("link", name="Test sign-in").click()
+            await page.wait_for_url(f"{issuer}/oauth2/authorize*")
+            await page.fill("input[name=sub]", "dana")
+            await page.get_by_role("button", name="Authorize").click()
+            await page.wait_for_url(f"{server.url}/console/connectors/oidcconnectors/mock?test=*")
+            tested = await page.locator("#tested").locator("xpath=..").inner_text()
+            assert "Test sign-in: dana@example.com" in tested and '["admins"]' in tested
+            assert "Roles the claims map to\nadmin" in tested
+            assert [c for c in await context.cookies() if c["name"] == "reviewer_session"] == session_before
+            await page.reload()
+            assert await page.locator("#tested").count() == 0  # shown once
+
             # redeliver the failed delivery (the confirmation is accepted)
             recorder.fail.pop("d-browser-1")
             page.on("dialog", lambda dialog: dialog.accept())

@@ -87,6 +87,11 @@ async def test_every_route_answers_403_without_its_permission(tmp_path):
                 assert response.status == 200 and "Apply a connector" not in page  # no control it may not use
             async with auditor.post(server.url + "/console/connectors/apply", data={"yaml": "x"}) as response:
                 assert response.status == 403 and "connectors:write" in await response.text()
+            async with auditor.get(server.url + "/v1/webapi/oidc/test/web?connector_id=x", allow_redirects=False) \
+                    as response:
+                assert response.status == 403 and "connectors:write" in await response.text()
+            async with auditor.get(server.url + "/console/connectors/oidcconnectors/x?test=abc") as response:
+                assert response.status == 404
             async with auditor.post(server.url + "/console/repos/acme/app/simulate", data={"number": "1"}) as response:
                 assert response.status == 403 and "config:write" in await response.text()
             async with auditor.get(server.url + "/console/repos/acme/app") as response:

@@ -4,7 +4,9 @@ redacted) to edit and apply, with every error shown at its line.
 Applying runs what the resource API's PUT runs, in the same order: the file is validated as
 `reviewer validate` does (both phases, with positions), and only a valid one is stored and
 reconciled; a literal secret left as `<redacted>` keeps the stored value. Literal secrets never
-reach a page: the YAML shown is the redacted object.
+reach a page: the YAML shown is the redacted object. "Test sign-in" runs the connector's flow
+(`/v1/webapi/oidc/test/web`) and shows, once, the claims received and the roles they map to;
+no session is made.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import asyncio
 import io
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from aiohttp import web
 from ruamel.yaml import YAML
 
-from bot.connectors.kinds import KINDS, ConnectorKind, by_kind
+from bot.auth.connectors import is_ready
+from bot.auth.http import take_test_result
+from bot.connectors.kinds import KINDS, OIDC, ConnectorKind, by_kind
 from bot.connectors.reconcile import reconcile
 from bot.connectors.resource import client_part, next_object, redact, restore_redacted
 from bot.connectors.store import Conflict
@@ -68,17 +73,22 @@ class ConnectorPages:
             else None
         if kind is None or obj is None:
             return page("missing.html", 404, who=who, what="connector")
-        return self._editor(who, kind, obj, to_yaml(kind, obj), [])
+        tested = None
+        if who.may("connectors:write") and request.query.get("test"):
+            tested = await take_test_result(self.console.signins, request.query["test"])
+        return self._editor(who, kind, obj, to_yaml(kind, obj), [], tested=tested,
+                            test_url=_test_url(kind, obj) if who.may("connectors:write") else None)
 
     def _editor(self, who: Viewer, kind: ConnectorKind | None, obj: dict[str, Any] | None, text: str,
-                errors: list[Diagnostic], status: int = 200, message: str = "") -> web.Response:
+                errors: list[Diagnostic], status: int = 200, message: str = "", *,
+                tested: dict[str, Any] | None = None, test_url: str | None = None) -> web.Response:
         lines = text.splitlines() or [""]
         marks: dict[int, list[Diagnostic]] = {}
         for error in errors:
             marks.setdefault(min(max(error.line, 1), len(lines)), []).append(error)
         return page("connector.html", status, who=who, kind=kind, obj=obj, text=text, errors=errors,
                     numbered=[(n, line, marks.get(n, [])) for n, line in enumerate(lines, 1)], message=message,
-                    may_write=who.may("connectors:write"))
+                    may_write=who.may("connectors:write"), tested=tested, test_url=test_url)
 
     async def apply(self, request: web.Request) -> web.Response:
         try:
@@ -128,6 +138,15 @@ class ConnectorPages:
                                      "this copy was read: open it again and apply your change to the latest")]
             return self._editor(who, kind, None, text, _located(text, errors), 409)
         return see_other(f"/console/connectors/{kind.plural}/{name}")
+
+
+def _test_url(kind: ConnectorKind, obj: dict[str, Any]) -> str | None:
+    """Where "test sign-in" starts, for a ready OIDC connector (the flow comes back to its page)."""
+    if kind is not OIDC or not is_ready(obj):
+        return None
+    name = obj["metadata"]["name"]
+    return "/v1/webapi/oidc/test/web?" + urlencode({"connector_id": name,
+                                                   "redirect_url": f"/console/connectors/{kind.plural}/{name}"})
 
 
 def _located(text: str, errors: list[Diagnostic]) -> list[Diagnostic]:
