@@ -21,6 +21,7 @@ sign-in gate, and shows only the accounts the viewer's roles allow.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -29,6 +30,7 @@ from aiohttp import web
 from bot.auth.guard import Gate
 from bot.auth.store import AuthStore
 from bot.connectors.store import ConnectorStore
+from bot.server import logging as log
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.console.connectors import ConnectorPages
 from bot.server.console.context import Console
@@ -39,6 +41,8 @@ from bot.server.console.repos import RepoPages
 from bot.server.console.signins import SigninPages
 from bot.server.console.timeline import TimelineRecorder, TimelineStore
 from bot.server.store import Store
+
+logger = log.get("console")
 
 
 def setup_console(app: web.Application, *, gate: Gate, store: Store, connectors: ConnectorStore,
@@ -69,13 +73,28 @@ def setup_console(app: web.Application, *, gate: Gate, store: Store, connectors:
 
     async def lifecycle(_: web.Application) -> AsyncIterator[None]:
         await timeline.open()
+        pruner = asyncio.create_task(_keep_pruning(timeline), name="timeline-prune")
         try:
             yield
         finally:
+            pruner.cancel()
             await timeline.close()
 
     app.cleanup_ctx.append(lifecycle)
     return TimelineRecorder(timeline, github_api_url)
+
+
+PRUNE_SECONDS = 3600.0
+
+
+async def _keep_pruning(timeline: TimelineStore) -> None:
+    """Timeline rows go with their delivery: retention deletes deliveries, this sweep their rows."""
+    while True:
+        await asyncio.sleep(PRUNE_SECONDS)
+        try:
+            await timeline.prune()
+        except Exception:  # a failed sweep is tried again at the next one
+            logger.exception("pruning the delivery timeline failed")
 
 
 _TYPES = {".css": "text/css", ".js": "text/javascript", ".png": "image/png", ".svg": "image/svg+xml"}
