@@ -102,7 +102,11 @@ class DeliveryPages:
         record.pop("body", None)
         record.pop("headers", None)
         attempts = await self.console.timeline.attempts(record["delivery_id"])
+        details = [c.detail for a in attempts for c in a.calls if c.detail]
+        check_run = next((d for d in reversed(details) if "checkRun" in d), None)
+        reviews = [d for d in details if "review" in d]
         return page("delivery.html", who=who, d=record, attempts=attempts, links=github_links(record, attempts),
+                    check_run=check_run, reviews=reviews,
                     may_redeliver=record["state"] == "failed" and who.may("deliveries:write", owner_of(record)))
 
     async def redeliver(self, request: web.Request) -> web.Response:

@@ -42,6 +42,7 @@ class Call:
     status: int  # 0: no answer
     seconds: float
     at: float
+    detail: dict[str, Any] | None = None  # a check run's outcome or a review's decision (see _detail)
 
 
 @dataclass
@@ -143,12 +144,21 @@ class TimelineRecorder:
         """Observes every request of the session it is given to."""
         trace = aiohttp.TraceConfig()
         trace.on_request_start.append(self._on_start)
+        trace.on_request_chunk_sent.append(self._on_chunk)
         trace.on_request_end.append(self._on_end)
         trace.on_request_exception.append(self._on_exception)
         return trace
 
     async def _on_start(self, session: Any, context: Any, params: aiohttp.TraceRequestStartParams) -> None:
         context.began = time.monotonic()
+
+    async def _on_chunk(self, session: Any, context: Any, params: aiohttp.TraceRequestChunkSentParams) -> None:
+        """Keeps the body of a check-run or review write to GitHub (nothing else's), bounded."""
+        if not _kept_body(params.method, str(params.url)) or urlsplit(str(params.url)).netloc != self.github:
+            return
+        body = getattr(context, "body", b"")
+        if len(body) < MAX_BODY:
+            context.body = body + params.chunk[:MAX_BODY - len(body)]
 
     async def _on_end(self, session: Any, context: Any, params: aiohttp.TraceRequestEndParams) -> None:
         self._add(context, params.method, params.url, params.response.status)
@@ -167,7 +177,8 @@ class TimelineRecorder:
         host = parts.hostname or ""
         seconds = time.monotonic() - getattr(context, "began", time.monotonic())
         kind = "github" if parts.netloc == self.github else "model"
-        attempt.calls.append(Call(kind, method, host, parts.path, status, round(seconds, 4), self.clock()))
+        detail = _detail(parts.path, getattr(context, "body", b"")) if kind == "github" else None
+        attempt.calls.append(Call(kind, method, host, parts.path, status, round(seconds, 4), self.clock(), detail))
 
     def wrap(self, handler: Callable[[Any], Awaitable[None]]) -> Callable[[Any], Awaitable[None]]:
         """The job handler, its attempt recorded: started, each call, finished with its outcome."""
@@ -193,3 +204,34 @@ class TimelineRecorder:
 
 
 logger = log.get("timeline")
+MAX_BODY = 256 * 1024
+MAX_TEXT = 20_000  # characters of a summary or a review body kept
+MAX_COMMENTS = 100
+
+
+def _kept_body(method: str, url: str) -> bool:
+    path = urlsplit(url).path.rstrip("/")
+    return method in ("POST", "PATCH") and ("/check-runs" in path or path.endswith("/reviews"))
+
+
+def _detail(path: str, body: bytes) -> dict[str, Any] | None:
+    """What a check-run write or a review says (pure): the check run's status, conclusion, title
+    and summary; the review's event (its decision), body and the place of each comment."""
+    if not body:
+        return None
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    if path.rstrip("/").endswith("/reviews"):
+        comments = [c for c in data.get("comments") or [] if isinstance(c, dict)]
+        return {"review": str(data.get("event") or "COMMENT"), "body": str(data.get("body") or "")[:MAX_TEXT],
+                "comments": [{"path": str(c.get("path", "")), "line": c.get("line"),
+                              "body": str(c.get("body", ""))[:500]} for c in comments[:MAX_COMMENTS]],
+                "commentCount": len(comments)}
+    given = data.get("output")
+    output: dict[str, Any] = given if isinstance(given, dict) else {}
+    return {"checkRun": str(data.get("status") or ""), "conclusion": data.get("conclusion"),
+            "title": str(output.get("title") or "")[:500], "summary": str(output.get("summary") or "")[:MAX_TEXT]}
