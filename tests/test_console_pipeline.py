@@ -32,6 +32,8 @@ async def test_a_reviewed_delivery_shows_its_calls_check_run_and_review(tmp_path
                 assert response.status == 200
             async with browser.get(world.url + "/console/deliveries/d-e2e-1") as response:
                 page = await response.text()
+            async with browser.get(world.url + f"/console/repos/{pr.repo.full_name}") as response:
+                repo_page = await response.text()
     finally:
         await chat.close()
     assert "1 model call" in page and " GitHub calls" in page
@@ -41,3 +43,5 @@ async def test_a_reviewed_delivery_shows_its_calls_check_run_and_review(tmp_path
     assert "<h2 id=\"review-1\">Review: " in page and "finding" in page and "src/calc.py:" in page
     assert f"https://github.com/{pr.repo.full_name}/runs/{run.id}" in page
     assert API_KEY not in page
+    # the repository's page lists the delivery with its check run: the last plans
+    assert 'd-e2e-1">' in repo_page and "1 blocking finding(s)" in repo_page and API_KEY not in repo_page

@@ -16,6 +16,7 @@ from aiohttp import web
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.context import Console
 from bot.server.console.render import page, see_other
+from bot.server.console.timeline import Attempt
 
 PAGE = 50
 SCAN = 500  # rows read at a time while filling a page
@@ -103,7 +104,7 @@ class DeliveryPages:
         record.pop("headers", None)
         attempts = await self.console.timeline.attempts(record["delivery_id"])
         details = [c.detail for a in attempts for c in a.calls if c.detail]
-        check_run = next((d for d in reversed(details) if "checkRun" in d), None)
+        check_run = last_check_run(attempts)
         reviews = [d for d in details if "review" in d]
         return page("delivery.html", who=who, d=record, attempts=attempts, links=github_links(record, attempts),
                     check_run=check_run, reviews=reviews,
@@ -120,7 +121,13 @@ class DeliveryPages:
         return see_other(f"/console/deliveries/{record['delivery_id']}")
 
 
-def github_links(record: dict[str, Any], attempts: list[Any]) -> dict[str, str]:
+def last_check_run(attempts: list[Attempt]) -> dict[str, Any] | None:
+    """The last check-run write of a delivery's attempts: its conclusion, title and summary."""
+    details = [c.detail for a in attempts for c in a.calls if c.detail and "checkRun" in c.detail]
+    return details[-1] if details else None
+
+
+def github_links(record: dict[str, Any], attempts: list[Attempt]) -> dict[str, str]:
     """Where the delivery's things live on GitHub: the pull request, the commit, the check runs."""
     repo, links = record.get("repo"), {}
     if not repo:

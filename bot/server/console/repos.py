@@ -19,13 +19,14 @@ from bot.server.admin_api import GITHUB_DEADLINE, config_report
 from bot.server.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.context import Console
-from bot.server.console.deliveries import visible
+from bot.server.console.deliveries import last_check_run, visible
 from bot.server.console.render import page
 from bot.server.console.simulate import simulate_plan
 
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 _REPO = re.compile(r"^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")
 RECENT = 20
+PLANS = 10  # of the recent deliveries, those whose check run (its title and plan) is shown
 
 
 class RepoPages:
@@ -49,6 +50,8 @@ class RepoPages:
         report = config_report(self.console.admin.current, at_head) if at_head else None
         recent = await self.console.store.recent(repo=f"{owner}/{name}", limit=RECENT)
         rows = [row for row in recent if visible(who, row)] if who.may("deliveries:read", owner) else []
+        for row in rows[:PLANS]:
+            row["check"] = last_check_run(await self.console.timeline.attempts(row["delivery_id"]))
         values = _fields(report["effective"], report["sources"]) if report else []
         return page("repo.html", status, who=who, full_name=f"{owner}/{name}", report=report, problem=problem,
                     values=values, rows=rows, may_simulate=who.may("config:write", owner) and at_head is not None,
