@@ -239,18 +239,25 @@ async def test_the_overview_counts_the_last_day_and_shows_a_failed_admin_reload(
     recorder = Recorder()
     async with console_server(tmp_path, recorder) as server:
         await failed_delivery(server, recorder, "d-over-1")
+        await failed_delivery(server, recorder, "d-over-2", repo="other/app")
         admin_file = tmp_path / "admin.yaml"
         admin_file.write_text("access: [not, a, mapping]\n")
         holder = server.app[__import__("bot.server.app", fromlist=["ADMIN"]).ADMIN]
         assert holder.reload_if_changed() is False
         admin = await session_for(server, ["admin"])
+        auditor = await session_for(server, ["auditor"])
         try:
             async with admin.get(server.url + "/console/") as response:
                 page = await response.text()
-            assert re.search(r"<dt>failed</dt><dd><a[^>]*>1</a>", page)
+            assert re.search(r"<dt>failed</dt><dd><a[^>]*>2</a>", page)
             assert "d-over-1" in page and "the last reload failed" in page and "admin.yaml:1:" in page
+            async with auditor.get(server.url + "/console/") as response:
+                page = await response.text()
+            assert re.search(r"<dt>failed</dt><dd><a[^>]*>1</a>", page)  # acme* only
+            assert "d-over-1" in page and "d-over-2" not in page
         finally:
             await admin.close()
+            await auditor.close()
 
 
 async def test_the_timeline_keeps_each_outgoing_call_and_is_pruned_with_its_delivery(tmp_path):

@@ -373,6 +373,11 @@ class Store:
             return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
         return await self._read(query)
 
+    async def outcomes_since(self, since: float) -> dict[str, int]:
+        """Deliveries received since `since` (epoch seconds), counted by state."""
+        return await self._read(lambda conn: dict(conn.execute(
+            "SELECT state, count(*) FROM deliveries WHERE received_at >= ? GROUP BY state", (since,)).fetchall()))
+
     async def redeliver(self, delivery_id: str) -> bool:
         """Put a failed delivery back to `received`, as GitHub's redelivery of it would; False when
         it is not failed (a delivery that is done or still open is not run twice)."""

@@ -63,14 +63,18 @@ class DeliveryPages:
             who = await viewer(request, self.console.gate, "deliveries:read")
         except Refused as refused:
             return refused.response
-        day, _ = await self._rows(who, limit=100_000, since=time.time() - DAY)
-        outcomes = Counter(row["state"] for row in day)
-        failures = [row for row in day if row["state"] == "failed"][:10]
+        since = time.time() - DAY
+        if who.principal.grant.scopes.get("deliveries:read") is None:  # every account: counted in SQL
+            outcomes = Counter(await self.console.store.outcomes_since(since))
+        else:  # narrowed to accounts: counted from the rows the viewer may see
+            day, _ = await self._rows(who, limit=100_000, since=since)
+            outcomes = Counter(row["state"] for row in day)
+        failures, _ = await self._rows(who, limit=10, since=since, state="failed")
         runtime = self.console.runtime()
         queue = runtime.queue if runtime else None
         admin = self.console.admin
         return page("overview.html", who=who, outcomes=[(s, outcomes.get(s, 0)) for s in STATES],
-                    total=len(day), failures=failures, depth=queue.depth() if queue else 0,
+                    total=sum(outcomes.values()), failures=failures, depth=queue.depth() if queue else 0,
                     received=self.console.store.unclassified, running=queue.running if queue else 0,
                     admin={"path": admin.path, "loaded": admin.current is not None, "loaded_at": admin.loaded_at,
                            "errors": admin.last_errors, "error_at": admin.last_error_at},
