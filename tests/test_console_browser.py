@@ -36,6 +36,11 @@ spec:
 """
 
 
+UNLABELLED = """() => [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')]
+    .filter(el => !(el.labels && el.labels.length) && !el.textContent.trim() && !el.getAttribute('aria-label'))
+    .map(el => el.outerHTML)"""
+
+
 async def one_h1(page) -> str:
     headings = await page.locator("h1").all_inner_texts()
     assert len(headings) == 1, headings
@@ -78,6 +83,9 @@ async def test_an_operator_works_through_the_console_in_a_browser(tmp_path):
                 response = await page.goto(server.url + path)
                 assert response.status == 200, path
                 assert await one_h1(page) == h1
+                assert await page.evaluate(UNLABELLED) == [], path  # every control has a label
+            await page.keyboard.press("Tab")  # the keyboard's first stop skips to the content
+            assert await page.evaluate("document.activeElement.textContent") == "Skip to content"
             assert "signed in" in await page.content()  # dana's sign-in is in the log
 
             # test sign-in: the flow runs, the claims and roles come back once, no session is made
