@@ -31,11 +31,15 @@ access:
 
 
 @asynccontextmanager
-async def console_server(tmp_path: Path, recorder: Recorder | None = None,
-                         admin_yaml: str = ACCESS_YAML, **extra: str) -> AsyncIterator[Server]:
+async def console_server(tmp_path: Path, recorder: Recorder | None = None, admin_yaml: str = ACCESS_YAML,
+                         database_url: str | None = None, **extra: str) -> AsyncIterator[Server]:
+    """The server with the console; `database_url` (the `database_url` fixture: SQLite, then
+    PostgreSQL) picks its storage, else the SQLite file in `tmp_path`."""
     path = tmp_path / "admin.yaml"
     path.write_text(admin_yaml)
     env = {"REVIEWER_ADMIN_TOKEN": ADMIN_TOKEN, "REVIEWER_ADMIN_CONFIG": str(path), **extra}
+    if database_url:
+        env["REVIEWER_DATABASE_URL"] = database_url
     async with running_server(tmp_path, recorder or Recorder(), **env) as server:
         yield server
 
@@ -79,11 +83,13 @@ async def serving(app: web.Application) -> AsyncIterator[str]:
 
 @asynccontextmanager
 async def server_with(tmp_path: Path, handler_for: Callable[[ServerContext], Handler],
-                      **extra: str) -> AsyncIterator[Server]:
+                      database_url: str | None = None, **extra: str) -> AsyncIterator[Server]:
     """A server whose job handler is made from the server's context (it may make HTTP calls)."""
     path = tmp_path / "admin.yaml"
     path.write_text(ACCESS_YAML)
     env = {"REVIEWER_ADMIN_TOKEN": ADMIN_TOKEN, "REVIEWER_ADMIN_CONFIG": str(path), **extra}
+    if database_url:
+        env["REVIEWER_DATABASE_URL"] = database_url
     app = make_app(settings_for(tmp_path, **env), handler_for)
     async with serving(app) as url, aiohttp.ClientSession() as http:
         yield Server(url, app, http)

@@ -1,5 +1,6 @@
 """Hostile tests of the console: what an attacker controls — names, errors, usernames, `next`,
-another session's CSRF token, an expired session, a cross-site form — changes nothing it should not."""
+another session's CSRF token, an expired session, a cross-site form — changes nothing it should not,
+on SQLite and on PostgreSQL (the `database_url` fixture)."""
 
 from __future__ import annotations
 
@@ -17,17 +18,17 @@ from tests.server_support import Recorder
 SCRIPT = "<script>alert(1)</script>"
 
 
-async def test_no_connector_can_be_named_as_the_break_glass_session(tmp_path):
-    async with console_server(tmp_path) as server:
+async def test_no_connector_can_be_named_as_the_break_glass_session(tmp_path, database_url):
+    async with console_server(tmp_path, database_url=database_url) as server:
         doc = connector_doc(BREAK_GLASS, "https://idp.example.com", server.url)
         url = f"{server.url}/apis/resources.service.dev/v3/oidcconnectors/{BREAK_GLASS}"
         async with server.http.put(url, json=doc, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as response:
             assert 400 <= response.status < 500
 
 
-async def test_what_others_wrote_is_escaped_on_every_page(tmp_path):
+async def test_what_others_wrote_is_escaped_on_every_page(tmp_path, database_url):
     recorder = Recorder()
-    async with console_server(tmp_path, recorder) as server:
+    async with console_server(tmp_path, recorder, database_url=database_url) as server:
         await failed_delivery(server, recorder, "d-xss-1", why=SCRIPT)
         await server.app[SIGNIN_STORE].record_signin({
             "at": time.time(), "connector": SCRIPT, "kind": "oidc", "flow": "web", "username": SCRIPT, "ok": False,
@@ -44,8 +45,8 @@ async def test_what_others_wrote_is_escaped_on_every_page(tmp_path):
             await admin.close()
 
 
-async def test_next_never_leaves_the_console(tmp_path):
-    async with console_server(tmp_path) as server:
+async def test_next_never_leaves_the_console(tmp_path, database_url):
+    async with console_server(tmp_path, database_url=database_url) as server:
         for hostile in ("https://evil.example/console/", "//evil.example/console/", "/\\evil.example/",
                         "/v1/webapi/logout", "/console/\nSet-Cookie: x=1", "javascript:alert(1)"):
             async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as browser:
@@ -59,9 +60,9 @@ async def test_next_never_leaves_the_console(tmp_path):
             assert 'name="next" value="/console/"' in page, hostile
 
 
-async def test_a_form_needs_this_sessions_token_and_this_servers_origin(tmp_path):
+async def test_a_form_needs_this_sessions_token_and_this_servers_origin(tmp_path, database_url):
     recorder = Recorder()
-    async with console_server(tmp_path, recorder) as server:
+    async with console_server(tmp_path, recorder, database_url=database_url) as server:
         await failed_delivery(server, recorder, "d-csrf-1")
         mine = await session_for(server, ["admin"])
         other = await session_for(server, ["admin"], username="eve@example.com")
@@ -86,8 +87,8 @@ async def test_a_form_needs_this_sessions_token_and_this_servers_origin(tmp_path
             await other.close()
 
 
-async def test_an_expired_session_is_signed_out_and_signing_out_ends_the_session(tmp_path):
-    async with console_server(tmp_path) as server:
+async def test_an_expired_session_is_signed_out_and_signing_out_ends_the_session(tmp_path, database_url):
+    async with console_server(tmp_path, database_url=database_url) as server:
         now = time.time()
         token = await create_session(server.app[SIGNIN_STORE], Session("old@example.com", "mock", ["admin"],
                                                                         now - 7200, now - 1))

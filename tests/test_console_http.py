@@ -1,6 +1,8 @@
 """The console over plain HTTP: sign-in (break-glass token, redirect back), every route's
 permission, accounts narrowing, CSRF and Origin on forms, redelivery, the timeline, connector
-apply with errors at their line, security headers. Browser tests are in test_console_browser.py."""
+apply with errors at their line, security headers. Browser tests are in test_console_browser.py.
+
+Each test runs on SQLite and on PostgreSQL (the `database_url` fixture)."""
 
 from __future__ import annotations
 
@@ -39,8 +41,8 @@ async def token_login(server, browser: aiohttp.ClientSession, token: str = ADMIN
                               headers={"Origin": server.url}, allow_redirects=False)
 
 
-async def test_signed_out_every_page_goes_to_login_and_back(tmp_path):
-    async with console_server(tmp_path) as server:
+async def test_signed_out_every_page_goes_to_login_and_back(tmp_path, database_url):
+    async with console_server(tmp_path, database_url=database_url) as server:
         for path in PAGES:
             async with server.http.get(server.url + path, allow_redirects=False) as response:
                 assert response.status == 303, path
@@ -56,8 +58,8 @@ async def test_signed_out_every_page_goes_to_login_and_back(tmp_path):
                 assert body["connector"] == BREAK_GLASS and "connectors:write" in body["permissions"]
 
 
-async def test_the_token_login_refuses_a_wrong_token_another_site_and_a_foreign_next(tmp_path):
-    async with console_server(tmp_path) as server, \
+async def test_the_token_login_refuses_a_wrong_token_another_site_and_a_foreign_next(tmp_path, database_url):
+    async with console_server(tmp_path, database_url=database_url) as server, \
             aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as browser:
         async with await token_login(server, browser, token="wrong") as response:
             assert response.status == 303 and "error=token" in response.headers["Location"]
@@ -72,8 +74,8 @@ async def test_the_token_login_refuses_a_wrong_token_another_site_and_a_foreign_
             assert "is not the server" in page and ADMIN_TOKEN not in page
 
 
-async def test_every_route_answers_403_without_its_permission(tmp_path):
-    async with console_server(tmp_path) as server:
+async def test_every_route_answers_403_without_its_permission(tmp_path, database_url):
+    async with console_server(tmp_path, database_url=database_url) as server:
         nobody = await session_for(server, ["undefined-role"])
         auditor = await session_for(server, ["auditor"])
         try:
@@ -102,9 +104,9 @@ async def test_every_route_answers_403_without_its_permission(tmp_path):
             await auditor.close()
 
 
-async def test_a_failed_delivery_shows_why_and_is_redelivered_with_csrf_and_permission(tmp_path):
+async def test_a_failed_delivery_shows_why_and_is_redelivered_with_csrf_and_permission(tmp_path, database_url):
     recorder = Recorder()
-    async with console_server(tmp_path, recorder) as server:
+    async with console_server(tmp_path, recorder, database_url=database_url) as server:
         await failed_delivery(server, recorder, "d-failed-1", repo="acme/app")
         await failed_delivery(server, recorder, "d-other-1", repo="other/app", why="boom")
         writer = await session_for(server, ["writer"])
@@ -146,8 +148,8 @@ async def test_a_failed_delivery_shows_why_and_is_redelivered_with_csrf_and_perm
             await auditor.close()
 
 
-async def test_a_connector_applied_with_an_error_is_shown_at_its_line_and_not_stored(tmp_path):
-    async with console_server(tmp_path) as server:
+async def test_a_connector_applied_with_an_error_is_shown_at_its_line_and_not_stored(tmp_path, database_url):
+    async with console_server(tmp_path, database_url=database_url) as server:
         writer = await session_for(server, ["writer"])
         try:
             async with writer.get(server.url + "/console/connectors") as response:
@@ -188,9 +190,9 @@ async def test_a_connector_applied_with_an_error_is_shown_at_its_line_and_not_st
             await writer.close()
 
 
-async def test_connectors_write_asks_for_an_mfa_round_when_the_admin_file_requires_it(tmp_path):
+async def test_connectors_write_asks_for_an_mfa_round_when_the_admin_file_requires_it(tmp_path, database_url):
     admin = ACCESS_YAML.replace('required: ["config:write"]', 'required: ["connectors:write"]')
-    async with console_server(tmp_path, admin_yaml=admin) as server:
+    async with console_server(tmp_path, admin_yaml=admin, database_url=database_url) as server:
         writer = await session_for(server, ["writer"], connector="corp")
         try:
             async with writer.get(server.url + "/console/connectors") as response:
@@ -205,8 +207,8 @@ async def test_connectors_write_asks_for_an_mfa_round_when_the_admin_file_requir
             await writer.close()
 
 
-async def test_the_sign_in_log_shows_the_failed_check(tmp_path):
-    async with console_server(tmp_path) as server:
+async def test_the_sign_in_log_shows_the_failed_check(tmp_path, database_url):
+    async with console_server(tmp_path, database_url=database_url) as server:
         await server.app[SIGNIN_STORE].record_signin({
             "at": 1.0, "connector": "corp", "kind": "oidc", "flow": "web", "username": "carol@example.com",
             "ok": False, "roles": [], "check": "no-roles", "message": "no role: no claims_to_roles entry matched",
@@ -220,8 +222,8 @@ async def test_the_sign_in_log_shows_the_failed_check(tmp_path):
             await admin.close()
 
 
-async def test_pages_carry_a_strict_csp_and_static_files_are_the_apps_own(tmp_path):
-    async with console_server(tmp_path) as server:
+async def test_pages_carry_a_strict_csp_and_static_files_are_the_apps_own(tmp_path, database_url):
+    async with console_server(tmp_path, database_url=database_url) as server:
         async with server.http.get(server.url + "/console/login") as response:
             csp = response.headers["Content-Security-Policy"]
             page = await response.text()
@@ -236,9 +238,9 @@ async def test_pages_carry_a_strict_csp_and_static_files_are_the_apps_own(tmp_pa
                 assert response.status == 404, name
 
 
-async def test_the_overview_counts_the_last_day_and_shows_a_failed_admin_reload(tmp_path):
+async def test_the_overview_counts_the_last_day_and_shows_a_failed_admin_reload(tmp_path, database_url):
     recorder = Recorder()
-    async with console_server(tmp_path, recorder) as server:
+    async with console_server(tmp_path, recorder, database_url=database_url) as server:
         await failed_delivery(server, recorder, "d-over-1")
         await failed_delivery(server, recorder, "d-over-2", repo="other/app")
         admin_file = tmp_path / "admin.yaml"
@@ -261,7 +263,7 @@ async def test_the_overview_counts_the_last_day_and_shows_a_failed_admin_reload(
             await auditor.close()
 
 
-async def test_the_timeline_keeps_each_outgoing_call_and_is_pruned_with_its_delivery(tmp_path):
+async def test_the_timeline_keeps_each_outgoing_call_and_is_pruned_with_its_delivery(tmp_path, database_url):
     calls: list[str] = []
 
     async def answer(request: web.Request) -> web.Response:
@@ -282,7 +284,7 @@ async def test_the_timeline_keeps_each_outgoing_call_and_is_pruned_with_its_deli
                 raise RuntimeError("the review could not be posted")
             return handle
 
-        async with server_with(tmp_path, handler_for, GITHUB_API_URL=github) as server:
+        async with server_with(tmp_path, handler_for, database_url, GITHUB_API_URL=github) as server:
             status, _ = await server.post("pull_request", pr_payload(7, "b" * 40, repo="acme/app"), "d-time-1")
             assert status == 202
             await server.wait_state("d-time-1", "failed")
