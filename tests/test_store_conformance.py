@@ -286,6 +286,16 @@ async def test_the_timeline_keeps_an_attempt_per_row_and_goes_with_its_delivery(
     assert await timeline.attempts("kept") == [_attempt("kept", 1, "done")]
 
 
+async def test_a_timeline_row_not_waited_for_is_committed_with_the_jobs_end(storage: Storage):
+    """The recorder does not wait for its row's commit; the job's end, written after it, does."""
+    store = storage.deliveries
+    await _queue(storage, "job")
+    assert await store.start("job") is not None
+    await storage.timeline.write(_attempt("job", 1, "failed"), wait=False)
+    await store.finish(["job"], "failed", "boom")
+    assert await storage.timeline.attempts("job") == [_attempt("job", 1, "failed")]
+
+
 async def test_a_timeline_written_by_one_process_is_read_by_another(database_url: str):
     """A worker writes what a job did; a web process's console reads it."""
     worker, web = storage_for(database_url), storage_for(database_url)

@@ -161,9 +161,11 @@ class TimelineEntry:
 
 class TimelineStore(Protocol):
     """The `delivery_timeline` table: one row per (delivery, attempt); writing a row again replaces
-    it. Rows go with their delivery, in the same transaction, when `DeliveryStore.prune` removes it."""
+    it. Rows go with their delivery, in the same transaction, when `DeliveryStore.prune` removes it.
+    `wait=False` may leave the commit to the next batch, as `DeliveryStore.finish` does: a job's
+    end need not wait for a sync to record what it did (a crash may lose that row, never a delivery)."""
 
-    async def write(self, entry: TimelineEntry) -> None: ...
+    async def write(self, entry: TimelineEntry, wait: bool = True) -> None: ...
     async def attempts(self, delivery_id: str) -> list[TimelineEntry]: ...
 
 

@@ -140,7 +140,8 @@ class TimelineRecorder:
                 attempt.finished = self.clock()
                 self.running.pop(job.delivery_id, None)
                 try:
-                    await self.store.write(TimelineEntry(attempt.delivery_id, attempt.attempt, attempt.to_json()))
+                    await self.store.write(TimelineEntry(attempt.delivery_id, attempt.attempt, attempt.to_json()),
+                                           wait=False)
                 except Exception:  # the timeline is for reading; it never fails the job
                     logger.exception("the delivery timeline could not be written",
                                      extra={"delivery": job.delivery_id})

@@ -16,7 +16,8 @@ class PostgresTimelineStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def write(self, entry: TimelineEntry) -> None:
+    async def write(self, entry: TimelineEntry, wait: bool = True) -> None:
+        """Always waited for, `wait` or not: there is no batch to join here (as `finish`)."""
         await self.db.execute(
             "INSERT INTO delivery_timeline (delivery_id, attempt, body) VALUES (%s, %s, %s) "
             "ON CONFLICT (delivery_id, attempt) DO UPDATE SET body = excluded.body",

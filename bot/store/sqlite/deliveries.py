@@ -319,9 +319,14 @@ class SQLiteDeliveryStore:
 
     # --- for the stores that share this file's writer (bot.store.sqlite.timeline) --------------
 
-    async def write_op(self, op: Op) -> Any:
-        """`op(conn)` in the next group commit: one statement (its cursor's rowcount is returned)."""
-        return await self._write(op)
+    async def write_op(self, op: Op, wait: bool = True) -> Any:
+        """`op(conn)` in the next group commit: one statement (its cursor's rowcount is returned).
+        `wait=False` returns at once, leaving a failure to the log, as `finish` does."""
+        written = self._writer.post(op)
+        if not wait:
+            written.add_done_callback(_log_failure)
+            return None
+        return await written
 
     async def read_op(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         return await self._read(fn)

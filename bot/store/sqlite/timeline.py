@@ -21,9 +21,11 @@ class SQLiteTimelineStore:
     def __init__(self, deliveries: SQLiteDeliveryStore) -> None:
         self.deliveries = deliveries
 
-    async def write(self, entry: TimelineEntry) -> None:
+    async def write(self, entry: TimelineEntry, wait: bool = True) -> None:
+        """Joins the next batch; `wait=False` returns before its commit (a failure is logged): the
+        row is committed before the job's end, which is posted after it."""
         row = (entry.delivery_id, entry.attempt, json.dumps(entry.body))
-        await self.deliveries.write_op(lambda conn: conn.execute(_UPSERT, row))
+        await self.deliveries.write_op(lambda conn: conn.execute(_UPSERT, row), wait=wait)
 
     async def attempts(self, delivery_id: str) -> list[TimelineEntry]:
         def query(conn: sqlite3.Connection) -> list[TimelineEntry]:
