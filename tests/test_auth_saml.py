@@ -284,7 +284,8 @@ async def test_single_logout_both_ways(tmp_path):
                 body = await answer.json()
             assert body["signedOut"] is True and body["redirect_url"].startswith(idp.url + "/slo?SAMLRequest=")
             status, landed, _ = await browser.get(body["redirect_url"])
-            assert landed == server.url + "/console/", (status, landed)
+            # back on /console/, signed out: the console sends the browser to its login page
+            assert landed == server.url + "/console/login?next=/console/", (status, landed)
             assert idp.logout_requests[0].name_id.text == "alice@example.com"
             assert idp.logout_requests[0].session_index  # the SessionIndex kept at sign-in
             replayed = next(h for h in browser.hops if h.startswith(slo))

@@ -34,7 +34,7 @@ async def test_reviewer_serve_signs_in_through_saml_and_logs_no_secret(tmp_path,
                 async with browser.http.post(url + "/v1/webapi/logout", headers={"Origin": url}) as answer:
                     body = await answer.json()
                 status, landed, _ = await browser.get(body["redirect_url"])
-                assert landed == url + "/console/"
+                assert landed == url + "/console/login?next=/console/"  # signed out: the console's login
             finally:
                 await browser.close()
     finally:

@@ -11,7 +11,7 @@ import pytest
 
 from bot.jobs import Classification
 from bot.store import storage_for
-from bot.store.model import Conflict, Incoming, SchemaTooNew, Storage
+from bot.store.model import Conflict, Decision, Incoming, SchemaTooNew, Storage, TimelineEntry
 from bot.store.postgres import migrations as pg_migrations
 from bot.store.sqlite import migrations as sqlite_migrations
 
@@ -202,3 +202,141 @@ async def _bump_version(storage: Storage, version: int) -> None:
             conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
     elif isinstance(storage, PostgresStorage):
         await storage.db.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+
+
+# --- what the admin console asks of the storage ---------------------------------------------------
+
+async def _deliveries(storage: Storage, rows: list[tuple[str, str, str, float]]) -> dict[str, int]:
+    """Deliveries (id, repo, final state, received at), classified; returns each one's seq."""
+    store = storage.deliveries
+    for delivery, _, _, at in rows:
+        assert await store.accept(_incoming(delivery, at=at))
+    await store.classified([(delivery, state, Classification("job", "opened", 7, repo, 1, "a" * 40), None)
+                            for delivery, repo, state, _ in rows])
+    return {r["delivery_id"]: r["seq"] for r in await store.recent(limit=100)}
+
+
+async def test_recent_pages_newest_first_by_filter_without_bodies(storage: Storage):
+    now = time.time()
+    seqs = await _deliveries(storage, [("r0", "acme/app", "ignored", now - 7200), ("r1", "acme/app", "queued", now),
+                                       ("r2", "other/lib", "ignored", now), ("r3", "acme/app", "ignored", now)])
+    store = storage.deliveries
+    first = await store.recent(limit=2)
+    assert [r["delivery_id"] for r in first] == ["r3", "r2"]
+    assert "body" not in first[0] and "headers" not in first[0]
+    assert (first[0]["repo"], first[0]["state"], first[0]["event"], first[0]["pr_number"]) == (
+        "acme/app", "ignored", "pull_request", 1)
+    following = await store.recent(before_seq=seqs["r2"], limit=2)
+    assert [r["delivery_id"] for r in following] == ["r1", "r0"]
+    assert await store.recent(before_seq=seqs["r0"]) == []
+    assert [r["delivery_id"] for r in await store.recent(repo="acme/app", state="ignored")] == ["r3", "r0"]
+    assert [r["delivery_id"] for r in await store.recent(event="pull_request", since=now - 60)] == ["r3", "r2", "r1"]
+    assert await store.recent(repo="acme/ap") == [] and await store.recent(event="push") == []
+    assert [r["delivery_id"] for r in await store.recent(repo="", state=None)] == ["r3", "r2", "r1", "r0"]
+    assert await store.outcomes_since(now - 60) == {"ignored": 2, "queued": 1}
+    assert await store.outcomes_since(now - 3 * 3600) == {"ignored": 3, "queued": 1}
+    assert await store.outcomes_since(now + 60) == {}
+
+
+async def test_a_redelivered_failed_delivery_is_dispatched_again_as_a_new_one(storage: Storage):
+    store = storage.deliveries
+    woken: list[int] = []
+    store.on_received = lambda: woken.append(1)
+    await _queue(storage, "f1")
+    await _queue(storage, "ok", pr=2)
+    assert await store.start("f1") is not None and await store.start("ok") is not None
+    await store.finish(["f1"], "failed", "the model answered 500")
+    await store.finish(["ok"], "done")
+    woken.clear()
+    before = store.unclassified
+    assert await store.redeliver("ok") is False  # a finished delivery never runs twice
+    assert await store.redeliver("absent") is False
+    assert await store.redeliver("f1") is True
+    assert woken == [1] and store.unclassified == before + 1  # the dispatcher's wake-up, as after an intake
+    record = await store.delivery("f1")
+    assert (record["state"], record["error"], record["repo"], record["job_key"], record["received_count"]) == (
+        "received", None, None, None, 2)
+    assert record["body"] == b'{"action": "opened"}' and record["attempts"] == 1
+    assert await store.redeliver("f1") is False  # already received: a second click changes nothing
+    claimed = await store.claim(10, lambda row: Decision(row.event, (row.delivery_id, "queued", _job(1, "a" * 40), None)))
+    assert [d.outcome[0] for d in claimed] == ["f1"]
+    started = await store.start("f1")
+    assert started is not None and started.attempt == 2
+
+
+def _attempt(delivery: str, attempt: int, outcome: str) -> TimelineEntry:
+    return TimelineEntry(delivery, attempt, {"outcome": outcome, "started": 1.5, "error": None,
+                                             "calls": [{"path": "/repos/acme/app/check-runs/4", "status": 201}],
+                                             "note": "é ✓"})
+
+
+async def test_the_timeline_keeps_an_attempt_per_row_and_goes_with_its_delivery(storage: Storage):
+    old = time.time() - 40 * 86400
+    await _deliveries(storage, [("gone", "acme/app", "ignored", old), ("open", "acme/app", "queued", old),
+                                ("kept", "acme/app", "ignored", time.time())])
+    timeline = storage.timeline
+    for entry in (_attempt("gone", 2, "done"), _attempt("gone", 1, "running"), _attempt("gone", 1, "failed"),
+                  _attempt("open", 1, "failed"), _attempt("kept", 1, "done")):
+        await timeline.write(entry)
+    assert await timeline.attempts("gone") == [_attempt("gone", 1, "failed"), _attempt("gone", 2, "done")]
+    assert await timeline.attempts("absent") == []
+    assert await storage.deliveries.prune(time.time() - 30 * 86400, 10) == 1
+    assert await timeline.attempts("gone") == []  # with its delivery, in the same transaction
+    assert await timeline.attempts("open") == [_attempt("open", 1, "failed")]  # an open delivery is kept
+    assert await timeline.attempts("kept") == [_attempt("kept", 1, "done")]
+
+
+async def test_a_timeline_row_not_waited_for_is_committed_with_the_jobs_end(storage: Storage):
+    """The recorder does not wait for its row's commit; the job's end, written after it, does."""
+    store = storage.deliveries
+    await _queue(storage, "job")
+    assert await store.start("job") is not None
+    await storage.timeline.write(_attempt("job", 1, "failed"), wait=False)
+    await store.finish(["job"], "failed", "boom")
+    assert await storage.timeline.attempts("job") == [_attempt("job", 1, "failed")]
+
+
+async def test_a_timeline_written_by_one_process_is_read_by_another(database_url: str):
+    """A worker writes what a job did; a web process's console reads it."""
+    worker, web = storage_for(database_url), storage_for(database_url)
+    await worker.open()
+    await web.open()
+    try:
+        await worker.timeline.write(_attempt("d1", 1, "done"))
+        assert await web.timeline.attempts("d1") == [_attempt("d1", 1, "done")]
+    finally:
+        await worker.close()
+        await web.close()
+
+
+async def test_a_database_of_the_previous_release_gains_the_timeline(database_url: str):
+    """Migration 3 on a database at version 2 (no delivery_timeline yet) keeps its deliveries."""
+    storage = storage_for(database_url)
+    await storage.open()
+    try:
+        await storage.deliveries.accept(_incoming("before"))
+        await _run(storage, "DROP TABLE delivery_timeline")
+        await _run(storage, "DELETE FROM schema_version WHERE version = 3")
+    finally:
+        await storage.close()
+    again = storage_for(database_url)
+    await again.open()
+    try:
+        latest = sqlite_migrations.LATEST if database_url.startswith("sqlite") else pg_migrations.LATEST
+        assert latest >= 3 and await again.schema_version() == latest
+        await again.timeline.write(_attempt("before", 1, "done"))
+        assert [e.attempt for e in await again.timeline.attempts("before")] == [1]
+        assert await again.deliveries.delivery("before") is not None
+    finally:
+        await again.close()
+
+
+async def _run(storage: Storage, statement: str) -> None:
+    from bot.store.postgres import PostgresStorage
+    from bot.store.sqlite import SQLiteStorage
+    if isinstance(storage, SQLiteStorage):
+        import sqlite3
+        with sqlite3.connect(storage.path) as conn:
+            conn.execute(statement)
+    elif isinstance(storage, PostgresStorage):
+        await storage.db.execute(statement)

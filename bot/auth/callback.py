@@ -8,6 +8,7 @@ from __future__ import annotations
 import hmac
 import logging
 import re
+import secrets
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -93,6 +94,9 @@ class Callback:
         mapped = map_roles(connector.claims_to_roles, claims)
         access = routes.gate.access()
         defined = [r for r in mapped.roles if r in access.roles]
+        if pending["flow"] == "test":
+            return await self._test_result(pending, identity.username, identity.claims, mapped.roles, defined,
+                                           mapped.warnings)
         if not defined:
             raise _denied(identity.username, names, mapped.roles, mapped.warnings,
                           [m.claim for m in connector.claims_to_roles])
@@ -131,6 +135,20 @@ class Callback:
         await self.record(connector.name, identity.username, None, names, flow="mfa", roles=record["roles"])
         return mfa_done(pending, identity.username, record["mfa_verified_at"])
 
+    async def _test_result(self, pending: dict[str, Any], username: str, claims: dict[str, Any], roles: list[str],
+                           defined: list[str], warnings: list[str]) -> web.StreamResponse:
+        """A test sign-in (the console's): no session; what came back is kept once, for ten minutes,
+        under a random id the browser is sent back with (`?test=ID`), for the console to show."""
+        result_id = secrets.token_urlsafe(16)
+        shown = {name: _shown(value) for name, value in sorted(claims.items()) if name not in _PROTOCOL_CLAIMS}
+        await self.routes.store.put_pending(token_key("test-result:" + result_id), {
+            "connector": pending["connector"], "username": username, "claims": shown, "roles": roles,
+            "defined": defined, "warnings": warnings}, time.time() + oidc.STATE_SECONDS)
+        await self.record(pending["connector"], username, None, sorted(claims), flow="test", roles=defined,
+                          warnings=warnings)
+        joiner = "&" if "?" in pending["return_to"] else "?"
+        return redirect(f"{pending['return_to']}{joiner}{urlencode({'test': result_id})}")
+
     async def record(self, connector: str, username: str | None, error: SignInError | None,
                      claim_names: list[str] | None, *, flow: str, roles: list[str] | None = None,
                      warnings: list[str] | None = None, kind: str = "oidc") -> None:
@@ -143,6 +161,16 @@ class Callback:
             log.info("sign-in refused: connector=%s check=%s", connector, error.check)
         else:
             log.info("signed in: connector=%s roles=%s", connector, ",".join(roles or []))
+
+
+_PROTOCOL_CLAIMS = {"nonce", "at_hash", "c_hash", "s_hash", "sid", "jti"}  # the flow's own, not the user's
+
+
+def _shown(value: Any) -> Any:
+    """A claim's value as the test page shows it: strings and lists of them, bounded."""
+    if isinstance(value, list):
+        return [str(v)[:200] for v in value[:50]]
+    return value if isinstance(value, bool | int | float) else str(value)[:200]
 
 
 def _bound(cookie: str, pending: dict[str, Any]) -> bool:

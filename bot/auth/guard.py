@@ -25,6 +25,9 @@ from bot.connectors.kinds import OIDC, SAML
 from bot.store.model import ConnectorStore
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+# The connector of a console session opened with the break-glass token: it has every permission,
+# as the token has. Parentheses cannot appear in a connector's name, so no sign-in can claim it.
+BREAK_GLASS = "(break-glass token)"
 
 
 @dataclass(frozen=True)
@@ -69,10 +72,17 @@ class Gate:
         if self.store is None:
             return None
         session = await find_session(self.store, token)
-        if session is None or not await self.connector_ready(session.connector):
+        if session is None or not await self._still_valid(session):
             return None
-        return Principal(session.username, tuple(session.roles), grant_for(self.access(), session.roles), session,
-                         by_cookie)
+        grant = EVERYTHING if session.connector == BREAK_GLASS else grant_for(self.access(), session.roles)
+        return Principal(session.username, tuple(session.roles), grant, session, by_cookie)
+
+    async def _still_valid(self, session: Session) -> bool:
+        """A console session opened with the break-glass token lasts while that token is set; a
+        sign-in's session while its connector is ready."""
+        if session.connector == BREAK_GLASS:
+            return self.admin_token is not None
+        return await self.connector_ready(session.connector)
 
     async def connector_ready(self, name: str) -> bool:
         """Whether a session's connector still exists and is reconciled: a session is honoured only
@@ -105,7 +115,8 @@ class Gate:
             return Denial(403, "Forbidden", f"{principal.username} (roles: {', '.join(principal.roles) or 'none'}) "
                                             f"lacks the permission {permission}{scope}")
         session = principal.session
-        if session is not None and needs_mfa(self.access(), permission, session.mfa_verified_at, self.clock()):
+        if session is not None and session.connector != BREAK_GLASS and \
+                needs_mfa(self.access(), permission, session.mfa_verified_at, self.clock()):
             return Denial(403, "MFARequired", f"{permission} needs an MFA check in the last 5 minutes; run one and "
                                               "try again")
         return principal

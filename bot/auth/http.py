@@ -5,6 +5,7 @@
     POST /v1/webapi/oidc/login/console           terminal sign-in: {"redirect_url": provider URL}
     GET  /v1/webapi/oidc/mfa/web                 an MFA round for the signed-in browser → 302
     POST /v1/webapi/oidc/mfa/console             an MFA round for the terminal's bearer session
+    GET  /v1/webapi/oidc/test/web                a test sign-in (connectors:write): no session kept
     GET  /v1/webapi/oidc/callback                the provider's redirect back
     GET  /v1/webapi/session                      who is signed in
     POST /v1/webapi/logout                       ends the session
@@ -26,11 +27,11 @@ import aiohttp
 from aiohttp import web
 
 from bot.auth import oidc
-from bot.auth.access import Access, grant_for
+from bot.auth.access import Access
 from bot.auth.callback import Callback
 from bot.auth.connectors import display_of, is_ready, mfa_settings, oidc_settings, user_matches
 from bot.auth.errors import SignInError
-from bot.auth.guard import Gate
+from bot.auth.guard import Denial, Gate
 from bot.auth.oidc_provider import ProviderCache
 from bot.auth.pages import redirect, refusal_page
 from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
@@ -68,6 +69,7 @@ def setup_signin(app: web.Application, *, connectors: ConnectorStore, store: Aut
     app.router.add_post("/v1/webapi/oidc/login/console", routes.login_console)
     app.router.add_get("/v1/webapi/oidc/mfa/web", routes.mfa_web)
     app.router.add_post("/v1/webapi/oidc/mfa/console", routes.oidc_mfa_console)
+    app.router.add_get("/v1/webapi/oidc/test/web", routes.test_web)
     app.router.add_get("/v1/webapi/oidc/callback", routes.callback.handle)
     app.router.add_get("/v1/webapi/session", routes.session)
     app.router.add_post("/v1/webapi/logout", routes.logout)
@@ -217,6 +219,25 @@ class SignInRoutes:
             return json_error(exc.status, exc.check, exc.message)
         return web.json_response({"redirect_url": url}, headers={"Cache-Control": "no-store"})
 
+    async def test_web(self, request: web.Request) -> web.Response:
+        """The console's "test sign-in": the flow runs, and the claims and roles come back to
+        `redirect_url` under `?test=ID` (see `take_test_result`); no session is made."""
+        allowed = await self.gate.check(request, "connectors:write")
+        if isinstance(allowed, Denial):
+            return refusal_page(allowed.status, "permission", allowed.message)
+        name = request.query.get("connector_id")
+        binding = secrets.token_urlsafe(32)  # fresh per start: a planted cookie is never reused
+        try:
+            return_to = web_return_path(request.query.get("redirect_url"))
+            url = await self._start(await self.settings_of(name), {"flow": "test", "return_to": return_to,
+                                                                  "binding": token_key(binding)})
+        except RedirectError as exc:
+            return refusal_page(400, "redirect-url", str(exc))
+        except SignInError as exc:
+            await self.callback.record(str(name or "")[:253], None, exc, None, flow="test")
+            return refusal_page(exc.status, exc.check, exc.message)
+        return self._bound_redirect(url, binding)
+
     def _bound_redirect(self, url: str, binding: str) -> web.Response:
         response = redirect(url)
         self.cookies.set(response, self.cookies.binding, binding, oidc.STATE_SECONDS)
@@ -244,7 +265,7 @@ class SignInRoutes:
         if principal is None:
             return json_error(401, "session", "not signed in")
         session = principal.session
-        grant = grant_for(self.gate.access(), principal.roles) if session else principal.grant
+        grant = principal.grant  # the gate's: the roles' permissions, or all of them for the break-glass token
         return web.json_response({
             "username": principal.username, "connector": session.connector if session else None,
             "roles": list(principal.roles), "permissions": grant.permissions,
@@ -275,6 +296,13 @@ class SignInRoutes:
     async def jwks(self, request: web.Request) -> web.Response:
         return web.json_response({"keys": [public_jwk(await self.signing_key())]},
                                  headers={"Cache-Control": "max-age=300"})
+
+
+async def take_test_result(store: AuthStore, result_id: str) -> dict[str, Any] | None:
+    """A test sign-in's result, once (None: unknown, already shown or older than ten minutes)."""
+    if not result_id or len(result_id) > 64:
+        return None
+    return await store.take_pending(token_key("test-result:" + result_id))
 
 
 async def _json_body(request: web.Request) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,11 @@ class AdminConfigHolder:
         self.loader = loader
         self.current: Any | None = None  # an AdminConfig, or None when no admin file is configured
         self._stamp: tuple[int, int] | None = None
+        # What the console's overview shows: when a configuration was last put in force, and the
+        # errors of the last load that failed (cleared by the next one that succeeds).
+        self.loaded_at: float | None = None
+        self.last_errors: list[str] = []
+        self.last_error_at: float | None = None
 
     def _read(self) -> tuple[Any | None, list[str], tuple[int, int] | None]:
         """(config, error lines, stamp); config is None when the file is bad."""
@@ -75,7 +81,7 @@ class AdminConfigHolder:
             return []
         config, errors, stamp = self._read()
         if config is not None:
-            self.current, self._stamp = config, stamp
+            self.current, self._stamp, self.loaded_at = config, stamp, time.time()
             logger.info("admin configuration loaded", extra={"path": self.path})
         return errors
 
@@ -95,12 +101,13 @@ class AdminConfigHolder:
         config, errors, stamp = self._read()
         self._stamp = stamp
         if config is None:
+            self.last_errors, self.last_error_at = errors, time.time()
             logger.error("admin configuration reload failed; keeping the previous one",
                          extra={"path": self.path, "errors": errors})
             if self.metrics:
                 self.metrics.admin_reload(False)
             return False
-        self.current = config
+        self.current, self.loaded_at, self.last_errors, self.last_error_at = config, time.time(), [], None
         logger.info("admin configuration reloaded", extra={"path": self.path})
         if self.metrics:
             self.metrics.admin_reload(True)

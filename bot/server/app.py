@@ -6,10 +6,13 @@ so tests inject a small real handler and `main` injects the pipeline.
 
 Routes: the webhook, health and metrics; sign-in through the connectors (`bot.auth.http`); the
 connector resource API and the admin API, both behind the sign-in gate (a session with the
-permission, or the break-glass `REVIEWER_ADMIN_TOKEN`). The storage (bot.store: SQLite or
-PostgreSQL, from `REVIEWER_DATABASE_URL`) holds the delivery and the connector stores; it opens
-(and migrates) when the app starts and closes when it stops. One `GitHubApp` (the app's
-identity and its installation-token cache) serves the jobs and the admin API alike.
+permission, or the break-glass `REVIEWER_ADMIN_TOKEN`); the admin console (`/console/`,
+bot.server.console) wherever sign-in is served (roles "all" and "web"). Wherever jobs run (roles
+"all" and "worker"), the delivery timeline is recorded around the job handler and on the outgoing
+HTTP session. The storage (bot.store: SQLite or PostgreSQL, from `REVIEWER_DATABASE_URL`) holds
+the delivery, timeline and connector stores; it opens (and migrates) when the app starts and closes
+when it stops. One `GitHubApp` (the app's identity and its installation-token cache) serves the
+jobs and the admin API alike.
 """
 
 from __future__ import annotations
@@ -17,14 +20,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import aiohttp
 from aiohttp import web
 
 from bot.auth.access import access_of
-from bot.auth.http import setup_signin
+from bot.auth.guard import Gate
+from bot.auth.http import SIGNIN_STORE, setup_signin
 from bot.auth.store import auth_store_for
 from bot.connectors.api import setup_routes as setup_connector_routes
 from bot.connectors.descriptor_fetch import DescriptorSource
@@ -34,6 +38,8 @@ from bot.jobs import Handler
 from bot.server import logging as log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
+from bot.server.console import setup_console
+from bot.server.console.timeline import TimelineRecorder
 from bot.server.metrics import Metrics
 from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.queue import JobQueue
@@ -79,6 +85,7 @@ class Runtime:
     handler_for: HandlerFactory
     context: ServerContext | None = None
     queue: JobQueue | ProcrastinateQueue | None = None
+    trace_configs: list[aiohttp.TraceConfig] = field(default_factory=list)  # on the outgoing HTTP session
 
 
 RUNTIME = web.AppKey("runtime", Runtime)
@@ -128,6 +135,8 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
     app.cleanup_ctx.append(_lifecycle)
+    if role != "web":
+        _record_timeline(app, settings)
     if role == "worker":
         return app
     app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
@@ -140,7 +149,27 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     setup_connector_routes(app, storage.connectors, admin_token=token, secrets_dir=settings.secrets_dir, gate=gate,
                            descriptors=descriptors)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
+    _with_console(app, settings, gate)
     return app
+
+
+def _record_timeline(app: web.Application, settings: Settings) -> None:
+    """The delivery timeline, recorded where jobs run (roles "all" and "worker"): a recorder around
+    the job handler and a trace on the outgoing HTTP session, writing to the storage's timeline."""
+    runtime = app[RUNTIME]
+    recorder = TimelineRecorder(app[STORAGE].timeline, settings.api_url)
+    handler_for = runtime.handler_for
+    runtime.handler_for = lambda context: recorder.wrap(handler_for(context))
+    runtime.trace_configs.append(recorder.trace_config())
+
+
+def _with_console(app: web.Application, settings: Settings, gate: Gate) -> None:
+    """The console's pages, where the sign-in is served (roles "all" and "web")."""
+    runtime = app[RUNTIME]
+    storage = app[STORAGE]
+    setup_console(app, gate=gate, store=storage.deliveries, connectors=storage.connectors,
+                  signins=app[SIGNIN_STORE], admin=app[ADMIN], timeline=storage.timeline,
+                  secrets_dir=settings.secrets_dir, session_ttl=settings.session_ttl, runtime=lambda: runtime)
 
 
 def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics,
@@ -157,7 +186,7 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
     async with contextlib.AsyncExitStack() as stack:
         await app[STORAGE].open()
         stack.push_async_callback(app[STORAGE].close)
-        http = await stack.enter_async_context(aiohttp.ClientSession())
+        http = await stack.enter_async_context(aiohttp.ClientSession(trace_configs=runtime.trace_configs or None))
         runtime.context = ServerContext(settings, admin, app[METRICS], store, http,
                                         github_app(settings, http, app[METRICS], app[STORAGE].coordination))
         runtime.queue = _queue(app, runtime.handler_for(runtime.context))

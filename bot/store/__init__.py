@@ -1,8 +1,10 @@
 """Everything the server keeps, behind one interface with two backends.
 
 - `bot.store.model`: the rows (dataclasses) and one protocol per concern — `DeliveryStore`
-  (deliveries, their jobs' states, installations), `ConnectorStore` (connector resources) — and
-  `Storage`, which composes them and runs the migrations when it opens.
+  (deliveries, their jobs' states, installations, the admin console's reads), `TimelineStore`
+  (what each job attempt did, for the console), `ConnectorStore` (connector resources) — and
+  `Storage`, which composes them and runs the migrations when it opens. `bot.store.console` holds
+  the console's SQL, which both backends run.
 - `bot.store.sqlite`: the embedded default, one file (`sqlite:///reviewer.db`): group commit on one
   writer, LZ4 bodies, WAL with `synchronous=FULL`.
 - `bot.store.postgres`: `postgresql://user:pass@host:5432/db`, on psycopg 3 and its async pool (not

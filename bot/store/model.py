@@ -110,7 +110,9 @@ class DeliveryStore(Protocol):
     `received` → `queued` | `ignored` | `done` (installation events) | `failed` (not JSON);
     `queued` → `running` → `done` | `failed`; `queued` → `superseded`. A redelivery of a `failed`
     row puts it back to `received`; of any other row it is a duplicate and changes nothing.
-    `recover` puts `running` rows (a crash interrupted them) back to `queued`.
+    `recover` puts `running` rows (a crash interrupted them) back to `queued`. `redeliver` (the
+    console's) puts a `failed` row back to `received` as a redelivery of it does, body kept; it is
+    then dispatched as a new delivery is. `prune` removes a delivery's timeline rows with it.
 
     `claim` is the dispatcher's step for many processes at once: up to `limit` received rows, each
     taken by one caller only, decided and recorded in one transaction (a caller that dies
@@ -139,6 +141,32 @@ class DeliveryStore(Protocol):
     async def record_installation(self, event: str, payload: dict[str, Any]) -> None: ...
     async def installation(self, installation_id: int) -> dict[str, Any] | None: ...
     async def installation_for(self, full_name: str) -> int | None: ...
+    # the admin console: pages of deliveries without their bodies, counts, and its "Redeliver"
+    async def recent(self, *, before_seq: int | None = None, limit: int = 200, repo: str | None = None,
+                     event: str | None = None, state: str | None = None,
+                     since: float | None = None) -> list[dict[str, Any]]: ...
+    async def outcomes_since(self, since: float) -> dict[str, int]: ...
+    async def redeliver(self, delivery_id: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One attempt of a delivery's job as the console's recorder wrote it: `body` is that
+    recorder's JSON (bot.server.console.timeline.Attempt), kept as it is."""
+
+    delivery_id: str
+    attempt: int
+    body: dict[str, Any]
+
+
+class TimelineStore(Protocol):
+    """The `delivery_timeline` table: one row per (delivery, attempt); writing a row again replaces
+    it. Rows go with their delivery, in the same transaction, when `DeliveryStore.prune` removes it.
+    `wait=False` may leave the commit to the next batch, as `DeliveryStore.finish` does: a job's
+    end need not wait for a sync to record what it did (a crash may lose that row, never a delivery)."""
+
+    async def write(self, entry: TimelineEntry, wait: bool = True) -> None: ...
+    async def attempts(self, delivery_id: str) -> list[TimelineEntry]: ...
 
 
 Build = Callable[[dict | None], dict]
@@ -165,6 +193,8 @@ class Storage(Protocol):
     def deliveries(self) -> DeliveryStore: ...
     @property
     def connectors(self) -> ConnectorStore: ...
+    @property
+    def timeline(self) -> TimelineStore: ...
     @property
     def coordination(self) -> Any: ...  # bot.github.coordination.Coordination, or None: in-process
 

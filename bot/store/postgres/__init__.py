@@ -12,6 +12,7 @@ from bot.store.postgres.connectors import PostgresConnectorStore
 from bot.store.postgres.coordination import PostgresCoordination
 from bot.store.postgres.database import Database
 from bot.store.postgres.deliveries import PostgresDeliveryStore
+from bot.store.postgres.timeline import PostgresTimelineStore
 
 
 class PostgresStorage:
@@ -20,6 +21,7 @@ class PostgresStorage:
         self.db = Database(url)
         self.deliveries = PostgresDeliveryStore(self.db)
         self.connectors = PostgresConnectorStore(self.db)
+        self.timeline = PostgresTimelineStore(self.db)
         self.coordination = PostgresCoordination(self.db)
 
     async def open(self) -> None:

@@ -18,6 +18,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from bot.jobs import Classification
+from bot.store import console
 from bot.store.bodies import pack, unpack
 from bot.store.group_commit import GroupCommit
 from bot.store.installs import change_of, repositories_after
@@ -79,9 +80,13 @@ class PostgresDeliveryStore:
         finally:
             self.intake_in_flight -= 1
         if new:
-            self.unclassified += 1
-            self.on_received()
+            self._taken_up()
         return new
+
+    def _taken_up(self) -> None:
+        """A row is `received` again or anew, committed: this process's dispatcher claims it."""
+        self.unclassified += 1
+        self.on_received()
 
     async def received(self, limit: int) -> list[Received]:
         rows = await self.db.fetch(
@@ -164,9 +169,13 @@ class PostgresDeliveryStore:
         return record
 
     async def prune(self, before: float, limit: int) -> int:
-        return await self.db.execute(
-            "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE received_at < %s "
-            "AND state = ANY(%s) LIMIT %s)", (before, list(FINISHED_STATES), limit))
+        """Finished deliveries received before `before`, and their timeline rows, in one statement."""
+        rows = await self.db.fetch(
+            "WITH gone AS (DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE received_at < %s "
+            "AND state = ANY(%s) LIMIT %s) RETURNING delivery_id), "
+            "timeline AS (DELETE FROM delivery_timeline WHERE delivery_id IN (SELECT delivery_id FROM gone)) "
+            "SELECT count(*) FROM gone", (before, list(FINISHED_STATES), limit))
+        return int(rows[0][0])
 
     async def ping(self) -> None:
         await self.db.fetch("SELECT 1")
@@ -193,6 +202,31 @@ class PostgresDeliveryStore:
             "WHERE NOT i.deleted AND lower(repo.name) = lower(%s) ORDER BY i.updated_at DESC LIMIT 1",
             (full_name,))
         return int(rows[0][0]) if rows else None
+
+    # --- the admin console (bot.store.console: the SQL both backends share) ---------------------
+
+    async def recent(self, *, before_seq: int | None = None, limit: int = 200, repo: str | None = None,
+                     event: str | None = None, state: str | None = None,
+                     since: float | None = None) -> list[dict[str, Any]]:
+        sql, args = console.recent_query("%s", before_seq=before_seq, limit=limit, repo=repo, event=event,
+                                         state=state, since=since)
+        async with self.db.connection() as conn:
+            cursor = await conn.execute(sql, args)
+            names = [c.name for c in cursor.description or []]
+            return [dict(zip(names, row, strict=True)) for row in await cursor.fetchall()]
+
+    async def outcomes_since(self, since: float) -> dict[str, int]:
+        rows = await self.db.fetch(console.outcomes_statement("%s"), (since,))
+        return {state: int(count) for state, count in rows}
+
+    async def redeliver(self, delivery_id: str) -> bool:
+        """The webhook's redelivery of a failed row, without the webhook: the row is `received`
+        again, committed, and this process's dispatcher is woken to claim it, as after an intake
+        (any web process's dispatcher would take it up on its next pass)."""
+        if not await self.db.execute(console.redeliver_statement("%s"), (delivery_id,)):
+            return False
+        self._taken_up()
+        return True
 
 
 async def _record_outcomes(conn: psycopg.AsyncConnection, outcomes: list[Outcome]) -> None:

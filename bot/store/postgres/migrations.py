@@ -75,9 +75,20 @@ CREATE TABLE IF NOT EXISTS github_holds (
 )
 """
 
+# 3: the admin console's delivery timeline (bot.store.postgres.timeline)
+SCHEMA_3 = """
+CREATE TABLE IF NOT EXISTS delivery_timeline (
+    delivery_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    body JSONB NOT NULL,
+    PRIMARY KEY (delivery_id, attempt)
+)
+"""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
     (2, SCHEMA_2),
+    (3, SCHEMA_3),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -1,7 +1,8 @@
 """The embedded backend: every table in one SQLite file (`sqlite:///path.db`).
 
 `SQLiteStorage(url)` migrates the file (bot.store.sqlite.migrations) when it opens, then opens
-each concern's store on it: deliveries (with installations: they share its writer) and connectors.
+each concern's store on it: deliveries (with installations and the console's timeline: they share
+its writer) and connectors.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sqlite3
 from bot.store.sqlite import database, migrations
 from bot.store.sqlite.connectors import SQLiteConnectorStore
 from bot.store.sqlite.deliveries import SQLiteDeliveryStore
+from bot.store.sqlite.timeline import SQLiteTimelineStore
 
 
 class SQLiteStorage:
@@ -20,6 +22,7 @@ class SQLiteStorage:
         self.path = database.sqlite_path(url)  # ValueError for a URL it cannot use
         self.deliveries = SQLiteDeliveryStore(self.path)
         self.connectors = SQLiteConnectorStore(self.path)
+        self.timeline = SQLiteTimelineStore(self.deliveries)  # on the deliveries' writer
         self.coordination = None  # one process: the GitHub client's own in-memory locks
 
     async def open(self) -> None:

@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from bot.jobs import Classification
+from bot.store import console
 from bot.store.bodies import pack as _pack
 from bot.store.bodies import unpack as _unpack
 from bot.store.group_commit import GroupCommit
@@ -265,10 +266,9 @@ class SQLiteDeliveryStore:
 
     async def prune(self, before: float, limit: int) -> int:
         """Delete up to `limit` finished deliveries last received before `before` (epoch seconds);
-        returns how many. Open ones (received, queued, running) stay whatever their age."""
-        return await self._write(lambda conn: conn.execute(
-            "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE received_at < ? "
-            "AND state IN ('done', 'ignored', 'failed', 'superseded') LIMIT ?)", (before, limit)))
+        returns how many. Open ones (received, queued, running) stay whatever their age. Their
+        timeline rows go in the same transaction."""
+        return await self._write(lambda conn: _prune(conn, before, limit))
 
     async def ping(self) -> None:
         await self._read(lambda conn: conn.execute("SELECT 1").fetchone())
@@ -288,6 +288,66 @@ class SQLiteDeliveryStore:
         repository of an account is not told of a repository created later), so a caller that
         gets None asks GitHub."""
         return await self._read(lambda conn: installations.reaching(conn, full_name))
+
+    # --- the admin console (bot.store.console: the SQL both backends share) ---------------------
+
+    async def recent(self, *, before_seq: int | None = None, limit: int = 200, repo: str | None = None,
+                     event: str | None = None, state: str | None = None,
+                     since: float | None = None) -> list[dict[str, Any]]:
+        """Deliveries newest first, without bodies: one page of the console's list."""
+        sql, args = console.recent_query("?", before_seq=before_seq, limit=limit, repo=repo, event=event,
+                                         state=state, since=since)
+
+        def query(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            cursor = conn.execute(sql, args)
+            names = [c[0] for c in cursor.description]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        return await self._read(query)
+
+    async def outcomes_since(self, since: float) -> dict[str, int]:
+        """Deliveries received since `since` (epoch seconds), counted by state."""
+        return await self._read(lambda conn: dict(conn.execute(console.outcomes_statement("?"), (since,)).fetchall()))
+
+    async def redeliver(self, delivery_id: str) -> bool:
+        """Put a failed delivery back to `received`, as GitHub's redelivery of it would, and wake
+        the dispatcher as the intake does; False when it is not failed (nothing runs twice)."""
+        changed = await self._write(lambda conn: conn.execute(console.redeliver_statement("?"), (delivery_id,)))
+        if changed:
+            self.unclassified += 1
+            self.on_received()
+        return bool(changed)
+
+    # --- for the stores that share this file's writer (bot.store.sqlite.timeline) --------------
+
+    async def write_op(self, op: Op, wait: bool = True) -> Any:
+        """`op(conn)` in the next group commit: one statement (its cursor's rowcount is returned).
+        `wait=False` returns at once, leaving a failure to the log, as `finish` does."""
+        written = self._writer.post(op)
+        if not wait:
+            written.add_done_callback(_log_failure)
+            return None
+        return await written
+
+    async def read_op(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        return await self._read(fn)
+
+
+def _prune(conn: sqlite3.Connection, before: float, limit: int) -> int:
+    """Deliveries and their timeline rows, under a savepoint: both go or neither (an op that
+    raises fails alone, and the rest of its batch commits)."""
+    conn.execute("SAVEPOINT prune").close()
+    try:
+        gone = [(row[0],) for row in conn.execute(
+            "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE received_at < ? "
+            "AND state IN ('done', 'ignored', 'failed', 'superseded') LIMIT ?) RETURNING delivery_id",
+            (before, limit)).fetchall()]
+        conn.executemany("DELETE FROM delivery_timeline WHERE delivery_id = ?", gone).close()
+    except BaseException:
+        conn.execute("ROLLBACK TO prune").close()
+        conn.execute("RELEASE prune").close()
+        raise
+    conn.execute("RELEASE prune").close()
+    return len(gone)
 
 
 def _log_failure(future: asyncio.Future) -> None:

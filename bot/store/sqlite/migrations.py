@@ -57,12 +57,24 @@ CREATE TABLE IF NOT EXISTS connector_counters (
 )
 """
 
+TIMELINE = """
+CREATE TABLE IF NOT EXISTS delivery_timeline (
+    delivery_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (delivery_id, attempt)
+)
+"""
+
 # (version, statements separated by `;`), in order; append, never edit a released one.
 # 2: PostgreSQL's tables for what processes share about GitHub; one SQLite process keeps that in
 # memory (bot.github.coordination.LocalCoordination), so here the number is kept and nothing made.
+# 3: the admin console's delivery timeline (bot.store.sqlite.timeline); IF NOT EXISTS takes up the
+# table a pre-release console made on its own.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, DELIVERIES),
     (2, ""),
+    (3, TIMELINE),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -1,0 +1,83 @@
+"""The admin console (design.md "Admin console"), served at `/console/` by `reviewer serve`.
+
+`setup_console(app, ...)` adds the pages and the static files, where sign-in is served (`reviewer
+serve`, with or without workers). The delivery timeline the pages show is written where jobs run
+(bot.server.console.timeline: a recorder around the job handler and a trace of the shared HTTP
+session) into the storage's timeline store. Pages are server-rendered; every one checks the
+viewer's permission through the sign-in gate, and shows only the accounts the viewer's roles allow.
+
+    GET  /console/login                     identifier-first sign-in, or the break-glass token
+    POST /console/login/token               the break-glass token → a console session
+    POST /console/logout
+    GET  /console/                          overview (deliveries:read)
+    GET  /console/deliveries                list (deliveries:read)
+    GET  /console/deliveries/{id}           one delivery and its timeline (deliveries:read)
+    POST /console/deliveries/{id}/redeliver (deliveries:write)
+    GET  /console/repos/{owner}/{repo}      effective configuration by layer (config:read)
+    POST /console/repos/{owner}/{repo}/simulate  plan a pull request, posting nothing (config:write)
+    GET  /console/connectors[/{plural}/{name}]  (connectors:read)
+    POST /console/connectors/apply          (connectors:write)
+    GET  /console/signins                   the sign-in log (connectors:read)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+
+from bot.auth.guard import Gate
+from bot.auth.store import AuthStore
+from bot.server.admin_reload import AdminConfigHolder
+from bot.server.console.connectors import ConnectorPages
+from bot.server.console.context import Console
+from bot.server.console.deliveries import DeliveryPages
+from bot.server.console.login import LoginPages
+from bot.server.console.render import STATIC, headers
+from bot.server.console.repos import RepoPages
+from bot.server.console.signins import SigninPages
+from bot.store.model import ConnectorStore, DeliveryStore, TimelineStore
+
+
+def setup_console(app: web.Application, *, gate: Gate, store: DeliveryStore, connectors: ConnectorStore,
+                  signins: AuthStore, admin: AdminConfigHolder, timeline: TimelineStore,
+                  secrets_dir: str | None, session_ttl: int, runtime: Callable[[], Any]) -> None:
+    """Adds the console's routes; the stores are the app's, opened and closed with it."""
+    console = Console(gate, store, connectors, signins, admin, timeline, secrets_dir, session_ttl, runtime)
+    login, deliveries, repos = LoginPages(console), DeliveryPages(console), RepoPages(console)
+    connector_pages, signin_pages = ConnectorPages(console), SigninPages(console)
+    router = app.router
+    router.add_get("/console", _to_console)
+    router.add_get("/console/login", login.login)
+    router.add_post("/console/login/token", login.token)
+    router.add_post("/console/logout", login.logout)
+    router.add_get("/console/", deliveries.overview)
+    router.add_get("/console/deliveries", deliveries.listing)
+    router.add_get("/console/deliveries/{delivery_id}", deliveries.delivery)
+    router.add_post("/console/deliveries/{delivery_id}/redeliver", deliveries.redeliver)
+    router.add_get("/console/repos/{owner}/{repo}", repos.repo)
+    router.add_post("/console/repos/{owner}/{repo}/simulate", repos.simulate)
+    router.add_get("/console/connectors", connector_pages.listing)
+    router.add_post("/console/connectors/apply", connector_pages.apply)
+    router.add_get("/console/connectors/{plural}/{name}", connector_pages.one)
+    router.add_get("/console/signins", signin_pages.listing)
+    router.add_get("/console/static/{name}", _static)
+
+
+_TYPES = {".css": "text/css", ".js": "text/javascript", ".png": "image/png", ".svg": "image/svg+xml"}
+
+
+async def _static(request: web.Request) -> web.StreamResponse:
+    """The console's own files (no CDN); only names that exist in the package, nothing else."""
+    name = request.match_info["name"]
+    files = {p.name: p for p in STATIC.iterdir() if p.is_file()}
+    if name not in files:
+        raise web.HTTPNotFound()
+    path = files[name]
+    return web.Response(body=path.read_bytes(), content_type=_TYPES.get(path.suffix, "application/octet-stream"),
+                        headers={**headers(), "Cache-Control": "max-age=300"})
+
+
+async def _to_console(request: web.Request) -> web.Response:
+    return web.Response(status=301, headers={"Location": "/console/"})

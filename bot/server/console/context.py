@@ -1,0 +1,26 @@
+"""What the console's pages read: the server's stores and state, handed over by `setup_console`
+(the console never imports the app module, which imports it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.auth.guard import Gate
+from bot.auth.store import AuthStore
+from bot.server.admin_reload import AdminConfigHolder
+from bot.store.model import ConnectorStore, DeliveryStore, TimelineStore
+
+
+@dataclass
+class Console:
+    gate: Gate
+    store: DeliveryStore
+    connectors: ConnectorStore
+    signins: AuthStore
+    admin: AdminConfigHolder
+    timeline: TimelineStore
+    secrets_dir: str | None
+    session_ttl: int
+    runtime: Callable[[], Any]  # the app's Runtime: its queue and server context once started

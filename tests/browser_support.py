@@ -1,0 +1,43 @@
+"""Headless Chromium for the console's browser tests and the README's screenshot, driven by
+Playwright for Python at Debian's `chromium` (never `playwright install`: no download).
+
+`browser_missing()` says why the browser tests cannot run here (they skip saying so), unless
+`REVIEWER_TEST_REQUIRE_BROWSER=1` (CI) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+CHROMIUM = os.environ.get("REVIEWER_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def browser_missing() -> str | None:
+    """Why no browser test can run (None: they can)."""
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        return f"Chromium is not installed at {CHROMIUM} (apt-get install chromium chromium-driver)"
+    try:
+        import playwright.async_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed (pip install playwright)"
+    return None
+
+
+@asynccontextmanager
+async def chromium() -> AsyncIterator[Any]:
+    """One headless Chromium (Playwright gives it a fresh temporary profile); yields its Browser,
+    whose `new_context()` is one user's cookie jar."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
