@@ -7,7 +7,7 @@ The `Job` is the seam between the queue and the pipeline: the queue calls an inj
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -185,3 +185,14 @@ def _classify_conversation(event: str, action: str | None, installation_id: int 
     repo = _require(_str(_get(payload, "repository", "full_name")), "repository.full_name")
     number = _require(_int(_get(payload, holder, "number")), f"{holder}.number")
     return Classification("job", action, installation_id, repo, number, None)
+
+
+def supersedes(old_head: str | None, new_head: str | None) -> bool:
+    """A job for `new_head` makes a waiting job for `old_head` pointless: both name a head and the
+    heads differ. A job with no head (a comment or review) neither supersedes nor is superseded."""
+    return bool(old_head and new_head and old_head != new_head)
+
+
+def newest_head(heads: Iterable[str | None]) -> str | None:
+    """The head of the latest job that has one (jobs in delivery order); None when none has."""
+    return next((head for head in reversed(list(heads)) if head), None)

@@ -31,7 +31,7 @@ import procrastinate
 from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Status
 
-from bot.jobs import Handler
+from bot.jobs import Handler, newest_head, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import decide
 from bot.server.metrics import Metrics
@@ -54,12 +54,11 @@ def make_app(url: str) -> procrastinate.App:
 
 
 def stale(rows: list[Queued]) -> tuple[list[Queued], list[Queued]]:
-    """(to run, to supersede): the newest queued head wins; rows for another head are dropped."""
-    if not rows:
-        return [], []
-    newest = rows[-1].head_sha
-    keep = [r for r in rows if not (r.head_sha and newest and r.head_sha != newest)]
-    return keep, [r for r in rows if r not in keep]
+    """(to run, to supersede): the head of the latest row that has one wins (a comment queued
+    after a push names no head and changes nothing); rows for another head are dropped."""
+    newest = newest_head(r.head_sha for r in rows)
+    keep = [r for r in rows if not supersedes(r.head_sha, newest)]
+    return keep, [r for r in rows if supersedes(r.head_sha, newest)]
 
 
 class ProcrastinateQueue:
@@ -161,7 +160,7 @@ class ProcrastinateQueue:
         while rows := await self.store.queued(key):
             keep, dropped = stale(rows)
             if dropped:
-                await self._supersede(dropped, keep[-1] if keep else rows[-1])
+                await self._supersede(dropped, next(r for r in reversed(keep) if r.head_sha))
             for row in keep:
                 await self._run(row)
 

@@ -17,7 +17,7 @@ import bisect
 import time
 from dataclasses import dataclass, field
 
-from bot.jobs import Handler, Job, parse_payload
+from bot.jobs import Handler, Job, parse_payload, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import decide
 from bot.server.metrics import Metrics
@@ -221,5 +221,5 @@ def _entry(row: Queued) -> _Entry:
 
 
 def _newer_head(old: _Entry, new: _Entry) -> bool:
-    """`new` makes `old` pointless: both name a head and the heads differ."""
-    return bool(old.head_sha and new.head_sha and old.head_sha != new.head_sha)
+    """`new` makes `old` pointless (bot.jobs.supersedes: the rule both queues share)."""
+    return supersedes(old.head_sha, new.head_sha)

