@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.jobs import newest_head, supersedes
+from bot.jobs import InvalidPayload, classify, newest_head, supersedes
 from bot.server.pg_queue import stale
 from bot.store.model import Queued
+from tests.server_support import Recorder, pr_payload, running_server
 
 A, B = "a" * 40, "b" * 40
 
@@ -41,3 +42,31 @@ def test_a_comment_queued_after_a_push_does_not_save_the_old_head():
     assert [r.delivery_id for r in keep] == ["d2", "d3"]
     assert [r.delivery_id for r in dropped] == ["d1"]
     assert stale([_queued(1, None, "issue_comment")]) == ([_queued(1, None, "issue_comment")], [])
+
+
+@pytest.mark.parametrize(("path", "value", "message"), [
+    (("action",), "synchro\x00nize", "the payload's action contains a NUL character"),
+    (("repository", "full_name"), "octo/a\x00pp", "the payload's repository.full_name contains a NUL"),
+    (("pull_request", "head", "sha"), "a\x00" * 20, "the payload's pull_request.head.sha contains a NUL"),
+    (("pull_request", "number"), 2**31, "the payload's pull_request.number is out of range"),
+    (("installation", "id"), 2**63, "the payload's installation.id is out of range"),
+])
+def test_values_no_column_can_hold_are_invalid_payloads(path, value, message):
+    payload = pr_payload(1, A)
+    holder = payload
+    for step in path[:-1]:
+        holder = holder[step]
+    holder[path[-1]] = value
+    with pytest.raises(InvalidPayload, match=message):
+        classify("pull_request", payload)
+
+
+async def test_a_nul_in_a_signed_delivery_fails_it_alone_on_postgresql(tmp_path, pg_url):
+    recorder = Recorder()
+    async with running_server(tmp_path, recorder, REVIEWER_DATABASE_URL=pg_url) as server:
+        assert (await server.post("pull_request", pr_payload(1, A, action="open\x00ed"), "bad"))[0] == 202
+        assert (await server.post("pull_request", pr_payload(2, B), "good"))[0] == 202
+        await server.wait_state("good", "done")
+        record = await server.wait_state("bad", "failed")
+    assert record["error"] == "the payload's action contains a NUL character (\\u0000)"
+    assert recorder.ids() == ["good"]
