@@ -4,11 +4,18 @@ yielding) while it parses bodies, and the queue depth a web process reports."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import time
+
+import psycopg
 import pytest
 
-from bot.jobs import InvalidPayload, classify, newest_head, supersedes
+from bot.jobs import Classification, InvalidPayload, classify, newest_head, supersedes
+from bot.server.dispatch import decide_in_turn
+from bot.server.metrics import Metrics
 from bot.server.pg_queue import stale
-from bot.store.model import Queued
+from bot.store.model import Decision, Incoming, Queued, Received, Storage
 from tests.server_support import Recorder, pr_payload, running_server
 
 A, B = "a" * 40, "b" * 40
@@ -70,3 +77,58 @@ async def test_a_nul_in_a_signed_delivery_fails_it_alone_on_postgresql(tmp_path,
         record = await server.wait_state("bad", "failed")
     assert record["error"] == "the payload's action contains a NUL character (\\u0000)"
     assert recorder.ids() == ["good"]
+
+
+async def _accept(storage: Storage, delivery: str, body: bytes = b"{}") -> None:
+    assert await storage.deliveries.accept(Incoming(delivery, "pull_request", {}, body, time.time()))
+
+
+async def test_a_row_the_store_refuses_fails_alone(storage: Storage):
+    """Whatever a store refuses of one row (here a pull request number past any integer column)
+    marks that row failed; the rest of the batch is recorded."""
+    for delivery in ("before", "bad", "after"):
+        await _accept(storage, delivery)
+
+    async def decide(row: Received) -> Decision:
+        number = 2**70 if row.delivery_id == "bad" else 5
+        return Decision(row.event, (row.delivery_id, "queued",
+                                    Classification("job", "opened", 1, "octo/app", number, A), None))
+
+    decisions = await storage.deliveries.claim(10, decide)
+    assert [d.outcome[1] for d in decisions] == ["queued", "failed", "queued"]
+    bad = await storage.deliveries.delivery("bad")
+    assert bad["state"] == "failed" and bad["error"].startswith("the delivery could not be recorded: ")
+    for delivery in ("before", "after"):
+        assert (await storage.deliveries.delivery(delivery))["state"] == "queued"
+    assert await storage.deliveries.claim(10, decide) == []  # nothing left to retry forever
+
+
+async def test_the_dispatcher_parses_bodies_outside_its_transaction_and_yields(storage: Storage, database_url):
+    """While a body is decided, its row is not locked (another connection takes it with NOWAIT),
+    and the event loop runs other tasks between two bodies."""
+    for i in range(3):
+        await _accept(storage, f"d{i}", json.dumps(pr_payload(i + 1, A)).encode())
+    events: list[str] = []
+
+    async def ticker() -> None:
+        while True:
+            events.append("tick")
+            await asyncio.sleep(0)
+
+    async def decide(row: Received) -> Decision:
+        events.append(row.delivery_id)
+        if database_url.startswith("postgresql"):
+            async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+                await conn.execute("SELECT 1 FROM deliveries WHERE delivery_id = %s FOR UPDATE NOWAIT",
+                                   (row.delivery_id,))
+        return await decide_in_turn(row, Metrics(), storage.deliveries)
+
+    ticking = asyncio.create_task(ticker())
+    await asyncio.sleep(0)
+    try:
+        decisions = await storage.deliveries.claim(10, decide)
+    finally:
+        ticking.cancel()
+    assert [d.outcome[1] for d in decisions] == ["queued"] * 3
+    between = events[events.index("d0"):events.index("d2")]
+    assert between.count("tick") >= 2, events

@@ -33,10 +33,10 @@ from procrastinate.jobs import Status
 
 from bot.jobs import Handler, newest_head, supersedes
 from bot.server import logging as log
-from bot.server.dispatch import decide
+from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
 from bot.server.queue import BATCH, run_job
-from bot.store.model import DeliveryStore, Queued
+from bot.store.model import Decision, DeliveryStore, Queued, Received
 
 logger = log.get("queue")
 TASK = "reviewer.review_key"
@@ -112,7 +112,7 @@ class ProcrastinateQueue:
             await self._wake.wait()
             self._wake.clear()
             try:
-                while decisions := await self.store.claim(BATCH, lambda row: decide(row, self.metrics)):
+                while decisions := await self.store.claim(BATCH, self._decide):
                     keys = {c.key for _, state, c, _ in (d.outcome for d in decisions)
                             if state == "queued" and c is not None and c.key}
                     for key in sorted(keys):
@@ -121,6 +121,9 @@ class ProcrastinateQueue:
                 logger.exception("dispatching failed; trying again in a second")
                 await asyncio.sleep(1)
                 self.wake()
+
+    async def _decide(self, row: Received) -> Decision:
+        return await decide_in_turn(row, self.metrics, self.store)
 
     async def defer(self, key: str) -> bool:
         """One job for the key unless one already waits; True when this call made it."""
