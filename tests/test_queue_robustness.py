@@ -8,15 +8,18 @@ import asyncio
 import json
 import time
 
+import aiohttp
 import psycopg
 import pytest
+from aiohttp import web
 
 from bot.jobs import Classification, InvalidPayload, classify, newest_head, supersedes
+from bot.server.app import make_app
 from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
 from bot.server.pg_queue import stale
 from bot.store.model import Decision, Incoming, Queued, Received, Storage
-from tests.server_support import Recorder, pr_payload, running_server
+from tests.server_support import Recorder, Server, pr_payload, running_server, settings_for, wait_for
 
 A, B = "a" * 40, "b" * 40
 
@@ -68,17 +71,6 @@ def test_values_no_column_can_hold_are_invalid_payloads(path, value, message):
         classify("pull_request", payload)
 
 
-async def test_a_nul_in_a_signed_delivery_fails_it_alone_on_postgresql(tmp_path, pg_url):
-    recorder = Recorder()
-    async with running_server(tmp_path, recorder, REVIEWER_DATABASE_URL=pg_url) as server:
-        assert (await server.post("pull_request", pr_payload(1, A, action="open\x00ed"), "bad"))[0] == 202
-        assert (await server.post("pull_request", pr_payload(2, B), "good"))[0] == 202
-        await server.wait_state("good", "done")
-        record = await server.wait_state("bad", "failed")
-    assert record["error"] == "the payload's action contains a NUL character (\\u0000)"
-    assert recorder.ids() == ["good"]
-
-
 async def _accept(storage: Storage, delivery: str, body: bytes = b"{}") -> None:
     assert await storage.deliveries.accept(Incoming(delivery, "pull_request", {}, body, time.time()))
 
@@ -101,6 +93,17 @@ async def test_a_row_the_store_refuses_fails_alone(storage: Storage):
     for delivery in ("before", "after"):
         assert (await storage.deliveries.delivery(delivery))["state"] == "queued"
     assert await storage.deliveries.claim(10, decide) == []  # nothing left to retry forever
+
+
+async def test_a_nul_in_a_signed_delivery_fails_it_alone_on_postgresql(tmp_path, pg_url):
+    recorder = Recorder()
+    async with running_server(tmp_path, recorder, REVIEWER_DATABASE_URL=pg_url) as server:
+        assert (await server.post("pull_request", pr_payload(1, A, action="open\x00ed"), "bad"))[0] == 202
+        assert (await server.post("pull_request", pr_payload(2, B), "good"))[0] == 202
+        await server.wait_state("good", "done")
+        record = await server.wait_state("bad", "failed")
+    assert record["error"] == "the payload's action contains a NUL character (\\u0000)"
+    assert recorder.ids() == ["good"]
 
 
 async def test_the_dispatcher_parses_bodies_outside_its_transaction_and_yields(storage: Storage, database_url):
@@ -132,3 +135,25 @@ async def test_the_dispatcher_parses_bodies_outside_its_transaction_and_yields(s
     assert [d.outcome[1] for d in decisions] == ["queued"] * 3
     between = events[events.index("d0"):events.index("d2")]
     assert between.count("tick") >= 2, events
+
+
+async def test_a_web_process_reports_the_queue_depth(tmp_path, pg_url):
+    """`serve --no-workers` runs no job: its /metrics counts the jobs waiting in procrastinate's table."""
+    app = make_app(settings_for(tmp_path, REVIEWER_DATABASE_URL=pg_url), lambda context: Recorder(), role="web")
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            server = Server(f"http://127.0.0.1:{runner.addresses[0][1]}", app, http)
+            for i in range(3):
+                assert (await server.post("pull_request", pr_payload(i + 1, A), f"d{i}"))[0] == 202
+
+            async def depth_shown() -> bool:
+                async with http.get(f"{server.url}/metrics") as response:
+                    text = await response.text()
+                return 'reviewer_queue_depth{state="queued"} 3' in text and "reviewer_jobs_running 0" in text
+            assert await wait_for(depth_shown)
+    finally:
+        await runner.cleanup()
