@@ -7,7 +7,7 @@ The `Job` is the seam between the queue and the pipeline: the queue calls an inj
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -96,12 +96,31 @@ def _get(data: Any, *path: str | int) -> Any:
     return data
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+# Bounds of the columns a classification is recorded in (pr_number is a 32-bit INTEGER, ids are
+# BIGINT): a signed body outside them fails alone, as invalid, instead of failing its batch's write.
+PR_BOUND = 2**31 - 1
+ID_BOUND = 2**63 - 1
+
+
+def _int(value: Any, what: str, bound: int = ID_BOUND) -> int | None:
+    """An integer to be recorded; one outside its column's range is refused."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    if not -bound - 1 <= value <= bound:
+        raise InvalidPayload(f"the payload's {what} is out of range: {value} is not within ±{bound}")
+    return value
 
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _text(value: Any, what: str) -> str | None:
+    """A non-empty string to be recorded; a NUL in it is refused (no PostgreSQL text can hold one)."""
+    text = _str(value)
+    if text is not None and "\x00" in text:
+        raise InvalidPayload(f"the payload's {what} contains a NUL character (\\u0000)")
+    return text
 
 
 def _require(value: Any, what: str) -> Any:
@@ -110,14 +129,19 @@ def _require(value: Any, what: str) -> Any:
     return value
 
 
+def _required_text(value: Any, what: str) -> str:
+    return _require(_text(value, what), what)
+
+
 def _pr_and_head(event: str, payload: dict[str, Any]) -> tuple[int | None, str | None]:
     if event == "pull_request":
-        return (_require(_int(_get(payload, "pull_request", "number")), "pull_request.number"),
-                _require(_str(_get(payload, "pull_request", "head", "sha")), "pull_request.head.sha"))
+        number = _int(_get(payload, "pull_request", "number"), "pull_request.number", PR_BOUND)
+        return (_require(number, "pull_request.number"),
+                _required_text(_get(payload, "pull_request", "head", "sha"), "pull_request.head.sha"))
     # check_run / check_suite: fork pull requests come with an empty `pull_requests` list
     holder = _get(payload, event)
-    return (_int(_get(holder, "pull_requests", 0, "number")),
-            _require(_str(_get(holder, "head_sha")), f"{event}.head_sha"))
+    return (_int(_get(holder, "pull_requests", 0, "number"), f"{event}.pull_requests[0].number", PR_BOUND),
+            _required_text(_get(holder, "head_sha"), f"{event}.head_sha"))
 
 
 def _push(payload: dict[str, Any], installation_id: int | None) -> Classification:
@@ -125,8 +149,8 @@ def _push(payload: dict[str, Any], installation_id: int | None) -> Classificatio
     default = _str(_get(payload, "repository", "default_branch"))
     if payload.get("deleted") or default is None or _get(payload, "ref") != f"refs/heads/{default}":
         return Classification("ignored", None, installation_id, reason="push to a branch other than the default")
-    repo = _require(_str(_get(payload, "repository", "full_name")), "repository.full_name")
-    after = _require(_str(payload.get("after")), "after")
+    repo = _required_text(_get(payload, "repository", "full_name"), "repository.full_name")
+    after = _required_text(payload.get("after"), "after")
     return Classification("job", None, installation_id, repo, None, after)
 
 
@@ -145,8 +169,8 @@ def _installation_account(payload: dict[str, Any]) -> None:
 def classify(event: str, payload: dict[str, Any]) -> Classification:
     """Decide what a parsed delivery asks for. Raises InvalidPayload when a handled event lacks
     the fields its job needs (a payload GitHub would not send)."""
-    action = _str(payload.get("action"))
-    installation_id = _int(_get(payload, "installation", "id"))
+    action = _text(payload.get("action"), "action")
+    installation_id = _int(_get(payload, "installation", "id"), "installation.id")
     if event in INSTALLATION_EVENTS:
         _installation_account(payload)
         return Classification("installation", action, _require(installation_id, "installation.id"))
@@ -161,7 +185,7 @@ def classify(event: str, payload: dict[str, Any]) -> Classification:
         return Classification("ignored", action, installation_id, reason=f"{event}.{action} is not handled")
     if event == "pull_request" and action == "edited" and _get(payload, "changes", "base") is None:
         return Classification("ignored", action, installation_id, reason="pull_request.edited without a base change")
-    repo = _require(_str(_get(payload, "repository", "full_name")), "repository.full_name")
+    repo = _required_text(_get(payload, "repository", "full_name"), "repository.full_name")
     pr_number, head_sha = _pr_and_head(event, payload)
     return Classification("job", action, installation_id, repo, pr_number, head_sha)
 
@@ -182,6 +206,17 @@ def _classify_conversation(event: str, action: str | None, installation_id: int 
     if event == "pull_request_review" and not _str(_get(payload, "review", "body")):
         return ignored("pull_request_review without a body")
     holder = "issue" if event == "issue_comment" else "pull_request"
-    repo = _require(_str(_get(payload, "repository", "full_name")), "repository.full_name")
-    number = _require(_int(_get(payload, holder, "number")), f"{holder}.number")
+    repo = _required_text(_get(payload, "repository", "full_name"), "repository.full_name")
+    number = _require(_int(_get(payload, holder, "number"), f"{holder}.number", PR_BOUND), f"{holder}.number")
     return Classification("job", action, installation_id, repo, number, None)
+
+
+def supersedes(old_head: str | None, new_head: str | None) -> bool:
+    """A job for `new_head` makes a waiting job for `old_head` pointless: both name a head and the
+    heads differ. A job with no head (a comment or review) neither supersedes nor is superseded."""
+    return bool(old_head and new_head and old_head != new_head)
+
+
+def newest_head(heads: Iterable[str | None]) -> str | None:
+    """The head of the latest job that has one (jobs in delivery order); None when none has."""
+    return next((head for head in reversed(list(heads)) if head), None)

@@ -25,18 +25,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 
 import procrastinate
 from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Status
 
-from bot.jobs import Handler
+from bot.jobs import Handler, newest_head, supersedes
 from bot.server import logging as log
-from bot.server.dispatch import decide
+from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
 from bot.server.queue import BATCH, run_job
-from bot.store.model import DeliveryStore, Queued
+from bot.store.model import Decision, DeliveryStore, Queued, Received
 
 logger = log.get("queue")
 TASK = "reviewer.review_key"
@@ -44,6 +45,10 @@ HEARTBEAT = 5.0  # seconds between a worker's heartbeats
 STALLED_AFTER = 20.0  # a worker silent this long is dead: its jobs are retried
 SWEEP_EVERY = 10.0
 GRACE = 45.0  # seconds SIGTERM waits for running jobs (the process exits within a minute)
+COUNT_TTL = 1.0  # seconds the queue's counts (depth, running) are kept before they are read again
+# Both counts in one pass over procrastinate's partial index of live (todo/doing) jobs
+_COUNT = ("SELECT count(*) FILTER (WHERE status = 'todo') AS todo, count(*) FILTER (WHERE status = 'doing') "
+          "AS doing FROM procrastinate_jobs WHERE task_name = %(task)s AND status IN ('todo', 'doing')")
 
 
 def make_app(url: str) -> procrastinate.App:
@@ -54,12 +59,11 @@ def make_app(url: str) -> procrastinate.App:
 
 
 def stale(rows: list[Queued]) -> tuple[list[Queued], list[Queued]]:
-    """(to run, to supersede): the newest queued head wins; rows for another head are dropped."""
-    if not rows:
-        return [], []
-    newest = rows[-1].head_sha
-    keep = [r for r in rows if not (r.head_sha and newest and r.head_sha != newest)]
-    return keep, [r for r in rows if r not in keep]
+    """(to run, to supersede): the head of the latest row that has one wins (a comment queued
+    after a push names no head and changes nothing); rows for another head are dropped."""
+    newest = newest_head(r.head_sha for r in rows)
+    keep = [r for r in rows if not supersedes(r.head_sha, newest)]
+    return keep, [r for r in rows if supersedes(r.head_sha, newest)]
 
 
 class ProcrastinateQueue:
@@ -75,8 +79,10 @@ class ProcrastinateQueue:
         self._tasks: list[asyncio.Task] = []
         self._worker: asyncio.Task | None = None
         self._stopping = False
-        self.running = 0
-        self._waiting = 0
+        self._running = 0  # jobs this process runs now
+        self._waiting = self._doing = 0  # procrastinate's jobs table, as last counted
+        self._counted_at = float("-inf")
+        self._counting: asyncio.Task | None = None
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -92,6 +98,8 @@ class ProcrastinateQueue:
     async def stop(self) -> None:
         """Stop dispatching and sweeping; let the worker finish its jobs (GRACE), then close."""
         self._stopping = True
+        if self._counting is not None:
+            self._tasks.append(self._counting)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -104,7 +112,34 @@ class ProcrastinateQueue:
         self._wake.set()
 
     def depth(self) -> int:
+        """Jobs waiting, across every process (procrastinate's table, counted at most every
+        COUNT_TTL seconds: /metrics on a web process, which runs no job, shows them too)."""
+        self._recount()
         return self._waiting
+
+    @property
+    def running(self) -> int:
+        """Jobs running: this process's when it has workers, else every worker's (the table's)."""
+        if self.work:
+            return self._running
+        self._recount()
+        return self._doing
+
+    def _recount(self) -> None:
+        """Refresh the counts in the background when they are older than COUNT_TTL; the caller
+        (a /metrics scrape) reads the last counts and never waits for the database."""
+        stale = time.monotonic() - self._counted_at >= COUNT_TTL
+        if stale and not self._stopping and (self._counting is None or self._counting.done()):
+            self._counting = asyncio.get_running_loop().create_task(self._count(), name="job-count")
+
+    async def _count(self) -> None:
+        try:
+            row = await self.app.connector.execute_query_one_async(_COUNT, task=TASK)
+        except Exception as exc:  # the store is away: keep the last counts, try at the next scrape
+            logger.warning("could not count the queued jobs", extra={"error": log.error_text(exc)})
+            return
+        self._waiting, self._doing = int(row["todo"]), int(row["doing"])
+        self._counted_at = time.monotonic()
 
     # --- dispatcher ---------------------------------------------------------------------------
 
@@ -113,7 +148,7 @@ class ProcrastinateQueue:
             await self._wake.wait()
             self._wake.clear()
             try:
-                while decisions := await self.store.claim(BATCH, lambda row: decide(row, self.metrics)):
+                while decisions := await self.store.claim(BATCH, self._decide):
                     keys = {c.key for _, state, c, _ in (d.outcome for d in decisions)
                             if state == "queued" and c is not None and c.key}
                     for key in sorted(keys):
@@ -122,6 +157,9 @@ class ProcrastinateQueue:
                 logger.exception("dispatching failed; trying again in a second")
                 await asyncio.sleep(1)
                 self.wake()
+
+    async def _decide(self, row: Received) -> Decision:
+        return await decide_in_turn(row, self.metrics, self.store)
 
     async def defer(self, key: str) -> bool:
         """One job for the key unless one already waits; True when this call made it."""
@@ -161,13 +199,13 @@ class ProcrastinateQueue:
         while rows := await self.store.queued(key):
             keep, dropped = stale(rows)
             if dropped:
-                await self._supersede(dropped, keep[-1] if keep else rows[-1])
+                await self._supersede(dropped, next(r for r in reversed(keep) if r.head_sha))
             for row in keep:
                 await self._run(row)
 
     async def _run(self, row: Queued) -> None:
         assert self.handler is not None
-        self.running += 1
+        self._running += 1
         try:
             await run_job(self.store, self.handler, self.metrics, row.delivery_id, row.event)
         except asyncio.CancelledError:  # stopped past the grace period: hand the job back
@@ -175,7 +213,7 @@ class ProcrastinateQueue:
                 await asyncio.shield(self._hand_back(row))
             raise
         finally:
-            self.running -= 1
+            self._running -= 1
 
     async def _hand_back(self, row: Queued) -> None:
         await self.store.recover(row.key)
@@ -211,7 +249,7 @@ class ProcrastinateQueue:
         for key in await self.store.open_keys():
             if await self.defer(key):
                 logger.info("deferred a job for deliveries left without one", extra={"key": key})
-        self._waiting = sum(1 for _ in await manager.list_jobs_async(task=TASK, status="todo"))
+        await self._count()
 
 
 Factory = Callable[[], ProcrastinateQueue]

@@ -17,16 +17,15 @@ import bisect
 import time
 from dataclasses import dataclass, field
 
-from bot.jobs import Handler, Job, parse_payload
+from bot.jobs import Handler, Job, parse_payload, supersedes
 from bot.server import logging as log
-from bot.server.dispatch import decide
+from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
-from bot.store.model import DeliveryStore, Queued, Received, StoreUnavailable
+from bot.store.model import Decision, DeliveryStore, Queued, Received, StoreUnavailable
 
 logger = log.get("queue")
 BATCH = 64
 FINISH_PATIENCE = 120.0  # seconds a finished job waits for the store to record its end
-INTAKE_PAUSE = 0.02  # seconds between two parsed bodies while webhook requests are waiting
 
 
 @dataclass(order=True)
@@ -84,35 +83,27 @@ class JobQueue:
             await self._wake.wait()
             self._wake.clear()
             try:
-                while rows := await self.store.received(BATCH):
-                    await self._dispatch(rows)
+                while await self._dispatch():
+                    pass
             except Exception:  # the store failed; the rows stay `received` for the next wake-up
                 logger.exception("dispatching failed; will retry on the next delivery")
                 await asyncio.sleep(1)
                 self.wake()
 
-    async def _dispatch(self, rows: list[Received]) -> None:
-        decisions = []
-        for row in rows:
-            decisions.append(decide(row, self.metrics))
-            await self._yield_to_intake()
+    async def _dispatch(self) -> int:
+        """Decide and record a batch of received rows, schedule their jobs; how many were taken."""
+        seqs: dict[str, int] = {}
+
+        async def decide(row: Received) -> Decision:
+            seqs[row.delivery_id] = row.seq
+            return await decide_in_turn(row, self.metrics, self.store)
+
+        decisions = await self.store.claim(BATCH, decide)
         for decision in decisions:
-            if decision.installation_payload is not None:
-                await self.store.record_installation(decision.event, decision.installation_payload)
-        await self.store.classified([d.outcome for d in decisions])
-        for row, decision in zip(rows, decisions, strict=True):
             delivery_id, state, c, _ = decision.outcome
             if state == "queued" and c is not None and c.key is not None:
-                await self._schedule(_Entry(row.seq, delivery_id, row.event, c.key, c.head_sha))
-
-    async def _yield_to_intake(self) -> None:
-        """Intake first: GitHub counts a delivery failed after 10 s without an answer, while a job
-        may wait. During a burst (requests waiting for their commit) the dispatcher parses one
-        body per INTAKE_PAUSE (50 a second), so it still advances; when the burst ends it runs at full speed."""
-        if self.store.intake_in_flight:
-            await asyncio.sleep(INTAKE_PAUSE)
-        else:
-            await asyncio.sleep(0)
+                await self._schedule(_Entry(seqs[delivery_id], delivery_id, decision.event, c.key, c.head_sha))
+        return len(decisions)
 
     # --- scheduler ----------------------------------------------------------------------------
 
@@ -221,5 +212,5 @@ def _entry(row: Queued) -> _Entry:
 
 
 def _newer_head(old: _Entry, new: _Entry) -> bool:
-    """`new` makes `old` pointless: both name a head and the heads differ."""
-    return bool(old.head_sha and new.head_sha and old.head_sha != new.head_sha)
+    """`new` makes `old` pointless (bot.jobs.supersedes: the rule both queues share)."""
+    return supersedes(old.head_sha, new.head_sha)

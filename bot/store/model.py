@@ -7,7 +7,7 @@ server, the queue and the connector API see; nothing above this package names a 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -102,7 +102,16 @@ class Decision:
     installation_payload: dict[str, Any] | None = None
 
 
-Decide = Callable[[Received], Decision]
+def refused(decision: Decision, exc: Exception) -> Decision:
+    """The decision a store records instead of one it could not write: the delivery failed, with
+    the store's reason (its first line; a value that cannot be stored is the payload's fault)."""
+    reason = (str(exc).splitlines() or [""])[0][:200]
+    error = f"the delivery could not be recorded: {type(exc).__name__}: {reason}"
+    return Decision(decision.event, (decision.outcome[0], "failed", None, error))
+
+
+# Decides one received row; async so that a caller may yield to the event loop between bodies.
+Decide = Callable[[Received], Awaitable[Decision]]
 
 
 class DeliveryStore(Protocol):
@@ -115,8 +124,9 @@ class DeliveryStore(Protocol):
     then dispatched as a new delivery is. `prune` removes a delivery's timeline rows with it.
 
     `claim` is the dispatcher's step for many processes at once: up to `limit` received rows, each
-    taken by one caller only, decided and recorded in one transaction (a caller that dies
-    mid-way leaves them `received`). `queued(key)`/`recover(key)` serve a worker that holds the key's
+    taken by one caller only, decided (outside any transaction) and recorded in one short
+    transaction, each row alone: one the database refuses is marked `failed` and the rest are
+    recorded (a caller that dies mid-way leaves them `received`). `queued(key)`/`recover(key)` serve a worker that holds the key's
     lock; `open_keys` lists the keys with queued rows (the queue's backstop)."""
 
     on_received: Callable[[], None]  # called after a new delivery is committed (the dispatcher's wake-up)

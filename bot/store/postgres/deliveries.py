@@ -22,7 +22,7 @@ from bot.store import console
 from bot.store.bodies import pack, unpack
 from bot.store.group_commit import GroupCommit
 from bot.store.installs import change_of, repositories_after
-from bot.store.model import FINISHED_STATES, Decide, Decision, Incoming, Outcome, Queued, Received, Started
+from bot.store.model import FINISHED_STATES, Decide, Decision, Incoming, Outcome, Queued, Received, Started, refused
 from bot.store.postgres.database import Database
 
 logger = logging.getLogger("reviewer.store")
@@ -100,20 +100,26 @@ class PostgresDeliveryStore:
         self.unclassified = max(0, self.unclassified - len(outcomes))
 
     async def claim(self, limit: int, decide: Decide) -> list[Decision]:
-        """Rows locked with SKIP LOCKED: two dispatchers (two web processes) never take the same
-        row, and one that dies mid-way rolls back, leaving its rows `received` for the other."""
+        """Decide received rows outside any transaction (parsing a body takes time: `decide` may
+        yield to the event loop between bodies), then, in one short transaction, lock those still
+        `received` as read (SKIP LOCKED: two dispatchers never record the same row; one that dies
+        mid-way leaves them `received`) and record each in its own savepoint: a row the database
+        refuses is marked failed alone and the others are recorded."""
+        rows = await self.db.fetch(
+            "SELECT seq, delivery_id, event, body, received_count FROM deliveries WHERE state = 'received' "
+            "ORDER BY seq LIMIT %s", (limit,))
+        seen = {did: count for _, did, _, _, count in rows}
+        decisions = [await decide(Received(seq, did, event, unpack(body))) for seq, did, event, body, _ in rows]
+        if not decisions:
+            return []
         async with self.db.transaction() as conn:
             cursor = await conn.execute(
-                "SELECT seq, delivery_id, event, body FROM deliveries WHERE state = 'received' ORDER BY seq "
-                "LIMIT %s FOR UPDATE SKIP LOCKED", (limit,))
-            rows = [Received(seq, did, event, unpack(body)) for seq, did, event, body in await cursor.fetchall()]
-            decisions = [decide(row) for row in rows]
-            for decision in decisions:
-                if decision.installation_payload is not None:
-                    await _record_installation(conn, decision.event, decision.installation_payload)
-            await _record_outcomes(conn, [d.outcome for d in decisions])
-        self.unclassified = max(0, self.unclassified - len(decisions))
-        return decisions
+                "SELECT delivery_id, received_count FROM deliveries WHERE delivery_id = ANY(%s) "
+                "AND state = 'received' ORDER BY seq FOR UPDATE SKIP LOCKED", (list(seen),))
+            mine = {did for did, count in await cursor.fetchall() if seen[did] == count}
+            recorded = [await _record_alone(conn, d) for d in decisions if d.outcome[0] in mine]
+        self.unclassified = max(0, self.unclassified - len(recorded))
+        return recorded
 
     async def recover(self, key: str | None = None) -> int:
         return await self.db.execute(
@@ -241,6 +247,25 @@ async def _record_outcomes(conn: psycopg.AsyncConnection, outcomes: list[Outcome
             "UPDATE deliveries SET state = %s, action = %s, installation_id = %s, repo = %s, pr_number = %s, "
             "head_sha = %s, job_key = %s, error = %s, finished_at = %s WHERE delivery_id = %s "
             "AND state = 'received'", rows)
+
+
+async def _record_alone(conn: psycopg.AsyncConnection, decision: Decision) -> Decision:
+    """Record one decision in a savepoint; if the database refuses it (a value no column can
+    hold), the row is marked failed with the reason, and the batch goes on."""
+    try:
+        async with conn.transaction():
+            if decision.installation_payload is not None:
+                await _record_installation(conn, decision.event, decision.installation_payload)
+            await _record_outcomes(conn, [decision.outcome])
+        return decision
+    except psycopg.OperationalError:  # the connection is gone: nothing of the batch is recorded
+        raise
+    except psycopg.Error as exc:
+        failed = refused(decision, exc)
+        logger.warning("delivery failed: %s", failed.outcome[3], extra={"delivery": decision.outcome[0]})
+        async with conn.transaction():
+            await _record_outcomes(conn, [failed.outcome])
+        return failed
 
 
 async def _record_installation(conn: psycopg.AsyncConnection, event: str, payload: dict[str, Any]) -> None:

@@ -25,7 +25,7 @@ from bot.store import console
 from bot.store.bodies import pack as _pack
 from bot.store.bodies import unpack as _unpack
 from bot.store.group_commit import GroupCommit
-from bot.store.model import Decide, Decision, Incoming, Outcome, Queued, Received, Started
+from bot.store.model import Decide, Decision, Incoming, Outcome, Queued, Received, Started, refused
 from bot.store.sqlite import database, installations
 
 T = TypeVar("T")
@@ -184,13 +184,35 @@ class SQLiteDeliveryStore:
 
     async def claim(self, limit: int, decide: Decide) -> list[Decision]:
         """Decide and record up to `limit` received rows (one process owns the file's queue, so
-        nobody else claims them meanwhile)."""
-        decisions = [decide(row) for row in await self.received(limit)]
+        nobody else claims them meanwhile). The batch is written at once; if the store refuses
+        it, each row is written alone, and a row refused alone is marked failed: one bad
+        delivery never holds back the others."""
+        decisions = [await decide(row) for row in await self.received(limit)]
+        try:
+            await self._record(decisions)
+        except sqlite3.OperationalError:  # the file is locked or gone: try the batch again later
+            raise
+        except Exception:
+            decisions = [await self._record_alone(d) for d in decisions]
+        return decisions
+
+    async def _record(self, decisions: list[Decision]) -> None:
         for decision in decisions:
             if decision.installation_payload is not None:
                 await self.record_installation(decision.event, decision.installation_payload)
         await self.classified([d.outcome for d in decisions])
-        return decisions
+
+    async def _record_alone(self, decision: Decision) -> Decision:
+        try:
+            await self._record([decision])
+            return decision
+        except sqlite3.OperationalError:
+            raise
+        except Exception as exc:
+            failed = refused(decision, exc)
+            logger.warning("delivery failed: %s", failed.outcome[3], extra={"delivery": decision.outcome[0]})
+            await self.classified([failed.outcome])
+            return failed
 
     async def recover(self, key: str | None = None) -> int:
         """Put jobs a crash interrupted back in the queue (of one key, or all); returns how many."""
