@@ -11,7 +11,7 @@ import pytest
 
 from bot.jobs import Classification
 from bot.store import storage_for
-from bot.store.model import Conflict, Decision, Incoming, SchemaTooNew, Storage, TimelineEntry
+from bot.store.model import Conflict, Decision, Incoming, Received, SchemaTooNew, Storage, TimelineEntry
 from bot.store.postgres import migrations as pg_migrations
 from bot.store.sqlite import migrations as sqlite_migrations
 
@@ -258,7 +258,10 @@ async def test_a_redelivered_failed_delivery_is_dispatched_again_as_a_new_one(st
         "received", None, None, None, 2)
     assert record["body"] == b'{"action": "opened"}' and record["attempts"] == 1
     assert await store.redeliver("f1") is False  # already received: a second click changes nothing
-    claimed = await store.claim(10, lambda row: Decision(row.event, (row.delivery_id, "queued", _job(1, "a" * 40), None)))
+    async def decide(row: Received) -> Decision:
+        return Decision(row.event, (row.delivery_id, "queued", _job(1, "a" * 40), None))
+
+    claimed = await store.claim(10, decide)
     assert [d.outcome[0] for d in claimed] == ["f1"]
     started = await store.start("f1")
     assert started is not None and started.attempt == 2
