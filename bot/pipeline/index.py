@@ -149,9 +149,11 @@ async def review_context(indexes: RepositoryIndexes, gh: GitHubClient, full_name
 
 
 async def index_push(indexes: RepositoryIndexes, gh: GitHubClient, admin: AdminConfig | None, full_name: str,
-                     commit: str) -> BuildReport | None:
+                     commit: str, *, until_done: bool = False) -> BuildReport | None:
     """A push to the default branch: the index follows it, with the configuration at that commit
-    (`enabled`, `ignore`) layered on the admin file's; a disabled repository's index is deleted."""
+    (`enabled`, `ignore`) layered on the admin file's; a disabled repository's index is deleted.
+    Each update reads at most `reads_per_update` files; `until_done` runs updates one after the
+    other until none is left to read (an installation's first build), never two at once."""
     owner, name = full_name.split("/", 1)
     at = await tree(gh, owner, name, commit)
     names = present_names(at.paths)
@@ -163,4 +165,8 @@ async def index_push(indexes: RepositoryIndexes, gh: GitHubClient, admin: AdminC
         await indexes.delete(full_name)
         return None
     limits = admin.index_limits if admin is not None else IndexLimits()
-    return await indexes.update(gh, full_name, commit, [g.pattern for g in config.ignore], limits)
+    ignore = [g.pattern for g in config.ignore]
+    report = await indexes.update(gh, full_name, commit, ignore, limits)
+    while until_done and report.pending and report.read:
+        report = await indexes.update(gh, full_name, commit, ignore, limits)
+    return report
