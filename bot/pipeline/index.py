@@ -99,6 +99,10 @@ class RepositoryIndexes:
                 return work(store)
         return asyncio.to_thread(run)
 
+    async def commit(self, repo: str) -> str | None:
+        """The commit `repo`'s index is at (None: no index)."""
+        return await self._with_store(repo, lambda store: store.commit())
+
     async def delete(self, repo: str) -> None:
         async with self._lock(repo):
             await self._with_store(repo, lambda store: store.drop())
@@ -140,12 +144,26 @@ async def review_context(indexes: RepositoryIndexes, gh: GitHubClient, full_name
                          budget: int, limits: Limits = DEFAULT_LIMITS) -> Retrieval | None:
     """What the index adds to this review (the caller deletes the index of a disabled repository)."""
     base, repository = pull.get("base") or {}, (pull.get("base") or {}).get("repo") or {}
-    if base.get("ref") == repository.get("default_branch") and base.get("sha"):
-        await indexes.update(gh, full_name, base["sha"], [g.pattern for g in config.ignore], limits)
     owner, name = full_name.split("/", 1)
+    if base.get("ref") == repository.get("default_branch") and base.get("sha"):
+        indexed = await indexes.commit(full_name)
+        if indexed is None or await _moves_forward(gh, owner, name, indexed, base["sha"]):
+            await indexes.update(gh, full_name, base["sha"], [g.pattern for g in config.ignore], limits)
     paths = [p["filename"] for p in patches if p.get("status") != "removed"][:HEAD_READ_LIMIT]
     head_texts = await read_paths(gh, owner, name, paths, head_sha)
     return await indexes.retrieve(full_name, read_patches(patches), head_texts, budget)
+
+
+async def _moves_forward(gh: GitHubClient, owner: str, repo: str, indexed: str, base: str) -> bool:
+    """Whether `base` is past the indexed commit. The index only moves forward: the base of an old
+    pull request (weeks behind the default branch) would otherwise flip it back and forth, each
+    time re-reading every file changed since. A rewritten default branch (`diverged`) is followed."""
+    if indexed == base:
+        return False
+    data = await gh.get("/repos/{owner}/{repo}/compare/{basehead}",
+                        {"owner": owner, "repo": repo, "basehead": f"{indexed}...{base}"},
+                        params={"per_page": "1"})
+    return data.get("status") in ("ahead", "diverged")
 
 
 async def index_push(indexes: RepositoryIndexes, gh: GitHubClient, admin: AdminConfig | None, full_name: str,
