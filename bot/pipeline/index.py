@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config
@@ -30,6 +31,9 @@ from bot.index.retrieve import Retrieval, retrieve
 from bot.index.store import IndexStore, SqliteIndex, connect
 from bot.pipeline.gather import read_paths
 from bot.plan.config_files import load_config_file, present_names
+
+if TYPE_CHECKING:
+    import psycopg
 
 logger = logging.getLogger("reviewer.index")
 T = TypeVar("T")
@@ -68,12 +72,25 @@ def sqlite_stores(path: str) -> StoreOpener:
 
 
 def postgres_stores(url: str) -> StoreOpener:
-    """Every repository's index in a PostgreSQL database (full-text and trigram search)."""
+    """Every repository's index in a PostgreSQL database (full-text and trigram search). The
+    tables are created at the first open, once for this opener (the server's), not per connection."""
     from bot.index.pgstore import PostgresIndex, connect_pg
+
+    created = threading.Lock()
+    ready = False
+
+    def connect() -> psycopg.Connection:
+        nonlocal ready
+        if ready:
+            return connect_pg(url, schema=False)
+        with created:
+            conn = connect_pg(url, schema=not ready)
+            ready = True
+            return conn
 
     @contextmanager
     def open_store(repo: str) -> Iterator[IndexStore]:
-        conn = connect_pg(url)
+        conn = connect()
         try:
             yield PostgresIndex(conn, repo)
         finally:
@@ -105,7 +122,7 @@ class RepositoryIndexes:
 
     async def delete(self, repo: str) -> None:
         async with self._lock(repo):
-            await self._with_store(repo, lambda store: store.drop())
+            await self._with_store(repo, _drop)
 
     async def update(self, gh: GitHubClient, repo: str, commit: str, ignore: Sequence[str],
                      limits: Limits = DEFAULT_LIMITS) -> BuildReport:
@@ -126,6 +143,11 @@ class RepositoryIndexes:
                        budget: int) -> Retrieval:
         changes = changed_files(patches, head_texts)
         return await self._with_store(repo, lambda store: retrieve(store, changes, budget))
+
+
+def _drop(store: IndexStore) -> None:
+    store.lock()  # not under another process's build of the repository
+    store.drop()
 
 
 async def _list_tree(gh: GitHubClient, owner: str, repo: str, commit: str) -> list[Entry]:
