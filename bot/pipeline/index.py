@@ -1,10 +1,12 @@
 """The repository index on the server: kept at the default branch, read for each review (I/O).
 
-At review time the index of the repository is brought to the pull request's base commit when that
-is the default branch's head (one recursive tree call; then only the blobs whose id changed since
-the last build are read, four at a time and at most `reads_per_update` per update, so that a
-large first build is spread over several reviews and pushes within GitHub's rate limits),
-and retrieval runs on the changed files read at the head. `enabled: false` (repository or admin)
+At review time the index of the repository is brought to the pull request's base commit when
+that is on the default branch and past the indexed commit (it only moves forward: one compare
+call); a push or an installation brings it to the default branch's head. An update is one
+recursive tree call, then only the blobs whose id changed since the last build are read, four
+at a time and at most `reads_per_update` per update, so that a large first build is spread over
+several updates within GitHub's rate limits.
+Retrieval runs on the changed files read at the head. `enabled: false` (repository or admin)
 deletes the repository's index. Store work runs in a thread, one update of a repository at a
 time, so that the event loop keeps serving webhooks while a large repository is parsed; the store
 is SQLite by default, or PostgreSQL (`postgres_stores`).
