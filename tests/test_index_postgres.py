@@ -18,6 +18,7 @@ from bot.pipeline.index import RepositoryIndexes, postgres_stores
 from tests.app_support import running_app
 from tests.chat_double import ChatDouble, findings
 from tests.review_support import API_KEY, KEY_VAR, PRIMARY, admin_yaml, reviewed, run_text
+from tests.server_support import wait_for
 from tests.test_index_e2e import CHECKOUT_BASE, CHECKOUT_HEAD, PRICING
 
 
@@ -83,3 +84,26 @@ async def test_a_store_error_on_postgresql_does_not_stop_the_review(pg_url, tmp_
         run = await reviewed(world, pr)
     assert run.conclusion == "success", run_text(run)
     assert "the repository index of octo-org/example was not used" in caplog.text
+
+
+async def test_an_installation_builds_the_index_on_postgresql(pg_url, tmp_path, github, github_app,
+                                                              app_private_key, chat) -> None:
+    async with running_app(tmp_path, github, github_app, app_private_key, admin_yaml=admin_yaml(chat),
+                           REVIEWER_DATABASE_URL=pg_url) as world:
+        world.repo.commit({"src/pricing.py": PRICING, "src/checkout.py": CHECKOUT_BASE})
+        payload = github.payload("installation", "created", installation=world.installation)
+        assert (await world.deliver("installation", payload))[0] == 202
+
+        def located(name: str) -> list[str]:
+            with connect_pg(pg_url) as conn:
+                return [d.path for d in PostgresIndex(conn, "octo-org/example").definitions([name], 5)]
+
+        async def built():
+            return located("apply_discount")
+        assert await wait_for(built) == ["src/pricing.py"]
+        removed = {**payload, "action": "deleted"}
+        assert (await world.deliver("installation", removed))[0] == 202
+
+        async def gone():
+            return not located("apply_discount")
+        await wait_for(gone)
