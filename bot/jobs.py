@@ -22,6 +22,12 @@ JOB_EVENTS: dict[str, frozenset[str]] = {
     "check_suite": frozenset({"requested", "rerequested"}),
 }
 INSTALLATION_EVENTS = frozenset({"installation", "installation_repositories"})
+# The installation actions that add or remove repositories: their job builds or deletes the
+# repositories' indexes, one repository at a time per installation (the job's key).
+INDEX_ACTIONS: dict[str, frozenset[str]] = {
+    "installation": frozenset({"created", "deleted"}),
+    "installation_repositories": frozenset({"added", "removed"}),
+}
 # Follow-ups and commands (issue #15): event → the action that makes a job. Their jobs name the
 # pull request and no head: they run in turn with its reviews, and a push never supersedes them.
 CONVERSATION_EVENTS: dict[str, str] = {
@@ -46,11 +52,15 @@ class Classification:
     pr_number: int | None = None
     head_sha: str | None = None
     reason: str = ""  # why it is ignored
+    indexes: bool = False  # an installation event whose job builds or deletes repository indexes
 
     @property
     def key(self) -> str | None:
         """Work with the same key runs one at a time: the pull request, else the head commit (a
-        job always has one: `classify` requires its repository and head)."""
+        job always has one: `classify` requires its repository and head). An installation's
+        index work runs one job at a time per installation, so one repository at a time."""
+        if self.indexes and self.installation_id is not None:
+            return f"installation/{self.installation_id}"
         if self.repo and self.pr_number is not None:
             return f"{self.repo}#{self.pr_number}"
         if self.repo and self.head_sha:
@@ -173,7 +183,9 @@ def classify(event: str, payload: dict[str, Any]) -> Classification:
     installation_id = _int(_get(payload, "installation", "id"), "installation.id")
     if event in INSTALLATION_EVENTS:
         _installation_account(payload)
-        return Classification("installation", action, _require(installation_id, "installation.id"))
+        indexes = action in INDEX_ACTIONS[event]
+        return Classification("installation", action, _require(installation_id, "installation.id"),
+                              indexes=indexes)
     if event == "push":
         return _push(payload, installation_id)
     if event in CONVERSATION_EVENTS:

@@ -119,8 +119,9 @@ async def test_a_known_installation_spares_the_lookup_on_github(tmp_path, github
         assert (await _get(world, "/api/config/octo-org/example"))[0] == 200
         assert github.count(INSTALLATION_ROUTE) == 1  # nothing recorded yet: GitHub is asked
         payload = github.payload("installation", "created", installation=world.installation)
-        assert (await world.deliver("installation", payload))[0] == 202
+        assert (await world.deliver("installation", payload, "d-installed"))[0] == 202
         await wait_for(lambda: _recorded(world, world.installation.id))
+        await wait_for(lambda: _done(world, "d-installed"))  # its job indexes the repository meanwhile
         before = len(github.calls)
         status, body, _ = await _get(world, "/api/config/OCTO-ORG/Example")  # names are case-insensitive
         assert status == 200 and body["repository"] == "octo-org/example"
@@ -133,6 +134,14 @@ async def _recorded(world: World, installation_id: int) -> bool:
     def read() -> bool:
         with sqlite3.connect(world.tmp / "reviewer.db") as db:
             return db.execute("SELECT 1 FROM installations WHERE id = ?", (installation_id,)).fetchone() is not None
+    return await asyncio.to_thread(read)
+
+
+async def _done(world: World, delivery_id: str) -> bool:
+    def read() -> bool:
+        with sqlite3.connect(world.tmp / "reviewer.db") as db:
+            row = db.execute("SELECT state FROM deliveries WHERE delivery_id = ?", (delivery_id,)).fetchone()
+            return row is not None and row[0] == "done"
     return await asyncio.to_thread(read)
 
 

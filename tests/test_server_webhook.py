@@ -129,7 +129,7 @@ async def test_handled_events_become_jobs(tmp_path):
     assert suite.pr_number is None and suite.head_sha  # a fork's suite lists no pull request
 
 
-async def test_installation_events_are_recorded(tmp_path):
+async def test_installation_events_are_recorded_and_index_added_repositories(tmp_path):
     recorder = Recorder()
     async with running_server(tmp_path, recorder) as server:
         created = example("installation.created")
@@ -137,13 +137,19 @@ async def test_installation_events_are_recorded(tmp_path):
         added["repositories_added"] = [{"full_name": "octo/new-repo"}]
         assert (await server.post("installation", created, "d-inst"))[0] == 202
         await server.wait_state("d-inst", "done")
+        suspended = {**created, "action": "suspend"}
+        assert (await server.post("installation", suspended, "d-suspend"))[0] == 202
+        await server.wait_state("d-suspend", "done")
         assert (await server.post("installation_repositories", added, "d-added"))[0] == 202
         await server.wait_state("d-added", "done")
         installation = await server.store.installation(created["installation"]["id"])
         expected = {r["full_name"] for r in created["repositories"]} | {"octo/new-repo"}
         assert set(installation["repositories"]) == expected
         assert installation["last_action"] == "installation_repositories.added"
-    assert recorder.jobs == []
+    # Repositories that come or go make a job (their indexes), keyed by installation; others none.
+    assert [(job.event, job.action, job.installation_id, job.repo) for job in recorder.jobs] == [
+        ("installation", "created", created["installation"]["id"], None),
+        ("installation_repositories", "added", created["installation"]["id"], None)]
 
 
 async def test_duplicate_delivery_is_acknowledged_and_handled_once(tmp_path):

@@ -123,6 +123,7 @@ def sync(store: IndexStore, snapshot: Snapshot, limits: Limits = DEFAULT_LIMITS,
          ignore: Sequence[str] = ()) -> BuildReport:
     """Bring the store to `snapshot`: read and parse the changed blobs, drop what went away."""
     started = time.monotonic()
+    store.lock()  # before reading what is stored: another process's build may be writing it
     plan = plan_update(store.blobs(), snapshot.entries(), limits, ignore)
     report = BuildReport(snapshot.commit, removed=len(plan.remove), skipped=list(plan.skipped))
     store.remove(plan.remove)

@@ -44,13 +44,21 @@ CREATE INDEX IF NOT EXISTS index_refs_name ON index_refs (name);
 _LOCK = 7_262_011  # advisory lock id: one process creates the tables at a time
 
 
-def connect_pg(url: str) -> psycopg.Connection:
-    """A connection with the index's tables (created under an advisory lock, so that processes
-    starting together do not race)."""
-    conn = psycopg.connect(url)
+def create_schema(conn: psycopg.Connection) -> None:
+    """Create the index's tables, under an advisory lock so that processes starting together do
+    not race. Run it once per process, not per connection: CREATE INDEX IF NOT EXISTS waits for
+    any open write to index_files, so running it on every open made one large build stall every
+    repository's retrieval."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
         conn.execute(SCHEMA)
+
+
+def connect_pg(url: str, *, schema: bool = True) -> psycopg.Connection:
+    """A connection to the index's database; `schema=False` when its tables are known to exist."""
+    conn = psycopg.connect(url)
+    if schema:
+        create_schema(conn)
     return conn
 
 
@@ -59,6 +67,11 @@ class PostgresIndex:
 
     def __init__(self, conn: psycopg.Connection, repo: str) -> None:
         self.conn, self.repo = conn, repo
+
+    def lock(self) -> None:
+        """Hold the repository until `finish` or `drop` commits: two processes updating one
+        repository take turns (else both insert the same paths and collide on UNIQUE(repo, path))."""
+        self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.repo,))
 
     def commit(self) -> str | None:
         row = self.conn.execute("SELECT commit_sha FROM index_repos WHERE repo = %s", (self.repo,)).fetchone()

@@ -62,6 +62,7 @@ class Reference:
 class IndexStore(Protocol):
     """One repository's index. Reads for retrieval; writes for building."""
 
+    def lock(self) -> None: ...  # writers of one repository take turns, across processes
     def commit(self) -> str | None: ...
     def report(self) -> dict | None: ...
     def blobs(self) -> dict[str, str]: ...
@@ -106,6 +107,12 @@ class SqliteIndex:
 
     def __init__(self, conn: sqlite3.Connection, repo: str) -> None:
         self.conn, self.repo = conn, repo
+
+    def lock(self) -> None:
+        """Take the file's write lock until `finish` or `drop` commits, so that writers in other
+        processes wait their turn instead of planning from rows about to change."""
+        if not self.conn.in_transaction:
+            self.conn.execute("BEGIN IMMEDIATE")
 
     def commit(self) -> str | None:
         row = self.conn.execute("SELECT commit_sha FROM index_repos WHERE repo = ?", (self.repo,)).fetchone()

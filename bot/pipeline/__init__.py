@@ -12,9 +12,10 @@ from typing import Any
 import aiohttp
 
 from bot.github import GitHubApp
-from bot.jobs import CONVERSATION_EVENTS, Handler, Job
+from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, Handler, Job
 from bot.pipeline.followup import handle_conversation
 from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, sqlite_stores
+from bot.pipeline.installation import index_installation, repository_changes
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
 from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
@@ -74,6 +75,9 @@ def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSessi
         if job.event == "push":
             await _push(job)
             return
+        if job.event in INSTALLATION_EVENTS:
+            await _installation_indexes(job)
+            return
         if job.event in CONVERSATION_EVENTS:
             services = ready()
             await handle_conversation(services, services.app.installation(_installation(job)), job)
@@ -92,6 +96,14 @@ def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSessi
             return
         await index_push(services.indexes, services.app.installation(job.installation_id), services.admin.current,
                          job.repo, job.head_sha)
+
+    async def _installation_indexes(job: Job) -> None:
+        services = ready()
+        if services.indexes is None:
+            return
+        changes = repository_changes(job.event, job.action, job.payload)
+        await index_installation(services.indexes, lambda: services.app.installation(_installation(job)),
+                                 services.admin.current, changes)
 
     return handle
 

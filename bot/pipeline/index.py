@@ -1,10 +1,12 @@
 """The repository index on the server: kept at the default branch, read for each review (I/O).
 
-At review time the index of the repository is brought to the pull request's base commit when that
-is the default branch's head (one recursive tree call; then only the blobs whose id changed since
-the last build are read, four at a time and at most `reads_per_update` per update, so that a
-large first build is spread over several reviews and pushes within GitHub's rate limits),
-and retrieval runs on the changed files read at the head. `enabled: false` (repository or admin)
+At review time the index of the repository is brought to the pull request's base commit when
+that is on the default branch and past the indexed commit (it only moves forward: one compare
+call); a push or an installation brings it to the default branch's head. An update is one
+recursive tree call, then only the blobs whose id changed since the last build are read, four
+at a time and at most `reads_per_update` per update, so that a large first build is spread over
+several updates within GitHub's rate limits.
+Retrieval runs on the changed files read at the head. `enabled: false` (repository or admin)
 deletes the repository's index. Store work runs in a thread, one update of a repository at a
 time, so that the event loop keeps serving webhooks while a large repository is parsed; the store
 is SQLite by default, or PostgreSQL (`postgres_stores`).
@@ -14,10 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config
@@ -30,6 +33,9 @@ from bot.index.retrieve import Retrieval, retrieve
 from bot.index.store import IndexStore, SqliteIndex, connect
 from bot.pipeline.gather import read_paths
 from bot.plan.config_files import load_config_file, present_names
+
+if TYPE_CHECKING:
+    import psycopg
 
 logger = logging.getLogger("reviewer.index")
 T = TypeVar("T")
@@ -68,12 +74,25 @@ def sqlite_stores(path: str) -> StoreOpener:
 
 
 def postgres_stores(url: str) -> StoreOpener:
-    """Every repository's index in a PostgreSQL database (full-text and trigram search)."""
+    """Every repository's index in a PostgreSQL database (full-text and trigram search). The
+    tables are created at the first open, once for this opener (the server's), not per connection."""
     from bot.index.pgstore import PostgresIndex, connect_pg
+
+    created = threading.Lock()
+    ready = False
+
+    def connect() -> psycopg.Connection:
+        nonlocal ready
+        if ready:
+            return connect_pg(url, schema=False)
+        with created:
+            conn = connect_pg(url, schema=not ready)
+            ready = True
+            return conn
 
     @contextmanager
     def open_store(repo: str) -> Iterator[IndexStore]:
-        conn = connect_pg(url)
+        conn = connect()
         try:
             yield PostgresIndex(conn, repo)
         finally:
@@ -99,9 +118,13 @@ class RepositoryIndexes:
                 return work(store)
         return asyncio.to_thread(run)
 
+    async def commit(self, repo: str) -> str | None:
+        """The commit `repo`'s index is at (None: no index)."""
+        return await self._with_store(repo, lambda store: store.commit())
+
     async def delete(self, repo: str) -> None:
         async with self._lock(repo):
-            await self._with_store(repo, lambda store: store.drop())
+            await self._with_store(repo, _drop)
 
     async def update(self, gh: GitHubClient, repo: str, commit: str, ignore: Sequence[str],
                      limits: Limits = DEFAULT_LIMITS) -> BuildReport:
@@ -124,6 +147,11 @@ class RepositoryIndexes:
         return await self._with_store(repo, lambda store: retrieve(store, changes, budget))
 
 
+def _drop(store: IndexStore) -> None:
+    store.lock()  # not under another process's build of the repository
+    store.drop()
+
+
 async def _list_tree(gh: GitHubClient, owner: str, repo: str, commit: str) -> list[Entry]:
     """Every blob at `commit` with its id and size: one recursive tree call."""
     data = await gh.get("/repos/{owner}/{repo}/git/trees/{tree_sha}",
@@ -140,18 +168,34 @@ async def review_context(indexes: RepositoryIndexes, gh: GitHubClient, full_name
                          budget: int, limits: Limits = DEFAULT_LIMITS) -> Retrieval | None:
     """What the index adds to this review (the caller deletes the index of a disabled repository)."""
     base, repository = pull.get("base") or {}, (pull.get("base") or {}).get("repo") or {}
-    if base.get("ref") == repository.get("default_branch") and base.get("sha"):
-        await indexes.update(gh, full_name, base["sha"], [g.pattern for g in config.ignore], limits)
     owner, name = full_name.split("/", 1)
+    if base.get("ref") == repository.get("default_branch") and base.get("sha"):
+        indexed = await indexes.commit(full_name)
+        if indexed is None or await _moves_forward(gh, owner, name, indexed, base["sha"]):
+            await indexes.update(gh, full_name, base["sha"], [g.pattern for g in config.ignore], limits)
     paths = [p["filename"] for p in patches if p.get("status") != "removed"][:HEAD_READ_LIMIT]
     head_texts = await read_paths(gh, owner, name, paths, head_sha)
     return await indexes.retrieve(full_name, read_patches(patches), head_texts, budget)
 
 
+async def _moves_forward(gh: GitHubClient, owner: str, repo: str, indexed: str, base: str) -> bool:
+    """Whether `base` is past the indexed commit. The index only moves forward: the base of an old
+    pull request (weeks behind the default branch) would otherwise flip it back and forth, each
+    time re-reading every file changed since. A rewritten default branch (`diverged`) is followed."""
+    if indexed == base:
+        return False
+    data = await gh.get("/repos/{owner}/{repo}/compare/{basehead}",
+                        {"owner": owner, "repo": repo, "basehead": f"{indexed}...{base}"},
+                        params={"per_page": "1"})
+    return data.get("status") in ("ahead", "diverged")
+
+
 async def index_push(indexes: RepositoryIndexes, gh: GitHubClient, admin: AdminConfig | None, full_name: str,
-                     commit: str) -> BuildReport | None:
+                     commit: str, *, until_done: bool = False) -> BuildReport | None:
     """A push to the default branch: the index follows it, with the configuration at that commit
-    (`enabled`, `ignore`) layered on the admin file's; a disabled repository's index is deleted."""
+    (`enabled`, `ignore`) layered on the admin file's; a disabled repository's index is deleted.
+    Each update reads at most `reads_per_update` files; `until_done` runs updates one after the
+    other until none is left to read (an installation's first build), never two at once."""
     owner, name = full_name.split("/", 1)
     at = await tree(gh, owner, name, commit)
     names = present_names(at.paths)
@@ -163,4 +207,8 @@ async def index_push(indexes: RepositoryIndexes, gh: GitHubClient, admin: AdminC
         await indexes.delete(full_name)
         return None
     limits = admin.index_limits if admin is not None else IndexLimits()
-    return await indexes.update(gh, full_name, commit, [g.pattern for g in config.ignore], limits)
+    ignore = [g.pattern for g in config.ignore]
+    report = await indexes.update(gh, full_name, commit, ignore, limits)
+    while until_done and report.pending and report.read:
+        report = await indexes.update(gh, full_name, commit, ignore, limits)
+    return report

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
+import psycopg
 
 from bot.config.model import EffectiveConfig, IndexLimits
 from bot.engine.engine import run_review
@@ -190,7 +191,7 @@ async def _index_context(services: Services, gh: GitHubClient, target: Target, g
         limits = admin.index_limits if admin is not None else IndexLimits()
         return await review_context(services.indexes, gh, target.full_name, gathered.pull, config, patches,
                                     target.head_sha, DEFAULT_BUDGETS.index, limits)
-    except (GitHubError, OSError, sqlite3.Error) as exc:
+    except (GitHubError, OSError, sqlite3.Error, psycopg.Error) as exc:  # the store's errors, both backends
         logger.warning("the repository index of %s was not used: %s", target.full_name,
                        exc.describe() if isinstance(exc, GitHubError) else exc)
         return None

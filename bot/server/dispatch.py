@@ -30,7 +30,8 @@ async def decide_in_turn(row: Received, metrics: Metrics, store: DeliveryStore) 
 
 
 def decide(row: Received, metrics: Metrics) -> Decision:
-    """The delivery's new state (queued, ignored, done for installation events, failed)."""
+    """The delivery's new state (queued, ignored, done for installation events
+    that add or remove no repository, failed)."""
     fields: dict[str, Any] = {"delivery": row.delivery_id, "event": row.event}
     try:
         payload = parse_payload(row.body)
@@ -48,10 +49,10 @@ def decide(row: Received, metrics: Metrics) -> Decision:
         logger.info("delivery ignored: %s", c.reason, extra=fields)
         metrics.delivery(row.event, "ignored")
         return Decision(row.event, (row.delivery_id, "ignored", c, None))
-    if c.kind == "installation":
+    if c.kind == "installation":  # recorded; a job when repositories came or went (their indexes)
         logger.info("installation recorded", extra=fields)
         metrics.delivery(row.event, "installation")
-        return Decision(row.event, (row.delivery_id, "done", c, None), payload)
+        return Decision(row.event, (row.delivery_id, "queued" if c.key else "done", c, None), payload)
     logger.info("delivery queued", extra=fields)
     metrics.delivery(row.event, "queued")
     return Decision(row.event, (row.delivery_id, "queued", c, None))
