@@ -18,8 +18,9 @@ import json
 import sqlite3
 import threading
 import time
-from pathlib import Path
 from typing import Any, Protocol
+
+from bot.store.sqlite.database import connect
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS auth_pending (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL)",
@@ -65,10 +66,7 @@ class SqliteAuthStore:
         await asyncio.to_thread(self._open)
 
     def _open(self) -> None:
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
-        db.execute("PRAGMA journal_mode=WAL")
+        db = connect(self.path, check_same_thread=False)  # the store's settings: WAL, FULL sync, busy timeout
         for statement in _SCHEMA:
             db.execute(statement)
         self._db = db

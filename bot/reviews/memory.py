@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from bot.engine.fingerprints import PostedFinding
+from bot.store.sqlite.database import connect
 
 T = TypeVar("T")
 CLAIM_DAYS = 7
@@ -216,11 +216,8 @@ class SQLiteReviewMemory(_SQLMemory):
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[_Conn]:
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        conn = connect(self.path)  # the store's settings: WAL (switched safely when two race), FULL sync
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("BEGIN IMMEDIATE")
             self._create(conn, "REAL")
             yield conn
