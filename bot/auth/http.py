@@ -244,16 +244,22 @@ class SignInRoutes:
         return response
 
     async def login_console(self, request: web.Request) -> web.Response:
+        return await self.console_login(request, self.settings_of, self._start)
+
+    async def console_login(self, request: web.Request, settings_of: Callable[[Any], Awaitable[Any]],
+                            start: Callable[[Any, dict[str, Any]], Awaitable[str]]) -> web.Response:
+        """A terminal's sign-in, either kind: the client's listener checked as Teleport checks it,
+        before any provider is contacted; the answer is the URL to open in a browser."""
         body = await _json_body(request)
         if body is None:
             return json_error(400, "request", 'the body must be a JSON object {"connector_id", "redirect_url"}')
         try:
-            connector = await self.settings_of(body.get("connector_id"))
+            connector = await settings_of(body.get("connector_id"))
             client = check_client_redirect(body.get("redirect_url") or "",
                                            allowed_https_hostnames=connector.allowed_https_hostnames,
                                            insecure_allowed_cidr_ranges=connector.insecure_allowed_cidr_ranges)
-            url = await self._start(connector, {"flow": "console", "client_url": client.url,
-                                                "client_key": client.secret_key.hex()})
+            url = await start(connector, {"flow": "console", "client_url": client.url,
+                                          "client_key": client.secret_key.hex()})
         except RedirectError as exc:
             return json_error(400, "redirect-url", str(exc))
         except SignInError as exc:

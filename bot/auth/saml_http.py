@@ -31,7 +31,7 @@ from bot.auth.callback import _denied, _to_client, mfa_done
 from bot.auth.errors import SignInError
 from bot.auth.groups import with_saml_groups
 from bot.auth.pages import SECURITY_HEADERS, redirect, refusal_page
-from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
+from bot.auth.redirects import RedirectError, web_return_path
 from bot.auth.roles import map_roles
 from bot.auth.saml_descriptor import DescriptorCache
 from bot.auth.saml_logout import LogoutRoutes
@@ -137,25 +137,12 @@ class SamlRoutes:
         return await self.routes.mfa_console(request, lambda name: self.settings(name, mfa=True), start)
 
     async def login_console(self, request: web.Request) -> web.Response:
-        from bot.auth.http import _json_body, json_error  # the OIDC module's body reader and error shape
-        body = await _json_body(request)
-        if body is None:
-            return json_error(400, "request", 'the body must be a JSON object {"connector_id", "redirect_url"}')
-        try:
-            settings = await self.settings(body.get("connector_id"))
-            client = check_client_redirect(body.get("redirect_url") or "",
-                                           allowed_https_hostnames=settings.allowed_https_hostnames,
-                                           insecure_allowed_cidr_ranges=settings.insecure_allowed_cidr_ranges)
+        async def start(settings: SamlSettings, pending: dict[str, Any]) -> str:
             if settings.binding == "http-post":
                 raise SignInError("binding", "terminal sign-in needs the HTTP-Redirect binding (a URL to open); "
                                              "this connector prefers http-post", status=400)
-            started = await self._start(settings, {"flow": "console", "client_url": client.url,
-                                                   "client_key": client.secret_key.hex()})
-        except RedirectError as exc:
-            return json_error(400, "redirect-url", str(exc))
-        except SignInError as exc:
-            return json_error(exc.status, exc.check, exc.message)
-        return web.json_response({"redirect_url": started.url}, headers={"Cache-Control": "no-store"})
+            return (await self._start(settings, pending)).url
+        return await self.routes.console_login(request, self.settings, start)
 
     async def metadata(self, request: web.Request) -> web.Response:
         try:
