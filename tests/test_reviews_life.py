@@ -113,3 +113,13 @@ async def test_claims_race_to_one_winner(memory_at):
     first, second = memory_at(time.time), memory_at(time.time)
     results = await asyncio.gather(*(m.claim_comment("o/r#1", "issue_comment:9") for m in (first, second) * 3))
     assert sorted(results) == [False] * 5 + [True]
+
+
+async def test_a_claim_is_taken_again_only_by_the_delivery_that_made_it(memory_at):
+    """A job that crashed (or failed) after claiming a comment answers when it runs again; any
+    other delivery of the same comment never answers it a second time."""
+    first, second = memory_at(lambda: 1000.0), memory_at(lambda: 1000.0)
+    assert await first.claim_comment("o/r#1", "issue_comment:11", "delivery-a") is True
+    assert await second.claim_comment("o/r#1", "issue_comment:11", "delivery-a") is True  # its retry
+    assert await second.claim_comment("o/r#1", "issue_comment:11", "delivery-b") is False
+    assert await first.claim_comment("o/r#1", "issue_comment:11") is False  # no claimer: never a retry

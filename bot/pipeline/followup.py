@@ -112,7 +112,7 @@ async def handle_conversation(services: Services, gh: GitHubClient, job: Job) ->
         return
     memory = services.memory
     assert memory is not None  # make_services always opens it
-    if not await memory.claim_comment(target.pull_key, f"{job.event}:{said.comment_id}"):
+    if not await memory.claim_comment(target.pull_key, f"{job.event}:{said.comment_id}", job.delivery_id):
         logger.info("comment %s was answered before", said.comment_id)
         return
     where = _Where(gh, target, said.root_id)

@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS review_pauses (
 CREATE TABLE IF NOT EXISTS followup_comments (
     comment_key TEXT PRIMARY KEY,
     pull TEXT NOT NULL,
-    seen_at {float} NOT NULL
+    seen_at {float} NOT NULL,
+    claimed_by TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS followup_answers (
     thread TEXT NOT NULL,
@@ -92,9 +93,10 @@ class ReviewMemory(Protocol):
 
     async def set_paused(self, pull: str, by: str | None) -> None: ...
 
-    async def claim_comment(self, pull: str, comment_key: str) -> bool:
-        """True the first time a comment (`issue_comment:123`, …) is claimed: a comment is answered
-        once, however often its delivery comes."""
+    async def claim_comment(self, pull: str, comment_key: str, claimed_by: str = "") -> bool:
+        """True the first time a comment (`issue_comment:123`, …) is claimed, and again for the same
+        claimer (`claimed_by`, the delivery id): a job that crashed or failed after its claim answers
+        when it runs again, while any other delivery of the comment is answered never."""
         ...
 
     async def answers_since(self, thread: str, since: float) -> dict[str, int]:
@@ -173,15 +175,20 @@ class _SQLMemory:
             "ON CONFLICT (pull) DO UPDATE SET paused_by = excluded.paused_by, paused_at = excluded.paused_at",
             values))
 
-    async def claim_comment(self, pull: str, comment_key: str) -> bool:
+    async def claim_comment(self, pull: str, comment_key: str, claimed_by: str = "") -> bool:
         now = self._clock()
 
-        def claim(conn: _Conn) -> int:
+        def claim(conn: _Conn) -> bool:
             # GitHub redelivers for 3 days: a claim older than a week guards nothing any more.
             conn.execute("DELETE FROM followup_comments WHERE seen_at < ?", (now - CLAIM_DAYS * 86400,))
-            return int(conn.execute("INSERT INTO followup_comments (comment_key, pull, seen_at) VALUES (?, ?, ?) "
-                                    "ON CONFLICT (comment_key) DO NOTHING", (comment_key, pull, now)).rowcount)
-        return await self._run(claim) == 1
+            if conn.execute("INSERT INTO followup_comments (comment_key, pull, seen_at, claimed_by) "
+                            "VALUES (?, ?, ?, ?) ON CONFLICT (comment_key) DO NOTHING",
+                            (comment_key, pull, now, claimed_by)).rowcount == 1:
+                return True
+            row = conn.execute("SELECT claimed_by FROM followup_comments WHERE comment_key = ?",
+                               (comment_key,)).fetchone()
+            return bool(claimed_by) and row is not None and row[0] == claimed_by
+        return bool(await self._run(claim))
 
     async def answers_since(self, thread: str, since: float) -> dict[str, int]:
         rows = await self._run(lambda c: c.execute(
