@@ -182,3 +182,25 @@ async def test_the_request_names_the_model_without_its_provider(double, session)
     [sent] = double.requests
     assert sent.body["model"] == "primary-model"
     assert "    24 +    c = a / 0" in sent.body["messages"][1]["content"]
+
+
+async def test_a_small_context_cuts_the_shared_parts_so_each_request_fits(double, session):
+    """With an 8,000-token model, a 100 KB context file must not fill every request by itself:
+    the shared parts are cut to half a request, the cut is named, and each request fits."""
+    from bot.config.model import Provider
+    from bot.engine.engine import run_review
+    from bot.engine.split import ANSWER_TOKENS, BYTES_PER_TOKEN
+    from tests.engine_support import APP_LOGIN, FILES, PATCHES
+
+    double.answer("primary-model", findings())
+    provider = Provider("local", "openai", double.base_url, "env://CHAT_KEY", 10.0, "instance",
+                        {"primary-model": 8000})
+    files = {**FILES, "ARCHITECTURE.md": "The ledger is the source of truth.\n" * 3000}  # about 100 KB
+    outcome = await run_review(make_plan(), files=files, patches=PATCHES, providers={"local": provider},
+                               session=session, head_sha=HEAD, app_login=APP_LOGIN, reviews=(),
+                               environ={"CHAT_KEY": API_KEY})
+    assert outcome.status == "completed"
+    capacity = (8000 - ANSWER_TOKENS) * BYTES_PER_TOKEN
+    sent = double.requests_for("primary-model")
+    assert sent and all(sum(len(m["content"].encode()) for m in r.body["messages"]) <= capacity for r in sent)
+    assert any("ARCHITECTURE.md" in note and "cut" in note for note in outcome.notes)

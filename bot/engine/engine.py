@@ -29,7 +29,7 @@ from bot.engine.providers import ModelClient, ProviderError, make_client, split_
 from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict, build_request
 from bot.engine.scope import FULL, ReviewScope
 from bot.engine.shaping import Placed, Shaped, shape
-from bot.engine.split import MAX_PARALLEL, context_tokens, diff_room, split_files
+from bot.engine.split import ANSWER_TOKENS, BYTES_PER_TOKEN, MAX_PARALLEL, context_tokens, diff_room, split_files
 from bot.engine.templates import summary_vars
 from bot.index.retrieve import Retrieval
 
@@ -95,9 +95,8 @@ def _fitted(asked: dict, files: Mapping[str, str], patches: Mapping[str, FilePat
     """The requests of one review, each within the smallest context of its models: the plan's
     files shared out among as few requests as fit, every one with the same rules and context."""
     tokens = context_tokens(asked.get("models") or {}, providers)
-    fixed = build_request({**asked, "files": []}, files=files, patches={}, budgets=budgets, earlier=earlier,
-                          index=index)
-    room = min(budgets.diff, diff_room(tokens, sum(len(m["content"].encode()) for m in fixed.messages)))
+    budgets, fixed_bytes = _shared_within(asked, files, earlier, index, budgets, tokens)
+    room = min(budgets.diff, diff_room(tokens, fixed_bytes))
     groups = split_files(asked.get("files", []), patches, room)
     sized = replace(budgets, diff=room)
     requests = [build_request({**asked, "files": group}, files=files, patches=patches, budgets=sized, earlier=earlier,
@@ -107,6 +106,25 @@ def _fitted(asked: dict, files: Mapping[str, str], patches: Mapping[str, FilePat
         return requests, ()
     return requests, (f"the diff was split into {len(requests)} requests to fit the model's context "
                       f"({tokens} tokens)",)
+
+
+def _shared_within(asked: dict, files: Mapping[str, str], earlier: list[FilePatch], index: Retrieval | None,
+                   budgets: Budgets, tokens: int) -> tuple[Budgets, int]:
+    """Budgets whose shared parts (rules, context and agent files, the earlier diff) leave at least
+    half of a request's room to the diff: with a small context, the defaults (over 160 KB) would
+    fill every request by themselves. What is cut is named in the request's notes, as any cut is."""
+    half = max(1, (tokens - ANSWER_TOKENS) * BYTES_PER_TOKEN // 2)
+    for _ in range(3):  # the prompt and plan are not scaled: a second pass settles what the first left
+        fixed = build_request({**asked, "files": []}, files=files, patches={}, budgets=budgets, earlier=earlier,
+                              index=index)
+        size = sum(len(m["content"].encode()) for m in fixed.messages)
+        if size <= half:
+            break
+        scale = half / size
+        budgets = replace(budgets, rules=int(budgets.rules * scale), context=int(budgets.context * scale),
+                          agent_files=int(budgets.agent_files * scale),
+                          earlier_diff=int(budgets.earlier_diff * scale))
+    return budgets, size
 
 
 async def _ask_all(models: Models, plan: dict, requests: list[ModelRequest]) -> _Answer:
