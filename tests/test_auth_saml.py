@@ -346,3 +346,21 @@ async def test_a_hostile_descriptor_is_refused(tmp_path, document):
             await browser.close()
         assert status == 502 and "<code>entity-descriptor</code>" in page and "root:" not in page
         assert idp.requests == []
+
+
+async def test_the_console_login_takes_a_matching_saml_user_to_the_idp_and_back(tmp_path):
+    """Identifier-first in the console: a username that only a SAML connector's `user_matchers`
+    match goes straight to that connector's sign-in, and the session lands on the console."""
+    idp = SamlIdP()
+    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+        await put_saml(server, idp.connector("corp", server.url, user_matchers=["*@example.com"]), idp)
+        browser = Browser()
+        try:
+            status, landed, _ = await browser.get(server.url + "/console/login?username=alice@example.com"
+                                                  "&next=/console/deliveries")
+            assert landed.startswith(idp.url), (status, landed)  # HTTP-Redirect binding: at the IdP
+            async with browser.http.get(server.url + "/console/login?next=/console/") as answer:
+                listed = await answer.text()
+            assert "/v1/webapi/saml/sso?connector_id=corp" in listed.replace("&amp;", "&")
+        finally:
+            await browser.close()

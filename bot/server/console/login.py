@@ -1,6 +1,6 @@
 """`/console/login`: identifier-first sign-in through a connector, or the break-glass token.
 
-Typing a username lists the ready OIDC connectors whose `user_matchers` match it; when exactly
+Typing a username lists the ready connectors (OIDC and SAML) whose `user_matchers` match it; when exactly
 one connector with matchers matches, the browser goes straight to it (through the sign-in route,
 which takes it to the provider and back to `next`). With no matching matchers, the connectors
 without matchers (they match everyone) are listed. The break-glass token (`REVIEWER_ADMIN_TOKEN`)
@@ -21,7 +21,7 @@ from bot.auth.connectors import display_of, is_ready, user_matches
 from bot.auth.guard import BREAK_GLASS
 from bot.auth.redirects import DEFAULT_RETURN, RedirectError, web_return_path
 from bot.auth.sessions import Session, create_session, token_bytes, token_key
-from bot.connectors.kinds import OIDC
+from bot.connectors.kinds import OIDC, SAML
 from bot.server.console.access import Refused, check_form, denied_page, viewer
 from bot.server.console.context import Console
 from bot.server.console.render import page, see_other
@@ -43,8 +43,11 @@ class LoginPages:
         self.console = console
 
     async def _connectors(self) -> list[dict[str, Any]]:
-        items, _ = await self.console.connectors.list(OIDC.kind)
-        return [doc for doc in items if is_ready(doc)]
+        docs: list[dict[str, Any]] = []
+        for kind in (OIDC, SAML):
+            items, _ = await self.console.connectors.list(kind.kind)
+            docs += [doc for doc in items if is_ready(doc)]
+        return docs
 
     async def login(self, request: web.Request) -> web.Response:
         target = safe_next(request.query.get("next"))
@@ -93,7 +96,9 @@ class LoginPages:
 
 
 def _start_url(doc: dict[str, Any], target: str) -> str:
-    return "/v1/webapi/oidc/login/web?" + urlencode({"connector_id": doc["metadata"]["name"], "redirect_url": target})
+    """The sign-in route of the connector's kind, which takes the browser to its provider and back."""
+    route = "/v1/webapi/saml/sso?" if doc.get("kind") == SAML.kind else "/v1/webapi/oidc/login/web?"
+    return route + urlencode({"connector_id": doc["metadata"]["name"], "redirect_url": target})
 
 
 def _origin(url: str) -> str:
