@@ -123,3 +123,4 @@ async def test_a_claim_is_taken_again_only_by_the_delivery_that_made_it(memory_a
     assert await second.claim_comment("o/r#1", "issue_comment:11", "delivery-a") is True  # its retry
     assert await second.claim_comment("o/r#1", "issue_comment:11", "delivery-b") is False
     assert await first.claim_comment("o/r#1", "issue_comment:11") is False  # no claimer: never a retry
+

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -207,11 +208,12 @@ class _SQLMemory:
         await self._run(record)
 
     def _create(self, conn: _Conn, float_type: str) -> None:
-        if not self._ready:
-            for statement in _SCHEMA.format(float=float_type).split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            self._ready = True
+        """The tables, in the caller's transaction; the caller marks them ready once it commits
+        (marked before, a concurrent caller would query tables another transaction has not yet
+        committed)."""
+        for statement in _SCHEMA.format(float=float_type).split(";"):
+            if statement.strip():
+                conn.execute(statement)
 
 
 class SQLiteReviewMemory(_SQLMemory):
@@ -225,10 +227,13 @@ class SQLiteReviewMemory(_SQLMemory):
     def _transaction(self) -> Iterator[_Conn]:
         conn = connect(self.path)  # the store's settings: WAL (switched safely when two race), FULL sync
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            self._create(conn, "REAL")
+            conn.execute("BEGIN IMMEDIATE")  # the write lock: a concurrent creator waits for this commit
+            fresh = not self._ready
+            if fresh:
+                self._create(conn, "REAL")
             yield conn
             conn.execute("COMMIT")
+            self._ready = self._ready or fresh
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -261,14 +266,24 @@ class PostgresReviewMemory(_SQLMemory):
     def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
         super().__init__(clock)
         self.url = url
+        self._schema_lock = threading.Lock()
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[_Conn]:
         import psycopg  # only a PostgreSQL deployment needs the driver loaded
 
+        if not self._ready:
+            self._ensure_tables(psycopg)
         with psycopg.connect(self.url, connect_timeout=10) as conn:  # commits on success, rolls back on error
-            wrapped = _PostgresConn(conn)
-            if not self._ready:
+            yield _PostgresConn(conn)
+
+    def _ensure_tables(self, psycopg: Any) -> None:
+        """The tables, created and committed before any statement uses them: under the advisory
+        lock across processes, and a thread lock within this one (jobs run on several threads)."""
+        with self._schema_lock:
+            if self._ready:
+                return
+            with psycopg.connect(self.url, connect_timeout=10) as conn:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (self.LOCK,))
-                self._create(wrapped, "DOUBLE PRECISION")
-            yield wrapped
+                self._create(_PostgresConn(conn), "DOUBLE PRECISION")
+            self._ready = True  # committed when the block above left
