@@ -19,6 +19,7 @@ from urllib.parse import unquote, urlencode, urlsplit
 import aiohttp
 import jwt
 
+from bot.auth.directory_http import access_token, request_json
 from bot.auth.errors import SignInError
 from bot.connectors.checks import resolve_secret
 from bot.secrets import SecretStore
@@ -27,8 +28,6 @@ DIRECTORY = "https://admin.googleapis.com"
 TOKEN_URI = "https://oauth2.googleapis.com/token"
 SCOPE = "https://www.googleapis.com/auth/admin.directory.group.readonly"
 MAX_PAGES = 50
-MAX_BODY = 4 * 1024 * 1024
-TIMEOUT = aiohttp.ClientTimeout(total=20)
 
 
 @dataclass(frozen=True)
@@ -104,9 +103,8 @@ async def _token(http: aiohttp.ClientSession, account: ServiceAccount, token_uri
         raise _failed("the service account's private key cannot sign (is it the key file's `private_key`?)") from None
     status, body = await _request(http, "POST", token_uri, data={
         "grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": assertion})
-    token = body.get("access_token") if isinstance(body, dict) else None
-    if status != 200 or not isinstance(token, str):
-        error = str(body.get("error"))[:80] if isinstance(body, dict) and body.get("error") else f"HTTP {status}"
+    token, error = access_token(status, body)
+    if token is None:
         raise _failed(f"the service account got no token ({error}); check its domain-wide delegation for the "
                       f"scope {SCOPE} and cloud_admin_email")
     return token
@@ -120,17 +118,7 @@ async def _get(http: aiohttp.ClientSession, url: str, token: str) -> dict[str, A
 
 
 async def _request(http: aiohttp.ClientSession, method: str, url: str, **kwargs: Any) -> tuple[int, Any]:
-    try:
-        async with http.request(method, url, timeout=TIMEOUT, allow_redirects=False, **kwargs) as response:
-            raw = await response.content.read(MAX_BODY + 1)
-            status = response.status
-    except (aiohttp.ClientError, TimeoutError) as exc:
-        parts = urlsplit(url)
-        raise _failed(f"{parts.scheme}://{parts.netloc} could not be reached ({exc.__class__.__name__})") from None
-    try:
-        return status, json.loads(raw) if len(raw) <= MAX_BODY else None
-    except (ValueError, RecursionError):
-        return status, None
+    return await request_json(http, method, url, _failed, **kwargs)
 
 
 def _failed(why: str) -> SignInError:

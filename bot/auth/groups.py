@@ -11,13 +11,13 @@ A failed lookup refuses the sign-in, saying which lookup and why.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import aiohttp
 
+from bot.auth.directory_http import access_token, request_json
 from bot.auth.errors import SignInError
 from bot.auth.redirects import origin_of
 
@@ -27,8 +27,6 @@ SAML_TENANT = "http://schemas.microsoft.com/identity/claims/tenantid"
 SAML_OBJECT_ID = "http://schemas.microsoft.com/identity/claims/objectidentifier"
 SAML_GROUPS = "http://schemas.microsoft.com/ws/2008/06/identity/claims/groups"
 MAX_PAGES = 100  # 100 pages of up to 999 groups: far beyond any directory's membership
-MAX_BODY = 4 * 1024 * 1024
-TIMEOUT = aiohttp.ClientTimeout(total=20)
 # Each cloud pairs its Graph host with a login host (REVIEWER_DIRECTORY_URL replaces both).
 _LOGIN_HOSTS = {
     "graph.microsoft.com": "https://login.microsoftonline.com",
@@ -144,9 +142,8 @@ async def _app_token(http: aiohttp.ClientSession, lookup: GraphLookup, token_end
     form = {"grant_type": "client_credentials", "client_id": lookup.client_id,
             "client_secret": lookup.client_secret, "scope": lookup.graph_endpoint + "/.default"}
     status, body = await _request(http, "POST", token_endpoint, data=form)
-    token = body.get("access_token") if isinstance(body, dict) else None
-    if status != 200 or not isinstance(token, str):
-        error = str(body.get("error"))[:80] if isinstance(body, dict) and body.get("error") else f"HTTP {status}"
+    token, error = access_token(status, body)
+    if token is None:
         raise _failed(f"the connector's client could not get a Graph token from {origin_of(token_endpoint)} "
                       f"({error}); check its client id and secret")
     return token
@@ -161,16 +158,7 @@ async def _get(http: aiohttp.ClientSession, url: str, token: str) -> dict[str, A
 
 
 async def _request(http: aiohttp.ClientSession, method: str, url: str, **kwargs: Any) -> tuple[int, Any]:
-    try:
-        async with http.request(method, url, timeout=TIMEOUT, allow_redirects=False, **kwargs) as response:
-            raw = await response.content.read(MAX_BODY + 1)
-            status = response.status
-    except (aiohttp.ClientError, TimeoutError) as exc:
-        raise _failed(f"{origin_of(url)} could not be reached ({exc.__class__.__name__})") from None
-    try:
-        return status, json.loads(raw) if len(raw) <= MAX_BODY else None
-    except (ValueError, RecursionError):
-        return status, None
+    return await request_json(http, method, url, _failed, **kwargs)
 
 
 def _failed(why: str) -> SignInError:

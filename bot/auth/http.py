@@ -38,7 +38,7 @@ from bot.auth.redirects import RedirectError, check_client_redirect, web_return_
 from bot.auth.saml import KEY_FILES
 from bot.auth.saml_http import add_saml_routes
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
-from bot.auth.sessions import Cookies, find_session, rfc3339, token_key
+from bot.auth.sessions import Cookies, find_session, mfa_session, rfc3339, token_key
 from bot.auth.store import AuthStore
 from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.connectors.kinds import NAME_RULE, OIDC, SAML, is_connector_name
@@ -168,11 +168,7 @@ class SignInRoutes:
         binding = secrets.token_urlsafe(32)
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
-            if session is None:
-                raise SignInError("session", "sign in first: an MFA check is for a signed-in user", status=401)
-            if name != session.connector:
-                raise SignInError("mfa", f"an MFA check goes through the connector you signed in with "
-                                         f"(`{session.connector}`)", status=400)
+            session = mfa_session(session, name, "sign in first")
             connector = mfa_settings(await self.connector_doc(name), self.secrets)
             url = await self._start(connector, {"flow": "mfa", "return_to": return_to, "binding": token_key(binding),
                                                 "session": token_key(token), "username": session.username})
@@ -200,12 +196,7 @@ class SignInRoutes:
         if body is None:
             return json_error(400, "request", 'the body must be a JSON object {"connector_id", "redirect_url"}')
         try:
-            if session is None:
-                raise SignInError("session", "send the session as `Authorization: Bearer <token>`: an MFA check is "
-                                             "for a signed-in user", status=401)
-            if body.get("connector_id") != session.connector:
-                raise SignInError("mfa", f"an MFA check goes through the connector you signed in with "
-                                         f"(`{session.connector}`)", status=400)
+            session = mfa_session(session, body.get("connector_id"), "send the session as `Authorization: Bearer <token>`")
             connector = await settings_of(session.connector)
             client = check_client_redirect(body.get("redirect_url") or "",
                                            allowed_https_hostnames=connector.allowed_https_hostnames,

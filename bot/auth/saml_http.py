@@ -36,7 +36,7 @@ from bot.auth.roles import map_roles
 from bot.auth.saml_descriptor import DescriptorCache
 from bot.auth.saml_logout import LogoutRoutes
 from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
-from bot.auth.sessions import Session, create_session, find_session, token_key
+from bot.auth.sessions import Session, create_session, find_session, mfa_session, token_key
 from bot.connectors.checks import resolve_secret
 from bot.connectors.kinds import NAME_RULE, SAML, is_connector_name
 
@@ -112,11 +112,7 @@ class SamlRoutes:
         session = await find_session(self.routes.store, token) if token else None
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
-            if session is None:
-                raise SignInError("session", "sign in first: an MFA check is for a signed-in user", status=401)
-            if name != session.connector:
-                raise SignInError("mfa", f"an MFA check goes through the connector you signed in with "
-                                         f"(`{session.connector}`)", status=400)
+            session = mfa_session(session, name, "sign in first")
             settings = await self.settings(name, mfa=True)
             started = await self._start(settings, {"flow": "mfa", "return_to": return_to,
                                                    "session": token_key(token),

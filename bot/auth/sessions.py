@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.auth.errors import SignInError
 from bot.auth.store import AuthStore
 
 SESSION_COOKIE = "reviewer_session"
@@ -98,3 +99,14 @@ async def find_session(store: AuthStore, token: str) -> Session | None:
         return None
     record = await store.get_session(token_key(token))
     return Session.from_record(record) if record else None
+
+
+def mfa_session(session: Session | None, name: Any, how_to_sign_in: str) -> Session:
+    """The session an MFA round is for: there must be one, and the round goes through the
+    connector it signed in with (either kind, browser or terminal)."""
+    if session is None:
+        raise SignInError("session", f"{how_to_sign_in}: an MFA check is for a signed-in user", status=401)
+    if name != session.connector:
+        raise SignInError("mfa", f"an MFA check goes through the connector you signed in with "
+                                 f"(`{session.connector}`)", status=400)
+    return session
