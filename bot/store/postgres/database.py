@@ -1,7 +1,11 @@
 """The PostgreSQL connection pool every PostgreSQL store shares, and what its failures mean.
 
-psycopg 3's async pool: connections are checked before use after a restart of the server
-(`check_connection`), and a pool that cannot hand one out in `TIMEOUT` seconds fails the call
+psycopg 3's async pool: a connection that sat idle in the pool for IDLE_CHECK seconds or more is
+checked before use (`check_connection`, one round trip), so that one left over from before a
+restart of the server is replaced instead of failing a request; one returned moments ago is used
+as it is (under load that is nearly every connection, and the check would double the round
+trips; a statement on a connection that did break leaves it broken, and the pool drops it when it
+comes back). A pool that cannot hand one out in `TIMEOUT` seconds fails the call
 instead of holding a webhook request: the caller sees StoreUnavailable (the webhook answers 503)
 and the pool reconnects on its own in the background.
 
@@ -12,6 +16,8 @@ transaction another server connection, where a prepared statement does not exist
 from __future__ import annotations
 
 import contextlib
+import time
+import weakref
 from collections.abc import AsyncIterator
 
 import psycopg
@@ -21,6 +27,7 @@ from bot.store.model import StoreUnavailable
 
 TIMEOUT = 5.0  # seconds to wait for a connection before answering "unavailable"
 MIN_SIZE, MAX_SIZE = 1, 20  # a GitHub write or token fetch holds one for its lock
+IDLE_CHECK = 2.0  # seconds in the pool after which a connection is checked before use
 
 
 class Database:
@@ -29,7 +36,18 @@ class Database:
         self.pool = psycopg_pool.AsyncConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False, timeout=TIMEOUT,
             kwargs={"autocommit": True, "prepare_threshold": None},
-            check=psycopg_pool.AsyncConnectionPool.check_connection, reconnect_timeout=3600)
+            check=self._check_if_idle, reset=self._returned, reconnect_timeout=3600)
+        self._returned_at: weakref.WeakKeyDictionary[psycopg.AsyncConnection, float] = weakref.WeakKeyDictionary()
+
+    async def _returned(self, conn: psycopg.AsyncConnection) -> None:
+        self._returned_at[conn] = time.monotonic()
+
+    async def _check_if_idle(self, conn: psycopg.AsyncConnection) -> None:
+        """The pool's check before handing a connection out: only for one idle IDLE_CHECK or more
+        (a new connection was just made, so it is not checked either)."""
+        returned = self._returned_at.get(conn)
+        if returned is not None and time.monotonic() - returned >= IDLE_CHECK:
+            await psycopg_pool.AsyncConnectionPool.check_connection(conn)
 
     async def open(self) -> None:
         """Open the pool; StoreUnavailable when not even one connection can be made now."""
