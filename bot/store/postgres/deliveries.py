@@ -103,8 +103,9 @@ class PostgresDeliveryStore:
         """Decide received rows outside any transaction (parsing a body takes time: `decide` may
         yield to the event loop between bodies), then, in one short transaction, lock those still
         `received` as read (SKIP LOCKED: two dispatchers never record the same row; one that dies
-        mid-way leaves them `received`) and record each in its own savepoint: a row the database
-        refuses is marked failed alone and the others are recorded."""
+        mid-way leaves them `received`) and record them together in one savepoint; if the database
+        refuses that, each row in its own: a row refused alone is marked failed and the others are
+        recorded."""
         rows = await self.db.fetch(
             "SELECT seq, delivery_id, event, body, received_count FROM deliveries WHERE state = 'received' "
             "ORDER BY seq LIMIT %s", (limit,))
@@ -117,7 +118,7 @@ class PostgresDeliveryStore:
                 "SELECT delivery_id, received_count FROM deliveries WHERE delivery_id = ANY(%s) "
                 "AND state = 'received' ORDER BY seq FOR UPDATE SKIP LOCKED", (list(seen),))
             mine = {did for did, count in await cursor.fetchall() if seen[did] == count}
-            recorded = [await _record_alone(conn, d) for d in decisions if d.outcome[0] in mine]
+            recorded = await _record_batch(conn, [d for d in decisions if d.outcome[0] in mine])
         self.unclassified = max(0, self.unclassified - len(recorded))
         return recorded
 
@@ -249,14 +250,32 @@ async def _record_outcomes(conn: psycopg.AsyncConnection, outcomes: list[Outcome
             "AND state = 'received'", rows)
 
 
+async def _record_batch(conn: psycopg.AsyncConnection, decisions: list[Decision]) -> list[Decision]:
+    """The batch in one savepoint (one round trip for its outcomes); only when the database
+    refuses it are the rows written one by one, so that the bad one fails alone."""
+    try:
+        async with conn.transaction():
+            await _record_decisions(conn, decisions)
+        return decisions
+    except psycopg.OperationalError:  # the connection is gone: nothing of the batch is recorded
+        raise
+    except psycopg.Error:
+        return [await _record_alone(conn, d) for d in decisions]
+
+
+async def _record_decisions(conn: psycopg.AsyncConnection, decisions: list[Decision]) -> None:
+    for decision in decisions:
+        if decision.installation_payload is not None:
+            await _record_installation(conn, decision.event, decision.installation_payload)
+    await _record_outcomes(conn, [d.outcome for d in decisions])
+
+
 async def _record_alone(conn: psycopg.AsyncConnection, decision: Decision) -> Decision:
     """Record one decision in a savepoint; if the database refuses it (a value no column can
     hold), the row is marked failed with the reason, and the batch goes on."""
     try:
         async with conn.transaction():
-            if decision.installation_payload is not None:
-                await _record_installation(conn, decision.event, decision.installation_payload)
-            await _record_outcomes(conn, [decision.outcome])
+            await _record_decisions(conn, [decision])
         return decision
     except psycopg.OperationalError:  # the connection is gone: nothing of the batch is recorded
         raise
