@@ -17,7 +17,7 @@ import bisect
 import time
 from dataclasses import dataclass, field
 
-from bot.jobs import Handler, Job, parse_payload, supersedes
+from bot.jobs import Handler, Job, stored_payload, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
@@ -170,7 +170,7 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
     began = time.monotonic()
     delivery = log.current_delivery.set(delivery_id)
     try:
-        job = Job(started.delivery_id, started.event, started.action, parse_payload(started.body),
+        job = Job(started.delivery_id, started.event, started.action, stored_payload(started.body),
                   started.installation_id, started.repo, started.pr_number, started.head_sha,
                   started.attempt)
         await handler(job)
