@@ -49,6 +49,9 @@ COUNT_TTL = 1.0  # seconds the queue's counts (depth, running) are kept before t
 # Both counts in one pass over procrastinate's partial index of live (todo/doing) jobs
 _COUNT = ("SELECT count(*) FILTER (WHERE status = 'todo') AS todo, count(*) FILTER (WHERE status = 'doing') "
           "AS doing FROM procrastinate_jobs WHERE task_name = %(task)s AND status IN ('todo', 'doing')")
+# The keys of `keys` whose job waits (procrastinate's unique index of waiting queueing locks)
+_WAITING = ("SELECT queueing_lock FROM procrastinate_jobs WHERE task_name = %(task)s AND status = 'todo' "
+            "AND queueing_lock = ANY(%(keys)s)")
 
 
 def make_app(url: str) -> procrastinate.App:
@@ -151,8 +154,7 @@ class ProcrastinateQueue:
                 while decisions := await self.store.claim(BATCH, self._decide):
                     keys = {c.key for _, state, c, _ in (d.outcome for d in decisions)
                             if state == "queued" and c is not None and c.key}
-                    for key in sorted(keys):
-                        await self.defer(key)
+                    await self.defer_all(keys)
             except Exception:  # the store is away: the rows stay `received` for the next pass
                 logger.exception("dispatching failed; trying again in a second")
                 await asyncio.sleep(1)
@@ -160,6 +162,16 @@ class ProcrastinateQueue:
 
     async def _decide(self, row: Received) -> Decision:
         return await decide_in_turn(row, self.metrics, self.store)
+
+    async def defer_all(self, keys: set[str]) -> list[str]:
+        """A job for each key that has none waiting; the keys it made one for. A key whose job
+        waits is skipped: its rows were committed before this look, and that job reads its rows
+        only once it starts, so it finds them (a job already running may have read its rows:
+        its key gets a waiting one). One look instead of a refused deferral per such key."""
+        if not keys:
+            return []
+        rows = await self.app.connector.execute_query_all_async(_WAITING, task=TASK, keys=sorted(keys))
+        return [key for key in sorted(keys - {row["queueing_lock"] for row in rows}) if await self.defer(key)]
 
     async def defer(self, key: str) -> bool:
         """One job for the key unless one already waits; True when this call made it."""
@@ -246,9 +258,8 @@ class ProcrastinateQueue:
             except Exception:  # a job for the key already waits (queueing lock): it takes the work up
                 assert job.id is not None
                 await manager.finish_job_by_id_async(job.id, Status.FAILED, delete_job=False)
-        for key in await self.store.open_keys():
-            if await self.defer(key):
-                logger.info("deferred a job for deliveries left without one", extra={"key": key})
+        for key in await self.defer_all(set(await self.store.open_keys())):
+            logger.info("deferred a job for deliveries left without one", extra={"key": key})
         await self._count()
 
 

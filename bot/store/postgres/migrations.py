@@ -85,10 +85,15 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 )
 """
 
+# 4: a pull request's queued deliveries found by their key (`queued(key)`, once per job and per
+# pass of its loop) instead of by reading every queued row, which made a backlog quadratic
+SCHEMA_4 = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
     (2, SCHEMA_2),
     (3, SCHEMA_3),
+    (4, SCHEMA_4),
 ]
 LATEST = MIGRATIONS[-1][0]
 

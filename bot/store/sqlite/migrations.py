@@ -71,10 +71,14 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # memory (bot.github.coordination.LocalCoordination), so here the number is kept and nothing made.
 # 3: the admin console's delivery timeline (bot.store.sqlite.timeline); IF NOT EXISTS takes up the
 # table a pre-release console made on its own.
+# 4: a pull request's queued deliveries found by their key (a worker's `queued(key)`), not by
+# reading every queued row.
+QUEUED_BY_KEY = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
 MIGRATIONS: list[tuple[int, str]] = [
     (1, DELIVERIES),
     (2, ""),
     (3, TIMELINE),
+    (4, QUEUED_BY_KEY),
 ]
 LATEST = MIGRATIONS[-1][0]
 
