@@ -62,7 +62,7 @@ class PostgresDeliveryStore:
         for item in items:
             first.setdefault(item.delivery_id, item)
         rows = [(i.delivery_id, i.event, json.dumps(i.headers), pack(i.body), i.received_at) for i in first.values()]
-        query = _UPSERT + ",".join(["(%s, %s, %s, %s, %s, 'received')"] * len(rows)) + _ON_CONFLICT
+        query = _UPSERT + ",".join(["(%s, %s, %s, %b, %s, 'received')"] * len(rows)) + _ON_CONFLICT
         async with self.db.transaction() as conn:
             cursor = await conn.execute(query, [value for row in rows for value in row])
             taken = {row[0] for row in await cursor.fetchall()}
