@@ -85,10 +85,15 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 )
 """
 
+# 4: when the dispatcher last queued a delivery (`queued_at`, set with its classification or by a
+# recovery), for the console's timeline; rows from before it keep NULL.
+SCHEMA_4 = "ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS queued_at DOUBLE PRECISION"
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
     (2, SCHEMA_2),
     (3, SCHEMA_3),
+    (4, SCHEMA_4),
 ]
 LATEST = MIGRATIONS[-1][0]
 

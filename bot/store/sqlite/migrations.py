@@ -71,10 +71,13 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # memory (bot.github.coordination.LocalCoordination), so here the number is kept and nothing made.
 # 3: the admin console's delivery timeline (bot.store.sqlite.timeline); IF NOT EXISTS takes up the
 # table a pre-release console made on its own.
+# 4: when the dispatcher last queued a delivery (`queued_at`, set with its classification or by a
+# recovery), for the console's timeline; rows from before it keep NULL.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, DELIVERIES),
     (2, ""),
     (3, TIMELINE),
+    (4, "ALTER TABLE deliveries ADD COLUMN queued_at REAL"),
 ]
 LATEST = MIGRATIONS[-1][0]
 
