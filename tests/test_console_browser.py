@@ -1,8 +1,9 @@
 """The console in a real browser (headless Chromium through Playwright): sign in through a local
 OpenID provider with identifier-first login and land back on the page asked for; open every page;
 redeliver a failed delivery; apply a connector with an error and see it at its line; be refused
-a page without the permission; the CSP stops inline script; the pages fit a phone's width; the
-README's screenshot script runs. One browser for the module; skipped, saying why, without one."""
+a page without the permission; the CSP stops inline script; the pages fit a phone's width; test
+a SAML connector's sign-in; the README's screenshot script runs. Skipped, saying why, without a
+browser."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from scripts.console_screenshot import capture
 from tests.browser_support import browser_missing, chromium
 from tests.console_support import console_server, failed_delivery, session_for
 from tests.oidc_support import connector_doc, put_connector, real_provider
+from tests.saml_support import SamlIdP, put_saml, require_xmlsec
 from tests.server_support import Recorder
 
 MISSING = browser_missing()
@@ -160,6 +162,31 @@ async def test_an_operator_works_through_the_console_in_a_browser(tmp_path):
             assert await one_h1(page) == "Connectors"
             assert await page.get_by_role("button", name="Apply").count() == 0
             await context.close()
+
+
+async def test_a_saml_connector_is_tested_in_a_browser(tmp_path):
+    """Test sign-in through a real SAML IdP (pysaml2's): its answer posted to the assertion
+    consumer, the attributes shown on the connector's page, the browser's session unchanged."""
+    require_xmlsec()
+    idp = SamlIdP(attributes={"groups": ["admins"], "department": ["platform"]})
+    async with idp.serving(), console_server(tmp_path) as server, chromium() as browser:
+        await put_saml(server, idp.connector("corp", server.url), idp)
+        writer = await session_for(server, ["writer"])
+        cookie = next(c for c in writer.cookie_jar if c.key == "reviewer_session")
+        await writer.close()
+        context = await browser.new_context()
+        await context.add_cookies([{"name": "reviewer_session", "value": cookie.value, "url": server.url}])
+        page = await context.new_page()
+        await page.goto(f"{server.url}/console/connectors/samlconnectors/corp")
+        await page.get_by_role("link", name="Test sign-in").click()
+        await page.wait_for_url(f"{idp.url}/sso*")
+        await page.evaluate("document.forms[0].submit()")  # the IdP's answer page: the user goes on
+        await page.wait_for_url(f"{server.url}/console/connectors/samlconnectors/corp?test=*")
+        tested = await page.locator("#tested").locator("xpath=..").inner_text()
+        assert "Test sign-in: alice@example.com" in tested and '["platform"]' in tested
+        assert "Attributes received" in tested and "Roles the attributes map to\nadmin" in tested
+        assert [c["value"] for c in await context.cookies() if c["name"] == "reviewer_session"] == [cookie.value]
+        await context.close()
 
 
 async def test_the_readme_screenshot_script_renders_the_console(tmp_path):

@@ -14,6 +14,7 @@ from aiohttp import web
 from bot.auth.guard import BREAK_GLASS
 from bot.auth.http import SIGNIN_STORE
 from bot.server.app import STORAGE
+from bot.server.console.render import when
 from bot.server.console.timeline import read_attempts
 from tests.console_support import (
     ACCESS_YAML,
@@ -146,6 +147,27 @@ async def test_a_failed_delivery_shows_why_and_is_redelivered_with_csrf_and_perm
         finally:
             await writer.close()
             await auditor.close()
+
+
+async def test_the_timeline_shows_when_the_delivery_was_queued_and_each_wait(tmp_path, database_url):
+    async with console_server(tmp_path, database_url=database_url) as server:
+        status, _ = await server.post("pull_request", pr_payload(7, "c" * 40, repo="acme/app"), "d-queued-1")
+        assert status == 202
+        record = await server.wait_state("d-queued-1", "done")
+        admin = await session_for(server, ["admin"])
+        try:
+            async with admin.get(server.url + "/console/deliveries/d-queued-1") as response:
+                page = await response.text()
+        finally:
+            await admin.close()
+    received, queued, started = record["received_at"], record["queued_at"], record["started_at"]
+    assert received <= queued <= started
+    lines = [f"{when(received)}</time> received",
+             f"<time>{when(queued)}</time> queued ({queued - received:.3f} s after it was received)</li>",
+             f"<time>{when(started)}</time> started (attempt 1, after {started - queued:.3f} s in the queue)</li>",
+             f"<time>{when(record['finished_at'])}</time> finished: done</li>"]
+    places = [page.find(line) for line in lines]
+    assert -1 not in places and places == sorted(places), (places, page[page.find('id="timeline"'):][:1500])
 
 
 async def test_a_connector_applied_with_an_error_is_shown_at_its_line_and_not_stored(tmp_path, database_url):

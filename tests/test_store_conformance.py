@@ -103,6 +103,44 @@ async def test_interrupted_jobs_are_requeued_and_counted_as_a_new_attempt(storag
     assert again is not None and again.attempt == 2
 
 
+async def test_the_row_keeps_when_it_was_queued_and_each_requeue_renews_it(storage: Storage):
+    """`queued_at`: set when the dispatcher queues a row (claim or classified), renewed when a
+    recovery puts it back, cleared by a redelivery; never set on a row that was not queued."""
+    store = storage.deliveries
+    for delivery in ("q1", "ig", "q2"):
+        assert await store.accept(_incoming(delivery, at=time.time() - 60))
+    before = time.time()
+    await store.classified([("q1", "queued", _job(1, "a" * 40), None), ("ig", "ignored", None, None)])
+
+    async def decide(row: Received) -> Decision:
+        return Decision(row.event, (row.delivery_id, "queued", _job(2, "b" * 40), None))
+    assert [d.outcome[0] for d in await store.claim(10, decide)] == ["q2"]
+    after = time.time()
+    records = {d: await store.delivery(d) for d in ("q1", "ig", "q2")}
+    assert before <= records["q1"]["queued_at"] <= after and before <= records["q2"]["queued_at"] <= after
+    assert records["q1"]["finished_at"] is None and records["q1"]["received_at"] < records["q1"]["queued_at"]
+    assert records["ig"]["queued_at"] is None and records["ig"]["finished_at"] is not None
+    summaries = {r["delivery_id"]: r for r in await store.recent(limit=10)}  # the console's lists carry it too
+    assert summaries["q1"]["queued_at"] == records["q1"]["queued_at"] and summaries["ig"]["queued_at"] is None
+
+    assert await store.start("q1") is not None
+    await asyncio.sleep(0.01)
+    assert await store.recover() == 1  # a crash cut the job off: queued again, now
+    recovered = await store.delivery("q1")
+    assert recovered["queued_at"] > records["q1"]["queued_at"] and recovered["started_at"] is None
+    assert await store.start("q1") is not None
+    await store.finish(["q1"], "failed", "boom")
+    assert await store.redeliver("q1")  # the console's redelivery: received again, not queued yet
+    assert (await store.delivery("q1"))["queued_at"] is None
+    assert await store.start("q2") is not None
+    await store.finish(["q2"], "failed", "boom")
+    assert await store.accept(_incoming("q2"))  # GitHub's redelivery of a failed one
+    assert (await store.delivery("q2"))["queued_at"] is None
+    again = time.time()
+    await store.classified([("q2", "queued", _job(2, "b" * 40), None)])
+    assert (await store.delivery("q2"))["queued_at"] >= again
+
+
 async def test_prune_deletes_only_old_finished_deliveries(storage: Storage):
     store = storage.deliveries
     old = time.time() - 40 * 86400
@@ -319,6 +357,7 @@ async def test_a_database_of_the_previous_release_gains_the_timeline(database_ur
     try:
         await storage.deliveries.accept(_incoming("before"))
         await _run(storage, "DROP TABLE delivery_timeline")
+        await _run(storage, "ALTER TABLE deliveries DROP COLUMN queued_at")  # what migration 5 adds
         await _run(storage, "DELETE FROM schema_version WHERE version >= 3")
     finally:
         await storage.close()
@@ -330,6 +369,30 @@ async def test_a_database_of_the_previous_release_gains_the_timeline(database_ur
         await again.timeline.write(_attempt("before", 1, "done"))
         assert [e.attempt for e in await again.timeline.attempts("before")] == [1]
         assert await again.deliveries.delivery("before") is not None
+    finally:
+        await again.close()
+
+
+async def test_a_database_at_version_4_gains_queued_at(database_url: str):
+    """Migration 5 on a database at version 4: its rows keep what they had, with no queued time;
+    rows queued from then on get one."""
+    storage = storage_for(database_url)
+    await storage.open()
+    try:
+        await _queue(storage, "old")
+        await _run(storage, "ALTER TABLE deliveries DROP COLUMN queued_at")
+        await _run(storage, "DELETE FROM schema_version WHERE version = 5")
+    finally:
+        await storage.close()
+    again = storage_for(database_url)
+    await again.open()
+    try:
+        latest = sqlite_migrations.LATEST if database_url.startswith("sqlite") else pg_migrations.LATEST
+        assert latest == 5 and await again.schema_version() == 5
+        old = await again.deliveries.delivery("old")
+        assert (old["state"], old["job_key"], old["queued_at"]) == ("queued", "octo/app#1", None)
+        await _queue(again, "new")
+        assert (await again.deliveries.delivery("new"))["queued_at"] is not None
     finally:
         await again.close()
 

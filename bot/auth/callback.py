@@ -1,6 +1,8 @@
 """The provider's redirect back (`GET /v1/webapi/oidc/callback`): the pending sign-in taken once,
 the browser binding, the code exchanged and checked, roles mapped, the session made, and every
 outcome recorded for the console's sign-in log (names of claims, never their values or a token).
+A test sign-in makes no session: `Callback.test_result` keeps what came back for the console, for
+both kinds (the SAML assertion consumer calls it too).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from bot.auth.errors import SignInError
 from bot.auth.google_groups import service_account, with_google_groups
 from bot.auth.groups import with_oidc_groups
 from bot.auth.pages import redirect, refusal_page
-from bot.auth.roles import map_roles
+from bot.auth.roles import RoleResult, map_roles
 from bot.auth.sealing import seal
 from bot.auth.sessions import (
     Session,
@@ -95,8 +97,8 @@ class Callback:
         access = routes.gate.access()
         defined = [r for r in mapped.roles if r in access.roles]
         if pending["flow"] == "test":
-            return await self._test_result(pending, identity.username, identity.claims, mapped.roles, defined,
-                                           mapped.warnings)
+            received = {name: value for name, value in claims.items() if name not in _PROTOCOL_CLAIMS}  # groups joined
+            return await self.test_result(pending, identity.username, received, names, mapped, defined, kind="oidc")
         if not defined:
             raise _denied(identity.username, names, mapped.roles, mapped.warnings,
                           [m.claim for m in connector.claims_to_roles])
@@ -135,17 +137,21 @@ class Callback:
         await self.record(connector.name, identity.username, None, names, flow="mfa", roles=record["roles"])
         return mfa_done(pending, identity.username, record["mfa_verified_at"])
 
-    async def _test_result(self, pending: dict[str, Any], username: str, claims: dict[str, Any], roles: list[str],
-                           defined: list[str], warnings: list[str]) -> web.StreamResponse:
-        """A test sign-in (the console's): no session; what came back is kept once, for ten minutes,
-        under a random id the browser is sent back with (`?test=ID`), for the console to show."""
+    async def test_result(self, pending: dict[str, Any], username: str, received: dict[str, Any],
+                          names: list[str], mapped: RoleResult, defined: list[str], *,
+                          kind: str) -> web.StreamResponse:
+        """A test sign-in (the console's), either kind: no session, whatever the roles; what came back
+        (`received`: the claims or attributes to show, bounded here) is kept once, for ten minutes,
+        under a random id the browser is sent back with (`?test=ID`), for the console to show.
+        `names` are every name received, for the sign-in log."""
         result_id = secrets.token_urlsafe(16)
-        shown = {name: _shown(value) for name, value in sorted(claims.items()) if name not in _PROTOCOL_CLAIMS}
+        shown = {name[:MAX_SHOWN_NAME]: _shown(value) for name, value in sorted(received.items())[:MAX_SHOWN]}
         await self.routes.store.put_pending(token_key("test-result:" + result_id), {
-            "connector": pending["connector"], "username": username, "claims": shown, "roles": roles,
-            "defined": defined, "warnings": warnings}, time.time() + oidc.STATE_SECONDS)
-        await self.record(pending["connector"], username, None, sorted(claims), flow="test", roles=defined,
-                          warnings=warnings)
+            "connector": pending["connector"], "kind": kind, "username": username, "received": shown,
+            "omitted": max(0, len(received) - MAX_SHOWN), "roles": mapped.roles, "defined": defined,
+            "warnings": mapped.warnings}, time.time() + oidc.STATE_SECONDS)
+        await self.record(pending["connector"], username, None, names, flow="test", roles=defined,
+                          warnings=mapped.warnings, kind=kind)
         joiner = "&" if "?" in pending["return_to"] else "?"
         return redirect(f"{pending['return_to']}{joiner}{urlencode({'test': result_id})}")
 
@@ -164,10 +170,12 @@ class Callback:
 
 
 _PROTOCOL_CLAIMS = {"nonce", "at_hash", "c_hash", "s_hash", "sid", "jti"}  # the flow's own, not the user's
+MAX_SHOWN = 100  # claims or attributes a test result keeps (the page says how many more came)
+MAX_SHOWN_NAME = 200  # characters of a claim's or attribute's name kept
 
 
 def _shown(value: Any) -> Any:
-    """A claim's value as the test page shows it: strings and lists of them, bounded."""
+    """A claim's or attribute's value as the test page shows it: strings and lists of them, bounded."""
     if isinstance(value, list):
         return [str(v)[:200] for v in value[:50]]
     return value if isinstance(value, bool | int | float) else str(value)[:200]

@@ -5,6 +5,7 @@
     GET  /v1/webapi/saml/metadata/{name}                       the SP metadata to give the IdP
     POST /v1/webapi/saml/login/console                         terminal sign-in, as OIDC's
     GET  /v1/webapi/saml/mfa/web?connector_id=N&redirect_url=P an MFA round for the signed-in browser
+    GET  /v1/webapi/saml/test/web?connector_id=N&redirect_url=P a test sign-in (connectors:write): no session kept
     POST /v1/webapi/saml/mfa/console                           the terminal's MFA round
     GET|POST /v1/webapi/saml/slo/{name}                        single logout (bot/auth/saml_logout.py)
 
@@ -12,6 +13,12 @@ The pending request is keyed by the AuthnRequest's ID, the `InResponseTo` of its
 once. The browser is not bound by a cookie here as OIDC's is: the IdP's answer is a cross-site POST,
 which a `SameSite=Lax` cookie does not follow; the single-use request id and the signed
 `InResponseTo` carry that duty.
+
+A test sign-in (the console's "Test sign-in") is a pending request with flow "test": its answer is
+checked as a sign-in's is (signature, InResponseTo, replay, groups), and then only the attributes
+and the roles they map to are kept for the console (`Callback.test_result`, shared with OIDC) — no
+session, no single-logout entry, whatever the roles. A response without InResponseTo (IdP-initiated)
+has no pending request, so it is never a test.
 """
 
 from __future__ import annotations
@@ -30,9 +37,10 @@ from bot.auth import saml
 from bot.auth.callback import _denied, _to_client, mfa_done
 from bot.auth.errors import SignInError
 from bot.auth.groups import with_saml_groups
+from bot.auth.guard import Denial
 from bot.auth.pages import SECURITY_HEADERS, redirect, refusal_page
 from bot.auth.redirects import RedirectError, web_return_path
-from bot.auth.roles import map_roles
+from bot.auth.roles import RoleResult, map_roles
 from bot.auth.saml_descriptor import DescriptorCache
 from bot.auth.saml_logout import LogoutRoutes
 from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
@@ -54,6 +62,7 @@ def add_saml_routes(app: web.Application, routes: SignInRoutes) -> None:
     app.router.add_get("/v1/webapi/saml/metadata/{name}", flows.metadata)
     app.router.add_post("/v1/webapi/saml/login/console", flows.login_console)
     app.router.add_get("/v1/webapi/saml/mfa/web", flows.mfa_web)
+    app.router.add_get("/v1/webapi/saml/test/web", flows.test_web)
     app.router.add_post("/v1/webapi/saml/mfa/console", flows.mfa_console)
     app.router.add_route("GET", "/v1/webapi/saml/slo/{name}", flows.logout.slo)
     app.router.add_route("POST", "/v1/webapi/saml/slo/{name}", flows.logout.slo)
@@ -122,6 +131,23 @@ class SamlRoutes:
         except SignInError as exc:
             await self.routes.callback.record(str(name or "")[:253], session.username if session else None, exc,
                                               None, flow="mfa", kind="saml")
+            return refusal_page(exc.status, exc.check, exc.message)
+        return _send(started)
+
+    async def test_web(self, request: web.Request) -> web.Response:
+        """The console's "test sign-in": the AuthnRequest of a sign-in, pending as flow "test"; the
+        attributes and roles come back to `redirect_url` under `?test=ID`, and no session is made."""
+        allowed = await self.routes.gate.check(request, "connectors:write")
+        if isinstance(allowed, Denial):
+            return refusal_page(allowed.status, "permission", allowed.message)
+        name = request.query.get("connector_id")
+        try:
+            return_to = web_return_path(request.query.get("redirect_url"))
+            started = await self._start(await self.settings(name), {"flow": "test", "return_to": return_to})
+        except RedirectError as exc:
+            return refusal_page(400, "redirect-url", str(exc))
+        except SignInError as exc:
+            await self.routes.callback.record(str(name or "")[:253], None, exc, None, flow="test", kind="saml")
             return refusal_page(exc.status, exc.check, exc.message)
         return _send(started)
 
@@ -199,7 +225,13 @@ class SamlRoutes:
         if pending["flow"] == "mfa":
             return await self._complete_mfa(settings, identity.username, names, pending)
         attributes = await self._groups(settings.name, identity.attributes, identity.username)
-        return await self._sign_in(settings, identity.username, attributes, pending, identity.session_index)
+        mapped = map_roles(settings.attributes_to_roles, attributes)
+        defined = [r for r in mapped.roles if r in self.routes.gate.access().roles]
+        if pending["flow"] == "test":  # only a pending request of ours is a test: never an IdP-initiated one
+            return await self.routes.callback.test_result(pending, identity.username, attributes, sorted(attributes),
+                                                          mapped, defined, kind="saml")
+        return await self._sign_in(settings, identity.username, sorted(attributes), mapped, defined, pending,
+                                   identity.session_index)
 
     async def _groups(self, name: str, attributes: dict[str, list[str]], username: str) -> dict[str, list[str]]:
         """Groups from Graph when the assertion carries `groups.link` (directory_id_groups_provider)."""
@@ -215,12 +247,9 @@ class SamlRoutes:
             error.username, error.claim_names = username, sorted(attributes)
             raise
 
-    async def _sign_in(self, settings: SamlSettings, username: str, attributes: dict[str, list[str]],
-                       pending: dict[str, Any], session_index: str | None = None) -> web.StreamResponse:
-        routes, names = self.routes, sorted(attributes)
-        mapped = map_roles(settings.attributes_to_roles, attributes)
-        access = routes.gate.access()
-        defined = [r for r in mapped.roles if r in access.roles]
+    async def _sign_in(self, settings: SamlSettings, username: str, names: list[str], mapped: RoleResult,
+                       defined: list[str], pending: dict[str, Any], session_index: str | None) -> web.StreamResponse:
+        routes = self.routes
         if not defined:
             raise _denied(username, names, mapped.roles, mapped.warnings,
                           [m.claim for m in settings.attributes_to_roles])

@@ -11,13 +11,14 @@ from typing import Any
 
 # A delivery's summary, as the console's lists show it (every column but headers and body).
 SUMMARY = ("seq, delivery_id, event, action, state, repo, pr_number, head_sha, installation_id, attempts, "
-           "received_count, error, received_at, started_at, finished_at")
+           "received_count, error, received_at, queued_at, started_at, finished_at")
 
 # Redelivery from the console: what GitHub's redelivery of a failed delivery resets (bot.store's
 # upserts on intake), on the stored body and headers; a row in any other state is left alone.
 _REDELIVER = ("UPDATE deliveries SET state = 'received', received_count = received_count + 1, action = NULL, "
               "installation_id = NULL, repo = NULL, pr_number = NULL, head_sha = NULL, job_key = NULL, "
-              "error = NULL, started_at = NULL, finished_at = NULL WHERE delivery_id = {mark} AND state = 'failed'")
+              "error = NULL, queued_at = NULL, started_at = NULL, finished_at = NULL "
+              "WHERE delivery_id = {mark} AND state = 'failed'")
 _OUTCOMES = "SELECT state, count(*) FROM deliveries WHERE received_at >= {mark} GROUP BY state"
 
 

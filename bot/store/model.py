@@ -122,6 +122,9 @@ class DeliveryStore(Protocol):
     `recover` puts `running` rows (a crash interrupted them) back to `queued`. `redeliver` (the
     console's) puts a `failed` row back to `received` as a redelivery of it does, body kept; it is
     then dispatched as a new delivery is. `prune` removes a delivery's timeline rows with it.
+    The row keeps when it moved (`delivery()`, and `recent`'s summaries): `received_at`, `queued_at`
+    (the last time it became `queued`: classified, or put back by `recover`), `started_at` and
+    `finished_at`; a redelivery clears all but the first.
 
     `claim` is the dispatcher's step for many processes at once: up to `limit` received rows, each
     taken by one caller only, decided (outside any transaction) and recorded in one short

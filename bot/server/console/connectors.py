@@ -5,8 +5,8 @@ Applying runs what the resource API's PUT runs, in the same order: the file is v
 `reviewer validate` does (both phases, with positions), and only a valid one is stored and
 reconciled; a literal secret left as `<redacted>` keeps the stored value. Literal secrets never
 reach a page: the YAML shown is the redacted object. "Test sign-in" runs the connector's flow
-(`/v1/webapi/oidc/test/web`) and shows, once, the claims received and the roles they map to;
-no session is made.
+(`/v1/webapi/oidc/test/web` or `/v1/webapi/saml/test/web`) and shows, once, the claims (OIDC) or
+attributes (SAML) received and the roles they map to; no session is made.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ruamel.yaml import YAML
 
 from bot.auth.connectors import is_ready
 from bot.auth.http import take_test_result
-from bot.connectors.kinds import KINDS, OIDC, ConnectorKind, by_kind
+from bot.connectors.kinds import KINDS, OIDC, SAML, ConnectorKind, by_kind
 from bot.connectors.reconcile import reconcile
 from bot.connectors.resource import RedactedRefusal, client_part, next_object, redact, restore_redacted
 from bot.connectors.validate import validate_connector_text
@@ -74,7 +74,7 @@ class ConnectorPages:
             return page("missing.html", 404, who=who, what="connector")
         tested = None
         if who.may("connectors:write") and request.query.get("test"):
-            tested = await take_test_result(self.console.signins, request.query["test"])
+            tested = _tested_here(await take_test_result(self.console.signins, request.query["test"]), kind, obj)
         return self._editor(who, kind, obj, to_yaml(kind, obj), [], tested=tested,
                             test_url=_test_url(kind, obj) if who.may("connectors:write") else None)
 
@@ -145,13 +145,25 @@ def _redacted_message(refusal: RedactedRefusal) -> str:
     return f"{refusal.pointer} is `<redacted>` but no value is stored to keep: write the secret or a reference"
 
 
+# The sign-in protocol of each kind: its routes' path segment, and what a test result's `kind` says.
+_PROTOCOL = {OIDC.kind: "oidc", SAML.kind: "saml"}
+
+
 def _test_url(kind: ConnectorKind, obj: dict[str, Any]) -> str | None:
-    """Where "test sign-in" starts, for a ready OIDC connector (the flow comes back to its page)."""
-    if kind is not OIDC or not is_ready(obj):
+    """Where "test sign-in" starts, for a ready connector (the flow comes back to its page)."""
+    if not is_ready(obj):
         return None
     name = obj["metadata"]["name"]
-    return "/v1/webapi/oidc/test/web?" + urlencode({"connector_id": name,
-                                                   "redirect_url": f"/console/connectors/{kind.plural}/{name}"})
+    return f"/v1/webapi/{_PROTOCOL[kind.kind]}/test/web?" + urlencode(
+        {"connector_id": name, "redirect_url": f"/console/connectors/{kind.plural}/{name}"})
+
+
+def _tested_here(tested: dict[str, Any] | None, kind: ConnectorKind, obj: dict[str, Any]) -> dict[str, Any] | None:
+    """A test result, when it is this connector's (an id carried to another connector's page shows
+    nothing there: the words and the YAML beside it would describe another flow)."""
+    if tested is None or tested.get("connector") != obj["metadata"]["name"]:
+        return None
+    return tested if tested.get("kind") == _PROTOCOL[kind.kind] else None
 
 
 def _located(text: str, errors: list[Diagnostic]) -> list[Diagnostic]:

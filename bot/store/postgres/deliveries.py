@@ -34,7 +34,7 @@ ON CONFLICT (delivery_id) DO UPDATE SET
     event = excluded.event, headers = excluded.headers, body = excluded.body,
     received_at = excluded.received_at, received_count = deliveries.received_count + 1,
     state = 'received', action = NULL, installation_id = NULL, repo = NULL, pr_number = NULL,
-    head_sha = NULL, job_key = NULL, error = NULL, started_at = NULL, finished_at = NULL
+    head_sha = NULL, job_key = NULL, error = NULL, queued_at = NULL, started_at = NULL, finished_at = NULL
 WHERE deliveries.state = 'failed'
 RETURNING delivery_id
 """
@@ -123,9 +123,10 @@ class PostgresDeliveryStore:
         return recorded
 
     async def recover(self, key: str | None = None) -> int:
+        """Put jobs a dead worker left back in the queue (of one key, or all), queued anew now."""
         return await self.db.execute(
-            "UPDATE deliveries SET state = 'queued', started_at = NULL WHERE state = 'running' "
-            "AND (%s::text IS NULL OR job_key = %s)", (key, key))
+            "UPDATE deliveries SET state = 'queued', queued_at = %s, started_at = NULL WHERE state = 'running' "
+            "AND (%s::text IS NULL OR job_key = %s)", (time.time(), key, key))
 
     async def queued(self, key: str | None = None) -> list[Queued]:
         rows = await self.db.fetch(
@@ -237,16 +238,18 @@ class PostgresDeliveryStore:
 
 
 async def _record_outcomes(conn: psycopg.AsyncConnection, outcomes: list[Outcome]) -> None:
+    """Each outcome on its row: a queued row gets its `queued_at`, any other its `finished_at`."""
     now = time.time()
     rows = []
     for delivery_id, state, c, error in outcomes:
         c = c or Classification("ignored")
+        queued = state == "queued"
         rows.append((state, c.action, c.installation_id, c.repo, c.pr_number, c.head_sha, c.key,
-                     error, None if state == "queued" else now, delivery_id))
+                     error, now if queued else None, None if queued else now, delivery_id))
     async with conn.cursor() as cursor:
         await cursor.executemany(
             "UPDATE deliveries SET state = %s, action = %s, installation_id = %s, repo = %s, pr_number = %s, "
-            "head_sha = %s, job_key = %s, error = %s, finished_at = %s WHERE delivery_id = %s "
+            "head_sha = %s, job_key = %s, error = %s, queued_at = %s, finished_at = %s WHERE delivery_id = %s "
             "AND state = 'received'", rows)
 
 

@@ -89,11 +89,16 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # pass of its loop) instead of by reading every queued row, which made a backlog quadratic
 SCHEMA_4 = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
 
+# 5: when the dispatcher last queued a delivery (`queued_at`, set with its classification or by a
+# recovery), for the console's timeline; rows from before it keep NULL.
+SCHEMA_5 = "ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS queued_at DOUBLE PRECISION"
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
     (2, SCHEMA_2),
     (3, SCHEMA_3),
     (4, SCHEMA_4),
+    (5, SCHEMA_5),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -38,7 +38,7 @@ ON CONFLICT (delivery_id) DO UPDATE SET
     event = excluded.event, headers = excluded.headers, body = excluded.body,
     received_at = excluded.received_at, received_count = received_count + 1,
     state = 'received', action = NULL, installation_id = NULL, repo = NULL, pr_number = NULL,
-    head_sha = NULL, job_key = NULL, error = NULL, started_at = NULL, finished_at = NULL
+    head_sha = NULL, job_key = NULL, error = NULL, queued_at = NULL, started_at = NULL, finished_at = NULL
 WHERE deliveries.state = 'failed'
 RETURNING delivery_id
 """
@@ -169,17 +169,19 @@ class SQLiteDeliveryStore:
         return await self._read(query)
 
     async def classified(self, outcomes: list[Outcome]) -> None:
-        """Record (delivery id, new state, classification, error) for a batch."""
+        """Record (delivery id, new state, classification, error) for a batch: a queued row gets its
+        `queued_at`, any other its `finished_at`."""
         now = time.time()
         rows = []
         for delivery_id, state, c, error in outcomes:
             c = c or Classification("ignored")
+            queued = state == "queued"
             rows.append((state, c.action, c.installation_id, c.repo, c.pr_number, c.head_sha, c.key,
-                         error, None if state == "queued" else now, delivery_id))
+                         error, now if queued else None, None if queued else now, delivery_id))
         await self._write(lambda conn: conn.executemany(
             "UPDATE deliveries SET state = ?, action = ?, installation_id = ?, repo = ?, pr_number = ?, "
-            "head_sha = ?, job_key = ?, error = ?, finished_at = ? WHERE delivery_id = ? AND state = 'received'",
-            rows))
+            "head_sha = ?, job_key = ?, error = ?, queued_at = ?, finished_at = ? "
+            "WHERE delivery_id = ? AND state = 'received'", rows))
         self.unclassified = max(0, self.unclassified - len(outcomes))
 
     async def claim(self, limit: int, decide: Decide) -> list[Decision]:
@@ -215,10 +217,12 @@ class SQLiteDeliveryStore:
             return failed
 
     async def recover(self, key: str | None = None) -> int:
-        """Put jobs a crash interrupted back in the queue (of one key, or all); returns how many."""
+        """Put jobs a crash interrupted back in the queue (of one key, or all), queued anew now;
+        returns how many."""
+        now = time.time()
         return await self._write(lambda conn: conn.execute(
-            "UPDATE deliveries SET state = 'queued', started_at = NULL WHERE state = 'running' "
-            "AND (? IS NULL OR job_key = ?)", (key, key)).rowcount)
+            "UPDATE deliveries SET state = 'queued', queued_at = ?, started_at = NULL WHERE state = 'running' "
+            "AND (? IS NULL OR job_key = ?)", (now, key, key)).rowcount)
 
     async def queued(self, key: str | None = None) -> list[Queued]:
         def query(conn: sqlite3.Connection) -> list[Queued]:

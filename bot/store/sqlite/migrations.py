@@ -73,12 +73,15 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # table a pre-release console made on its own.
 # 4: a pull request's queued deliveries found by their key (a worker's `queued(key)`), not by
 # reading every queued row.
+# 5: when the dispatcher last queued a delivery (`queued_at`, set with its classification or by a
+# recovery), for the console's timeline; rows from before it keep NULL.
 QUEUED_BY_KEY = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
 MIGRATIONS: list[tuple[int, str]] = [
     (1, DELIVERIES),
     (2, ""),
     (3, TIMELINE),
     (4, QUEUED_BY_KEY),
+    (5, "ALTER TABLE deliveries ADD COLUMN queued_at REAL"),
 ]
 LATEST = MIGRATIONS[-1][0]
 
