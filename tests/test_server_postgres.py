@@ -56,3 +56,20 @@ async def test_503_while_postgresql_is_away_then_202_on_its_own(tmp_path, pg_clu
         await wait_for(accepted, timeout=30)
         await server.wait_state("after", "done")
     assert "during" not in recorder.ids() and {"before", "after"} <= set(recorder.ids())
+
+
+async def test_the_first_delivery_after_a_quick_restart_is_stored_not_refused(tmp_path, pg_cluster):
+    """The pool's connections were in use moments before PostgreSQL restarted: the next delivery
+    must not fail on one of them (GitHub does not redeliver a 503 on its own)."""
+    cluster = pg_cluster
+    recorder = Recorder()
+    async with running_server(tmp_path, recorder, REVIEWER_DATABASE_URL=cluster.url) as server:
+        for n in range(3):
+            assert (await server.post("pull_request", pr_payload(n + 1, f"{n}" * 40), f"before-{n}"))[0] == 202
+        await server.wait_state("before-2", "done")
+        cluster.stop("fast")
+        cluster.start()
+        status, text = await server.post("pull_request", pr_payload(9, "d" * 40), "after")
+        assert status == 202, text
+        await server.wait_state("after", "done")
+    assert "after" in recorder.ids()
