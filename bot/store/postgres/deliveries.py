@@ -22,12 +22,30 @@ from bot.store import console
 from bot.store.bodies import pack, unpack
 from bot.store.group_commit import GroupCommit
 from bot.store.installs import change_of, repositories_after
-from bot.store.model import FINISHED_STATES, Decide, Decision, Incoming, Outcome, Queued, Received, Started, refused
-from bot.store.postgres.database import Database
+from bot.store.model import (
+    FINISHED_STATES,
+    Decide,
+    Decision,
+    Incoming,
+    Outcome,
+    Queued,
+    Received,
+    Started,
+    StoreUnavailable,
+    refused,
+)
+from bot.store.postgres.database import Database, dropped
 
 logger = logging.getLogger("reviewer.store")
 
-_UPSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state) VALUES "
+# The batch as five arrays: one statement text whatever the batch's size (psycopg parses a text
+# once and keeps it; a VALUES list of every size was parsed again per batch), bodies in binary.
+_UPSERT = """
+INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state)
+SELECT delivery_id, event, headers, body, received_at, 'received'
+FROM unnest(%s::text[], %s::text[], %s::text[], %b::bytea[], %s::float8[])
+    AS batch(delivery_id, event, headers, body, received_at)
+"""
 # A redelivery of a delivery whose job failed is done again (design.md); any other is a duplicate.
 _ON_CONFLICT = """
 ON CONFLICT (delivery_id) DO UPDATE SET
@@ -56,16 +74,24 @@ class PostgresDeliveryStore:
         await self._writer.close()
 
     async def _accept_batch(self, items: list[Incoming]) -> list[bool]:
-        """One statement for the batch; a delivery id twice in it is taken once (PostgreSQL
-        refuses to update one row twice in a statement), the second a duplicate."""
+        """One statement for the batch, committed on its own (autocommit: no BEGIN and COMMIT
+        round trips around it); a delivery id twice in it is taken once (PostgreSQL refuses to
+        update one row twice in a statement), the second a duplicate."""
         first: dict[str, Incoming] = {}
         for item in items:
             first.setdefault(item.delivery_id, item)
-        rows = [(i.delivery_id, i.event, json.dumps(i.headers), pack(i.body), i.received_at) for i in first.values()]
-        query = _UPSERT + ",".join(["(%s, %s, %s, %b, %s, 'received')"] * len(rows)) + _ON_CONFLICT
-        async with self.db.transaction() as conn:
-            cursor = await conn.execute(query, [value for row in rows for value in row])
-            taken = {row[0] for row in await cursor.fetchall()}
+        batch = list(first.values())
+        columns = ([i.delivery_id for i in batch], [i.event for i in batch], [json.dumps(i.headers) for i in batch],
+                   [pack(i.body) for i in batch], [i.received_at for i in batch])
+        try:
+            stored = await self.db.fetch(_UPSERT + _ON_CONFLICT, columns)
+        except StoreUnavailable as exc:
+            if not dropped(exc.__cause__):
+                raise  # no connection to be had in time: answering 503 now beats waiting again
+            # A connection the server dropped (a restart) since its last use: once more, on one the
+            # pool checks first. Safe to repeat: a row the first try did store comes back a duplicate.
+            stored = await self.db.fetch(_UPSERT + _ON_CONFLICT, columns)
+        taken = {row[0] for row in stored}
         results, seen = [], set()
         for item in items:
             results.append(item.delivery_id in taken and item.delivery_id not in seen)
