@@ -11,6 +11,7 @@ import aiohttp
 
 from bot.auth.errors import SignInError
 from bot.auth.redirects import origin_of
+from bot.bounded_read import read_at_most
 from bot.jsonbody import parse_json
 
 MAX_BODY = 4 * 1024 * 1024
@@ -22,7 +23,7 @@ async def request_json(http: aiohttp.ClientSession, method: str, url: str, faile
     """(status, JSON body or None when it is not JSON or too large); unreachable → `failed`."""
     try:
         async with http.request(method, url, timeout=TIMEOUT, allow_redirects=False, **kwargs) as response:
-            raw = await response.content.read(MAX_BODY + 1)
+            raw = await read_at_most(response.content, MAX_BODY)
             status = response.status
     except (aiohttp.ClientError, TimeoutError) as exc:
         raise failed(f"{origin_of(url)} could not be reached ({exc.__class__.__name__})") from None

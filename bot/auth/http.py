@@ -40,6 +40,7 @@ from bot.auth.saml_http import add_saml_routes
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
 from bot.auth.sessions import Cookies, find_session, mfa_session, rfc3339, token_key
 from bot.auth.store import AuthStore
+from bot.bounded_read import read_at_most
 from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.connectors.kinds import NAME_RULE, OIDC, SAML, is_connector_name
 from bot.jsonbody import JsonBodyError, parse_json
@@ -305,7 +306,7 @@ async def take_test_result(store: AuthStore, result_id: str) -> dict[str, Any] |
 async def _json_body(request: web.Request) -> dict[str, Any] | None:
     if request.content_length is not None and request.content_length > MAX_BODY:
         return None
-    raw = await request.content.read(MAX_BODY + 1)
+    raw = await read_at_most(request.content, MAX_BODY)
     if len(raw) > MAX_BODY:
         return None
     try:

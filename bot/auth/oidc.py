@@ -25,6 +25,7 @@ from bot.auth.oidc_provider import MAX_DOCUMENT, ProviderCache, allowed_endpoint
 from bot.auth.oidc_token import Expected, UnknownKey, verify_id_token
 from bot.auth.redirects import choose_redirect_url
 from bot.auth.service_keys import sign_request_object
+from bot.bounded_read import read_at_most
 
 STATE_SECONDS = 600  # a sign-in started is finished within 10 minutes, or started again
 REQUEST_OBJECT_SECONDS = 300
@@ -140,7 +141,7 @@ async def _merge_userinfo(http: aiohttp.ClientSession, url: str, access_token: s
                             timeout=aiohttp.ClientTimeout(total=15), allow_redirects=False) as response:
             if response.status != 200 or response.content_type != "application/json":
                 return claims
-            body = await response.content.read(MAX_DOCUMENT + 1)
+            body = await read_at_most(response.content, MAX_DOCUMENT)
         info = json.loads(body) if len(body) <= MAX_DOCUMENT else None
     except (aiohttp.ClientError, TimeoutError, ValueError, RecursionError):
         return claims

@@ -20,6 +20,7 @@ import aiohttp
 
 from bot.auth.errors import SignInError
 from bot.auth.redirects import origin_of
+from bot.bounded_read import read_at_most
 
 CACHE_SECONDS = 3600.0
 REFRESH_GAP = 1.0  # seconds between two fetches of one JWKS for unknown kids
@@ -101,7 +102,7 @@ class ProviderCache:
         try:
             async with self.http.request(method, url, timeout=TIMEOUT, allow_redirects=False,
                                          **request) as response:
-                body = await response.content.read(MAX_DOCUMENT + 1)
+                body = await read_at_most(response.content, MAX_DOCUMENT)
                 status = response.status
         except (TimeoutError, aiohttp.ClientError) as exc:
             raise SignInError(check, f"the provider could not be reached at {origin_of(url)} "

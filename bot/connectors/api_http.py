@@ -7,6 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.bounded_read import read_at_most
 from bot.diagnostics import Diagnostic
 from bot.jsonbody import JsonBodyError, parse_json
 from bot.yamldoc import MAX_BYTES, load_yaml
@@ -67,13 +68,10 @@ async def _read_bounded(request: web.Request) -> bytes:
     too_large = BodyError(status_response(413, f"the body is larger than {MAX_BODY} bytes"))
     if request.content_length is not None and request.content_length > MAX_BODY:
         raise too_large
-    chunks, size = [], 0
-    while chunk := await request.content.read(64 * 1024):
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise too_large
-        chunks.append(chunk)
-    return b"".join(chunks)
+    raw = await read_at_most(request.content, MAX_BODY)
+    if len(raw) > MAX_BODY:
+        raise too_large
+    return raw
 
 
 def _decode_json(raw: bytes) -> Any:

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import aiohttp
 
+from bot.bounded_read import read_at_most
 from bot.config.model import Provider
 from bot.engine.api_keys import ApiKeyError, resolve_api_key
 from bot.jsonbody import parse_json
@@ -129,14 +130,10 @@ class OpenAIChatClient:
 
 
 async def _read_bounded(resp: aiohttp.ClientResponse) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in resp.content.iter_chunked(64 * 1024):
-        size += len(chunk)
-        if size > MAX_RESPONSE_BYTES:
-            raise aiohttp.ClientPayloadError(f"response larger than {MAX_RESPONSE_BYTES} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    body = await read_at_most(resp.content, MAX_RESPONSE_BYTES)
+    if len(body) > MAX_RESPONSE_BYTES:
+        raise aiohttp.ClientPayloadError(f"response larger than {MAX_RESPONSE_BYTES} bytes")
+    return body
 
 
 def _without(text: str, key: str | None) -> str:
