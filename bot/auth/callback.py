@@ -145,10 +145,10 @@ class Callback:
         under a random id the browser is sent back with (`?test=ID`), for the console to show.
         `names` are every name received, for the sign-in log."""
         result_id = secrets.token_urlsafe(16)
-        shown = {name[:MAX_SHOWN_NAME]: _shown(value) for name, value in sorted(received.items())[:MAX_SHOWN]}
+        shown = _bounded(received)
         await self.routes.store.put_pending(token_key("test-result:" + result_id), {
             "connector": pending["connector"], "kind": kind, "username": username, "received": shown,
-            "omitted": max(0, len(received) - MAX_SHOWN), "roles": mapped.roles, "defined": defined,
+            "omitted": len(received) - len(shown), "roles": mapped.roles, "defined": defined,
             "warnings": mapped.warnings}, time.time() + oidc.STATE_SECONDS)
         await self.record(pending["connector"], username, None, names, flow="test", roles=defined,
                           warnings=mapped.warnings, kind=kind)
@@ -166,12 +166,31 @@ class Callback:
         if error:
             log.info("sign-in refused: connector=%s check=%s", connector, error.check)
         else:
-            log.info("signed in: connector=%s roles=%s", connector, ",".join(roles or []))
+            log.info("%s: connector=%s roles=%s", "test sign-in (no session)" if flow == "test" else "signed in",
+                     connector, ",".join(roles or []))
 
 
-_PROTOCOL_CLAIMS = {"nonce", "at_hash", "c_hash", "s_hash", "sid", "jti"}  # the flow's own, not the user's
+# The flow's own claims, not the user's. `_claim_sources` may hold an access token for a
+# distributed claim's endpoint (OpenID Connect Core 5.6.2): never shown.
+_PROTOCOL_CLAIMS = {"nonce", "at_hash", "c_hash", "s_hash", "sid", "jti", "_claim_names", "_claim_sources"}
 MAX_SHOWN = 100  # claims or attributes a test result keeps (the page says how many more came)
+MAX_SHOWN_CHARS = 64 * 1024  # of their values together: a result is kept in the store for ten minutes
 MAX_SHOWN_NAME = 200  # characters of a claim's or attribute's name kept
+
+
+def _bounded(received: dict[str, Any]) -> dict[str, Any]:
+    """What a test result keeps: the first MAX_SHOWN names in order, each value bounded by `_shown`,
+    until their values reach MAX_SHOWN_CHARS together (the rest are counted as omitted)."""
+    shown: dict[str, Any] = {}
+    budget = MAX_SHOWN_CHARS
+    for name, value in sorted(received.items()):
+        kept = _shown(value)
+        size = sum(map(len, kept)) if isinstance(kept, list) else len(str(kept))
+        budget -= len(name[:MAX_SHOWN_NAME]) + size
+        if len(shown) == MAX_SHOWN or budget < 0:
+            break
+        shown.setdefault(name[:MAX_SHOWN_NAME], kept)
+    return shown
 
 
 def _shown(value: Any) -> Any:
