@@ -102,16 +102,20 @@ class SamlRoutes:
         return started
 
     async def sso(self, request: web.Request) -> web.Response:
+        return await self._start_in_browser(request, "web", subject=request.query.get("username"))
+
+    async def _start_in_browser(self, request: web.Request, flow: str, subject: str | None = None) -> web.Response:
+        """The AuthnRequest of a browser's sign-in (`flow` "web") or test (`flow` "test"), back to
+        `redirect_url`; a refusal is recorded in the sign-in log and shown as a page."""
         name = request.query.get("connector_id")
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
-            settings = await self.settings(name)
-            started = await self._start(settings, {"flow": "web", "return_to": return_to},
-                                        subject=request.query.get("username"))
+            started = await self._start(await self.settings(name), {"flow": flow, "return_to": return_to},
+                                        subject=subject)
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
-            await self.routes.callback.record(str(name or "")[:253], None, exc, None, flow="web", kind="saml")
+            await self.routes.callback.record(str(name or "")[:253], None, exc, None, flow=flow, kind="saml")
             return refusal_page(exc.status, exc.check, exc.message)
         return _send(started)
 
@@ -140,16 +144,7 @@ class SamlRoutes:
         allowed = await self.routes.gate.check(request, "connectors:write")
         if isinstance(allowed, Denial):
             return refusal_page(allowed.status, "permission", allowed.message)
-        name = request.query.get("connector_id")
-        try:
-            return_to = web_return_path(request.query.get("redirect_url"))
-            started = await self._start(await self.settings(name), {"flow": "test", "return_to": return_to})
-        except RedirectError as exc:
-            return refusal_page(400, "redirect-url", str(exc))
-        except SignInError as exc:
-            await self.routes.callback.record(str(name or "")[:253], None, exc, None, flow="test", kind="saml")
-            return refusal_page(exc.status, exc.check, exc.message)
-        return _send(started)
+        return await self._start_in_browser(request, "test")
 
     async def mfa_console(self, request: web.Request) -> web.Response:
         """The terminal's MFA round (`reviewer login --mfa`): its session as a bearer, its listener
