@@ -142,3 +142,24 @@ async def test_lines_logged_inside_a_job_carry_its_delivery_id(tmp_path):
     lines = {entry["msg"]: entry for entry in map(json.loads, stream.getvalue().splitlines())}
     assert lines["working on it"]["delivery"] == "delivery-77"
     assert "delivery" not in lines["outside any job"]
+
+
+async def test_bodies_past_a_megabyte_are_read_as_any_other(tmp_path):
+    """Big bodies are parsed off the event loop (bot.server.dispatch.BIG_BODY): the outcome is the
+    one a small body gets, a job for a pull request and a refusal for a body that is no object."""
+    from bot.server.dispatch import BIG_BODY
+
+    big = pr_payload(5, "5" * 40)
+    big["pull_request"]["body"] = "x" * (2 * BIG_BODY)  # a long description, as GitHub may send
+    not_an_object = json.dumps([{"filler": "y" * 1000}] * (2 * BIG_BODY // 1000)).encode()
+    recorder = Recorder()
+    async with running_server(tmp_path, recorder) as server:
+        assert (await server.post("pull_request", big, "big"))[0] == 202
+        assert (await server.post("pull_request", not_an_object, "big-list"))[0] == 202
+        assert (await server.post("pull_request", pr_payload(6, "6" * 40), "small"))[0] == 202
+        await server.wait_state("big", "done")
+        refused = await server.wait_state("big-list", "failed")
+        await server.wait_state("small", "done")
+    assert refused["error"] == "the body is a JSON list, not an object"
+    job = next(job for job in recorder.jobs if job.delivery_id == "big")
+    assert job.pr_number == 5 and job.head_sha == "5" * 40 and len(job.payload["pull_request"]["body"]) == 2 * BIG_BODY

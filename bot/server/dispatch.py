@@ -9,13 +9,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bot.jobs import InvalidPayload, classify, parse_payload
+from bot.jobs import Classification, InvalidPayload, classify, parse_payload
 from bot.server import logging as log
 from bot.server.metrics import Metrics
 from bot.store.model import Decision, DeliveryStore, Received
 
 logger = log.get("queue")
 INTAKE_PAUSE = 0.02  # seconds between two parsed bodies while webhook requests are waiting
+# Bytes past which a body is parsed on a thread: GitHub sends up to 25 MB, and parsing that much
+# on the event loop would hold every webhook request (and the 202 GitHub waits 10 s for) meanwhile.
+BIG_BODY = 1024 * 1024
 
 
 async def decide_in_turn(row: Received, metrics: Metrics, store: DeliveryStore) -> Decision:
@@ -23,19 +26,35 @@ async def decide_in_turn(row: Received, metrics: Metrics, store: DeliveryStore) 
     holds many. Intake first: GitHub counts a delivery failed after 10 s without an answer, while a
     job may wait. During a burst (requests waiting for their commit) one body is parsed per
     INTAKE_PAUSE (50 a second), so the dispatcher still advances; after it, at full speed. Workers'
-    heartbeats run on the same loop, and are never held up for more than one body."""
-    decision = decide(row, metrics)
+    heartbeats run on the same loop, and are never held up for more than one body (a big one is
+    parsed on a thread)."""
+    read = await asyncio.to_thread(_read, row) if len(row.body) > BIG_BODY else _read(row)
+    decision = decide(row, metrics, read)
     await asyncio.sleep(INTAKE_PAUSE if store.intake_in_flight else 0)
     return decision
 
 
-def decide(row: Received, metrics: Metrics) -> Decision:
-    """The delivery's new state (queued, ignored, done for installation events
-    that add or remove no repository, failed)."""
-    fields: dict[str, Any] = {"delivery": row.delivery_id, "event": row.event}
+_Read = tuple[dict[str, Any], Classification] | Exception
+
+
+def _read(row: Received) -> _Read:
+    """The payload and what it means, or why it could not be read (pure: safe on a thread; the
+    logs and metrics of `decide` stay on the event loop)."""
     try:
         payload = parse_payload(row.body)
-        c = classify(row.event, payload)
+        return payload, classify(row.event, payload)
+    except Exception as exc:  # the caller tells InvalidPayload from a bug
+        return exc
+
+
+def decide(row: Received, metrics: Metrics, read: _Read) -> Decision:
+    """The delivery's new state (queued, ignored, done for installation events
+    that add or remove no repository, failed), from what `_read` made of its body."""
+    fields: dict[str, Any] = {"delivery": row.delivery_id, "event": row.event}
+    try:
+        if isinstance(read, Exception):
+            raise read
+        payload, c = read
     except InvalidPayload as exc:  # signed by GitHub's secret but unusable: retrying cannot help
         logger.warning("delivery failed: %s", exc, extra=fields)
         metrics.delivery(row.event, "invalid")
