@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from bot.jobs import Handler, Job, stored_payload, supersedes
 from bot.server import logging as log
-from bot.server.dispatch import decide_in_turn
+from bot.server.dispatch import BIG_BODY, decide_in_turn
 from bot.server.metrics import Metrics
 from bot.store.model import Decision, DeliveryStore, Queued, Received, StoreUnavailable
 
@@ -170,7 +170,9 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
     began = time.monotonic()
     delivery = log.current_delivery.set(delivery_id)
     try:
-        job = Job(started.delivery_id, started.event, started.action, stored_payload(started.body),
+        body = started.body  # a big one is read on a thread, as the dispatcher reads it
+        payload = await asyncio.to_thread(stored_payload, body) if len(body) > BIG_BODY else stored_payload(body)
+        job = Job(started.delivery_id, started.event, started.action, payload,
                   started.installation_id, started.repo, started.pr_number, started.head_sha,
                   started.attempt)
         await handler(job)
