@@ -423,3 +423,15 @@ async def test_saml_redacted_is_not_kept_when_the_sso_url_changes(api):
     shown["spec"]["entity_descriptor_url"] = "https://attacker.example/metadata"
     status, body = await api.put(SAML_PATH, shown)
     assert status == 422 and body["details"]["causes"][0]["field"] == "/spec/credentials/oauth/client_secret"
+
+
+async def test_paths_and_methods_no_route_serves_answer_a_status(api):
+    status, body = await api.request("GET", "/apis/resources.service.dev/v9/widgets")
+    assert status == 404 and body["kind"] == "Status" and body["reason"] == "NotFound" and body["code"] == 404
+    assert "/apis/resources.service.dev/<version>/<kind plural>" in body["message"]
+    async with api.session.request("PATCH", api.base + f"{OIDC_PATH}/okta", json={}) as response:
+        body = await response.json()
+        assert response.status == 405 and body["kind"] == "Status" and body["reason"] == "MethodNotAllowed"
+        assert response.headers["Allow"] == "DELETE,GET,HEAD,PUT" and "allowed: DELETE, GET, HEAD, PUT" in body["message"]
+    async with api.session.get(api.base + "/not-an-api-path") as response:  # elsewhere aiohttp's own answer
+        assert response.status == 404 and response.content_type == "text/plain"

@@ -56,12 +56,31 @@ def setup_routes(app: web.Application, store: ConnectorStore, *, admin_token: st
         descriptors = DescriptorSource()
         app.on_cleanup.append(lambda _: descriptors.close())
     api = _ConnectorAPI(store, gate, SecretStore(secrets_dir), clock or _utc_now, descriptors)
+    app.middlewares.append(_unrouted_as_status)
     for kind in KINDS:
         base = f"/apis/{GROUP}/{kind.version}/{kind.plural}"
         app.router.add_get(base, api.guard(kind, api.list, "connectors:read"))
         app.router.add_get(base + "/{name}", api.guard(kind, api.get, "connectors:read"))
         app.router.add_put(base + "/{name}", api.guard(kind, api.put, "connectors:write"))
         app.router.add_delete(base + "/{name}", api.guard(kind, api.delete, "connectors:write"))
+
+
+@web.middleware
+async def _unrouted_as_status(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Under /apis/, a path or method no route serves is answered as every other failure there: a
+    `Status` object (kubectl and other clients read those), not aiohttp's plain text."""
+    try:
+        return await handler(request)
+    except (web.HTTPNotFound, web.HTTPMethodNotAllowed) as exc:
+        if not request.path.startswith("/apis/"):
+            raise
+        if isinstance(exc, web.HTTPMethodNotAllowed):
+            response = status_response(405, f"the method {request.method} is not allowed on this resource; "
+                                            f"allowed: {', '.join(sorted(exc.allowed_methods))}")
+            response.headers["Allow"] = ",".join(sorted(exc.allowed_methods))
+            return response
+        return status_response(404, "the server could not find the requested resource: the resource API "
+                                    f"serves /apis/{GROUP}/<version>/<kind plural>[/<name>]")
 
 
 def _utc_now() -> datetime:

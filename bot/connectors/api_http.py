@@ -16,8 +16,8 @@ MAX_BODY = MAX_BYTES  # the same bound as a YAML file: 256 KiB
 JSON_TYPES = ("application/json",)
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "application/apply-patch+yaml")
 
-_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
-            413: "RequestEntityTooLarge", 415: "UnsupportedMediaType", 422: "Invalid"}
+_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
+            409: "Conflict", 413: "RequestEntityTooLarge", 415: "UnsupportedMediaType", 422: "Invalid"}
 
 
 def status_response(code: int, message: str, *, causes: list[dict] | None = None,
