@@ -245,3 +245,14 @@ def test_nesting_a_hundred_thousand_deep_is_an_error_not_a_crash(tmp_path, name,
     assert file["kind"] == kind and [e["code"] for e in file["errors"]] == ["too-deep"]
     assert file["errors"][0]["line"] in (1, 3, 12)
     assert file["errors"][0]["pointer"].startswith(("/rules/0/0", "/defaults/rules/0/0", "/spec/bogus/a/a"))
+
+
+@pytest.mark.parametrize("odd", ["\u2028", "\u2029", "\x85"])
+def test_a_cel_error_is_placed_by_newlines_alone(tmp_path, capsys, odd):
+    """Line and paragraph separators and NEL end a line for str.splitlines(), not for editors or
+    GitHub: a CEL error after one stays at its line and column."""
+    text = f'rules:\n  - id: one\n    rule: "first{odd}second"\nfilterExpr: pr.title == \n'
+    path = write(tmp_path, ".reviewer.yaml", text)
+    code, out, _ = run(capsys, path)
+    assert code == 1
+    assert out.startswith(f"{path}:4:22: cel-syntax: "), out  # `pr.title ==` ends at column 22

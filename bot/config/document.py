@@ -39,7 +39,7 @@ def load_checked(text: str | bytes, shape: Shape, what: str) -> tuple[YamlDocume
 
 def _place_cel(found: list[Diagnostic], doc: YamlDocument, text: str | bytes) -> list[Diagnostic]:
     source = text.decode("utf-8-sig") if isinstance(text, bytes) else text
-    lines = source.splitlines()
+    lines = [line.removesuffix("\r") for line in source.split("\n")]  # as editors count lines, not splitlines()
     out = []
     for diag in found:
         value = get_at(doc.value, diag.pointer)
