@@ -159,5 +159,7 @@ async def test_an_unknown_or_foreign_result_id_shows_nothing(tmp_path, database_
             result = location.split("?test=", 1)[1]
             async with writer.get(f"{server.url}/console/connectors/oidcconnectors/mock?test={result}") as response:
                 assert 'id="tested"' not in await response.text()  # another connector's page: not shown there
+            async with writer.get(server.url + location) as response:  # nor used up there: its own page shows it
+                assert 'id="tested"' in await response.text()
         finally:
             await writer.close()

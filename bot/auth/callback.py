@@ -146,7 +146,7 @@ class Callback:
         `names` are every name received, for the sign-in log."""
         result_id = secrets.token_urlsafe(16)
         shown = _bounded(received)
-        await self.routes.store.put_pending(token_key("test-result:" + result_id), {
+        await self.routes.store.put_pending(tested_key(kind, pending["connector"], result_id), {
             "connector": pending["connector"], "kind": kind, "username": username, "received": shown,
             "omitted": len(received) - len(shown), "roles": mapped.roles, "defined": defined,
             "warnings": mapped.warnings}, time.time() + oidc.STATE_SECONDS)
@@ -176,6 +176,12 @@ _PROTOCOL_CLAIMS = {"nonce", "at_hash", "c_hash", "s_hash", "sid", "jti", "_clai
 MAX_SHOWN = 100  # claims or attributes a test result keeps (the page says how many more came)
 MAX_SHOWN_CHARS = 64 * 1024  # of their values together: a result is kept in the store for ten minutes
 MAX_SHOWN_NAME = 200  # characters of a claim's or attribute's name kept
+
+
+def tested_key(kind: str, connector: str, result_id: str) -> str:
+    """Where a test sign-in's result is kept: under its connector too, so that an id carried to
+    another connector's page neither shows there nor is used up there."""
+    return token_key(f"test-result:{kind}:{connector}:{result_id}")
 
 
 def _bounded(received: dict[str, Any]) -> dict[str, Any]:

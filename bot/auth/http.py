@@ -28,7 +28,7 @@ from aiohttp import web
 
 from bot.auth import oidc
 from bot.auth.access import Access
-from bot.auth.callback import Callback
+from bot.auth.callback import Callback, tested_key
 from bot.auth.connectors import display_of, is_ready, mfa_settings, oidc_settings, user_matches
 from bot.auth.errors import SignInError
 from bot.auth.guard import Denial, Gate
@@ -296,11 +296,12 @@ class SignInRoutes:
                                  headers={"Cache-Control": "max-age=300"})
 
 
-async def take_test_result(store: AuthStore, result_id: str) -> dict[str, Any] | None:
-    """A test sign-in's result, once (None: unknown, already shown or older than ten minutes)."""
+async def take_test_result(store: AuthStore, kind: str, connector: str, result_id: str) -> dict[str, Any] | None:
+    """A test sign-in's result for this connector (`kind` "oidc" or "saml"), once (None: unknown,
+    another connector's, already shown or older than ten minutes)."""
     if not result_id or len(result_id) > 64:
         return None
-    return await store.take_pending(token_key("test-result:" + result_id))
+    return await store.take_pending(tested_key(kind, connector, result_id))
 
 
 async def _json_body(request: web.Request) -> dict[str, Any] | None:

@@ -74,7 +74,8 @@ class ConnectorPages:
             return page("missing.html", 404, who=who, what="connector")
         tested = None
         if who.may("connectors:write") and request.query.get("test"):
-            tested = _tested_here(await take_test_result(self.console.signins, request.query["test"]), kind, obj)
+            tested = await take_test_result(self.console.signins, _PROTOCOL[kind.kind], obj["metadata"]["name"],
+                                            request.query["test"])
         return self._editor(who, kind, obj, to_yaml(kind, obj), [], tested=tested,
                             test_url=_test_url(kind, obj) if who.may("connectors:write") else None)
 
@@ -156,14 +157,6 @@ def _test_url(kind: ConnectorKind, obj: dict[str, Any]) -> str | None:
     name = obj["metadata"]["name"]
     return f"/v1/webapi/{_PROTOCOL[kind.kind]}/test/web?" + urlencode(
         {"connector_id": name, "redirect_url": f"/console/connectors/{kind.plural}/{name}"})
-
-
-def _tested_here(tested: dict[str, Any] | None, kind: ConnectorKind, obj: dict[str, Any]) -> dict[str, Any] | None:
-    """A test result, when it is this connector's (an id carried to another connector's page shows
-    nothing there: the words and the YAML beside it would describe another flow)."""
-    if tested is None or tested.get("connector") != obj["metadata"]["name"]:
-        return None
-    return tested if tested.get("kind") == _PROTOCOL[kind.kind] else None
 
 
 def _located(text: str, errors: list[Diagnostic]) -> list[Diagnostic]:
