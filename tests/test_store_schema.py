@@ -9,6 +9,7 @@ bot.index.store.)"""
 from __future__ import annotations
 
 import asyncio
+import socket
 import sqlite3
 from collections.abc import Awaitable, Callable
 
@@ -21,7 +22,7 @@ from bot.index.pgstore import PostgresIndex, connect_pg
 from bot.pipeline import review_memory
 from bot.pipeline.index import RepositoryIndexes, postgres_stores
 from bot.store import is_postgres, storage_for
-from bot.store.model import SchemaTooNew
+from bot.store.model import SchemaTooNew, StoreUnavailable
 from bot.store.postgres import migrations as pg_migrations
 from bot.store.sqlite import migrations as sqlite_migrations
 from bot.store.sqlite.database import sqlite_path
@@ -300,3 +301,16 @@ async def test_every_store_opening_at_once_on_a_fresh_database_migrates_it_once(
     memory = review_memory(database_url)
     await memory.add_posted(PULL, [FINDING])
     assert await memory.posted(PULL) == [FINDING]
+
+
+async def test_an_unreachable_database_at_the_first_open_is_store_unavailable():
+    """What the stores' callers catch: a review goes on without the index, as it did when the index
+    made its own tables and psycopg's error came out (bot.pipeline.review)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again below: nothing listens there
+    url = f"postgresql://reviewer:secret-password@127.0.0.1:{port}/reviewer"
+    for store in ("memory", "index"):
+        with pytest.raises(StoreUnavailable) as raised:
+            await OPENERS[store](url)
+        assert "secret-password" not in str(raised.value)
