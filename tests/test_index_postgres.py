@@ -44,7 +44,7 @@ async def test_two_processes_updating_one_repository_take_turns(pg_url, github, 
 
 async def test_an_open_build_does_not_stall_other_repositories(pg_url) -> None:
     indexes = RepositoryIndexes(postgres_stores(pg_url))
-    await indexes.retrieve("octo-org/a", {}, {}, 100)  # the first open creates the tables
+    await indexes.retrieve("octo-org/a", {}, {}, 100)  # the first open migrates: the tables exist
     with psycopg.connect(pg_url, autocommit=True) as admin:
         name = admin.execute("SELECT current_database()").fetchone()[0]
         admin.execute(f'ALTER DATABASE "{name}" SET lock_timeout = \'1s\'')

@@ -1,9 +1,11 @@
 """`AuthStore` on PostgreSQL: what sign-in keeps, shared by every web process of a scaled-out
 deployment (a state made by one process is taken by another; a session made by one is seen by all).
 
-The tables are those of `SqliteAuthStore`, made at open under a transaction-scoped advisory lock
-so that processes starting together do not race on `CREATE TABLE`. Single use is decided by
-`DELETE … RETURNING`: of two callers taking the same state, one gets the row.
+The tables are those of `SqliteAuthStore`, made by the server's migrations (bot.store.postgres.
+migrations, version 6): opening the store brings the database to the latest schema first
+(`bot.store.migrate_database`, under the migrations' advisory lock, so processes starting together
+do not race), and a database a newer release migrated is refused (SchemaTooNew). Single use is
+decided by `DELETE … RETURNING`: of two callers taking the same state, one gets the row.
 """
 
 from __future__ import annotations
@@ -12,36 +14,26 @@ import json
 import time
 from typing import Any
 
+from bot.store import migrate_database
 from bot.store.postgres.database import Database
 
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS auth_pending (id text PRIMARY KEY, body text NOT NULL, "
-    "expires_at double precision NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS auth_sessions (id text PRIMARY KEY, body text NOT NULL, "
-    "expires_at double precision NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS auth_signins (seq bigserial PRIMARY KEY, at double precision NOT NULL, "
-    "body text NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS auth_keys (name text PRIMARY KEY, value text NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS auth_used_ids (id text PRIMARY KEY, expires_at double precision NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS auth_sso_index (session text PRIMARY KEY, connector text NOT NULL, "
-    "name_id text NOT NULL, body text NOT NULL, expires_at double precision NOT NULL)",
-    "CREATE INDEX IF NOT EXISTS auth_sso_index_name ON auth_sso_index (connector, name_id)",
-)
-_SCHEMA_LOCK = 0x72657669_61757468 & 0x7FFFFFFFFFFFFFFF  # "revi" "auth": this module's advisory lock
 SIGNIN_LOG_KEEP = 10_000  # newest entries kept, as on SQLite
 
 
 class PostgresAuthStore:
     def __init__(self, url: str, clock: Any = time.time) -> None:
+        self.url = url
         self.db = Database(url, min_size=1, max_size=4)
         self.clock = clock
 
     async def open(self) -> None:
+        """Connect (StoreUnavailable), then migrate (SchemaTooNew for a newer schema)."""
         await self.db.open()
-        async with self.db.transaction() as conn:
-            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-            for statement in _SCHEMA:
-                await conn.execute(statement)
+        try:
+            await migrate_database(self.url)
+        except BaseException:
+            await self.db.close()
+            raise
 
     async def close(self) -> None:
         await self.db.close()

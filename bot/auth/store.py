@@ -3,8 +3,11 @@ the SAML assertion ids already used, SAML sessions' NameID and SessionIndex (sin
 the service's signing key — behind one narrow async interface.
 
 `AuthStore` is the interface; `SqliteAuthStore` keeps it in the server's SQLite file with its own
-connection, so every process on that file sees the same sessions. The SQL is plain (TEXT, REAL and
-INTEGER columns, no SQLite-only statements) so a PostgreSQL twin writes the same methods.
+connection, so every process on that file sees the same sessions. The tables are the server's
+migrations' (bot.store.sqlite.migrations, version 6): opening the store brings the file to the
+latest schema first (`bot.store.migrate_database`), so a store opened alone finds them, and a file a
+newer release migrated is refused (SchemaTooNew). The SQL is plain (TEXT, REAL and INTEGER columns,
+no SQLite-only statements) so a PostgreSQL twin writes the same methods.
 Records are JSON bodies: the interface carries dicts, and the tables only index what is looked up.
 
 Single use is decided by the DELETE itself: of two callers taking the same state, only the one
@@ -20,17 +23,9 @@ import threading
 import time
 from typing import Any, Protocol
 
-from bot.store.sqlite.database import connect
+from bot.store import migrate_database
+from bot.store.sqlite.database import connect, sqlite_url
 
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS auth_pending (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS auth_sessions (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS auth_signins (seq INTEGER PRIMARY KEY, at REAL NOT NULL, body TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS auth_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS auth_used_ids (id TEXT PRIMARY KEY, expires_at REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS auth_sso_index (session TEXT PRIMARY KEY, connector TEXT NOT NULL, "
-    "name_id TEXT NOT NULL, body TEXT NOT NULL, expires_at REAL NOT NULL)",
-)
 SIGNIN_LOG_KEEP = 10_000  # newest entries kept
 
 
@@ -63,13 +58,13 @@ class SqliteAuthStore:
         self._db: sqlite3.Connection | None = None
 
     async def open(self) -> None:
+        """Migrate the file (SchemaTooNew for a newer one), then connect."""
+        await migrate_database(sqlite_url(self.path))
         await asyncio.to_thread(self._open)
 
     def _open(self) -> None:
-        db = connect(self.path, check_same_thread=False)  # the store's settings: WAL, FULL sync, busy timeout
-        for statement in _SCHEMA:
-            db.execute(statement)
-        self._db = db
+        # the store's settings: WAL, FULL sync, busy timeout
+        self._db = connect(self.path, check_same_thread=False)
 
     async def close(self) -> None:
         with self._lock:

@@ -1,7 +1,8 @@
 """`IndexStore` on PostgreSQL: full-text search (`tsvector`, GIN) with a trigram index (pg_trgm)
 for names the text-search parser splits, through psycopg 3.
 
-The same tables as the SQLite form, one database for every repository (rows keyed by `repo`).
+The same tables as the SQLite form, one database for every repository (rows keyed by `repo`):
+the server's, whose migrations make them (bot.store.postgres.migrations, version 6).
 PostgreSQL compresses large texts itself (TOAST), so bodies are stored as text. The text-search
 configuration is `simple` (no stemming: code is not English), and since its parser cuts
 `compute_total` into `compute` and `total`, a name is searched as a phrase, and also by the
@@ -18,48 +19,17 @@ import psycopg
 
 from bot.index.model import Definition, Located
 from bot.index.store import Reference, StoredFile
-
-SCHEMA = """
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
-CREATE TABLE IF NOT EXISTS index_repos (
-    repo TEXT PRIMARY KEY, commit_sha TEXT NOT NULL, report JSONB NOT NULL);
-CREATE TABLE IF NOT EXISTS index_files (
-    id BIGSERIAL PRIMARY KEY, repo TEXT NOT NULL, path TEXT NOT NULL, blob TEXT NOT NULL,
-    size INTEGER NOT NULL, language TEXT, body TEXT NOT NULL,
-    words TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', left(body, 1000000))) STORED,
-    UNIQUE (repo, path));
-CREATE INDEX IF NOT EXISTS index_files_words ON index_files USING GIN (words);
-CREATE INDEX IF NOT EXISTS index_files_trigrams ON index_files USING GIN (body gin_trgm_ops);
-CREATE TABLE IF NOT EXISTS index_defs (
-    file_id BIGINT NOT NULL REFERENCES index_files (id) ON DELETE CASCADE, name TEXT NOT NULL,
-    kind TEXT NOT NULL, scope TEXT NOT NULL, signature TEXT NOT NULL,
-    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS index_defs_name ON index_defs (name);
-CREATE INDEX IF NOT EXISTS index_defs_file ON index_defs (file_id);
-CREATE TABLE IF NOT EXISTS index_refs (
-    file_id BIGINT NOT NULL REFERENCES index_files (id) ON DELETE CASCADE, name TEXT NOT NULL,
-    lines INTEGER[] NOT NULL, PRIMARY KEY (file_id, name));
-CREATE INDEX IF NOT EXISTS index_refs_name ON index_refs (name);
-"""
-_LOCK = 7_262_011  # advisory lock id: one process creates the tables at a time
-
-
-def create_schema(conn: psycopg.Connection) -> None:
-    """Create the index's tables, under an advisory lock so that processes starting together do
-    not race. Run it once per process, not per connection: CREATE INDEX IF NOT EXISTS waits for
-    any open write to index_files, so running it on every open made one large build stall every
-    repository's retrieval."""
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
-        conn.execute(SCHEMA)
+from bot.store import migrate_database_blocking
 
 
 def connect_pg(url: str, *, schema: bool = True) -> psycopg.Connection:
-    """A connection to the index's database; `schema=False` when its tables are known to exist."""
-    conn = psycopg.connect(url)
+    """A connection to the index's database, brought first to the latest schema (the server's
+    migrations, under their lock: `bot.store.migrate_database_blocking`; SchemaTooNew for a schema
+    a newer release made). `schema=False` when this process has done that already: once per
+    process is enough, and the migrations' lock is then not taken for every open."""
     if schema:
-        create_schema(conn)
-    return conn
+        migrate_database_blocking(url)
+    return psycopg.connect(url)
 
 
 class PostgresIndex:

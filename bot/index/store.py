@@ -8,6 +8,13 @@ tokenizer is `unicode61` with `_` as a letter, so `compute_total` is one word: o
 its index is 0.22x the source, where FTS5's trigram tokenizer (substring search) is 1.76x alone
 and would break the index's 2x size aim; PostgreSQL, where the trigram index is cheaper, has it.
 The PostgreSQL twin of `IndexStore` (full-text and pg_trgm) belongs to the store layer.
+
+A SQLite index is a file of its own, never the server's database: the server keeps one beside it
+(`reviewer.db` → `reviewer-index.sqlite3`, so that a long build never holds the write lock the
+webhook intake commits under), and `reviewer context` one under a checkout's `.git`. So its tables
+are not among the server's versioned migrations: `connect` makes them (`CREATE ... IF NOT
+EXISTS`), and SQLite's file lock keeps two processes doing that at once apart. On PostgreSQL the
+index lives in the server's database, and its tables are the migrations' (bot.index.pgstore).
 """
 
 from __future__ import annotations

@@ -75,19 +75,20 @@ def sqlite_stores(path: str) -> StoreOpener:
 
 def postgres_stores(url: str) -> StoreOpener:
     """Every repository's index in a PostgreSQL database (full-text and trigram search). The
-    tables are created at the first open, once for this opener (the server's), not per connection."""
+    database is brought to the latest schema (the server's migrations, which make the index's
+    tables) at the first open, once for this opener (the server's), not per connection."""
     from bot.index.pgstore import PostgresIndex, connect_pg
 
-    created = threading.Lock()
+    migrating = threading.Lock()
     ready = False
 
     def connect() -> psycopg.Connection:
         nonlocal ready
         if ready:
             return connect_pg(url, schema=False)
-        with created:
+        with migrating:
             conn = connect_pg(url, schema=not ready)
-            ready = True
+            ready = True  # only once the migrations have committed
             return conn
 
     @contextmanager

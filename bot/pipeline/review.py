@@ -39,6 +39,7 @@ from bot.pipeline.post import post_outcome
 from bot.pipeline.targets import Target
 from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
 from bot.reviews.memory import ReviewMemory
+from bot.store.model import StoreUnavailable
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -191,7 +192,9 @@ async def _index_context(services: Services, gh: GitHubClient, target: Target, g
         limits = admin.index_limits if admin is not None else IndexLimits()
         return await review_context(services.indexes, gh, target.full_name, gathered.pull, config, patches,
                                     target.head_sha, DEFAULT_BUDGETS.index, limits)
-    except (GitHubError, OSError, sqlite3.Error, psycopg.Error) as exc:  # the store's errors, both backends
+    # the store's errors, both backends; StoreUnavailable: PostgreSQL away when the index's first
+    # open migrates the database (bot.store.migrate_database)
+    except (GitHubError, OSError, sqlite3.Error, psycopg.Error, StoreUnavailable) as exc:
         logger.warning("the repository index of %s was not used: %s", target.full_name,
                        exc.describe() if isinstance(exc, GitHubError) else exc)
         return None

@@ -7,6 +7,15 @@ scaled-out server. Each call opens its own short connection and transaction on a
 calls are few per job, and nothing has to be closed. The statements are the `_SQLMemory` methods'
 own; a backend only says how to connect and begin.
 
+The tables are the server's migrations' (version 6 on both backends). A memory's first call brings
+the database to the latest schema (`bot.store.migrate_database`) and only then runs its statement,
+so a memory used alone (a CLI, a test) finds its tables, and a database a newer release migrated
+is refused (SchemaTooNew). The memory counts its tables as there only once that migration has
+returned, that is once it has committed: counted earlier, a job on another thread queried
+`review_pauses` before the transaction creating it was committed (UndefinedTable, seen under CI
+load). Two calls racing on a fresh process both migrate; the migrations' lock makes the second a
+no-op.
+
 Pull requests are named `owner/repo#number`, the queue's serialisation key, so that the jobs of one
 pull request — which run one at a time — are the only writers of its rows.
 """
@@ -16,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,51 +32,11 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from bot.engine.fingerprints import PostedFinding
-from bot.store.sqlite.database import connect
+from bot.store import migrate_database
+from bot.store.sqlite.database import connect, sqlite_url
 
 T = TypeVar("T")
 CLAIM_DAYS = 7
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS review_heads (
-    pull TEXT PRIMARY KEY,
-    head_sha TEXT NOT NULL,
-    plan_digest TEXT NOT NULL,
-    merge_base TEXT NOT NULL,
-    report TEXT NOT NULL,
-    reviewed_at {float} NOT NULL
-);
-CREATE TABLE IF NOT EXISTS review_findings (
-    pull TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    path TEXT NOT NULL,
-    severity TEXT NOT NULL,
-    category TEXT NOT NULL,
-    code TEXT NOT NULL,
-    message TEXT NOT NULL,
-    head_sha TEXT NOT NULL,
-    posted_at {float} NOT NULL,
-    PRIMARY KEY (pull, fingerprint)
-);
-CREATE TABLE IF NOT EXISTS review_pauses (
-    pull TEXT PRIMARY KEY,
-    paused_by TEXT NOT NULL,
-    paused_at {float} NOT NULL
-);
-CREATE TABLE IF NOT EXISTS followup_comments (
-    comment_key TEXT PRIMARY KEY,
-    pull TEXT NOT NULL,
-    seen_at {float} NOT NULL,
-    claimed_by TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE IF NOT EXISTS followup_answers (
-    thread TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    answered_at {float} NOT NULL
-);
-CREATE INDEX IF NOT EXISTS followup_answers_thread ON followup_answers (thread, answered_at);
-"""
-
 
 @dataclass(frozen=True)
 class ReviewedHead:
@@ -118,15 +86,20 @@ class _Conn(Protocol):
 class _SQLMemory:
     """The review memory's statements, on whichever connection a backend gives (`_transaction`)."""
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, database_url: str, clock: Callable[[], float] = time.time) -> None:
+        self._database_url = database_url
         self._clock = clock
-        self._ready = False
+        self._migrated = False
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[_Conn]:
         raise NotImplementedError
 
     async def _run(self, work: Callable[[_Conn], T]) -> T:
+        if not self._migrated:
+            await migrate_database(self._database_url)
+            self._migrated = True  # set only now: the migration has committed (see the module's docstring)
+
         def call() -> T:
             with self._transaction() as conn:
                 return work(conn)
@@ -207,33 +180,21 @@ class _SQLMemory:
                          (thread, kind, now))
         await self._run(record)
 
-    def _create(self, conn: _Conn, float_type: str) -> None:
-        """The tables, in the caller's transaction; the caller marks them ready once it commits
-        (marked before, a concurrent caller would query tables another transaction has not yet
-        committed)."""
-        for statement in _SCHEMA.format(float=float_type).split(";"):
-            if statement.strip():
-                conn.execute(statement)
-
 
 class SQLiteReviewMemory(_SQLMemory):
-    """In the server's SQLite file (or `:memory:` for nothing that must last)."""
+    """In the server's SQLite file."""
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(clock)
+        super().__init__(sqlite_url(str(path)), clock)
         self.path = str(path)
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[_Conn]:
         conn = connect(self.path)  # the store's settings: WAL (switched safely when two race), FULL sync
         try:
-            conn.execute("BEGIN IMMEDIATE")  # the write lock: a concurrent creator waits for this commit
-            fresh = not self._ready
-            if fresh:
-                self._create(conn, "REAL")
+            conn.execute("BEGIN IMMEDIATE")  # the write lock: a claim's read and write see no other writer
             yield conn
             conn.execute("COMMIT")
-            self._ready = self._ready or fresh
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -258,32 +219,15 @@ class _PostgresConn:
 
 
 class PostgresReviewMemory(_SQLMemory):
-    """In PostgreSQL (`postgresql://…`), for several server processes sharing one memory. The
-    tables are created at first use under an advisory lock, so processes starting at once agree."""
-
-    LOCK = 0x72657669  # pg_advisory_xact_lock key of the memory's schema creation
+    """In PostgreSQL (`postgresql://…`), for several server processes sharing one memory."""
 
     def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(clock)
+        super().__init__(url, clock)
         self.url = url
-        self._schema_lock = threading.Lock()
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[_Conn]:
         import psycopg  # only a PostgreSQL deployment needs the driver loaded
 
-        if not self._ready:
-            self._ensure_tables(psycopg)
         with psycopg.connect(self.url, connect_timeout=10) as conn:  # commits on success, rolls back on error
             yield _PostgresConn(conn)
-
-    def _ensure_tables(self, psycopg: Any) -> None:
-        """The tables, created and committed before any statement uses them: under the advisory
-        lock across processes, and a thread lock within this one (jobs run on several threads)."""
-        with self._schema_lock:
-            if self._ready:
-                return
-            with psycopg.connect(self.url, connect_timeout=10) as conn:
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self.LOCK,))
-                self._create(_PostgresConn(conn), "DOUBLE PRECISION")
-            self._ready = True  # committed when the block above left

@@ -11,7 +11,12 @@
   asyncpg: its prepared statements break behind a transaction-mode PgBouncer, and the job queue,
   procrastinate, runs on psycopg 3 too, so one driver serves both).
 
-`storage_for(url)` picks the backend from the URL's scheme.
+`storage_for(url)` picks the backend from the URL's scheme. `migrate_database(url)` brings a
+database to the latest schema: `Storage.open` runs it, and so does every other store that keeps its
+tables in the same database (the sign-in store, the review memory, the repository index on
+PostgreSQL) when it opens, so that a store opened alone (a CLI, a test) finds its tables, and an old
+release refuses a newer schema whichever store opens first. Those stores may import this package;
+it imports none of them.
 
 Adding a table (say, sign-in sessions):
 1. the shape: dataclasses for its rows and a `SessionStore` protocol in `bot.store.model`, and a
@@ -26,12 +31,15 @@ Adding a table (say, sign-in sessions):
    `PostgresStorage.__init__`;
 4. tests: add its behaviour to tests/test_store_conformance.py, which runs every test against both
    backends (the `storage` fixture).
+A table another package's store keeps (sign-in, review memory, index) is made the same way: by a
+migration here, never by the store, which calls `migrate_database` when it opens.
 Never edit a released migration: add one. A process finding a higher version than it knows refuses
 to start (SchemaTooNew), so an old release cannot write to a schema it does not understand.
 """
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import urlsplit, urlunsplit
 
 from bot.store.model import Storage
@@ -81,3 +89,22 @@ def storage_for(url: str) -> Storage:
         return PostgresStorage(url)
     from bot.store.sqlite import SQLiteStorage
     return SQLiteStorage(url)
+
+
+async def migrate_database(url: str) -> int:
+    """Bring the database at `url` to the latest schema, under the migrations' lock (so any number
+    of processes and stores may do it at once); returns the version it had. When it returns, every
+    table is committed. SchemaTooNew for a database a newer release migrated; StoreUnavailable
+    when PostgreSQL cannot be reached; ValueError for a URL no backend takes."""
+    return await asyncio.to_thread(migrate_database_blocking, url)
+
+
+def migrate_database_blocking(url: str) -> int:
+    """`migrate_database` for code that runs on a thread of its own (the index's builds)."""
+    check_url(url)
+    if is_postgres(url):
+        from bot.store.postgres.migrations import migrate_url
+        return migrate_url(url, redact_url(url))
+    from bot.store.sqlite.database import sqlite_path
+    from bot.store.sqlite.migrations import migrate_file
+    return migrate_file(sqlite_path(url))

@@ -1,12 +1,13 @@
 """The scaled-out backend: every table in one PostgreSQL database (`postgresql://...`).
 
 `PostgresStorage(url)` opens one connection pool (bot.store.postgres.database), migrates under an
-advisory lock (bot.store.postgres.migrations), then opens each concern's store on the pool.
+advisory lock (bot.store.migrate_database: bot.store.postgres.migrations), then opens each
+concern's store on the pool.
 """
 
 from __future__ import annotations
 
-from bot.store import redact_url
+from bot.store import migrate_database
 from bot.store.postgres import migrations
 from bot.store.postgres.connectors import PostgresConnectorStore
 from bot.store.postgres.coordination import PostgresCoordination
@@ -28,8 +29,7 @@ class PostgresStorage:
         """Connect (StoreUnavailable), migrate (SchemaTooNew for a newer schema), open the stores."""
         await self.db.open()
         try:
-            async with self.db.connection() as conn:
-                await migrations.migrate(conn, redact_url(self.url))
+            await migrate_database(self.url)
             await self.deliveries.open()
         except BaseException:
             await self.db.close()
@@ -40,5 +40,5 @@ class PostgresStorage:
         await self.db.close()
 
     async def schema_version(self) -> int:
-        async with self.db.connection() as conn:
-            return await migrations.current_version(conn)
+        rows = await self.db.fetch(migrations.VERSION_QUERY)
+        return int(rows[0][0])

@@ -1,11 +1,18 @@
-"""The PostgreSQL schema, versioned like SQLite's (same numbers, same meaning).
+"""The PostgreSQL schema, versioned like SQLite's (same numbers, same meaning): every table the
+server keeps in the database, the sign-in store's, the review memory's and the repository index's
+included (migration 6).
 
-Migrations run at start in one transaction holding a transaction-level advisory lock: any number of
+Migrations run in one transaction holding a transaction-level advisory lock: any number of
 processes may start at once; the first migrates, the others wait for its commit and find nothing
 left to do. A database migrated by a newer release is refused (SchemaTooNew) before anything runs.
+They run when the storage opens, and when any store on the same database opens alone
+(`bot.store.migrate_database`): a store never finds a table not yet committed.
 
 The job queue's tables (procrastinate's own schema, for the version pinned in pyproject.toml) are
 created in the same transaction, under the same lock, when absent.
+
+The migrations run on a connection of their own, outside the pool (`migrate_url`), as blocking
+calls: the sign-in store and the storage call them on a thread, the index's builds from theirs.
 """
 
 from __future__ import annotations
@@ -13,7 +20,9 @@ from __future__ import annotations
 import psycopg
 from procrastinate.schema import SchemaManager
 
-from bot.store.model import SchemaTooNew
+from bot.store.model import SchemaTooNew, StoreUnavailable
+
+CONNECT_TIMEOUT = 10  # seconds to wait for the migrations' connection
 
 LOCK_KEY = 0x52455649  # "REVI": the advisory lock that serialises migrations
 
@@ -93,37 +102,124 @@ SCHEMA_4 = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_k
 # recovery), for the console's timeline; rows from before it keep NULL.
 SCHEMA_5 = "ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS queued_at DOUBLE PRECISION"
 
+# 6: the tables three stores used to make on their own, each with CREATE ... IF NOT EXISTS under an
+# advisory lock of its own and no version: the sign-in store's (bot.auth.pgstore), the review
+# memory's (bot.reviews.memory) and the repository index's (bot.index.pgstore, with pg_trgm). The
+# statements are theirs verbatim, so a database where they already made them is taken up as it is.
+SCHEMA_6 = """
+CREATE TABLE IF NOT EXISTS auth_pending (id text PRIMARY KEY, body text NOT NULL,
+    expires_at double precision NOT NULL);
+CREATE TABLE IF NOT EXISTS auth_sessions (id text PRIMARY KEY, body text NOT NULL,
+    expires_at double precision NOT NULL);
+CREATE TABLE IF NOT EXISTS auth_signins (seq bigserial PRIMARY KEY, at double precision NOT NULL,
+    body text NOT NULL);
+CREATE TABLE IF NOT EXISTS auth_keys (name text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE IF NOT EXISTS auth_used_ids (id text PRIMARY KEY, expires_at double precision NOT NULL);
+CREATE TABLE IF NOT EXISTS auth_sso_index (session text PRIMARY KEY, connector text NOT NULL,
+    name_id text NOT NULL, body text NOT NULL, expires_at double precision NOT NULL);
+CREATE INDEX IF NOT EXISTS auth_sso_index_name ON auth_sso_index (connector, name_id);
+CREATE TABLE IF NOT EXISTS review_heads (
+    pull TEXT PRIMARY KEY,
+    head_sha TEXT NOT NULL,
+    plan_digest TEXT NOT NULL,
+    merge_base TEXT NOT NULL,
+    report TEXT NOT NULL,
+    reviewed_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS review_findings (
+    pull TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    path TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    category TEXT NOT NULL,
+    code TEXT NOT NULL,
+    message TEXT NOT NULL,
+    head_sha TEXT NOT NULL,
+    posted_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (pull, fingerprint)
+);
+CREATE TABLE IF NOT EXISTS review_pauses (
+    pull TEXT PRIMARY KEY,
+    paused_by TEXT NOT NULL,
+    paused_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS followup_comments (
+    comment_key TEXT PRIMARY KEY,
+    pull TEXT NOT NULL,
+    seen_at DOUBLE PRECISION NOT NULL,
+    claimed_by TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS followup_answers (
+    thread TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    answered_at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS followup_answers_thread ON followup_answers (thread, answered_at);
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE TABLE IF NOT EXISTS index_repos (
+    repo TEXT PRIMARY KEY, commit_sha TEXT NOT NULL, report JSONB NOT NULL);
+CREATE TABLE IF NOT EXISTS index_files (
+    id BIGSERIAL PRIMARY KEY, repo TEXT NOT NULL, path TEXT NOT NULL, blob TEXT NOT NULL,
+    size INTEGER NOT NULL, language TEXT, body TEXT NOT NULL,
+    words TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', left(body, 1000000))) STORED,
+    UNIQUE (repo, path));
+CREATE INDEX IF NOT EXISTS index_files_words ON index_files USING GIN (words);
+CREATE INDEX IF NOT EXISTS index_files_trigrams ON index_files USING GIN (body gin_trgm_ops);
+CREATE TABLE IF NOT EXISTS index_defs (
+    file_id BIGINT NOT NULL REFERENCES index_files (id) ON DELETE CASCADE, name TEXT NOT NULL,
+    kind TEXT NOT NULL, scope TEXT NOT NULL, signature TEXT NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS index_defs_name ON index_defs (name);
+CREATE INDEX IF NOT EXISTS index_defs_file ON index_defs (file_id);
+CREATE TABLE IF NOT EXISTS index_refs (
+    file_id BIGINT NOT NULL REFERENCES index_files (id) ON DELETE CASCADE, name TEXT NOT NULL,
+    lines INTEGER[] NOT NULL, PRIMARY KEY (file_id, name));
+CREATE INDEX IF NOT EXISTS index_refs_name ON index_refs (name)
+"""
+
+# (version, statements separated by `;`), in order; append, never edit a released one.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
     (2, SCHEMA_2),
     (3, SCHEMA_3),
     (4, SCHEMA_4),
     (5, SCHEMA_5),
+    (6, SCHEMA_6),
 ]
 LATEST = MIGRATIONS[-1][0]
+VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"
 
 
-async def migrate(conn: psycopg.AsyncConnection, where: str) -> int:
-    """Bring the database to LATEST under the advisory lock; returns the version it had."""
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
-        await conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        found = await current_version(conn)
+def migrate_url(url: str, where: str) -> int:
+    """Bring the database at `url` to LATEST on a connection of its own; returns the version it
+    had. StoreUnavailable when PostgreSQL cannot be reached; `where` names it in messages."""
+    try:
+        with psycopg.connect(url, autocommit=True, prepare_threshold=None, connect_timeout=CONNECT_TIMEOUT) as conn:
+            return migrate(conn, where)
+    except psycopg.OperationalError as exc:
+        raise StoreUnavailable(f"PostgreSQL is unavailable for migrations ({type(exc).__name__})") from exc
+
+
+def migrate(conn: psycopg.Connection, where: str) -> int:
+    """Bring the database to LATEST under the advisory lock; returns the version it had.
+    `conn` is in autocommit mode: the migrations are one transaction of their own."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        found = current_version(conn)
         if found > LATEST:
             raise SchemaTooNew(found, LATEST, where)
         for version, script in MIGRATIONS:
             if version > found:
                 for statement in filter(str.strip, script.split(";")):
-                    await conn.execute(statement)
-                await conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
-        cursor = await conn.execute("SELECT to_regclass('procrastinate_jobs') IS NULL")
-        row = await cursor.fetchone()
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+        row = conn.execute("SELECT to_regclass('procrastinate_jobs') IS NULL").fetchone()
         if row and row[0]:
-            await conn.execute(SchemaManager.get_schema())
+            conn.execute(SchemaManager.get_schema())
     return found
 
 
-async def current_version(conn: psycopg.AsyncConnection) -> int:
-    cursor = await conn.execute("SELECT coalesce(max(version), 0) FROM schema_version")
-    row = await cursor.fetchone()
+def current_version(conn: psycopg.Connection) -> int:
+    row = conn.execute(VERSION_QUERY).fetchone()
     return int(row[0]) if row else 0

@@ -1,7 +1,7 @@
 """The embedded backend: every table in one SQLite file (`sqlite:///path.db`).
 
-`SQLiteStorage(url)` migrates the file (bot.store.sqlite.migrations) when it opens, then opens
-each concern's store on it: deliveries (with installations and the console's timeline: they share
+`SQLiteStorage(url)` migrates the file (bot.store.migrate_database: bot.store.sqlite.migrations)
+when it opens, then opens each concern's store on it: deliveries (with installations and the console's timeline: they share
 its writer) and connectors.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
+from bot.store import migrate_database
 from bot.store.sqlite import database, migrations
 from bot.store.sqlite.connectors import SQLiteConnectorStore
 from bot.store.sqlite.deliveries import SQLiteDeliveryStore
@@ -27,16 +28,9 @@ class SQLiteStorage:
 
     async def open(self) -> None:
         """Migrate (SchemaTooNew for a file a newer release migrated), then open the stores."""
-        await asyncio.to_thread(self._migrate)
+        await migrate_database(self.url)
         await self.deliveries.open()
         await self.connectors.open()
-
-    def _migrate(self) -> None:
-        conn = database.connect(self.path)
-        try:
-            migrations.migrate(conn, self.path)
-        finally:
-            conn.close()
 
     async def close(self) -> None:
         await self.connectors.close()

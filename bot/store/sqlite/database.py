@@ -1,7 +1,8 @@
 """The one SQLite file every server store shares: URL parsing and connection settings.
 
-Other stores (connector resources) add their own tables to the same file through their own modules;
-they open it with `connect` so that every connection gets the same journal and durability settings.
+Every table in the file is made by the migrations (bot.store.sqlite.migrations); the stores that
+keep theirs in it (connectors, sign-in, review memory) open it with `connect`, so that every
+connection gets the same journal and durability settings.
 
 Durability: WAL with `synchronous=FULL`. A webhook is answered 202 only after its row is committed,
 and GitHub never redelivers on its own, so a committed delivery must survive a power loss, not just
@@ -46,6 +47,11 @@ def sqlite_path(url: str) -> str:
             f"REVIEWER_DATABASE_URL {url!r} is not supported: use sqlite:///relative/path.db "
             "or sqlite:////absolute/path.db")
     return path
+
+
+def sqlite_url(path: str) -> str:
+    """The URL `sqlite_path` reads back as `path` (relative or absolute)."""
+    return _PREFIX + path
 
 
 def connect(path: str, *, check_same_thread: bool = True) -> sqlite3.Connection:

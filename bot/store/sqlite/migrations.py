@@ -1,9 +1,15 @@
 """The SQLite schema, versioned: each migration runs once, in order, recorded in `schema_version`.
 
 Version 1 is the schema every earlier release made with `CREATE ... IF NOT EXISTS`, so a file from
-before versioning is taken up as it is. Migrations run inside one `BEGIN IMMEDIATE` transaction,
-which takes the file's write lock: two processes starting at once migrate one after the other, and
-the second finds nothing left to do. A file migrated by a newer release is refused (SchemaTooNew).
+before versioning is taken up as it is; version 6 does the same for the tables the sign-in store
+and the review memory used to make on their own. Migrations run inside one `BEGIN IMMEDIATE`
+transaction, which takes the file's write lock: two processes starting at once migrate one after
+the other, and the second finds nothing left to do. A file migrated by a newer release is refused
+(SchemaTooNew). They run when the storage opens, and when a store on the same file opens alone
+(`bot.store.migrate_database`), so a store never finds a table not yet committed.
+
+The repository index is not here: on SQLite it has a file of its own (bot.index.store), so that a
+long build never holds the write lock the webhook intake commits under.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import sqlite3
 
 from bot.store.model import SchemaTooNew
+from bot.store.sqlite.database import connect
 
 DELIVERIES = """
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -75,15 +82,76 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # reading every queued row.
 # 5: when the dispatcher last queued a delivery (`queued_at`, set with its classification or by a
 # recovery), for the console's timeline; rows from before it keep NULL.
+# 6: the sign-in store's tables (bot.auth.store) and the review memory's (bot.reviews.memory), which
+# each made its own with CREATE ... IF NOT EXISTS and no version; their statements verbatim, so a file
+# where they already made them is taken up as it is. PostgreSQL's 6 adds the repository index's
+# tables too; here the index keeps its own file.
 QUEUED_BY_KEY = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
+SIGN_IN_AND_MEMORY = """
+CREATE TABLE IF NOT EXISTS auth_pending (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS auth_sessions (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS auth_signins (seq INTEGER PRIMARY KEY, at REAL NOT NULL, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS auth_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS auth_used_ids (id TEXT PRIMARY KEY, expires_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS auth_sso_index (session TEXT PRIMARY KEY, connector TEXT NOT NULL,
+    name_id TEXT NOT NULL, body TEXT NOT NULL, expires_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS review_heads (
+    pull TEXT PRIMARY KEY,
+    head_sha TEXT NOT NULL,
+    plan_digest TEXT NOT NULL,
+    merge_base TEXT NOT NULL,
+    report TEXT NOT NULL,
+    reviewed_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS review_findings (
+    pull TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    path TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    category TEXT NOT NULL,
+    code TEXT NOT NULL,
+    message TEXT NOT NULL,
+    head_sha TEXT NOT NULL,
+    posted_at REAL NOT NULL,
+    PRIMARY KEY (pull, fingerprint)
+);
+CREATE TABLE IF NOT EXISTS review_pauses (
+    pull TEXT PRIMARY KEY,
+    paused_by TEXT NOT NULL,
+    paused_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS followup_comments (
+    comment_key TEXT PRIMARY KEY,
+    pull TEXT NOT NULL,
+    seen_at REAL NOT NULL,
+    claimed_by TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS followup_answers (
+    thread TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    answered_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS followup_answers_thread ON followup_answers (thread, answered_at)
+"""
 MIGRATIONS: list[tuple[int, str]] = [
     (1, DELIVERIES),
     (2, ""),
     (3, TIMELINE),
     (4, QUEUED_BY_KEY),
     (5, "ALTER TABLE deliveries ADD COLUMN queued_at REAL"),
+    (6, SIGN_IN_AND_MEMORY),
 ]
 LATEST = MIGRATIONS[-1][0]
+VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"
+
+
+def migrate_file(path: str) -> int:
+    """Bring the file at `path` to LATEST on a connection of its own; returns the version it had."""
+    conn = connect(path)
+    try:
+        return migrate(conn, path)
+    finally:
+        conn.close()
 
 
 def migrate(conn: sqlite3.Connection, where: str) -> int:
@@ -107,4 +175,4 @@ def migrate(conn: sqlite3.Connection, where: str) -> int:
 
 
 def current_version(conn: sqlite3.Connection) -> int:
-    return conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
+    return int(conn.execute(VERSION_QUERY).fetchone()[0])
