@@ -11,7 +11,11 @@ from __future__ import annotations
 import asyncio
 import socket
 import sqlite3
+import subprocess
+import sys
+import uuid
 from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
@@ -26,6 +30,8 @@ from bot.store.model import SchemaTooNew, StoreUnavailable
 from bot.store.postgres import migrations as pg_migrations
 from bot.store.sqlite import migrations as sqlite_migrations
 from bot.store.sqlite.database import sqlite_path
+from tests.postgres_support import fresh_database
+from tests.test_server_process import _env
 
 PULL, REPO = "octo/app#1", "octo/app"
 FAR = 4_000_000_000.0  # an expiry far ahead
@@ -314,3 +320,31 @@ async def test_an_unreachable_database_at_the_first_open_is_store_unavailable():
         with pytest.raises(StoreUnavailable) as raised:
             await OPENERS[store](url)
         assert "secret-password" not in str(raised.value)
+
+
+def test_a_role_that_may_not_create_pg_trgm_gets_one_line_naming_the_migration(postgres_server: str, tmp_path,
+                                                                                 app_private_key: str):
+    """`reviewer serve` on a database whose role may make tables but not the index's extension: it
+    stops at start with the migration, the statement and what to do, and keeps nothing of it."""
+    role = f"reviewer_limited_{uuid.uuid4().hex[:8]}"
+    with fresh_database(postgres_server) as admin_url:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'CREATE ROLE "{role}" LOGIN')
+            conn.execute(f'GRANT CREATE, USAGE ON SCHEMA public TO "{role}"')  # tables yes, extensions no
+        try:
+            parts = urlsplit(admin_url)
+            url = urlunsplit(parts._replace(netloc=f"{role}@{parts.hostname}:{parts.port or 5432}"))  # trust auth
+            result = subprocess.run([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, capture_output=True,
+                                    text=True, timeout=120,
+                                    env=_env(GITHUB_WEBHOOK_SECRET="s", GITHUB_APP_ID="1",
+                                             GITHUB_PRIVATE_KEY=app_private_key, REVIEWER_DATABASE_URL=url))
+            assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+            said = [line for line in result.stderr.splitlines() if "error:" in line]
+            assert len(said) == 1 and "migration 6 failed at `CREATE EXTENSION IF NOT EXISTS pg_trgm`" in said[0]
+            assert "`CREATE EXTENSION pg_trgm` in this database once" in said[0]
+            with psycopg.connect(admin_url) as conn:  # one transaction: nothing of the schema is kept
+                assert conn.execute("SELECT to_regclass('deliveries') IS NULL").fetchone() == (True,)
+        finally:
+            with psycopg.connect(postgres_server, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{admin_url.rsplit("/", 1)[1]}" WITH (FORCE)')
+                conn.execute(f'DROP ROLE IF EXISTS "{role}"')

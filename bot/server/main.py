@@ -26,7 +26,7 @@ from bot.server.app import HandlerFactory, Role, ServerContext, make_app
 from bot.server.metrics import Metrics
 from bot.server.settings import Settings, SettingsError, load_settings
 from bot.store import is_postgres, redact_url
-from bot.store.model import SchemaTooNew, StoreUnavailable
+from bot.store.model import MigrationFailed, SchemaTooNew, StoreUnavailable
 
 logger = log.get("main")
 STOP_WITHIN = 55.0  # seconds from SIGTERM to exit at most (jobs get 45 of them: pg_queue.GRACE)
@@ -124,7 +124,7 @@ def _run(args: argparse.Namespace, role: Role) -> int:
     except ListenError as exc:
         _error(str(exc), command)
         return 1
-    except (StoreUnavailable, SchemaTooNew) as exc:
+    except (StoreUnavailable, SchemaTooNew, MigrationFailed) as exc:
         _error(f"the store {redact_url(settings.database_url)}: {exc}", command)
         return 1
     return 0

@@ -34,6 +34,16 @@ class SchemaTooNew(Exception):
         self.found, self.known = found, known
 
 
+class MigrationFailed(Exception):
+    """The database refused a migration's statement (a missing privilege, an extension that is not
+    installed): nothing of that migration is kept, and the process does not start on half a schema."""
+
+    def __init__(self, version: int, statement: str, reason: str, hint: str = "") -> None:
+        first = " ".join(statement.split())[:120]
+        super().__init__(f"migration {version} failed at `{first}`: {reason}{hint}")
+        self.version = version
+
+
 class Conflict(Exception):
     """A connector object changed (or appeared, or went) since the `resourceVersion` the writer read."""
 

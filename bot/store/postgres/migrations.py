@@ -20,7 +20,7 @@ from __future__ import annotations
 import psycopg
 from procrastinate.schema import SchemaManager
 
-from bot.store.model import SchemaTooNew, StoreUnavailable
+from bot.store.model import MigrationFailed, SchemaTooNew, StoreUnavailable
 
 CONNECT_TIMEOUT = 10  # seconds to wait for the migrations' connection
 
@@ -212,12 +212,28 @@ def migrate(conn: psycopg.Connection, where: str) -> int:
         for version, script in MIGRATIONS:
             if version > found:
                 for statement in filter(str.strip, script.split(";")):
-                    conn.execute(statement)
+                    _run(conn, version, statement)
                 conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
         row = conn.execute("SELECT to_regclass('procrastinate_jobs') IS NULL").fetchone()
         if row and row[0]:
             conn.execute(SchemaManager.get_schema())
     return found
+
+
+def _run(conn: psycopg.Connection, version: int, statement: str) -> None:
+    """One statement of a migration; a refusal (not a lost connection) says which and why."""
+    try:
+        conn.execute(statement)
+    except psycopg.OperationalError:
+        raise  # the connection went: StoreUnavailable, from the caller
+    except psycopg.Error as exc:
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        hint = ""
+        if "pg_trgm" in statement:
+            hint = ("; the repository index needs the pg_trgm extension: let the database's role create it (a "
+                    "database owner may, from PostgreSQL 13) or have an administrator run "
+                    "`CREATE EXTENSION pg_trgm` in this database once")
+        raise MigrationFailed(version, statement, reason, hint) from None
 
 
 def current_version(conn: psycopg.Connection) -> int:
