@@ -33,6 +33,7 @@ from typing import Any, Protocol, TypeVar
 
 from bot.engine.fingerprints import PostedFinding
 from bot.store import migrate_database
+from bot.store.model import StoreUnavailable
 from bot.store.sqlite.database import connect, sqlite_url
 
 T = TypeVar("T")
@@ -229,5 +230,8 @@ class PostgresReviewMemory(_SQLMemory):
     def _transaction(self) -> Iterator[_Conn]:
         import psycopg  # only a PostgreSQL deployment needs the driver loaded
 
-        with psycopg.connect(self.url, connect_timeout=10) as conn:  # commits on success, rolls back on error
-            yield _PostgresConn(conn)
+        try:
+            with psycopg.connect(self.url, connect_timeout=10) as conn:  # commits on success, rolls back on error
+                yield _PostgresConn(conn)
+        except psycopg.OperationalError as exc:  # the server away or the connection lost: not the caller's fault
+            raise StoreUnavailable(f"PostgreSQL is unavailable ({type(exc).__name__})") from exc
