@@ -14,7 +14,6 @@ import psycopg
 import pytest
 
 from tests.app_support import World
-from tests.chat_double import ChatDouble, findings
 from tests.scale_support import Proc, web, worker
 from tests.server_support import wait_for
 from tests.test_server_process import ROOT, _env
@@ -152,69 +151,6 @@ async def test_postgresql_restarting_under_load_loses_nothing(world, app_private
     assert 503 in answers.values()  # the restart was seen by the intake
     assert set(_deliveries(url)) == {f"delivery-{i}" for i in range(8)}
     assert [len(world.runs(pr)) for pr in pulls] == [1] * 8
-
-
-async def test_a_job_postgresql_goes_away_under_runs_again_on_its_check_run(world, app_private_key, pg_cluster,
-                                                                          tmp_path):
-    """The store is not the review's fault: a job whose store calls fail mid-way (here the review
-    memory, read once the pull request is) is handed back, not failed, and once PostgreSQL is back
-    it runs again and completes the run it started."""
-    chat = ChatDouble()
-    await chat.start()
-    chat.answer("m", findings())
-    admin = tmp_path / "admin.yaml"
-    admin.write_text(f"providers:\n  local:\n    type: openai\n    baseUrl: {chat.base_url}\n"
-                     "    apiKey: env://SCALE_TEST_MODEL_KEY\n"
-                     "defaults:\n  models:\n    review: local/m\n")
-    extra = {"REVIEWER_ADMIN_CONFIG": str(admin), "SCALE_TEST_MODEL_KEY": "sk-test"}
-    pr = world.pull({".reviewer.yaml": "rules:\n  - id: style\n    rule: Functions have type hints.\n"})
-    url = pg_cluster.url
-    slow = world.github.delay(COMPARE, 4)  # the job is inside the pipeline when PostgreSQL stops
-    try:
-        with processes(lambda: web(world, app_private_key, url, **extra),
-                       lambda: worker(world, app_private_key, url, **extra)) as (front, jobs):
-            assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
-
-            async def inside() -> bool:
-                return slow.times == 0
-            await wait_for(inside, timeout=30)
-            await asyncio.to_thread(pg_cluster.stop, "immediate")
-            await asyncio.sleep(8)  # the compare answers, and the job reads the review memory
-            assert [run.status for run in world.runs(pr)] == ["in_progress"]  # not concluded a failure
-            await asyncio.to_thread(pg_cluster.start)
-            run = await world.completed_run(pr, timeout=90)
-
-            async def recorded() -> bool:
-                return _deliveries(url) == {"delivery-1": ("done", 2)}
-            await wait_for(recorded, timeout=30)
-            assert "job interrupted: the store is unavailable; it runs again once the store is back" in \
-                jobs.messages()
-    finally:
-        await chat.close()
-    assert run.conclusion == "success" and len(chat.requests) == 1  # the model asked once, by the second run
-    assert len(world.runs(pr)) == 1  # the run the first attempt started, completed by the second
-
-
-async def test_a_row_left_running_with_no_job_is_taken_up_by_the_sweep(world, app_private_key, pg_url):
-    """A job the store went away under and that could not be handed back leaves its row `running`
-    with no job of its key running: the sweep of the next worker to start defers one for the key."""
-    pr = world.pull()
-    with processes(lambda: web(world, app_private_key, pg_url)) as (front,):
-        assert await _deliver_to(world, front.url, pr, "orphan") == 202
-
-        async def queued() -> bool:
-            return _deliveries(pg_url).get("orphan", ("",))[0] == "queued"
-        await wait_for(queued, timeout=30)
-        with psycopg.connect(pg_url, autocommit=True) as conn:  # as if its job had started and vanished
-            conn.execute("DELETE FROM procrastinate_jobs")
-            conn.execute("UPDATE deliveries SET state = 'running', attempts = 1 WHERE delivery_id = 'orphan'")
-        with processes(lambda: worker(world, app_private_key, pg_url)):
-            run = await world.completed_run(pr, timeout=60)
-
-            async def recorded() -> bool:
-                return _deliveries(pg_url) == {"orphan": ("done", 2)}
-            await wait_for(recorded, timeout=30)
-    assert run.conclusion == "success"
 
 
 async def test_one_pull_request_never_runs_twice_at_once_and_stale_heads_are_dropped(world, app_private_key, pg_url):

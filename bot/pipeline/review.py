@@ -101,8 +101,6 @@ async def review_pull_request(services: Services, gh: GitHubClient, target: Targ
     stage = _Stage()
     try:
         report = await _review(services, gh, target, stage)
-    except StoreUnavailable:
-        raise  # not the review's failure: the run stays in progress for the job's next attempt
     except Exception as exc:
         reason = _failure_text(exc)
         failed = report_for_failure(stage.name, reason)

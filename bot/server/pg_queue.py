@@ -36,7 +36,7 @@ from bot.jobs import Handler, newest_head, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
-from bot.server.queue import BATCH, FINISH_PATIENCE, JobInterrupted, run_job
+from bot.server.queue import BATCH, run_job
 from bot.store.model import Decision, DeliveryStore, Queued, Received
 
 logger = log.get("queue")
@@ -49,10 +49,6 @@ COUNT_TTL = 1.0  # seconds the queue's counts (depth, running) are kept before t
 # Both counts in one pass over procrastinate's partial index of live (todo/doing) jobs
 _COUNT = ("SELECT count(*) FILTER (WHERE status = 'todo') AS todo, count(*) FILTER (WHERE status = 'doing') "
           "AS doing FROM procrastinate_jobs WHERE task_name = %(task)s AND status IN ('todo', 'doing')")
-# Keys with a `running` row and no job of theirs running (procrastinate's lock is the key)
-_ORPHANED = ("SELECT DISTINCT d.job_key FROM deliveries d WHERE d.state = 'running' AND d.job_key IS NOT NULL "
-             "AND NOT EXISTS (SELECT 1 FROM procrastinate_jobs j WHERE j.task_name = %(task)s "
-             "AND j.lock = d.job_key AND j.status = 'doing')")
 # The keys of `keys` whose job waits (procrastinate's unique index of waiting queueing locks)
 _WAITING = ("SELECT queueing_lock FROM procrastinate_jobs WHERE task_name = %(task)s AND status = 'todo' "
             "AND queueing_lock = ANY(%(keys)s)")
@@ -217,11 +213,9 @@ class ProcrastinateQueue:
             if dropped:
                 await self._supersede(dropped, next(r for r in reversed(keep) if r.head_sha))
             for row in keep:
-                if not await self._run(row):
-                    return  # handed back: the job deferred for the key takes the rest up
+                await self._run(row)
 
-    async def _run(self, row: Queued) -> bool:
-        """Run one delivery's job; False when the store went away under it and it was handed back."""
+    async def _run(self, row: Queued) -> None:
         assert self.handler is not None
         self._running += 1
         try:
@@ -230,32 +224,12 @@ class ProcrastinateQueue:
             with contextlib.suppress(Exception):
                 await asyncio.shield(self._hand_back(row))
             raise
-        except JobInterrupted:
-            await self._hand_back_when_back(row)
-            return False
         finally:
             self._running -= 1
-        return True
 
     async def _hand_back(self, row: Queued) -> None:
         await self.store.recover(row.key)
         await self.defer(row.key)
-
-    async def _hand_back_when_back(self, row: Queued, patience: float = FINISH_PATIENCE) -> None:
-        """Hand the job back once the store answers again (it runs again as its next attempt, which
-        takes up the check run this one started); after `patience`, the sweep's backstop is left:
-        the next job for the key recovers the row first."""
-        delay, deadline = 0.5, time.monotonic() + patience
-        while True:
-            try:
-                await self._hand_back(row)
-                return
-            except Exception:  # our store or procrastinate's: both on the PostgreSQL that went away
-                if time.monotonic() + delay > deadline:
-                    logger.warning("could not hand an interrupted job back", extra={"delivery": row.delivery_id})
-                    return
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
 
     async def _supersede(self, stale_rows: list[Queued], by: Queued) -> None:
         error = f"superseded by delivery {by.delivery_id} (head {by.head_sha})"
@@ -275,9 +249,7 @@ class ProcrastinateQueue:
             await asyncio.sleep(every)
 
     async def sweep(self) -> None:
-        """Retry the jobs of dead workers; defer keys left with queued rows and no job, and keys
-        whose rows are `running` with no job running them (a job the store went away under, not
-        handed back in time): the deferred job's `recover` puts those back in the queue."""
+        """Retry the jobs of dead workers; defer keys left with queued rows and no job."""
         manager = self.app.job_manager
         for job in await manager.get_stalled_jobs(task_name=TASK, seconds_since_heartbeat=STALLED_AFTER):
             logger.warning("retrying a job whose worker stopped answering", extra={"job": job.id, "key": job.lock})
@@ -286,8 +258,7 @@ class ProcrastinateQueue:
             except Exception:  # a job for the key already waits (queueing lock): it takes the work up
                 assert job.id is not None
                 await manager.finish_job_by_id_async(job.id, Status.FAILED, delete_job=False)
-        orphaned = {row["job_key"] for row in await self.app.connector.execute_query_all_async(_ORPHANED, task=TASK)}
-        for key in await self.defer_all(set(await self.store.open_keys()) | orphaned):
+        for key in await self.defer_all(set(await self.store.open_keys())):
             logger.info("deferred a job for deliveries left without one", extra={"key": key})
         await self._count()
 

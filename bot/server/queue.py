@@ -156,17 +156,11 @@ class JobQueue:
             self.running -= 1
 
 
-class JobInterrupted(Exception):
-    """The store went away during the job (PostgreSQL restarting): the job is neither done nor
-    failed, and its row is left `running` for the queue to hand back once the store is there."""
-
-
 async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, delivery_id: str, event: str) -> bool:
     """Start a queued delivery's job, run the handler, record the end; False when it was not queued.
 
-    A handler's exception marks the job failed (a redelivery retries it), but for StoreUnavailable,
-    which is not the job's fault: JobInterrupted then leaves the row `running`, as a cancellation
-    (the process stopping) does, for `recover` to put back in the queue."""
+    A handler's exception marks the job failed (a redelivery retries it); a cancellation (the
+    process stopping) leaves the row `running`, for `recover` to put back in the queue."""
     started = await store.start(delivery_id)
     if started is None:  # no longer queued
         return False
@@ -182,11 +176,6 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
                   started.installation_id, started.repo, started.pr_number, started.head_sha,
                   started.attempt)
         await handler(job)
-    except StoreUnavailable as exc:
-        logger.warning("job interrupted: the store is unavailable; it runs again once the store is back",
-                       extra=fields)
-        metrics.jobs.inc(event=event, outcome="interrupted")
-        raise JobInterrupted(str(exc)) from exc
     except Exception as exc:
         error = log.error_text(exc)
         await _finish(store, delivery_id, "failed", error)
