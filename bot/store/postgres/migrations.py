@@ -224,15 +224,17 @@ def _run(conn: psycopg.Connection, version: int, statement: str) -> None:
     """One statement of a migration; a refusal (not a lost connection) says which and why."""
     try:
         conn.execute(statement)
-    except psycopg.OperationalError:
-        raise  # the connection went: StoreUnavailable, from the caller
     except psycopg.Error as exc:
+        if conn.broken:
+            raise  # the connection went: StoreUnavailable, from the caller
+        # a refusal, some an OperationalError too (an extension not installed is UndefinedFile)
         reason = (str(exc).splitlines() or [type(exc).__name__])[0]
         hint = ""
         if "pg_trgm" in statement:
-            hint = ("; the repository index needs the pg_trgm extension: let the database's role create it (a "
-                    "database owner may, from PostgreSQL 13) or have an administrator run "
-                    "`CREATE EXTENSION pg_trgm` in this database once")
+            hint = ("; the repository index needs the pg_trgm extension: install it on the server (Debian: the "
+                    "postgresql-contrib package) and let the database's role create it (a database owner may, "
+                    "from PostgreSQL 13), or have an administrator run `CREATE EXTENSION pg_trgm` in this "
+                    "database once")
         raise MigrationFailed(version, statement, reason, hint) from None
 
 
