@@ -89,8 +89,11 @@ class PostgresDeliveryStore:
             if not dropped(exc.__cause__):
                 raise  # no connection to be had in time: answering 503 now beats waiting again
             # A connection the server dropped (a restart) since its last use: once more, on one the
-            # pool checks first. Safe to repeat: a row the first try did store comes back a duplicate.
+            # pool checks first. Safe to repeat: a row the first try did store comes back a duplicate,
+            # still `received` for all that (its commit's answer was what got lost), so the dispatcher
+            # is woken whatever this try says.
             stored = await self.db.fetch(_UPSERT + _ON_CONFLICT, columns)
+            self.on_received()
         taken = {row[0] for row in stored}
         results, seen = [], set()
         for item in items:
