@@ -79,11 +79,13 @@ class _Stage:
 
 
 async def _start_run(gh: GitHubClient, target: Target, ours: list[dict]) -> int:
-    """A new in-progress run; on a retried job, the run (of `ours`) an interrupted attempt left
-    in progress."""
+    """A new in-progress run; on a retried job, the run (of `ours`) an interrupted attempt of the
+    same delivery left in progress, found by its external id (another delivery's run on the same
+    head, such as another pull request's, is not taken)."""
     if target.attempt > 1:
         for run in ours:
-            if run.get("status") != "completed":
+            mine = not target.delivery_id or run.get("external_id") == target.delivery_id
+            if run.get("status") != "completed" and mine:
                 return int(run["id"])
     return await start_check_run(gh, target.owner, target.repo, target.head_sha, title="Reviewing",
                                  summary="Reading the configuration at the merge base and planning the review.",
