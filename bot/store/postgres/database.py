@@ -1,13 +1,12 @@
 """The PostgreSQL connection pool every PostgreSQL store shares, and what its failures mean.
 
-psycopg 3's async pool. A connection is checked (`check_connection`, one round trip) before it is
-handed out when it is new, when it was last handed out IDLE_CHECK seconds ago or more, or when a
-statement on any connection has failed since it was last handed out: that is what finds the ones
-left from before a restart of the server, and replaces them instead of failing a request. One
-handed out moments ago, with no failure since, is used as it is: under load that is nearly every
-connection, and checking each would double the round trips. A pool that cannot hand one out in
-`TIMEOUT` seconds fails the call instead of holding a webhook request: the caller sees
-StoreUnavailable (the webhook answers 503) and the pool reconnects on its own in the background.
+psycopg 3's async pool: every connection is checked before use (`check_connection`, one round
+trip), so that one left from before a restart of the server is replaced instead of failing a
+request. (Checking only connections idle for a while saved a round trip a statement under load,
+but left a job stuck after a restart in the process tests; see the commit that put this back.)
+A pool that cannot hand one out in `TIMEOUT` seconds fails the call instead of holding a webhook
+request: the caller sees StoreUnavailable (the webhook answers 503) and the pool reconnects on its
+own in the background.
 
 Statements are not prepared (`prepare_threshold=None`): a transaction-mode PgBouncer may hand each
 transaction another server connection, where a prepared statement does not exist.
@@ -16,8 +15,6 @@ transaction another server connection, where a prepared statement does not exist
 from __future__ import annotations
 
 import contextlib
-import time
-import weakref
 from collections.abc import AsyncIterator
 
 import psycopg
@@ -27,7 +24,6 @@ from bot.store.model import StoreUnavailable
 
 TIMEOUT = 5.0  # seconds to wait for a connection before answering "unavailable"
 MIN_SIZE, MAX_SIZE = 1, 20  # a GitHub write or token fetch holds one for its lock
-IDLE_CHECK = 2.0  # seconds since a connection was last handed out after which it is checked again
 
 
 def dropped(exc: BaseException | None) -> bool:
@@ -43,17 +39,7 @@ class Database:
         self.pool = psycopg_pool.AsyncConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False, timeout=TIMEOUT,
             kwargs={"autocommit": True, "prepare_threshold": None},
-            check=self._check_unless_fresh, reconnect_timeout=3600)
-        self._handed_out: weakref.WeakKeyDictionary[psycopg.AsyncConnection, float] = weakref.WeakKeyDictionary()
-        self._failed_at = float("-inf")  # when a statement last failed on a broken connection
-
-    async def _check_unless_fresh(self, conn: psycopg.AsyncConnection) -> None:
-        """The pool's check as it hands a connection out (see the module's docstring)."""
-        now = time.monotonic()
-        last = self._handed_out.get(conn)
-        self._handed_out[conn] = now
-        if last is None or now - last >= IDLE_CHECK or last <= self._failed_at:
-            await psycopg_pool.AsyncConnectionPool.check_connection(conn)
+            check=psycopg_pool.AsyncConnectionPool.check_connection, reconnect_timeout=3600)
 
     async def open(self) -> None:
         """Open the pool; StoreUnavailable when not even one connection can be made now."""
@@ -74,8 +60,6 @@ class Database:
             async with self.pool.connection() as conn:
                 yield conn
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
-            if dropped(exc):
-                self._failed_at = time.monotonic()  # every connection handed out before is checked
             raise StoreUnavailable(f"PostgreSQL is unavailable ({type(exc).__name__})") from exc
 
     @contextlib.asynccontextmanager
