@@ -6,6 +6,7 @@ import asyncio
 import signal
 
 from tests.app_support import World
+from tests.github_double.model import CheckRun
 from tests.test_server_process import _env, _start, _states
 
 COMPARE = "GET /repos/{owner}/{repo}/compare/{basehead}"
@@ -54,3 +55,43 @@ async def test_a_server_killed_after_the_202_completes_the_run_after_a_restart(
         proc.stderr.close()
     assert run.conclusion == "success"
     assert len(world.runs(pr)) == 1  # the interrupted attempt's run was taken up, not left in progress
+
+
+async def test_the_rerun_takes_up_its_own_run_not_another_deliverys_on_the_same_commit(
+        tmp_path, github, github_app, app_private_key):
+    """Another delivery's Reviewer run in progress on the same head (another pull request of that
+    commit, say) is not the interrupted attempt's: the rerun finds its own by external id."""
+    world = World(github, github_app, "", tmp_path)
+    world.repo = github.add_repo("octo-org/example")
+    world.installation = github.install(github_app, world.repo)
+    pr = world.pull()
+    hang = github.delay(COMPARE, 60)
+
+    proc = _serve(world, app_private_key)
+    try:
+        assert (await world.opened(pr, delivery_id="delivery-1"))[0] == 202
+        for _ in range(2000):
+            if hang.times == 0:
+                break
+            await asyncio.sleep(0.01)
+        assert [run.status for run in world.runs(pr)] == ["in_progress"]
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stderr.close()
+    ours = world.runs(pr)[0]
+    foreign = CheckRun(id=github.next_id(), app=github_app, head_sha=pr.head_sha, name=ours.name,
+                       status="in_progress", conclusion=None, started_at=ours.started_at, completed_at=None,
+                       external_id="another-delivery", details_url=None,
+                       output={"title": None, "summary": None, "text": None})
+    world.repo.check_runs[foreign.id] = foreign  # newer: GitHub's default listing shows it alone
+
+    proc = _serve(world, app_private_key)
+    try:
+        run = await world.completed_run(pr, timeout=30)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        proc.stderr.close()
+    assert run.id == ours.id and run.conclusion == "success"
+    assert foreign.status == "in_progress" and len(world.runs(pr)) == 2  # left alone, and no third run

@@ -108,9 +108,11 @@ async def start_check_run(gh: GitHubClient, owner: str, repo: str, head_sha: str
 
 
 async def list_check_runs(gh: GitHubClient, owner: str, repo: str, ref: str) -> list[dict]:
-    """The `Reviewer` runs on `ref` (one page: a commit has a few of ours at most)."""
+    """The `Reviewer` runs on `ref`, every one (`filter=all`: GitHub's default, `latest`, hides an
+    older run behind a newer one of the same name, such as another delivery's on the same commit);
+    one page: a commit has a few of ours at most."""
     answer = await gh.get("/repos/{owner}/{repo}/commits/{ref}/check-runs", {"owner": owner, "repo": repo, "ref": ref},
-                          params={"check_name": CHECK_NAME})
+                          params={"check_name": CHECK_NAME, "filter": "all"})
     return list(answer.get("check_runs") or [])
 
 
