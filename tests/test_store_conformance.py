@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
 
 import pytest
 
@@ -352,20 +353,12 @@ async def test_a_timeline_written_by_one_process_is_read_by_another(database_url
 
 async def test_a_database_of_the_previous_release_gains_the_timeline(database_url: str):
     """Migration 3 on a database at version 2 (no delivery_timeline yet) keeps its deliveries."""
-    storage = storage_for(database_url)
-    await storage.open()
-    try:
+    async def before(storage: Storage) -> None:
         await storage.deliveries.accept(_incoming("before"))
         await _run(storage, "DROP TABLE delivery_timeline")
         await _run(storage, "ALTER TABLE deliveries DROP COLUMN queued_at")  # what migration 5 adds
-        await _run(storage, "DELETE FROM schema_version WHERE version >= 3")
-    finally:
-        await storage.close()
-    again = storage_for(database_url)
-    await again.open()
+    again = await _reopened_from(database_url, 3, before)
     try:
-        latest = sqlite_migrations.LATEST if database_url.startswith("sqlite") else pg_migrations.LATEST
-        assert latest >= 3 and await again.schema_version() == latest
         await again.timeline.write(_attempt("before", 1, "done"))
         assert [e.attempt for e in await again.timeline.attempts("before")] == [1]
         assert await again.deliveries.delivery("before") is not None
@@ -376,25 +369,34 @@ async def test_a_database_of_the_previous_release_gains_the_timeline(database_ur
 async def test_a_database_at_version_4_gains_queued_at(database_url: str):
     """Migration 5 (and those after it) on a database at version 4: its rows keep what they had,
     with no queued time; rows queued from then on get one."""
-    storage = storage_for(database_url)
-    await storage.open()
-    try:
+    async def before(storage: Storage) -> None:
         await _queue(storage, "old")
         await _run(storage, "ALTER TABLE deliveries DROP COLUMN queued_at")
-        await _run(storage, "DELETE FROM schema_version WHERE version >= 5")
-    finally:
-        await storage.close()
-    again = storage_for(database_url)
-    await again.open()
+    again = await _reopened_from(database_url, 5, before)
     try:
-        latest = sqlite_migrations.LATEST if database_url.startswith("sqlite") else pg_migrations.LATEST
-        assert latest >= 5 and await again.schema_version() == latest
         old = await again.deliveries.delivery("old")
         assert (old["state"], old["job_key"], old["queued_at"]) == ("queued", "octo/app#1", None)
         await _queue(again, "new")
         assert (await again.deliveries.delivery("new"))["queued_at"] is not None
     finally:
         await again.close()
+
+
+async def _reopened_from(database_url: str, version: int, undo: Callable[[Storage], Awaitable[None]]) -> Storage:
+    """A database as a release before migration `version` left it (`undo` takes back what that
+    migration and later ones made, after writing rows), opened again: migrated to the latest."""
+    storage = storage_for(database_url)
+    await storage.open()
+    try:
+        await undo(storage)
+        await _run(storage, f"DELETE FROM schema_version WHERE version >= {version}")
+    finally:
+        await storage.close()
+    again = storage_for(database_url)
+    await again.open()
+    latest = sqlite_migrations.LATEST if database_url.startswith("sqlite") else pg_migrations.LATEST
+    assert latest >= version and await again.schema_version() == latest
+    return again
 
 
 async def _run(storage: Storage, statement: str) -> None:
