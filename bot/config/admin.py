@@ -24,6 +24,7 @@ from bot.config.layer import LayerSettings, layer_settings, origin_at
 from bot.config.model import Glob, IndexLimits, Provider, Rule, frozen_mapping
 from bot.diagnostics import Diagnostic
 from bot.pointers import escape_token, human_pointer
+from bot.secrets import referenced_names
 from bot.yamldoc import YamlDocument
 
 DEFAULT_TIMEOUT = 120.0
@@ -46,6 +47,9 @@ class AdminConfig:
     defaults: LayerSettings
     accounts: Mapping[str, Account]  # lowercased login → account
     index_limits: IndexLimits = IndexLimits()
+    # The secrets (NAMEs of `secret://NAME/KEY`) the file references anywhere, at instance or account
+    # level: model keys and the like, which no connector may ever read (bot/connectors/checks.py).
+    secret_names: frozenset[str] = frozenset()
 
     @classmethod
     def empty(cls) -> AdminConfig:
@@ -157,7 +161,7 @@ def _build(data: Mapping[str, Any], doc: YamlDocument, path: str) -> AdminConfig
                                           disabled)
     return AdminConfig(path, doc, data, frozen_mapping(_providers(data.get("providers"), "instance")),
                        layer_settings(data.get("defaults"), doc, path, "instance", "/defaults"), frozen_mapping(accounts),
-                       _index_limits(data.get("index") or {}))
+                       _index_limits(data.get("index") or {}), referenced_names(data))
 
 
 def _index_limits(data: Mapping[str, Any]) -> IndexLimits:
