@@ -219,9 +219,6 @@ class ConnectorSecrets:
         return self.store.root if self.store is not None else None
 
 
-OFFLINE = ConnectorSecrets()
-
-
 def resolve_secret(doc: dict, pointer: str, secrets: ConnectorSecrets) -> tuple[str | None, list[Problem]]:
     """The secret's value (a literal, or what a reference points to) and any lookup problem.
 

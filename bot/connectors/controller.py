@@ -108,6 +108,7 @@ class Reconciler:
         `check_every` seconds) and at least every `resync_every` seconds; never ends by itself."""
         seen: tuple[Stamp, frozenset[str]] | None = None
         last = -math.inf
+        failing = False
         while True:
             try:
                 now = time.monotonic()
@@ -115,8 +116,14 @@ class Reconciler:
                 if stamp != seen or now - last >= resync_every:
                     await self.resync()
                     seen, last = stamp, now
-            except Exception:  # a store outage or a bug must not end the watch: the next round retries
-                log.exception("connector reconcile round failed; retrying")
+                if failing:
+                    log.info("connector reconcile rounds work again")
+                failing = False
+            except Exception as exc:  # a store outage or a bug must not end the watch: the next round retries
+                if not failing:  # once per outage, not once per round
+                    log.warning("connector reconcile round failed (%s); retrying every %gs",
+                                exc.__class__.__name__, check_every, exc_info=True)
+                failing = True
             await asyncio.sleep(check_every)
 
 
