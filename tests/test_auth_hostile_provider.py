@@ -142,11 +142,14 @@ async def test_forged_kids_never_fetch_the_key_set_more_than_once_a_second(tmp_p
         finally:
             for each in browsers:
                 await each.close()
-        assert provider.jwks_fetches == 3  # five forgeries at once: one refresh between them
-        for _ in range(2):
+        # Five forgeries at once share refreshes: usually one, two when one of them reads the key set
+        # only after the shared refresh ended (a loaded machine); never one each.
+        assert 3 <= provider.jwks_fetches < 2 + 5
+        for _ in range(2):  # one after another: one refresh each, each a second after the last
+            fetched = provider.jwks_fetches
             status, _, body = await sign_in(server, browser)
             assert status == 403 and "<code>kid</code>" in body
-        assert provider.jwks_fetches == 5
+            assert provider.jwks_fetches == fetched + 1
     _assert_at_most_one_fetch_a_second(provider)
 
 
