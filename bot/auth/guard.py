@@ -123,9 +123,12 @@ class Gate:
         this keeps a later connector of the same name from reviving them)."""
         return await self.store.delete_connector_sessions(connector) if self.store is not None else 0
 
-    async def check(self, request: web.Request, permission: str,
-                    account: str | None = None) -> Principal | Denial:
-        """The caller, when allowed `permission` (on `account`, when the route is about one)."""
+    async def check(self, request: web.Request, permission: str, account: str | None = None, *,
+                    some_account: bool = False) -> Principal | Denial:
+        """The caller, when allowed `permission` on an object of `account` (None: an object of no
+        account, such as a connector, which a grant narrowed to accounts does not allow). With
+        `some_account`, a grant on any account will do: for a page that lists objects and then
+        shows each only where `Grant.allows` says so."""
         principal = await self.principal(request)
         if principal is None:
             return Denial(401, "Unauthorized", "Unauthorized: send `Authorization: Bearer <token>` (the admin token "
@@ -133,10 +136,9 @@ class Gate:
         if principal.by_cookie and request.method not in SAFE_METHODS and not self.same_origin(request):
             return Denial(403, "Forbidden", "a state-changing request with the session cookie must come from this "
                                             "server's own pages (its Origin or Referer is another site)")
-        if not principal.grant.allows(permission, account):
-            scope = f" on account {account}" if account and permission in principal.grant.scopes else ""
-            return Denial(403, "Forbidden", f"{principal.username} (roles: {', '.join(principal.roles) or 'none'}) "
-                                            f"lacks the permission {permission}{scope}")
+        allowed = principal.grant.holds(permission) if some_account else principal.grant.allows(permission, account)
+        if not allowed:
+            return Denial(403, "Forbidden", _lacks(principal, permission, account))
         session = principal.session
         if session is not None and session.connector != BREAK_GLASS and \
                 needs_mfa(self.access(), permission, session.mfa_verified_at, self.clock()):
@@ -154,3 +156,15 @@ class Gate:
         if self.public_url:
             return origin_of(self.public_url)
         return origin_of(f"{request.scheme}://{request.host}")
+
+
+def _lacks(principal: Principal, permission: str, account: str | None) -> str:
+    """Why a 403: the permission missing, and, for a narrowed grant, on what."""
+    who = f"{principal.username} (roles: {', '.join(principal.roles) or 'none'})"
+    globs = principal.grant.scopes.get(permission) if principal.grant.holds(permission) else None
+    if globs is None:
+        return f"{who} lacks the permission {permission}"
+    if account is not None:
+        return f"{who} lacks the permission {permission} on account {account}"
+    return (f"{who} holds {permission} only on the accounts {', '.join(globs)}; this belongs to no one account "
+            "and needs the permission on every account")
