@@ -13,7 +13,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from bot.auth.redirects import DEFAULT_RETURN, RedirectError, check_client_redirect, web_return_path
+from bot.auth.redirects import (
+    DEFAULT_RETURN,
+    RedirectError,
+    check_client_redirect,
+    choose_redirect_url,
+    origin_of,
+    web_return_path,
+)
 from bot.auth.sealing import SealError, seal, unseal
 from tests.oidc_support import Browser, HostileProvider, connector_doc, put_connector, query_of, signin_server
 
@@ -319,3 +326,28 @@ async def test_a_refused_terminal_sign_in_tells_the_terminal_why(tmp_path):
         out, err = await asyncio.wait_for(process.communicate(), 30)
         assert process.returncode == 1 and "(iss)" in err.decode() and "Traceback" not in err.decode()
         assert not (tmp_path / "config" / "reviewer" / "session.json").exists()
+
+
+@pytest.mark.parametrize(("url", "origin"), [
+    ("https://Reviewer.Example.com:443/x", "https://reviewer.example.com"),
+    ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+    ("http://[::1]:80/", "http://[::1]"),
+    ("https://user:pw@reviewer.example.com/", "https://reviewer.example.com"),
+    ("https://evil.example\\@reviewer.example.com/", ""),  # read one way by a browser, another by urlsplit
+    ("https://reviewer.example.com%5C@evil.example/", "https://evil.example"),  # as a browser reads it
+    ("https://reviewer.example.com:99999999/", ""),
+    ("null", ""),
+    ("", ""),
+])
+def test_origins_are_read_by_the_strict_parser(url, origin):
+    assert origin_of(url) == origin
+
+
+def test_the_provider_gets_the_callback_that_matches_the_public_url():
+    urls = ["https://a.example.com/v1/webapi/oidc/callback", "https://b.example.com:8443/v1/webapi/oidc/callback",
+            "https://b.example.com/v1/webapi/oidc/callback"]
+    assert choose_redirect_url(urls, "https://B.example.com") == urls[2]
+    assert choose_redirect_url(urls, "https://b.example.com:8443") == urls[1]
+    assert choose_redirect_url(urls, "https://b.example.com:9443") == urls[1]  # the host alone, else the first
+    assert choose_redirect_url(urls, "https://evil.example\\@b.example.com") == urls[0]
+    assert choose_redirect_url(urls, None) == urls[0]

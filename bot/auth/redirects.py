@@ -22,7 +22,7 @@ import ipaddress
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from bot.auth.patterns import matches_any
 from bot.connectors.urls import URL, URLError, parse_url
@@ -176,36 +176,39 @@ def choose_redirect_url(urls: Sequence[str], public_url: str | None) -> str:
     """The entry whose host and port match the public URL, else whose host does, else the first."""
     if len(urls) == 1 or not public_url:
         return urls[0]
-    public = urlsplit(public_url)
+    public = _host_port(public_url)
     for url in urls:
-        if _host_port(url) == _host_port(public_url):
+        if public[0] and _host_port(url) == public:
             return url
     for url in urls:
-        if urlsplit(url).hostname == public.hostname:
+        if public[0] and _host_port(url)[0] == public[0]:
             return url
     return urls[0]
 
 
-def _host_port(url: str) -> tuple[str | None, int | None]:
-    parts = urlsplit(url)
+def _host_port(url: str) -> tuple[str, int | None]:
+    """The lower-case host and the port (the scheme's default when none is written) as the strict
+    parser reads them; ("", None) for what it refuses."""
     try:
-        port = parts.port or {"https": 443, "http": 80}.get(parts.scheme)
-    except ValueError:
-        port = None
-    return parts.hostname, port
+        parts = parse_url(url)
+    except URLError:
+        return "", None
+    if len(parts.port) > 5:
+        return "", None  # no port is that long
+    port = int(parts.port) if parts.port else {"https": 443, "http": 80}.get(parts.scheme)
+    return parts.hostname.lower(), port
 
 
 def origin_of(url: str) -> str:
     """`scheme://host[:port]` of a URL, normalised (host lowercased, default port dropped, never
-    userinfo), or "" when it has none: what the Origin check compares and what messages may name.
+    userinfo), or "" when it has none or the strict parser refuses it (a backslash, a bad escape):
+    what the Origin check and the Graph next-page check compare, and what messages may name.
     """
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
+    host, port = _host_port(url)
+    if not host:
         return ""
-    default = {"https": 443, "http": 80}.get(parts.scheme)
-    host = (parts.hostname or "").lower()
+    scheme = parse_url(url).scheme
     if ":" in host:
         host = f"[{host}]"
-    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
+    default = {"https": 443, "http": 80}.get(scheme)
+    return f"{scheme}://{host}" + (f":{port}" if port and port != default else "")
