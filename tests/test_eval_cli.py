@@ -273,6 +273,10 @@ async def test_a_model_that_fails_counts_as_finding_nothing(tmp_path, repo, chat
     assert code == 0 and case["status"] == "failed" and "HTTP 500: overloaded" in case["reason"]
     assert (case["recall"], case["precision"], case["quiet"], case["cost"]["calls"]) == (0.0, None, 1.0, 1)
     assert case["cost"]["money"] == 0.0
+    chat.answer("m1", failing(503, "maintenance"))
+    code, text, _ = await reviewer(capsys, corpus(tmp_path, ONE_TWO), "--admin-config", admin(tmp_path, chat))
+    assert code == 0 and ("  2 cases failed (one, two): no model gave a usable answer: local/m1: provider 'local': "
+                          "HTTP 503: maintenance") in text.splitlines()
 
 
 async def test_a_case_whose_repository_is_missing_is_unavailable_and_left_out(tmp_path, repo, chat, capsys):

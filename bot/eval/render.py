@@ -98,13 +98,27 @@ def _difference_rows(report: Mapping[str, Any], key: str) -> list[list[str]]:
     return rows
 
 
+def _reasons(cases: list[Mapping[str, Any]], shown: int = 3) -> list[str]:
+    """Why cases failed, were skipped or are unavailable: a reason many cases share, once."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for case in cases:
+        if case["reason"]:
+            grouped.setdefault((case["status"], case["reason"]), []).append(case["id"])
+    lines = []
+    for (status, reason), ids in grouped.items():
+        if len(ids) == 1:
+            lines.append(f"  {ids[0]}: {status}: {reason}")
+            continue
+        more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+        lines.append(f"  {len(ids)} cases {status} ({', '.join(ids[:shown])}{more}): {reason}")
+    return lines
+
+
 def render_text(report: Mapping[str, Any]) -> str:
     out = [f"reviewer eval: {len(report['cases'])} case(s) of {report['corpus']}, admin file "
            f"{report['adminConfig']}" + (f", judge {report['judge']['model']}" if report["judge"] else "")]
     out += _table([HEADERS, *(_case_cells(c) for c in report["cases"])])
-    for case in report["cases"]:
-        if case["reason"]:
-            out.append(f"  {case['id']}: {case['status']}: {case['reason']}")
+    out += _reasons(report["cases"])
     out.append("overall: " + _overall_line(report["overall"]))
     if report["judge"]:
         j = report["judge"]
