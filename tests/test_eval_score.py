@@ -21,6 +21,13 @@ def test_a_place_is_the_same_path_and_overlapping_lines():
     assert at(Place("src/a.py", None), found("src/a.py", 500, 501))
 
 
+def test_corpus_paths_are_read_as_findings_name_them():
+    from bot.eval.corpus import load_corpus
+    corpus, _ = load_corpus("cases:\n  - {id: a, repo: r, base: b, head: h, must_find: "
+                            "[{path: ./src/x/../a.py, lines: [1, 1], about: d}]}\n", "corpus.yaml")
+    assert corpus.cases[0].must_find[0].path == "src/a.py"
+
+
 def test_one_finding_may_match_two_items_and_two_findings_one_item():
     items = [Place("a.py", (1, 5), "x"), Place("a.py", (4, 9), "y")]
     score = score_case(items, [], [found("a.py", 4, 4), found("a.py", 2, 2)])

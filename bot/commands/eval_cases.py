@@ -177,6 +177,8 @@ async def run_case(corpus: Corpus, case: Case, admin: AdminConfig, session: aioh
         prepared = await asyncio.to_thread(prepare, corpus, case, admin, indexes)
     except git.GitError as error:
         return CaseRun(case, "unavailable", reason=str(error))
+    except OSError as error:  # the case's config file went away since it was validated
+        return CaseRun(case, "unavailable", reason=f"{error.filename}: {error.strerror}")
     prepare_seconds = time.monotonic() - started
     skipped = _skip_reason(prepared)
     if skipped is not None:

@@ -15,6 +15,7 @@ from typing import Any
 from bot.config.document import load_checked, sorted_diagnostics
 from bot.diagnostics import Diagnostic
 from bot.eval.corpus_schema import CORPUS
+from bot.plan.references import normalise
 from bot.pointers import human_pointer
 from bot.yamldoc import YamlDocument
 
@@ -105,8 +106,9 @@ def _duplicate_ids(data: Mapping[str, Any], doc: YamlDocument) -> list[Diagnosti
 
 
 def _place(data: Mapping[str, Any]) -> Place:
+    """`./src/a.py` and `src/b/../a.py` are `src/a.py`, as findings name it."""
     lines = data.get("lines")
-    return Place(data["path"], (lines[0], lines[1]) if lines else None, data.get("about", ""))
+    return Place(normalise(data["path"]), (lines[0], lines[1]) if lines else None, data.get("about", ""))
 
 
 def _case(index: int, data: Mapping[str, Any], doc: YamlDocument) -> Case:
