@@ -201,3 +201,5 @@ def test_the_progress_bar_is_drawn_only_on_a_terminal(tmp_path, admin):
     assert "[########################] 1/1 only" in drawn
     piped = subprocess.run(command, capture_output=True, env=env, timeout=120, check=False)
     assert piped.returncode == 0 and b"[#" not in piped.stderr and b"1/1" not in piped.stderr
+    assert b"gave no usable answer" not in piped.stderr  # the report says why, once, on stdout
+    assert b"Connect call failed" in piped.stdout

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 import aiohttp
@@ -148,6 +150,19 @@ def _paired(before: dict, after: dict) -> tuple[dict[str, Difference], list[str]
     return paired([before[i] for i in ids], [after[i] for i in ids]), ids
 
 
+@contextlib.contextmanager
+def _engine_warnings_in_the_report() -> Iterator[None]:
+    """The engine logs each model that gave no answer; the report already says so per case, and
+    33 copies of one connection error on stderr would bury it. Errors still get through."""
+    engine = logging.getLogger("reviewer.engine")
+    level = engine.level
+    engine.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        engine.setLevel(level)
+
+
 def evaluate(args: argparse.Namespace, stderr: IO[str]) -> tuple[dict, bool]:
     corpus, admins = load_inputs(args)
     baseline = baseline_tallies(args.baseline) if args.baseline else None
@@ -155,8 +170,9 @@ def evaluate(args: argparse.Namespace, stderr: IO[str]) -> tuple[dict, bool]:
         print("reviewer eval: the admin file declares no model provider: every case is skipped", file=stderr)
     progress = Progress(len(corpus.cases) * len(admins), stderr)
     try:
-        runs = asyncio.run(run_all(corpus, admins, args.jobs, os.environ.get("REVIEWER_SECRETS_DIR"),
-                                   progress.advance))
+        with _engine_warnings_in_the_report():
+            runs = asyncio.run(run_all(corpus, admins, args.jobs, os.environ.get("REVIEWER_SECRETS_DIR"),
+                                       progress.advance))
     finally:
         progress.close()
     paths = [args.admin_config, *([args.compare] if args.compare else [])]
