@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install run test fuzz bench clean
+.PHONY: install run test fuzz bench eval clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,16 @@ bench: install
 	$(PY) bench/review_cost.py
 	$(PY) bench/jsonbody.py
 	$(PY) bench/scale.py
+
+# The starter corpus of `reviewer eval` (docs/eval.md): its repositories prepared under eval/repos/
+# (from local copies under EVAL_MIRRORS, else GitHub; a repository neither gives is skipped, with a
+# message), then every case reviewed with the providers of EVAL_ADMIN_CONFIG. EVAL_ARGS adds options:
+# make eval EVAL_ARGS="--format markdown --jobs 2 --min-recall 0.3"
+EVAL_ADMIN_CONFIG ?= eval/admin.example.yaml
+EVAL_ARGS ?=
+eval: install
+	$(PY) scripts/eval_repos.py prepare eval/corpus
+	$(VENV)/bin/reviewer eval eval/corpus --admin-config $(EVAL_ADMIN_CONFIG) $(EVAL_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

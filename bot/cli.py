@@ -24,6 +24,7 @@ COMMANDS = {
     "validate": "bot.commands.validate:run",
     "plan": "bot.plan.command:run",
     "context": "bot.commands.context:run",
+    "eval": "bot.commands.eval:run",
     "serve": "bot.server.main:run",
     "worker": "bot.server.main:run_worker",
     "schema": "bot.commands.schema:run_schema",
@@ -33,7 +34,7 @@ COMMANDS = {
 }
 
 
-SCHEMA_NAMES = ("repo-config", "admin-config", "oidc-connector", "saml-connector")
+SCHEMA_NAMES = ("repo-config", "admin-config", "oidc-connector", "saml-connector", "eval-corpus")
 KINDS = SCHEMA_NAMES
 
 DESCRIPTION = "Reviewer: reviews pull requests as a repository's .reviewer.yaml says, and manages SSO connectors."
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     _validate(sub)
     _plan(sub)
     _context(sub)
+    _eval(sub)
     s = _command(sub, "serve", "run the GitHub App server (webhook intake, jobs, resource and admin APIs)",
                  epilog=SERVE_EPILOG)
     s.add_argument("--config", metavar="FILE",
@@ -157,6 +159,53 @@ def _context(sub) -> None:
     c.add_argument("--head", default="HEAD", metavar="REF", help="the head to review (default: HEAD)")
     c.add_argument("--format", choices=("text", "json"), default="text",
                    help="text for people, or the pieces as JSON (default: text)")
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is less than 1")
+    return value
+
+
+EVAL_EPILOG = """exit codes: 0 done (and the gate passed); 1 the gate failed (--min-recall, --baseline), or the
+corpus, a case's config or an admin file is invalid; 2 usage error, unreadable file, or no case could be run.
+See docs/eval.md."""
+
+
+def _eval(sub) -> None:
+    e = _command(sub, "eval", "review a corpus of known defects and report recall, precision, noise and cost",
+                 epilog=EVAL_EPILOG)
+    e.add_argument("corpus", metavar="CORPUS", help="the corpus: a directory holding corpus.yaml, or the file")
+    e.add_argument("--admin-config", required=True, metavar="FILE",
+                   help="the admin file whose providers, defaults and judge the reviews use (required)")
+    e.add_argument("--compare", metavar="FILE",
+                   help="a second admin file run on the same cases: each figure's difference, with a 95 percent "
+                        "interval (default: none)")
+    e.add_argument("--only", nargs="+", action="extend", metavar="ID",
+                   help="run only these cases (default: every case)")
+    e.add_argument("--jobs", type=_positive, default=1, metavar="N", help="cases reviewed at once (default: 1)")
+    e.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                   help="a table for people, the JSON report, or Markdown for a pull request comment "
+                        "(default: text)")
+    e.add_argument("--min-recall", type=_share, metavar="X",
+                   help="exit 1 when the overall recall is below X, between 0 and 1 (default: no minimum)")
+    e.add_argument("--baseline", metavar="REPORT.json",
+                   help="a saved JSON report: exit 1 when recall, precision or quiet dropped beyond its 95 percent "
+                        "interval (default: none)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

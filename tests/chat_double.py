@@ -26,13 +26,14 @@ class Reply:
     error: str = ""  # the error message of a non-200 reply
     delay: float = 0.0  # seconds before answering (cut short when the double closes)
     rejects_response_format: bool = False  # answer 400 while the request has response_format
+    usage: tuple[int, int] | None = None  # (prompt, completion) tokens reported as `usage`; None: no `usage`
 
 
-def findings(*items: dict, fenced: bool = False, prose: str = "") -> Reply:
+def findings(*items: dict, fenced: bool = False, prose: str = "", usage: tuple[int, int] | None = None) -> Reply:
     text = json.dumps({"findings": list(items)}, indent=2)
     if fenced:
         text = f"{prose}\n```json\n{text}\n```\n"
-    return Reply(content=text)
+    return Reply(content=text, usage=usage)
 
 
 def failing(status: int = 500, error: str = "internal error") -> Reply:
@@ -51,9 +52,16 @@ class ChatDouble:
     api_key: str | None = None  # when set, requests without `Bearer <api_key>` get 401
     script: dict[str, list[Reply]] = field(default_factory=dict)
     requests: list[Recorded] = field(default_factory=list)
+    # model → [(text, reply)]: a request whose messages contain the text gets that reply (the first
+    # that matches), whatever the order requests come in; else the model's script answers
+    routes: dict[str, list[tuple[str, Reply]]] = field(default_factory=dict)
 
     def answer(self, model: str, *replies: Reply) -> None:
         self.script[model] = list(replies)
+
+    def answer_when(self, model: str, text: str, reply: Reply) -> None:
+        """Answer `model`'s requests that mention `text` with `reply`, every time."""
+        self.routes.setdefault(model, []).append((text, reply))
 
     async def start(self) -> ChatDouble:
         self._closing = asyncio.Event()
@@ -82,7 +90,8 @@ class ChatDouble:
         self.requests.append(Recorded(request.path, dict(request.headers), body))
         if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
             return _error(401, "Incorrect API key provided")
-        replies = self.script.get(body.get("model"))
+        routed = _routed(self.routes.get(body.get("model"), []), body)
+        replies = [routed] if routed is not None else self.script.get(body.get("model"))
         if not replies:
             return _error(404, f"The model `{body.get('model')}` does not exist")
         reply = replies[0]
@@ -95,13 +104,23 @@ class ChatDouble:
             replies.pop(0)
         if reply.status != 200:
             return _error(reply.status, reply.error)
-        return web.json_response({
+        answer: dict[str, Any] = {
             "id": "chatcmpl-double",
             "object": "chat.completion",
             "model": body.get("model"),
             "choices": [{"index": 0, "finish_reason": "stop",
                          "message": {"role": "assistant", "content": reply.content}}],
-        })
+        }
+        if reply.usage is not None:
+            prompt, completion = reply.usage
+            answer["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                               "total_tokens": prompt + completion}
+        return web.json_response(answer)
+
+
+def _routed(routes: list[tuple[str, Reply]], body: Any) -> Reply | None:
+    text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if isinstance(m, dict))
+    return next((reply for needle, reply in routes if needle in text), None)
 
 
 def _error(status: int, message: str) -> web.Response:

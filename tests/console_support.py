@@ -24,7 +24,8 @@ ACCESS_YAML = """\
 access:
   roles:
     admin:   {allow: ["*"]}
-    auditor: {allow: ["config:read", "deliveries:read", "connectors:read"], accounts: ["acme*"]}
+    auditor: {allow: ["config:read", "deliveries:read"], accounts: ["acme*"]}
+    watcher: {allow: ["connectors:read"]}  # connectors belong to no one account: never narrowed
     writer:  {allow: ["connectors:read", "connectors:write", "deliveries:read", "deliveries:write"]}
   mfa:
     required: ["config:write"]

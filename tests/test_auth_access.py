@@ -103,6 +103,27 @@ def test_claims_map_to_roles_as_in_teleport(mappings, claims, roles):
     assert map_roles(mappings, claims).roles == roles
 
 
+# A regular expression matches the whole value, whatever its alternations and anchors say: Go's
+# `regexp` reads `^admins|ops$` as "starts with admins, or ends with ops"; we never grant on that.
+@pytest.mark.parametrize(("value", "claim", "roles"), [
+    ("^admins|ops$", "admins-of-nothing", []),
+    ("^admins|ops$", "not-ops", []),
+    ("^admins|ops$", "admins", ["admin"]),
+    ("^admins|ops$", "ops", ["admin"]),
+    ("^admins$", "admins\n", []),  # `$` is the end of the value, not "before a final newline"
+    ("^a|b|c$", "a-b-c", []),
+    ("^(team)-(red|blue)$", "team-red-x", []),
+    ("^$", "", ["admin"]),
+    ("^$", "x", []),
+    ("^.*@example\\.com$", "ann@example.com.evil.net", []),
+    ("^.*@example\\.com$", "ann@example.com", ["admin"]),
+    ("*@example.com", "ann@example.com\n", []),
+    ("*@example.com", "ann@example.com.evil.net", []),
+])
+def test_a_regular_expression_must_match_the_whole_claim_value(value, claim, roles):
+    assert map_roles([mapping("groups", value, "admin")], {"groups": [claim]}).roles == roles
+
+
 def test_a_case_only_match_grants_nothing_and_says_why():
     result = map_roles([mapping("groups", "Admins", "admin")], {"groups": ["admins"]})
     assert result.roles == [] and "case" in result.warnings[0]

@@ -119,6 +119,31 @@ async def test_identifier_first_lists_the_connectors_that_match(tmp_path):
             assert response.status == 400 and "not ready" in await response.text()
 
 
+USER_MATCHER_CASES = [
+    ("ann@example.com", True),
+    ("ops", True),
+    ("ann@example.com.evil.net", False),  # `^…$` matches the whole name: never a prefix
+    ("not-ops", False),
+    ("dev-ann", True),  # a glob beside it
+    ("xdev-ann", False),
+    ("b?b", True),  # a glob's only wildcard is `*`: `?` is itself
+    ("bob", False),
+]
+
+
+async def test_user_matchers_match_the_whole_username(tmp_path):
+    provider = HostileProvider()
+    async with provider.serving(), signin_server(tmp_path) as server:
+        await put_connector(server, connector_doc("staff", provider.url, server.url,
+                                                  user_matchers=["^[a-z]+@example\\.com|ops$", "dev-*", "b?b"]))
+        found = []
+        for username, _ in USER_MATCHER_CASES:
+            async with server.http.get(server.url + "/v1/webapi/connectors",
+                                       params={"username": username}) as response:
+                found.append((username, [c["name"] for c in await response.json()] == ["staff"]))
+        assert found == USER_MATCHER_CASES
+
+
 async def test_cookies_are_secure_under_an_https_public_url(tmp_path):
     provider = HostileProvider()
     public = "https://reviewer.example.test"

@@ -13,13 +13,21 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from bot.auth.redirects import RedirectError, check_client_redirect
+from bot.auth.redirects import (
+    DEFAULT_RETURN,
+    RedirectError,
+    check_client_redirect,
+    choose_redirect_url,
+    origin_of,
+    web_return_path,
+)
 from bot.auth.sealing import SealError, seal, unseal
 from tests.oidc_support import Browser, HostileProvider, connector_doc, put_connector, query_of, signin_server
 
 KEY = "ab" * 32
 OIDC_PATH = "/apis/resources.service.dev/v3/oidcconnectors"
-SETTINGS = {"allowed_https_hostnames": ["*.example.com", "^cli-[0-9]+\\.corp\\.test$", "^exact.test", "host.test"],
+SETTINGS = {"allowed_https_hostnames": ["*.example.com", "^cli-[0-9]+\\.corp\\.test$", "^exact.test", "host.test",
+                                       "^cli\\.example\\.org|cli2\\.example\\.org$"],
             "insecure_allowed_cidr_ranges": ["10.0.0.0/8", "fd00::/8"]}
 
 CLIENT_REDIRECTS = [
@@ -61,14 +69,156 @@ CLIENT_REDIRECTS = [
     ("", False),
 ]
 
+# What a browser would read differently from a lenient parser (Python's urlsplit reads the host of
+# `https://evil.com\\.example.com/` as `evil.com\\.example.com`; a browser goes to evil.com): each
+# is refused, or accepted only where every reader sees the same host.
+CLIENT_REDIRECT_FAMILY = [
+    (f"https://evil.com\\.example.com/callback?secret_key={KEY}", False),  # the reported takeover
+    (f"https://evil.com\\@a.example.com/callback?secret_key={KEY}", False),
+    (f"https://a.example.com\\callback?secret_key={KEY}", False),
+    (f"https://evil.com%5C.example.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com%5c.example.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com%2F.example.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com%2f.example.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com%40a.example.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com%00.example.com/callback?secret_key={KEY}", False),
+    (f"https://a%2Eexample.com/callback?secret_key={KEY}", False),  # no escapes in a host at all
+    (f"https://a.ex%C3%A4mple.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com\t.example.com/callback?secret_key={KEY}", False),  # a browser drops tabs and newlines
+    (f"https://evil.com\n.example.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com\r.example.com/callback?secret_key={KEY}", False),
+    (f"https://a.example.com/call\tback?secret_key={KEY}", False),
+    (f"https://a.example.com@evil.com/callback?secret_key={KEY}", False),  # userinfo
+    (f"https://evil.com@a.example.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com:@a.example.com/callback?secret_key={KEY}", False),
+    (f"https://@a.example.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com/a.example.com/callback?secret_key={KEY}", False),  # userinfo-looking paths
+    (f"https://evil.com/callback@a.example.com?secret_key={KEY}", False),
+    (f"https://a.example.com/callback@evil.com?secret_key={KEY}", False),
+    (f"https://evil.com?@a.example.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com#@a.example.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com;@a.example.com/callback?secret_key={KEY}", False),
+    (f"https://evil.com\u3002example.com/callback?secret_key={KEY}", False),  # full-width dots
+    (f"https://a.example.com\u3002evil.net/callback?secret_key={KEY}", False),
+    (f"https://a\uff0eexample\uff0ecom/callback?secret_key={KEY}", False),
+    (f"https://\uff41.example.com/callback?secret_key={KEY}", False),  # a full-width letter
+    (f"https://b\u00fccher.example.com/callback?secret_key={KEY}", False),  # Unicode: write it as xn--
+    (f"https://\u0430.example.com/callback?secret_key={KEY}", False),  # Cyrillic a
+    (f"https://xn--bcher-kva.example.com/callback?secret_key={KEY}", True),  # the same host to every reader
+    (f"https://a.example.com./callback?secret_key={KEY}", False),  # trailing dot
+    (f"https://a..example.com/callback?secret_key={KEY}", False),
+    (f"http://localhost./callback?secret_key={KEY}", False),
+    (f"https://A.EXAMPLE.COM/callback?secret_key={KEY}", True),  # hosts compare case-insensitively
+    (f"https://CLI-42.Corp.Test/callback?secret_key={KEY}", True),
+    (f"HTTPS://a.example.com/callback?secret_key={KEY}", True),
+    (f"http://LocalHost:8000/callback?secret_key={KEY}", True),
+    (f"https://a.example.com:443/callback?secret_key={KEY}", True),  # :443 or none
+    (f"https://a.example.com:/callback?secret_key={KEY}", True),
+    (f"https://a.example.com:444/callback?secret_key={KEY}", False),
+    (f"https://a.example.com:80/callback?secret_key={KEY}", False),
+    (f"https://a.example.com:443:443/callback?secret_key={KEY}", False),
+    (f"https://a.example.com:+443/callback?secret_key={KEY}", False),
+    (f"http://[0:0:0:0:0:0:0:1]:9/callback?secret_key={KEY}", True),  # IPv6 literals: ::1 however written
+    (f"http://[::1%25lo]:9/callback?secret_key={KEY}", False),  # zones: browsers do not take them
+    (f"http://[fd00::1%25eth0]/callback?secret_key={KEY}", False),
+    (f"http://[fd00::1%eth0]/callback?secret_key={KEY}", False),
+    (f"http://[::ffff:127.0.0.1]:9/callback?secret_key={KEY}", False),  # IPv4-mapped: not written as loopback
+    (f"http://[::ffff:10.1.2.3]/callback?secret_key={KEY}", False),
+    (f"http://::1:9/callback?secret_key={KEY}", False),  # an IPv6 literal goes in brackets
+    (f"http://[::1/callback?secret_key={KEY}", False),
+    (f"http://[evil.com]/callback?secret_key={KEY}", False),
+    (f"http://127.1:9/callback?secret_key={KEY}", False),  # IPv4 forms a browser reads as 127.0.0.1
+    (f"http://0x7f.0.0.1:9/callback?secret_key={KEY}", False),
+    (f"http://2130706433:9/callback?secret_key={KEY}", False),
+    (f"http://010.1.2.3/callback?secret_key={KEY}", False),  # a browser reads 8.1.2.3
+    (f"http://10.1.2.3./callback?secret_key={KEY}", False),
+    (f"https://cli.example.org/callback?secret_key={KEY}", True),  # a regular expression: the whole host
+    (f"https://cli2.example.org/callback?secret_key={KEY}", True),
+    (f"https://cli.example.org.evil.net/callback?secret_key={KEY}", False),
+    (f"https://evil.cli2.example.org/callback?secret_key={KEY}", False),
+    (f"https://a.example.com/%63allback?secret_key={KEY}", False),  # the path as written: /callback
+    (f"https://a.example.com//callback?secret_key={KEY}", False),
+    (f"https://a.example.com/x/../callback?secret_key={KEY}", False),
+    (f"https://a.example.com/callback?secret%5Fkey={KEY}", False),  # the query as written
+    (f"https://a.example.com/callback?secret_key={KEY}&", False),
+    (f"https://a.example.com/callback?secret_key={KEY};x=1", False),
+    (f"https://a.example.com/callback?secret_key=%{KEY[:62]}", False),
+    (f"//a.example.com/callback?secret_key={KEY}", False),  # no scheme
+    (f"https:a.example.com/callback?secret_key={KEY}", False),
+    (f"https:/a.example.com/callback?secret_key={KEY}", False),
+    (f"https:///a.example.com/callback?secret_key={KEY}", False),
+]
 
-@pytest.mark.parametrize(("url", "allowed"), CLIENT_REDIRECTS)
+
+@pytest.mark.parametrize(("url", "allowed"), CLIENT_REDIRECTS + CLIENT_REDIRECT_FAMILY)
 def test_client_redirect_rules(url, allowed):
     if allowed:
         assert check_client_redirect(url, **SETTINGS).secret_key == bytes.fromhex(KEY)
     else:
         with pytest.raises(RedirectError):
             check_client_redirect(url, **SETTINGS)
+
+
+# The web endpoints' `redirect_url`: a path on this server, however it is encoded.
+WEB_RETURNS = [
+    ("/console/", True),
+    ("/console/repos/acme/app", True),
+    ("/console/deliveries?repo=acme%2Fapp&state=failed", True),  # the query is the page's own business
+    ("/console/repos/acme/%C3%A9t%C3%A9", True),
+    ("/", True),
+    ("//evil.example/", False),
+    ("/\\evil.example", False),
+    ("/\\/evil.example", False),
+    ("/console\\..\\\\evil.example", False),
+    ("/%2F%2Fevil.example", False),  # encoded forms of the same
+    ("/%2f/evil.example", False),
+    ("/%5Cevil.example", False),
+    ("/%5cevil.example", False),
+    ("/%252F%252Fevil.example", False),  # twice encoded
+    ("/%09/evil.example", False),
+    ("/%0a/evil.example", False),
+    ("/%20/evil.example", False),
+    ("/.//evil.example", False),  # dot segments a browser would remove
+    ("/./%2e/evil.example", False),
+    ("/console/../..//evil.example", False),
+    ("/console/%2e%2e/%2E%2E//evil.example", False),
+    ("/console/.%2e/x", False),
+    ("/\t/evil.example", False),  # a browser drops tabs and newlines
+    ("/\n/evil.example", False),
+    ("/\r\n/evil.example", False),
+    ("/\u3002/evil.example", False),
+    ("/a b", False),
+    ("/console/\u00a0", False),
+    ("/console/%zz", False),  # not a valid escape
+    ("https://evil.example/", False),
+    ("https:evil.example", False),
+    ("//user@evil.example/", False),
+    ("javascript:alert(1)", False),
+    ("evil.example", False),
+    ("?next=/", False),
+    ("#/", False),
+    ("/" + "a" * 2048, False),
+]
+
+
+@pytest.mark.parametrize(("path", "allowed"), WEB_RETURNS)
+def test_web_return_paths(path, allowed):
+    if allowed:
+        assert web_return_path(path) == path
+    else:
+        with pytest.raises(RedirectError):
+            web_return_path(path)
+    assert web_return_path(None) == web_return_path("") == DEFAULT_RETURN
+
+
+@pytest.mark.parametrize(("url", "sent"), [
+    (f"https://A.Example.COM:443/callback?secret_key={KEY}", f"https://a.example.com:443/callback?secret_key={KEY}"),
+    (f"http://[0:0::1]:9/callback?secret_key={KEY}", f"http://[::1]:9/callback?secret_key={KEY}"),
+    (f"HTTP://LOCALHOST:9/callback?secret_key={KEY}", f"http://localhost:9/callback?secret_key={KEY}"),
+])
+def test_the_answer_goes_to_the_url_as_checked(url, sent):
+    """The listener the sealed answer is sent to is rebuilt from the parts that were checked."""
+    assert check_client_redirect(url, **SETTINGS).url == sent
 
 
 def test_a_sealed_answer_opens_only_with_its_key():
@@ -176,3 +326,28 @@ async def test_a_refused_terminal_sign_in_tells_the_terminal_why(tmp_path):
         out, err = await asyncio.wait_for(process.communicate(), 30)
         assert process.returncode == 1 and "(iss)" in err.decode() and "Traceback" not in err.decode()
         assert not (tmp_path / "config" / "reviewer" / "session.json").exists()
+
+
+@pytest.mark.parametrize(("url", "origin"), [
+    ("https://Reviewer.Example.com:443/x", "https://reviewer.example.com"),
+    ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+    ("http://[::1]:80/", "http://[::1]"),
+    ("https://user:pw@reviewer.example.com/", "https://reviewer.example.com"),
+    ("https://evil.example\\@reviewer.example.com/", ""),  # read one way by a browser, another by urlsplit
+    ("https://reviewer.example.com%5C@evil.example/", "https://evil.example"),  # as a browser reads it
+    ("https://reviewer.example.com:99999999/", ""),
+    ("null", ""),
+    ("", ""),
+])
+def test_origins_are_read_by_the_strict_parser(url, origin):
+    assert origin_of(url) == origin
+
+
+def test_the_provider_gets_the_callback_that_matches_the_public_url():
+    urls = ["https://a.example.com/v1/webapi/oidc/callback", "https://b.example.com:8443/v1/webapi/oidc/callback",
+            "https://b.example.com/v1/webapi/oidc/callback"]
+    assert choose_redirect_url(urls, "https://B.example.com") == urls[2]
+    assert choose_redirect_url(urls, "https://b.example.com:8443") == urls[1]
+    assert choose_redirect_url(urls, "https://b.example.com:9443") == urls[1]  # the host alone, else the first
+    assert choose_redirect_url(urls, "https://evil.example\\@b.example.com") == urls[0]
+    assert choose_redirect_url(urls, None) == urls[0]

@@ -93,3 +93,44 @@ def test_index_limits_are_read_and_bad_ones_reported_at_their_place():
     assert admin is None
     assert [(p.line, p.column, p.pointer, p.code) for p in problems] == [
         (2, 13, "/index/maxFiles", "minimum"), (3, 3, "/index/maxBytes", "unknown-property")]
+
+
+PRICED = """\
+providers:
+  openai:
+    type: openai
+    baseUrl: https://api.openai.com/v1
+    price: {input: 2.5, output: 10}
+    models:
+      gpt-4o-mini: {price: {input: 0.15, output: 0.6}}
+  local: {type: openai, baseUrl: 'http://127.0.0.1:8080/v1'}
+eval:
+  judge: openai/gpt-4o-mini
+"""
+
+
+def test_prices_per_million_tokens_a_models_own_first_and_the_eval_judge():
+    admin, problems = load_admin_config(PRICED, "admin.yaml")
+    assert problems == [] and admin is not None
+    openai, local = admin.providers["openai"], admin.providers["local"]
+    assert (openai.price_of("gpt-4o").input, openai.price_of("gpt-4o").output) == (2.5, 10.0)
+    assert (openai.price_of("gpt-4o-mini").input, openai.price_of("gpt-4o-mini").output) == (0.15, 0.6)
+    assert openai.price_of("gpt-4o").cost(1_000_000, 500_000) == 7.5
+    assert local.price_of("anything") is None
+    assert admin.judge == "openai/gpt-4o-mini" and AdminConfig.empty().judge is None
+
+
+def test_bad_prices_and_judges_are_reported_at_their_place():
+    text = ("providers:\n  p:\n    type: openai\n    baseUrl: 'https://x.example'\n"
+            "    price: {input: -1}\n"
+            "    models:\n      m: {price: {input: 1, output: 'cheap'}}\n"
+            "eval:\n  judge: q/m\n  jury: 3\n")
+    admin, problems = load_admin_config(text, "admin.yaml")
+    assert admin is None
+    assert [(p.line, p.column, p.pointer, p.code) for p in problems] == [
+        (5, 12, "/providers/p/price", "required"), (5, 20, "/providers/p/price/input", "minimum"),
+        (7, 37, "/providers/p/models/m/price/output", "type"),
+        (9, 10, "/eval/judge", "undeclared-provider"), (10, 3, "/eval/jury", "unknown-property")]
+    assert "provider `q` of model `q/m` is not declared by the instance (declared: p)" in problems[3].message
+    _, [bad] = load_admin_config("eval: {judge: gpt-4o}\n", "admin.yaml")
+    assert (bad.pointer, bad.code) == ("/eval/judge", "pattern")

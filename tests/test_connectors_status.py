@@ -153,6 +153,8 @@ OIDC_CASES = [
     pytest.param(["http://reviewer.example.test/v1/webapi/oidc/callback"], "/spec/redirect_url",
                  id="http-on-the-https-host"),
     pytest.param([f"{PUBLIC}:8443/v1/webapi/oidc/callback"], "/spec/redirect_url", id="another-port"),
+    pytest.param(["https://other.example.test/cb", "https://reviewer.example.test./v1/webapi/oidc/callback"],
+                 "/spec/redirect_url", id="trailing-dot-host-is-not-chosen"),
     pytest.param([f"{PUBLIC}/v1/webapi/oidc/login", f"{PUBLIC}/v1/webapi/oidc/callback"], "/spec/redirect_url/0",
                  id="the-callback-after-a-wrong-entry-that-would-be-sent"),
 ]

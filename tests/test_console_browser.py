@@ -146,7 +146,7 @@ async def test_an_operator_works_through_the_console_in_a_browser(tmp_path):
             await context.close()
 
             # refused: a session whose roles lack config:read on the account sees 403, not the page
-            auditor = await session_for(server, ["auditor"])
+            auditor = await session_for(server, ["auditor", "watcher"])
             cookie = next(c for c in auditor.cookie_jar if c.key == "reviewer_session")
             await auditor.close()
             context = await browser.new_context()

@@ -78,7 +78,7 @@ async def test_the_token_login_refuses_a_wrong_token_another_site_and_a_foreign_
 async def test_every_route_answers_403_without_its_permission(tmp_path, database_url):
     async with console_server(tmp_path, database_url=database_url) as server:
         nobody = await session_for(server, ["undefined-role"])
-        auditor = await session_for(server, ["auditor"])
+        auditor = await session_for(server, ["auditor", "watcher"])
         try:
             for path, permission in NEEDS:
                 async with nobody.get(server.url + path, allow_redirects=False) as response:

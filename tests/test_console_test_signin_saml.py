@@ -104,7 +104,7 @@ async def test_without_connectors_write_the_saml_test_is_refused(tmp_path, datab
     idp = SamlIdP()
     async with idp.serving(), console_server(tmp_path, database_url=database_url) as server:
         await put_saml(server, idp.connector("corp", server.url), idp)
-        auditor = await session_for(server, ["auditor"])
+        auditor = await session_for(server, ["auditor", "watcher"])
         try:
             async with auditor.get(saml_test_url(server), allow_redirects=False) as response:
                 assert response.status == 403

@@ -1,8 +1,10 @@
 """Who may do what: the admin file's `access` section (design.md "Access: roles and permissions").
 
 Roles grant permissions (`allow`), optionally narrowed to GitHub accounts (`accounts`, globs over
-logins, case-insensitive as logins are); `mfa.required` names permissions that need an MFA check
-in the last five minutes. Without an `access` section, `admin` has `*` and `viewer` every `:read`.
+logins, case-insensitive as logins are). A narrowed grant allows only objects of its accounts:
+what belongs to no account — the connectors, the sign-in log, the admin file, a delivery that
+names no repository — needs the permission un-narrowed. `mfa.required` names permissions that
+need an MFA check in the last five minutes. Without an `access` section, `admin` has `*` and `viewer` every `:read`.
 A role that no entry defines grants nothing. Decisions here are pure: data in, data out.
 """
 
@@ -70,12 +72,21 @@ class Grant:
     def permissions(self) -> list[str]:
         return [p for p in PERMISSIONS if p in self.scopes]
 
+    def holds(self, permission: str) -> bool:
+        """Whether the permission is granted on some account: enough to open a page that lists
+        objects and shows each only where `allows` says so, never to act on one."""
+        return permission in self.scopes
+
     def allows(self, permission: str, account: str | None = None) -> bool:
+        """Whether the permission is granted on an object of `account`; None is an object of no
+        account (instance-wide), which only an un-narrowed grant allows."""
         if permission not in self.scopes:
             return False
         globs = self.scopes[permission]
-        if globs is None or account is None:
+        if globs is None:
             return True
+        if account is None:
+            return False
         login = account.lower()
         return any(fnmatch.fnmatchcase(login, glob.lower()) for glob in globs)
 

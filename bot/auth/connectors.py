@@ -6,11 +6,11 @@ server found invalid, or whose secret it could not look up, is listed nowhere an
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.auth.errors import SignInError
+from bot.auth.patterns import matches_any
 from bot.auth.roles import RoleMapping, mappings_from
 from bot.connectors.checks import ConnectorSecrets, resolve_secret
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
@@ -53,9 +53,10 @@ def display_of(doc: dict[str, Any]) -> str:
 
 
 def user_matches(doc: dict[str, Any], username: str) -> bool:
-    """`user_matchers` globs (none: everyone), as identifier-first login filters connectors."""
+    """`user_matchers` (none: everyone), as identifier-first login filters connectors: `*` globs or
+    `^…$` regular expressions, each matching the whole username (`bot.auth.patterns`)."""
     matchers = (doc.get("spec") or {}).get("user_matchers") or []
-    return not matchers or any(fnmatch.fnmatchcase(username, pattern) for pattern in matchers)
+    return not matchers or matches_any(matchers, username)
 
 
 def secret_of(doc: dict[str, Any], pointer: str, secrets: ConnectorSecrets, what: str) -> str | None:

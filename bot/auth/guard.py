@@ -1,7 +1,9 @@
 """Who is calling, and may they: the one check every resource and admin API route runs.
 
 A caller is the break-glass `REVIEWER_ADMIN_TOKEN` (every permission, no MFA), a session token
-sent as `Authorization: Bearer` (the terminal), or the session cookie (the browser). A state-
+sent as `Authorization: Bearer` (the terminal), or the session cookie (the browser). A console
+session opened with the break-glass token carries a slow hash of that token and is honoured only
+while the server's token hashes the same: rotating or unsetting the token ends it. A state-
 changing request authenticated by the cookie must come from this server's own origin (`Origin`,
 else `Referer`), so another site cannot make a signed-in browser write (CSRF). What a session may
 do is read per request from the admin file's `access` (a reload applies at once).
@@ -9,7 +11,10 @@ do is read per request from the admin file's `access` (a reload applies at once)
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import hmac
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +33,11 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # The connector of a console session opened with the break-glass token: it has every permission,
 # as the token has. Parentheses cannot appear in a connector's name, so no sign-in can claim it.
 BREAK_GLASS = "(break-glass token)"
+# The salt of the break-glass hash: made once per installation, kept in the sign-in store so that
+# every process and every restart hashes alike. scrypt makes guessing a weak token from a leaked
+# session row slow; it runs once per process, not per request.
+BREAK_GLASS_SALT = "break-glass-session-salt"
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,7 @@ class Gate:
         self.public_url = public_url
         self.cookies = cookies_for(public_url)
         self.clock = clock
+        self._break_glass_hash: str | None = None
 
     async def principal(self, request: web.Request) -> Principal | None:
         scheme, _, offered = request.headers.get("Authorization", "").partition(" ")
@@ -78,11 +89,23 @@ class Gate:
         return Principal(session.username, tuple(session.roles), grant, session, by_cookie)
 
     async def _still_valid(self, session: Session) -> bool:
-        """A console session opened with the break-glass token lasts while that token is set; a
-        sign-in's session while its connector is ready."""
+        """A console session opened with the break-glass token lasts while the server's token is
+        the one it was opened with; a sign-in's session while its connector is ready."""
         if session.connector == BREAK_GLASS:
-            return self.admin_token is not None
+            current = await self.break_glass_hash()
+            return current is not None and session.break_glass_hash is not None and \
+                hmac.compare_digest(session.break_glass_hash, current)
         return await self.connector_ready(session.connector)
+
+    async def break_glass_hash(self) -> str | None:
+        """The hash a break-glass console session is bound to (None: no token is set)."""
+        if self.admin_token is None or self.store is None:
+            return None
+        if self._break_glass_hash is None:
+            salt = await self.store.key(BREAK_GLASS_SALT, lambda: secrets.token_hex(16))
+            digest = await asyncio.to_thread(hashlib.scrypt, self.admin_token, salt=bytes.fromhex(salt), **_SCRYPT)
+            self._break_glass_hash = digest.hex()
+        return self._break_glass_hash
 
     async def connector_ready(self, name: str) -> bool:
         """Whether a session's connector still exists and is reconciled: a session is honoured only
@@ -100,9 +123,12 @@ class Gate:
         this keeps a later connector of the same name from reviving them)."""
         return await self.store.delete_connector_sessions(connector) if self.store is not None else 0
 
-    async def check(self, request: web.Request, permission: str,
-                    account: str | None = None) -> Principal | Denial:
-        """The caller, when allowed `permission` (on `account`, when the route is about one)."""
+    async def check(self, request: web.Request, permission: str, account: str | None = None, *,
+                    some_account: bool = False) -> Principal | Denial:
+        """The caller, when allowed `permission` on an object of `account` (None: an object of no
+        account, such as a connector, which a grant narrowed to accounts does not allow). With
+        `some_account`, a grant on any account will do: for a page that lists objects and then
+        shows each only where `Grant.allows` says so."""
         principal = await self.principal(request)
         if principal is None:
             return Denial(401, "Unauthorized", "Unauthorized: send `Authorization: Bearer <token>` (the admin token "
@@ -110,10 +136,9 @@ class Gate:
         if principal.by_cookie and request.method not in SAFE_METHODS and not self.same_origin(request):
             return Denial(403, "Forbidden", "a state-changing request with the session cookie must come from this "
                                             "server's own pages (its Origin or Referer is another site)")
-        if not principal.grant.allows(permission, account):
-            scope = f" on account {account}" if account and permission in principal.grant.scopes else ""
-            return Denial(403, "Forbidden", f"{principal.username} (roles: {', '.join(principal.roles) or 'none'}) "
-                                            f"lacks the permission {permission}{scope}")
+        allowed = principal.grant.holds(permission) if some_account else principal.grant.allows(permission, account)
+        if not allowed:
+            return Denial(403, "Forbidden", _lacks(principal, permission, account))
         session = principal.session
         if session is not None and session.connector != BREAK_GLASS and \
                 needs_mfa(self.access(), permission, session.mfa_verified_at, self.clock()):
@@ -131,3 +156,15 @@ class Gate:
         if self.public_url:
             return origin_of(self.public_url)
         return origin_of(f"{request.scheme}://{request.host}")
+
+
+def _lacks(principal: Principal, permission: str, account: str | None) -> str:
+    """Why a 403: the permission missing, and, for a narrowed grant, on what."""
+    who = f"{principal.username} (roles: {', '.join(principal.roles) or 'none'})"
+    globs = principal.grant.scopes.get(permission) if principal.grant.holds(permission) else None
+    if globs is None:
+        return f"{who} lacks the permission {permission}"
+    if account is not None:
+        return f"{who} lacks the permission {permission} on account {account}"
+    return (f"{who} holds {permission} only on the accounts {', '.join(globs)}; this belongs to no one account "
+            "and needs the permission on every account")

@@ -2,9 +2,10 @@
 Teleport maps the same way here.
 
 A mapping's `value` written `^…$` is a regular expression; anything else is a glob where `*`
-matches any text. The whole claim value must match. Roles may use `$1`, `${1}` or `${name}`
-expansions of the match. A claim may be a string or a list of strings; other types never match.
-Regular expressions run on RE2 (linear time), so a hostile claim value cannot stall a sign-in.
+matches any text. The whole claim value must match, whatever the expression's alternations say
+(`bot.auth.patterns`). Roles may use `$1`, `${1}` or `${name}` expansions of the match. A claim
+may be a string or a list of strings; other types never match. Regular expressions run on RE2
+(linear time), so a hostile claim value cannot stall a sign-in.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import re2
+from bot.auth.patterns import compile_pattern
 
-MAX_PATTERN = 1024  # characters of a mapping's `value`
 MAX_VALUE = 4096  # characters of one claim value considered
 MAX_VALUES = 1000  # values of one list claim considered
 
@@ -47,17 +47,8 @@ def mappings_from(spec_list: Any, key: str = "claim") -> list[RoleMapping]:
 
 
 def compile_value(pattern: str) -> Any:
-    """The matcher of one mapping value: `^…$` as a regular expression, else a glob."""
-    if len(pattern) > MAX_PATTERN:
-        raise ValueError(f"the value is longer than {MAX_PATTERN} characters")
-    if len(pattern) >= 2 and pattern.startswith("^") and pattern.endswith("$"):
-        source = pattern
-    else:
-        source = "^" + "(.*)".join(re.escape(part) for part in pattern.split("*")) + "$"
-    try:
-        return re2.compile(source)
-    except re2.error as exc:
-        raise ValueError(f"`{pattern}` is not a valid regular expression ({exc})") from None
+    """The whole-value matcher of one mapping value: `^…$` as a regular expression, else a glob."""
+    return compile_pattern(pattern)
 
 
 def claim_values(value: Any) -> list[str]:

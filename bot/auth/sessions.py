@@ -69,11 +69,14 @@ class Session:
     created: float
     expires: float
     mfa_verified_at: float | None = None
+    # A console session opened with the break-glass token: a slow hash of that token (never the
+    # token), so that it lasts only while the server's REVIEWER_ADMIN_TOKEN is the same token.
+    break_glass_hash: str | None = None
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Session:
         return cls(record["username"], record["connector"], list(record["roles"]), record["created"],
-                   record["expires"], record.get("mfa_verified_at"))
+                   record["expires"], record.get("mfa_verified_at"), record.get("break_glass_hash"))
 
     def expires_rfc3339(self) -> str:
         return rfc3339(self.expires)

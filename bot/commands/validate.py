@@ -1,8 +1,8 @@
 """`reviewer validate PATH...`: repository configs, admin configs and connector resources, offline.
 
 The kind of each file comes from `--kind`, else its name (`.reviewer.yaml`, `.reviewer.yml`), else
-its content (`apiVersion`/`kind`: a connector; `providers`/`defaults`/`accounts`: an admin file;
-anything else is read as a repository file, so its mistakes are reported as such). A directory
+its content (`apiVersion`/`kind`: a connector; `providers`/`defaults`/`accounts`: an admin file; `cases`: a
+`reviewer eval` corpus; anything else is read as a repository file, so its mistakes are reported as such). A directory
 stands for the repository configuration file(s) it holds.
 
 Exit 0 when every file is valid, 1 when one is not, 2 on usage errors or an unreadable path. An
@@ -23,6 +23,7 @@ from bot.config.admin import AdminConfig, load_admin_config
 from bot.config.model import REPO_CONFIG_NAMES
 from bot.config.repo import load_repo_config
 from bot.diagnostics import Diagnostic, dumps, format_github, format_text, sort_key
+from bot.eval.corpus import load_corpus
 from bot.yamldoc import load_yaml_stream
 
 ADMIN_KEYS = {"providers", "defaults", "accounts", "access"}
@@ -138,6 +139,8 @@ def validate_path(path: str, args: argparse.Namespace, admin: AdminConfig | None
         return _connector(path, raw, kind, args.secrets_dir, args.kind, admin.secret_names if admin else frozenset())
     if kind == "admin-config":
         return FileResult(path, kind, load_admin_config(raw, path)[1])
+    if kind == "eval-corpus":
+        return FileResult(path, kind, load_corpus(raw, path)[1])
     errors = load_repo_config(raw, path, admin, args.full_name)[1]
     return FileResult(path, kind, _both_files(path) + errors)
 
@@ -152,6 +155,8 @@ def detect_kind(path: str, raw: bytes) -> str:
             return "saml-connector" if "saml" in str(first.get("kind", "")).lower() else "oidc-connector"
         if ADMIN_KEYS & set(first):
             return "admin-config"
+        if "cases" in first:
+            return "eval-corpus"
     return "repo-config"
 
 

@@ -21,7 +21,7 @@ from bot.config.admin_schema import ADMIN_CONFIG
 from bot.config.crosschecks import duplicate_ids, id_entries, model_entries, taken_ids, undeclared_providers
 from bot.config.document import load_checked, sorted_diagnostics
 from bot.config.layer import LayerSettings, layer_settings, origin_at
-from bot.config.model import Glob, IndexLimits, Provider, Rule, frozen_mapping
+from bot.config.model import Glob, IndexLimits, Price, Provider, Rule, frozen_mapping
 from bot.diagnostics import Diagnostic
 from bot.pointers import escape_token, human_pointer
 from bot.secrets import referenced_names
@@ -47,6 +47,7 @@ class AdminConfig:
     defaults: LayerSettings
     accounts: Mapping[str, Account]  # lowercased login → account
     index_limits: IndexLimits = IndexLimits()
+    judge: str | None = None  # `eval.judge`: the model that confirms `reviewer eval`'s matches
     # The secrets (NAMEs of `secret://NAME/KEY`) the file references anywhere, at instance or account
     # level: model keys and the like, which no connector may ever read (bot/connectors/checks.py).
     secret_names: frozenset[str] = frozenset()
@@ -91,6 +92,9 @@ def _cross_checks(data: Mapping[str, Any], doc: YamlDocument, path: str) -> list
     instance_ids = id_entries(defaults, "/defaults")
     out = duplicate_ids(instance_ids, doc)
     out += undeclared_providers(model_entries(defaults, "/defaults"), doc, providers, "the instance")
+    judge = _mapping(data.get("eval")).get("judge")
+    if isinstance(judge, str) and "/" in judge.strip("/"):
+        out += undeclared_providers([(judge, "/eval/judge")], doc, providers, "the instance")
     instance_rules = {rule_id: _named_rule(rule_id, pointer, doc, path) for rule_id, pointer in reversed(instance_ids)}
     accounts = _mapping(data.get("accounts"))
     out += _logins_twice(accounts, doc)
@@ -146,8 +150,16 @@ def _providers(data: Any, source: str) -> dict[str, Provider]:
                            float(spec.get("timeout", DEFAULT_TIMEOUT)), source,  # type: ignore[arg-type]
                            frozen_mapping({model: int(limits["contextTokens"])
                                            for model, limits in (spec.get("models") or {}).items()
-                                           if "contextTokens" in (limits or {})}))
+                                           if "contextTokens" in (limits or {})}),
+                           _price(spec.get("price")),
+                           frozen_mapping({model: _price(limits["price"])
+                                           for model, limits in (spec.get("models") or {}).items()
+                                           if "price" in (limits or {})}))
             for name, spec in (data or {}).items()}
+
+
+def _price(data: Any) -> Price | None:
+    return Price(float(data["input"]), float(data["output"])) if data else None
 
 
 def _build(data: Mapping[str, Any], doc: YamlDocument, path: str) -> AdminConfig:
@@ -161,7 +173,8 @@ def _build(data: Mapping[str, Any], doc: YamlDocument, path: str) -> AdminConfig
                                           disabled)
     return AdminConfig(path, doc, data, frozen_mapping(_providers(data.get("providers"), "instance")),
                        layer_settings(data.get("defaults"), doc, path, "instance", "/defaults"), frozen_mapping(accounts),
-                       _index_limits(data.get("index") or {}), referenced_names(data))
+                       _index_limits(data.get("index") or {}), judge=(data.get("eval") or {}).get("judge"),
+                       secret_names=referenced_names(data))
 
 
 def _index_limits(data: Mapping[str, Any]) -> IndexLimits:

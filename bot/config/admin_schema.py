@@ -9,9 +9,10 @@ roles that sign-in grants to permissions, optionally narrowed to accounts.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from bot.config.checks import GLOB_SYNTAX
-from bot.config.repo_schema import REPO_PROPERTIES
+from bot.config.repo_schema import MODEL, REPO_PROPERTIES
 from bot.schema import Arr, Check, Int, Num, Obj, Str
 from bot.secrets import is_reference, parse_reference
 
@@ -32,6 +33,17 @@ def _api_key_problem(value: str) -> tuple[str, str] | None:
 
 API_KEY_REFERENCE = Check("secret-reference", _api_key_problem, schema={"pattern": API_KEY_PATTERN})
 
+PRICE = Obj(
+    name="price",
+    description="What the provider charges per million tokens, in one currency of your choice: `reviewer eval` "
+                "reports a review's cost with it.",
+    properties={
+        "input": Num(minimum=0, description="Per million prompt (input) tokens."),
+        "output": Num(minimum=0, description="Per million answer (output) tokens."),
+    },
+    required=("input", "output"),
+)
+
 PROVIDER = Obj(
     name="provider",
     description="A model provider; `type: openai` is the OpenAI-compatible chat-completions protocol.",
@@ -42,12 +54,14 @@ PROVIDER = Obj(
         "apiKey": Str(checks=(API_KEY_REFERENCE,),
                       description="`secret://NAME/KEY` or `env://VAR`; never the key itself."),
         "timeout": Num(exclusive_minimum=0, description="Seconds to wait for one model call (default 120)."),
+        "price": PRICE,
         "models": Obj(
             values=Obj(
                 name="model-limits",
                 properties={"contextTokens": Int(
                     minimum=8000, description="The model's context window in tokens; a larger pull request is "
-                    "split into requests that fit it (default 32000).")},
+                    "split into requests that fit it (default 32000)."),
+                    "price": PRICE},
             ),
             description="Model name → what the provider's model can take.",
         ),
@@ -125,6 +139,16 @@ INDEX = Obj(
     },
 )
 
+EVAL = Obj(
+    name="eval",
+    description="Settings of `reviewer eval`, which measures reviews against a corpus of known defects.",
+    properties={
+        "judge": replace(MODEL, name=None, description=(
+            "A `<provider>/<model>` of the instance's providers that confirms that a finding matched to a known "
+            "defect (same path, overlapping lines) is about that defect (default: none: the place alone matches).")),
+    },
+)
+
 ADMIN_CONFIG = Obj(
     description="Reviewer administrator configuration: the instance's providers and defaults, and "
                 "per-account settings, layered under each repository's .reviewer.yaml; and who may use the "
@@ -136,5 +160,6 @@ ADMIN_CONFIG = Obj(
         "accounts": Obj(values=ACCOUNT, keys=LOGIN, description="Owner login → account settings."),
         "access": ACCESS,
         "index": INDEX,
+        "eval": EVAL,
     },
 )

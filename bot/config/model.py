@@ -88,6 +88,17 @@ class Comments:
 
 
 @dataclass(frozen=True, slots=True)
+class Price:
+    """What a provider charges per million tokens (the admin file's `price`), in one currency."""
+
+    input: float
+    output: float
+
+    def cost(self, prompt_tokens: int, answer_tokens: int) -> float:
+        return (prompt_tokens * self.input + answer_tokens * self.output) / 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
 class Provider:
     """A model provider declared by the instance or an account (never by a repository)."""
 
@@ -98,6 +109,11 @@ class Provider:
     timeout: float
     source: Layer
     context_tokens: Mapping[str, int] = field(default_factory=dict)  # model name → its context window
+    price: Price | None = None  # of every model of the provider, unless `model_prices` names it
+    model_prices: Mapping[str, Price] = field(default_factory=dict)  # model name → its own price
+
+    def price_of(self, model: str) -> Price | None:
+        return self.model_prices.get(model, self.price)
 
 
 def frozen_mapping(mapping: Mapping | None = None) -> Mapping:

@@ -1,4 +1,5 @@
-"""The published JSON Schemas (draft 2020-12) of the repository and admin files.
+"""The published JSON Schemas (draft 2020-12) of the repository and admin files, and of
+`reviewer eval`'s corpus.
 
 They are generated from the same shapes the validator walks, and shipped as files under
 `bot/schemas/` for editors (`# yaml-language-server: $schema=...`). Regenerate them with
@@ -14,6 +15,7 @@ from typing import Any
 
 from bot.config.admin_schema import ADMIN_CONFIG
 from bot.config.repo_schema import REPO_CONFIG
+from bot.eval.corpus_schema import CORPUS
 from bot.schema import to_json_schema
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
@@ -27,9 +29,14 @@ def admin_json_schema() -> dict[str, Any]:
     return to_json_schema(ADMIN_CONFIG, title="Reviewer administrator configuration")
 
 
+def eval_corpus_json_schema() -> dict[str, Any]:
+    return to_json_schema(CORPUS, title="Reviewer evaluation corpus (corpus.yaml of reviewer eval)")
+
+
 SHIPPED: dict[str, Callable[[], dict[str, Any]]] = {
     "repo-config": repo_json_schema,
     "admin-config": admin_json_schema,
+    "eval-corpus": eval_corpus_json_schema,
 }
 
 

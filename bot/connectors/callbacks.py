@@ -37,8 +37,9 @@ class _Place:
 
 
 def _place(url: object) -> _Place | None:
-    """The URL's scheme, host (lower case, no trailing dot), port (default filled in) and path;
-    None for what is not an absolute http(s) URL (the URL checks report those)."""
+    """The URL's scheme, host (lower case), port (default filled in) and path, read as sign-in's
+    choice of `redirect_url` reads them (bot/auth/redirects.py); None for what is not an absolute
+    http(s) URL (the URL checks report those)."""
     if not isinstance(url, str):
         return None
     try:
@@ -48,7 +49,7 @@ def _place(url: object) -> _Place | None:
     if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
         return None
     port = int(parts.port) if parts.port else _DEFAULT_PORTS[parts.scheme]
-    return _Place(parts.scheme, parts.hostname.lower().rstrip("."), port, parts.path)
+    return _Place(parts.scheme, parts.hostname.lower(), port, parts.path)
 
 
 def callback_problems(kind: ConnectorKind, doc: dict, public_url: str | None) -> list[Problem]:

@@ -37,6 +37,10 @@ class URL:
     port: str  # digits, or ""
     path: str  # still escaped
     opaque: str  # `mailto:x` style: what follows the scheme when it is not `//…` or `/…`
+    userinfo: str | None = None  # what precedes `@` in the authority; None: no `@`
+    query: str | None = None  # raw, after `?`; None: no `?`
+    fragment: str | None = None  # raw, after `#`; None: no `#`
+    zone: str = ""  # an IPv6 literal's zone (after `%25`), still escaped
 
 
 class URLError(ValueError):
@@ -47,21 +51,23 @@ def parse_url(raw: str) -> URL:
     """The URL's parts, or URLError with Go's reason."""
     if _CONTROL.search(raw):
         raise URLError("has a control character (such as a newline or tab)")
-    text, _, fragment = raw.partition("#")
+    text, hash_mark, fragment = raw.partition("#")
     _unescape(fragment, "fragment")
     scheme, rest = _scheme(text)
-    rest = rest.partition("?")[0]
+    rest, question, query = rest.partition("?")
+    ends = (query if question else None, fragment if hash_mark else None)
     if not rest.startswith("/") and scheme:
-        return URL(scheme, "", "", "", rest)
+        return URL(scheme, "", "", "", rest, None, *ends)
     if not scheme and ":" in rest.partition("/")[0]:
         raise URLError("has a colon in its first path segment: is the scheme missing or misspelt?")
-    hostname = port = ""
+    hostname = port = zone = ""
+    userinfo = None
     if rest.startswith("//") and (scheme or not rest.startswith("///")):
         authority, slash, path = rest[2:].partition("/")
         rest = slash + path
-        hostname, port = _authority(authority)
+        userinfo, hostname, port, zone = _authority(authority)
     _unescape(rest, "path")
-    return URL(scheme, hostname, port, rest, "")
+    return URL(scheme, hostname, port, rest, "", userinfo, *ends, zone)
 
 
 def _scheme(text: str) -> tuple[str, str]:
@@ -73,16 +79,16 @@ def _scheme(text: str) -> tuple[str, str]:
     return "", text
 
 
-def _authority(authority: str) -> tuple[str, str]:
+def _authority(authority: str) -> tuple[str | None, str, str, str]:
     userinfo, at, host = authority.rpartition("@")
     if at:
         if any(c not in _USERINFO_SAFE for c in userinfo):
             raise URLError("has an invalid character in its user information (before `@`)")
         _unescape(userinfo, "user information")
-    return _host(host)
+    return (userinfo if at else None, *_host(host))
 
 
-def _host(host: str) -> tuple[str, str]:
+def _host(host: str) -> tuple[str, str, str]:
     if host.startswith("["):
         close = host.rfind("]")
         if close < 0:
@@ -95,13 +101,13 @@ def _host(host: str) -> tuple[str, str]:
             raise URLError("has `[…]` around something that is not an IPv6 address") from None
         if zone:
             _unescape(zone, "host zone")
-        return literal, port
+        return literal, port, zone
     name, colon, port_text = host.partition(":")
     if colon and ":" in port_text:
         raise URLError("has more than one colon in its host: an IPv6 address goes in brackets, `[::1]`")
     port = _port(colon + port_text)
     _unescape(name, "host", host=True)
-    return name, port
+    return name, port, ""
 
 
 def _port(colon_port: str) -> str:

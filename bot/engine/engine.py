@@ -31,6 +31,7 @@ from bot.engine.scope import FULL, ReviewScope
 from bot.engine.shaping import Placed, Shaped, shape
 from bot.engine.split import ANSWER_TOKENS, BYTES_PER_TOKEN, MAX_PARALLEL, context_tokens, diff_room, split_files
 from bot.engine.templates import summary_vars
+from bot.engine.usage import Usage
 from bot.index.retrieve import Retrieval
 
 log = logging.getLogger("reviewer.engine")  # under the server's logger: JSON lines, redacted
@@ -48,9 +49,11 @@ class Models:
     """The providers of one review, one client each, shared by the review and fallback models."""
 
     def __init__(self, providers: Mapping[str, Provider], session: aiohttp.ClientSession,
-                 secrets_dir: str | Path | None, environ: Mapping[str, str] | None) -> None:
+                 secrets_dir: str | Path | None, environ: Mapping[str, str] | None,
+                 usage: Usage | None = None) -> None:
         self._providers, self._session = providers, session
         self._secrets_dir, self._environ = secrets_dir, environ
+        self._usage = usage
         self._clients: dict[str, ModelClient] = {}
 
     def client(self, name: str) -> ModelClient:
@@ -59,7 +62,7 @@ class Models:
             if provider is None:
                 raise ProviderError(f"provider {name!r} is not declared by the instance or the account")
             self._clients[name] = make_client(
-                provider, self._session, secrets_dir=self._secrets_dir, environ=self._environ)
+                provider, self._session, secrets_dir=self._secrets_dir, environ=self._environ, usage=self._usage)
         return self._clients[name]
 
     async def ask(self, ref: str, request: ModelRequest) -> ParsedAnswer:
@@ -235,6 +238,7 @@ async def run_review(
     template_timeout: float = 5.0,
     index: Retrieval | None = None,
     scope: ReviewScope = FULL,
+    usage: Usage | None = None,
 ) -> ReviewOutcome:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
@@ -243,6 +247,7 @@ async def run_review(
     `reviews`: the pull request's reviews as GitHub lists them. `app_login`: the app's bot login
     (`<slug>[bot]`). Findings whose fingerprint `scope.posted` holds are not posted again.
     `index`: what the repository index retrieved for the change (see bot/engine/index_context.py).
+    `usage`: when given, every model call of the review is counted in it, with its tokens.
     """
     plan = as_plan_dict(plan)
     no_answer = _Answer(None, None, False, ())
@@ -254,7 +259,7 @@ async def run_review(
     asked, asked_patches, earlier = _requested(plan, file_patches, scope)
     requests, split_notes = _fitted(asked, files, asked_patches, earlier, budgets, providers, index)
     if asked.get("files"):
-        answer = await _ask_all(Models(providers, session, secrets_dir, environ), plan, requests)
+        answer = await _ask_all(Models(providers, session, secrets_dir, environ, usage), plan, requests)
     else:  # an increment that touches no file under review: nothing new to ask about
         answer = _Answer(ParsedAnswer(), None, False, ())
     request_notes = (*index_notes, *split_notes, *(n for r in requests for n in r.notes))
@@ -283,4 +288,5 @@ async def run_review(
             app_login=app_login, findings=[*standing, *shaped.withheld], reviews=reviews),
         conclusion=conclusion, title=title,  # type: ignore[arg-type]
         notes=(*notes, *comments.notes), kind=scope.kind, fingerprints=tuple(prints),
+        findings=tuple(p.finding for p in shaped.posted),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from bot.engine.findings import Finding
 from bot.engine.fingerprints import PostedFinding
 
 SUMMARY_MARKER = "<!-- reviewer:summary -->"  # finds the one summary comment to update in place
@@ -107,6 +108,9 @@ class ReviewOutcome:
     notes: tuple[str, ...] = field(default=())  # what went unreviewed, template fallbacks, …
     kind: Literal["full", "incremental"] = "full"
     fingerprints: tuple[PostedFinding, ...] = ()  # of the findings this review posts, to remember
+    # What this review posts, inline or in the summary, in the model's order: what a reader of the
+    # pull request sees of it (`reviewer eval` scores these).
+    findings: tuple[Finding, ...] = ()
 
     def review_request(self) -> dict | None:
         """The "create a review" body carrying the inline comments, or None when there are none."""

@@ -23,6 +23,7 @@ import aiohttp
 from bot.bounded_read import read_at_most
 from bot.config.model import Provider
 from bot.engine.api_keys import ApiKeyError, resolve_api_key
+from bot.engine.usage import Usage, reported_tokens
 from bot.jsonbody import parse_json
 from bot.redaction import REDACTED, redact, register_secret
 
@@ -63,12 +64,14 @@ class OpenAIChatClient:
         *,
         secrets_dir: str | Path | None = None,
         environ: Mapping[str, str] | None = None,
+        usage: Usage | None = None,
     ) -> None:
         self._provider = provider
         self._session = session
         self._secrets_dir = secrets_dir
         self._environ = os.environ if environ is None else environ
         self._schema_supported = True
+        self._usage = usage
 
     async def complete(self, model: str, messages: list[dict], schema: dict | None) -> str:
         key = self._api_key()
@@ -81,16 +84,20 @@ class OpenAIChatClient:
                 "type": "json_schema",
                 "json_schema": {"name": "review_findings", "schema": schema},
             }
-        status, payload = await self._post(body, headers, key)
+        ref = f"{self._provider.name}/{model}"
+        status, payload = await self._post(body, headers, key, ref)
         if status in _SCHEMA_REJECTED and "response_format" in body:
             log.info("provider %s refused response_format (HTTP %s); asking without it",
                      self._provider.name, status)
             self._schema_supported = False
             del body["response_format"]
-            status, payload = await self._post(body, headers, key)
+            status, payload = await self._post(body, headers, key, ref)
         if status != 200:
             raise self._error(f"HTTP {status}: {_excerpt(payload, key)}", key)
-        return self._content(payload, key)
+        data = self._completion(payload, key)
+        if self._usage is not None:
+            self._usage.answered(ref, *reported_tokens(data))
+        return self._content(data, key)
 
     def _api_key(self) -> str | None:
         if not self._provider.api_key:
@@ -102,9 +109,11 @@ class OpenAIChatClient:
         register_secret(key)
         return key
 
-    async def _post(self, body: dict, headers: dict, key: str | None) -> tuple[int, bytes]:
+    async def _post(self, body: dict, headers: dict, key: str | None, ref: str) -> tuple[int, bytes]:
         url = self._provider.base_url.rstrip("/") + "/chat/completions"
         timeout = aiohttp.ClientTimeout(total=self._provider.timeout)
+        if self._usage is not None:
+            self._usage.sent(ref)
         try:
             async with self._session.post(url, json=body, headers=headers, timeout=timeout) as resp:
                 return resp.status, await _read_bounded(resp)
@@ -113,11 +122,16 @@ class OpenAIChatClient:
         except aiohttp.ClientError as exc:
             raise self._error(f"request failed ({type(exc).__name__}: {exc})", key) from None
 
-    def _content(self, payload: bytes, key: str | None) -> str:
+    def _completion(self, payload: bytes, key: str | None) -> Any:
         try:
-            data = parse_json(payload)
+            return parse_json(payload)
+        except ValueError:
+            raise self._error("the response is not a chat completion", key) from None
+
+    def _content(self, data: Any, key: str | None) -> str:
+        try:
             content = data["choices"][0]["message"]["content"]
-        except (ValueError, LookupError, TypeError):
+        except (LookupError, TypeError):
             raise self._error("the response is not a chat completion", key) from None
         if isinstance(content, list):  # content parts: keep the text ones
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
@@ -166,11 +180,13 @@ def make_client(
     *,
     secrets_dir: str | Path | None = None,
     environ: Mapping[str, str] | None = None,
+    usage: Usage | None = None,
 ) -> ModelClient:
+    """`usage`, when given, counts every request the client sends and the tokens of each answer."""
     factory = CLIENT_TYPES.get(provider.type)
     if factory is None:
         raise ProviderError(
             f"provider {provider.name!r}: type {provider.type!r} is not supported "
             f"(supported: {', '.join(sorted(CLIENT_TYPES))})"
         )
-    return factory(provider, session, secrets_dir=secrets_dir, environ=environ)
+    return factory(provider, session, secrets_dir=secrets_dir, environ=environ, usage=usage)

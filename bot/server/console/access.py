@@ -33,7 +33,12 @@ class Viewer:
     csrf: str
 
     def may(self, permission: str, account: str | None = None) -> bool:
+        """Allowed on an object of `account` (None: of no account, which a narrowed grant is not)."""
         return self.principal.grant.allows(permission, account)
+
+    def holds(self, permission: str) -> bool:
+        """Granted on some account: enough to show a page that lists what `may` allows."""
+        return self.principal.grant.holds(permission)
 
     @property
     def name(self) -> str:
@@ -47,8 +52,11 @@ class Refused(Exception):
         self.response = response
 
 
-async def viewer(request: web.Request, gate: Gate, permission: str | None, account: str | None = None) -> Viewer:
-    """The signed-in viewer allowed `permission` (None: any signed-in viewer), or Refused."""
+async def viewer(request: web.Request, gate: Gate, permission: str | None, account: str | None = None, *,
+                 some_account: bool = False) -> Viewer:
+    """The signed-in viewer allowed `permission` (None: any signed-in viewer) on an object of
+    `account` (or, with `some_account`, on any account: a page that then shows each object only
+    where `Viewer.may` allows it), or Refused."""
     found: Principal | Denial | None
     if permission is None:
         found = await gate.principal(request)
@@ -57,7 +65,7 @@ async def viewer(request: web.Request, gate: Gate, permission: str | None, accou
         elif request.method not in SAFE_METHODS and not gate.same_origin(request):
             found = Denial(403, "Forbidden", "a form sent with the session cookie must come from this server's pages")
     else:
-        found = await gate.check(request, permission, account)
+        found = await gate.check(request, permission, account, some_account=some_account)
     if isinstance(found, Denial):
         connector = None
         if found.reason == "MFARequired":

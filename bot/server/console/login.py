@@ -75,7 +75,8 @@ class LoginPages:
         if not expected or not isinstance(offered, str) or not hmac.compare_digest(token_bytes(offered), expected):
             return see_other("/console/login?" + urlencode({"next": target, "error": "token"}))
         now = time.time()
-        session = Session("admin-token", BREAK_GLASS, [], now, now + self.console.session_ttl)
+        session = Session("admin-token", BREAK_GLASS, [], now, now + self.console.session_ttl,
+                          break_glass_hash=await self.console.gate.break_glass_hash())
         session_token = await create_session(self.console.signins, session)
         response = see_other(target)
         cookies = self.console.gate.cookies
