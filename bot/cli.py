@@ -42,7 +42,7 @@ EPILOG = """exit codes: 0 success (or valid), 1 invalid, 2 usage error or unread
 Run `reviewer COMMAND --help` for a command's options."""
 SERVE_EPILOG = """settings come from the environment, or a --config file of KEY=VALUE lines (the environment
 wins): GITHUB_APP_ID, GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH, GITHUB_WEBHOOK_SECRET (all
-required), GITHUB_API_URL, PORT, REVIEWER_DATABASE_URL, REVIEWER_ADMIN_CONFIG, REVIEWER_ADMIN_TOKEN,
+required), GITHUB_API_URL, PORT, REVIEWER_HOST, REVIEWER_DATABASE_URL, REVIEWER_ADMIN_CONFIG, REVIEWER_ADMIN_TOKEN,
 REVIEWER_SECRETS_DIR, REVIEWER_PUBLIC_URL, REVIEWER_SESSION_TTL, REVIEWER_DIRECTORY_URL, REVIEWER_WORKERS,
 REVIEWER_ADMIN_RELOAD_SECONDS, REVIEWER_DELIVERY_RETENTION_DAYS.
 exit codes: 0 after SIGTERM/SIGINT, 2 unusable settings, 1 invalid admin config or port unavailable."""
@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "environment wins over it)")
     s.add_argument("--port", type=int, metavar="PORT", help="the port to listen on (default: PORT, else 8080; "
                                                             "0 picks a free one)")
+    _host(s)
     s.add_argument("--no-workers", action="store_true",
                    help="take deliveries and serve the APIs and sign-in only; `reviewer worker` processes run the "
                         "jobs (needs REVIEWER_DATABASE_URL=postgresql://...) (default: off, jobs run here too)")
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "environment wins over it)")
     w.add_argument("--port", type=int, metavar="PORT", help="the port of /healthz and /metrics (default: PORT, "
                                                             "else 8080; 0 picks a free one)")
+    _host(w)
     sc = _command(sub, "schema", "print a JSON Schema")
     sc.add_argument("name", metavar="NAME", help=f"the schema: one of {', '.join(SCHEMA_NAMES)}")
     _command(sub, "crds", "print both connector CustomResourceDefinitions (apiextensions.k8s.io/v1) as YAML")
@@ -115,6 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _command(sub, name: str, summary: str, epilog: str | None = None) -> argparse.ArgumentParser:
     return sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
                           epilog=epilog, formatter_class=_Formatter)
+
+
+def _host(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--host", metavar="ADDRESS",
+                         help="the address to listen on: 0.0.0.0 every IPv4 address, :: every IPv6 address, "
+                              "127.0.0.1 this machine only (default: REVIEWER_HOST, else 0.0.0.0)")
 
 
 def _validate(sub) -> None:

@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
 from bot.connectors.values import NANOS_PER_SECOND, parse_duration
 from bot.github.client import DEFAULT_API_URL
+from bot.server.listen import DEFAULT_HOST, resolve_host
 from bot.store import check_url, url_password
 from bot.store.sqlite.database import DEFAULT_URL, sqlite_path
 
@@ -32,7 +33,7 @@ KEYS = (
     "GITHUB_API_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
     "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS",
     "REVIEWER_DELIVERY_RETENTION_DAYS", "REVIEWER_PUBLIC_URL", "REVIEWER_SESSION_TTL",
-    "REVIEWER_DIRECTORY_URL",
+    "REVIEWER_DIRECTORY_URL", "REVIEWER_HOST",
 )
 # GitHub lets a delivery be redelivered for 3 days (GitHub Enterprise Server: 7): a delivery kept
 # at least that long is never done twice by a redelivery.
@@ -78,6 +79,7 @@ class Settings:
     private_key: Secret | None = None
     api_url: str = DEFAULT_API_URL
     port: int = 8080
+    host: str = DEFAULT_HOST  # REVIEWER_HOST / --host: the address to listen on (bot/server/listen.py)
     database_url: str = DEFAULT_URL
     admin_config: str | None = None
     admin_token: Secret | None = None
@@ -209,7 +211,7 @@ def _github_app_problems(values: dict[str, str], private_key: str | None, requir
 
 
 def load_settings(environ: Mapping[str, str] | None = None, config_file: str | None = None,
-                  port: int | None = None, *, require_app: bool = False) -> Settings:
+                  port: int | None = None, *, require_app: bool = False, host: str | None = None) -> Settings:
     """Read, check and return the settings; SettingsError lists every problem at once.
 
     `require_app` (what `reviewer serve` asks) also demands the GitHub App's id and private key:
@@ -254,6 +256,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         private_key=Secret(private_key) if private_key else None,
         api_url=api_url,
         port=_port(port, values, problems),
+        host=resolve_host(host, values, problems),
         database_url=database_url,
         admin_config=values.get("REVIEWER_ADMIN_CONFIG") or None,
         admin_token=Secret(values["REVIEWER_ADMIN_TOKEN"]) if values.get("REVIEWER_ADMIN_TOKEN") else None,
