@@ -89,12 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-workers", action="store_true",
                    help="take deliveries and serve the APIs and sign-in only; `reviewer worker` processes run the "
                         "jobs (needs REVIEWER_DATABASE_URL=postgresql://...) (default: off, jobs run here too)")
-    w = _command(sub, "worker", "run jobs only (PostgreSQL), serving GET /healthz and GET /metrics on PORT",
+    w = _command(sub, "worker", "run jobs only (PostgreSQL), serving GET /healthz, /livez, /readyz and /metrics on PORT",
                  epilog=SERVE_EPILOG)
     w.add_argument("--config", metavar="FILE",
                    help="a settings file of KEY=VALUE lines, the environment's keys (default: none; the "
                         "environment wins over it)")
-    w.add_argument("--port", type=int, metavar="PORT", help="the port of /healthz and /metrics (default: PORT, "
+    w.add_argument("--port", type=int, metavar="PORT", help="the port of the probes and /metrics (default: PORT, "
                                                             "else 8080; 0 picks a free one)")
     _host(w)
     sc = _command(sub, "schema", "print a JSON Schema")

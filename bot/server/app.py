@@ -4,7 +4,7 @@
 store and the HTTP session exist and returns the job handler (`async def handle(job) -> None`),
 so tests inject a small real handler and `main` injects the pipeline.
 
-Routes: the webhook, health and metrics; sign-in through the connectors (`bot.auth.http`); the
+Routes: the webhook, health (`/healthz`, and the probes `/livez`, `/readyz`: bot.server.probes) and metrics; sign-in through the connectors (`bot.auth.http`); the
 connector resource API and the admin API, both behind the sign-in gate (a session with the
 permission, or the break-glass `REVIEWER_ADMIN_TOKEN`); the admin console (`/console/`,
 bot.server.console) wherever sign-in is served (roles "all" and "web"). Wherever jobs run (roles
@@ -42,11 +42,12 @@ from bot.server.console import setup_console
 from bot.server.console.timeline import TimelineRecorder
 from bot.server.metrics import Metrics
 from bot.server.pg_queue import ProcrastinateQueue
+from bot.server.probes import Readiness, setup_probes
 from bot.server.queue import JobQueue
 from bot.server.retention import keep_pruning
 from bot.server.settings import Settings
 from bot.server.webhook import MAX_BODY, make_handler
-from bot.store import is_postgres, redact_url, storage_for
+from bot.store import is_postgres, latest_schema_version, redact_url, storage_for
 from bot.store.model import DeliveryStore, Storage
 
 logger = log.get("app")
@@ -134,6 +135,8 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     token = settings.admin_token.reveal() if settings.admin_token else None
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
+    setup_probes(app, Readiness(started=lambda: app[RUNTIME].queue is not None, ping=store.ping,
+                                schema_version=storage.schema_version, latest=latest_schema_version(settings.database_url)))
     app.cleanup_ctx.append(_lifecycle)
     if role != "web":
         _record_timeline(app, settings)
