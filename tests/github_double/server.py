@@ -57,7 +57,12 @@ class _Token:
 
 
 class GitHubDouble(WebhookSender):
-    def __init__(self) -> None:
+    """`api_prefix="/api/v3"` serves the API under that path, as GitHub Enterprise Server does
+    (`GITHUB_API_URL=https://ghe.example.com/api/v3`): `url` is then the API's root, `origin` the
+    server's, and a request outside the prefix is a violation."""
+
+    def __init__(self, api_prefix: str = "") -> None:
+        self.api_prefix = api_prefix.rstrip("/")
         self.description = rest_description()
         self.ids = itertools.count(1_000_001)
         self.apps: dict[int, App] = {}
@@ -68,7 +73,8 @@ class GitHubDouble(WebhookSender):
         self.violations: list[str] = []
         self.faults = Faults()
         self.tree_entry_limit = 100_000  # GitHub truncates recursive trees beyond 100,000 entries (or 7 MB)
-        self.url = ""
+        self.url = ""  # the API's root: the origin, then the prefix
+        self.origin = ""
         self.render = Renderer("http://127.0.0.1")
         self.max_concurrent_writes = 0  # the most non-GET requests the double was handling at once
         self._writes_in_flight = 0
@@ -86,8 +92,9 @@ class GitHubDouble(WebhookSender):
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
         host, port = self._runner.addresses[0][:2]
-        self.url = f"http://{host}:{port}"
-        self.render = Renderer(self.url)
+        self.origin = f"http://{host}:{port}"
+        self.url = self.origin + self.api_prefix
+        self.render = Renderer(self.url, self.origin) if self.api_prefix else Renderer(self.url)
         return self.url
 
     async def close(self) -> None:
@@ -198,6 +205,11 @@ class GitHubDouble(WebhookSender):
     async def _serve(self, request: web.Request) -> web.Response:
         raw_path = request.raw_path.split("?", 1)[0]
         query = {k: request.query.getall(k)[-1] for k in request.query.keys()}
+        if self.api_prefix:
+            if not raw_path.startswith(self.api_prefix + "/"):
+                self.violations.append(f"{request.method} {raw_path}: outside the API root {self.api_prefix}/")
+                return self._respond(request, None, raw_path, query, None, Reply(ApiError(404, "Not Found").body(), 404))
+            raw_path = raw_path[len(self.api_prefix):]
         matched = self.description.match(request.method, raw_path)
         if matched is None:
             self.violations.append(f"{request.method} {raw_path}: no operation of the REST description matches")
