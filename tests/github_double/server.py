@@ -25,11 +25,15 @@ from aiohttp import web
 from . import routes_apps, routes_checks, routes_git, routes_issues, routes_pulls  # noqa: F401 - register handlers
 from .api import HANDLERS, ApiError, Context, Reply
 from .faults import Fault, Faults, bad_credentials, primary_rate_limit, secondary_rate_limit, server_error
+from .manifest_flow import ManifestFlow
 from .model import App, Installation, Repo, User, person
 from .openapi import Operation, RestDescription
 from .render import Renderer
 from .routes_apps import JWT_OPERATIONS
 from .webhooks import WebhookSender
+
+# Operations GitHub serves without any credential: the manifest flow's code is the credential.
+UNAUTHENTICATED = frozenset({"apps/create-from-manifest"})
 
 TOKEN_LIFETIME = 3600  # installation tokens last one hour
 JWT_MAX_LIFETIME = 600  # an app JWT may expire at most 10 minutes ahead
@@ -81,11 +85,13 @@ class GitHubDouble(WebhookSender):
         self._used: dict[str, int] = {}
         self._closing = asyncio.Event()
         self._runner: web.AppRunner | None = None
+        self.manifest_flow = ManifestFlow(self)  # GitHub's web form for registering an app, and its code
 
     # --- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> str:
         app = web.Application(client_max_size=32 * 1024 * 1024)
+        self.manifest_flow.routes(app)  # GitHub's web host, outside the API
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
@@ -222,8 +228,8 @@ class GitHubDouble(WebhookSender):
                 return self._respond(request, op, raw_path, query, None, Reply(fault.body(), fault.status, dict(fault.headers)))
         bucket = None
         try:
-            app, inst = self._authenticate(request, op)
-            bucket = f"installation:{inst.id}" if inst else f"app:{app.id}"
+            app, inst = (None, None) if op.operation_id in UNAUTHENTICATED else self._authenticate(request, op)
+            bucket = f"installation:{inst.id}" if inst else f"app:{app.id}" if app else None
             params, data, problems = self.description.check_request(
                 op, path_params, {k: request.query.getall(k) for k in request.query.keys()},
                 await request.read(), request.headers.get("Content-Type", ""))
