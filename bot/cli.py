@@ -30,6 +30,7 @@ COMMANDS = {
     "crds": "bot.commands.schema:run_crds",
     "login": "bot.commands.login:run_login",
     "logout": "bot.commands.login:run_logout",
+    "setup": "bot.commands.setup:run",
 }
 
 
@@ -111,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="run an MFA check for the session a previous `reviewer login` stored, through its "
                          "connector's mfa settings, for permissions in access.mfa.required (default: sign in)")
     _command(sub, "logout", "end the session that `reviewer login` keeps, on the server and on this machine")
+    _setup(sub)
     return parser
 
 
@@ -123,6 +125,29 @@ def _host(command: argparse.ArgumentParser) -> None:
     command.add_argument("--host", metavar="ADDRESS",
                          help="the address to listen on: 0.0.0.0 every IPv4 address, :: every IPv6 address, "
                               "127.0.0.1 this machine only (default: REVIEWER_HOST, else 0.0.0.0)")
+
+
+SETUP_EPILOG = """settings from the environment: REVIEWER_SECRETS_DIR (required: the credentials are written to
+its github-app/ directory), PORT, REVIEWER_HOST, REVIEWER_PUBLIC_URL (stands in for --public-url),
+GITHUB_API_URL (overrides the API derived from --github-url).
+exit codes: 0 once an app is registered, 2 unusable settings or a store that already holds an app's
+credentials, 1 port unavailable or stopped before an app was registered."""
+
+
+def _setup(sub) -> None:
+    s = _command(sub, "setup", "register the GitHub App through GitHub's manifest flow, from a page this serves",
+                 epilog=SETUP_EPILOG)
+    s.add_argument("--public-url", metavar="URL",
+                   help="the address GitHub and users reach the server at; the webhook is URL/webhook "
+                        "(default: REVIEWER_PUBLIC_URL; one of them is required)")
+    s.add_argument("--github-url", metavar="URL",
+                   help="GitHub's address: https://ghe.example.com for GitHub Enterprise Server, whose API is "
+                        "URL/api/v3 (default: https://github.com)")
+    s.add_argument("--org", metavar="ORG",
+                   help="register the app for this organisation (default: your personal account)")
+    s.add_argument("--port", type=int, metavar="PORT",
+                   help="the port of the setup page (default: PORT, else 8080; 0 picks a free one)")
+    _host(s)
 
 
 def _validate(sub) -> None:

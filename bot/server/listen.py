@@ -9,8 +9,12 @@ it resolves to. `reviewer serve`, `reviewer worker` and `reviewer setup` read it
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
+import socket
 from collections.abc import Mapping
+
+from aiohttp import web
 
 DEFAULT_HOST = "0.0.0.0"
 # RFC 1123 host names: labels of letters, digits and inner hyphens, dot separated
@@ -52,3 +56,21 @@ def resolve_host(flag: str | None, values: Mapping[str, str], problems: list[str
 def url_host(host: str) -> str:
     """The host as a URL writes it: brackets around an IPv6 literal."""
     return f"[{host}]" if ":" in host else host
+
+
+class ListenError(Exception):
+    """The port cannot be listened on (in use, not permitted); the message says which and why."""
+
+
+async def start_site(runner: web.AppRunner, host: str, port: int) -> None:
+    """Listen on `host`:`port` (REVIEWER_HOST, PORT); ListenError says why not, in one line."""
+    site = web.TCPSite(runner, host=host, port=port)
+    try:
+        await site.start()
+    except OSError as exc:
+        if isinstance(exc, socket.gaierror):  # a host name that does not resolve
+            reason = exc.strerror or str(exc)
+        else:
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        where = "" if host == DEFAULT_HOST else f" of {host} (REVIEWER_HOST)"
+        raise ListenError(f"cannot listen on port {port} (PORT){where}: {reason}") from None

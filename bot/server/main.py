@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import os
 import signal
-import socket
 import sys
 
 from aiohttp import web
@@ -24,7 +22,7 @@ from bot.pipeline import make_handler
 from bot.server import logging as log
 from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
 from bot.server.app import HandlerFactory, Role, ServerContext, make_app
-from bot.server.listen import DEFAULT_HOST
+from bot.server.listen import ListenError, start_site
 from bot.server.metrics import Metrics
 from bot.server.settings import Settings, SettingsError, load_settings
 from bot.store import is_postgres, redact_url
@@ -38,10 +36,6 @@ def pipeline_handler(context: ServerContext) -> Handler:
     """The one place the queue's seam meets the pipeline."""
     return make_handler(context.github, context.admin, context.http, context.settings.secrets_dir,
                         database_url=context.settings.database_url)
-
-
-class ListenError(Exception):
-    """The port cannot be listened on (in use, not permitted); the message says which and why."""
 
 
 def _error(message: str, command: str = "reviewer serve") -> None:
@@ -75,20 +69,6 @@ async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics,
             await asyncio.wait_for(runner.cleanup(), STOP_WITHIN)
         except TimeoutError:
             logger.warning("stopping took too long; exiting with work still open (it is taken up again)")
-
-
-async def start_site(runner: web.AppRunner, host: str, port: int) -> None:
-    """Listen on `host`:`port` (REVIEWER_HOST, PORT); ListenError says why not, in one line."""
-    site = web.TCPSite(runner, host=host, port=port)
-    try:
-        await site.start()
-    except OSError as exc:
-        if isinstance(exc, socket.gaierror):  # a host name that does not resolve
-            reason = exc.strerror or str(exc)
-        else:
-            reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        where = "" if host == DEFAULT_HOST else f" of {host} (REVIEWER_HOST)"
-        raise ListenError(f"cannot listen on port {port} (PORT){where}: {reason}") from None
 
 
 def _freeze_startup_objects() -> None:
