@@ -7,7 +7,8 @@ so tests inject a small real handler and `main` injects the pipeline.
 Routes: the webhook, health (`/healthz`, and the probes `/livez`, `/readyz`: bot.server.probes) and metrics; sign-in through the connectors (`bot.auth.http`); the
 connector resource API and the admin API, both behind the sign-in gate (a session with the
 permission, or the break-glass `REVIEWER_ADMIN_TOKEN`); the admin console (`/console/`,
-bot.server.console) wherever sign-in is served (roles "all" and "web"). Wherever jobs run (roles
+bot.server.console) and the home page (`/`, bot.server.home) wherever sign-in is served (roles
+"all" and "web"). Wherever jobs run (roles
 "all" and "worker"), the delivery timeline is recorded around the job handler and on the outgoing
 HTTP session. The storage (bot.store: SQLite or PostgreSQL, from `REVIEWER_DATABASE_URL`) holds
 the delivery, timeline and connector stores; it opens (and migrates) when the app starts and closes
@@ -40,6 +41,7 @@ from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.console import setup_console
 from bot.server.console.timeline import TimelineRecorder
+from bot.server.home import setup_home
 from bot.server.metrics import Metrics
 from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.probes import Readiness, setup_probes
@@ -153,6 +155,7 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
                            descriptors=descriptors)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
     _with_console(app, settings, gate)
+    setup_home(app, settings)
     return app
 
 
