@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -148,3 +149,28 @@ def test_a_mounted_secret_as_the_kubelet_lays_it_out_is_read_by_serve(tmp_path, 
         (secret / key).symlink_to(f"..data/{key}")
     settings = load_settings({"REVIEWER_SECRETS_DIR": str(tmp_path / "secrets")}, require_app=True)
     assert settings.app_id == 31337 and settings.webhook_secret.reveal() == "whsec-k8s"
+
+
+def test_the_overlay_docs_deploy_md_shows_renders_what_it_says(tmp_path):
+    """docs/deploy.md's overlay, with its base pointed at this checkout: the image, the host and the
+    public URL are replaced, and the result is still valid."""
+    text = (ROOT / "docs" / "deploy.md").read_text()
+    [block] = re.findall(r"```yaml\n(   # kustomization\.yaml of your overlay\n.*?)```", text, re.DOTALL)
+    overlay = "\n".join(line[3:] for line in block.splitlines())
+    overlay = re.sub(r"resources: \[.*\]", f"resources: [{os.path.relpath(BASE, tmp_path)}]", overlay)
+    (tmp_path / "kustomization.yaml").write_text(overlay)
+    result = subprocess.run([_kubectl(), "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    objects = [doc for doc in YAML(typ="safe").load_all(result.stdout) if doc]
+    for obj in objects:
+        _validate(obj, NEWEST)
+        assert obj["kind"] == "CustomResourceDefinition" or obj["metadata"]["namespace"] == "reviewer"
+    ingress = _one(objects, "Ingress", "reviewer")
+    assert ingress["spec"]["rules"][0]["host"] == ingress["spec"]["tls"][0]["hosts"][0] == "reviewer.internal.example"
+    [config] = [o for o in objects if o["kind"] == "ConfigMap"]
+    assert config["data"]["REVIEWER_PUBLIC_URL"] == "https://reviewer.internal.example"
+    assert config["data"]["REVIEWER_SECRETS_DIR"] == "/etc/reviewer/secrets"  # merged, not replaced
+    for name in ("reviewer-web", "reviewer-worker"):
+        [container] = _pod(objects, name)["containers"]
+        assert container["image"] == "registry.example.com/reviewer:0.1.0"
+        assert container["envFrom"] == [{"configMapRef": {"name": config["metadata"]["name"]}}]
