@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{COMMAND}: error: {exc}", file=sys.stderr)
         return 1
     if result is None:
-        print(f"{COMMAND}: stopped before an app was registered; nothing was written", file=sys.stderr)
+        print(f"{COMMAND}: stopped before an app was registered; no credentials were written", file=sys.stderr)
         return 1
     where = credentials.directory(config.secrets_dir)
     print(f"\nGitHub App {result.name!r} (id {result.credentials.app_id}) is registered; its credentials are in {where}/.")
