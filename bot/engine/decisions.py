@@ -68,9 +68,9 @@ def decide(
     if gaps:
         return (Decision("none", "approval withheld: " + "; ".join(gaps), withheld=True),)
     if any(r.get("commit_id") == head_sha for r in own_approvals):
-        return (Decision("none", f"already approved at {short}"),)
+        return (Decision("none", f"already approved at {short}", approved=True),)
     return (Decision("approve", f"Reviewer found nothing blocking or important at {short}.",
-                     commit_id=head_sha),)
+                     commit_id=head_sha, approved=True),)
 
 
 def _many(count: int, one: str, many: str) -> str:

@@ -80,6 +80,7 @@ class Decision:
     review_id: int | None = None  # the review to dismiss
     commit_id: str | None = None  # the commit an approval is for
     withheld: bool = False  # `none` because the review has gaps, though approve is on and nothing was found
+    approved: bool = False  # the head stands approved by the app once this is carried out (or already was)
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "reviewId": self.review_id, "reason": self.reason}
