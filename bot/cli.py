@@ -31,6 +31,7 @@ COMMANDS = {
     "crds": "bot.commands.schema:run_crds",
     "login": "bot.commands.login:run_login",
     "logout": "bot.commands.login:run_logout",
+    "setup": "bot.commands.setup:run",
 }
 
 
@@ -43,7 +44,7 @@ EPILOG = """exit codes: 0 success (or valid), 1 invalid, 2 usage error or unread
 Run `reviewer COMMAND --help` for a command's options."""
 SERVE_EPILOG = """settings come from the environment, or a --config file of KEY=VALUE lines (the environment
 wins): GITHUB_APP_ID, GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH, GITHUB_WEBHOOK_SECRET (all
-required), GITHUB_API_URL, PORT, REVIEWER_DATABASE_URL, REVIEWER_ADMIN_CONFIG, REVIEWER_ADMIN_TOKEN,
+required), GITHUB_API_URL, PORT, REVIEWER_HOST, REVIEWER_DATABASE_URL, REVIEWER_ADMIN_CONFIG, REVIEWER_ADMIN_TOKEN,
 REVIEWER_SECRETS_DIR, REVIEWER_PUBLIC_URL, REVIEWER_SESSION_TTL, REVIEWER_DIRECTORY_URL, REVIEWER_WORKERS,
 REVIEWER_ADMIN_RELOAD_SECONDS, REVIEWER_RECONCILE_SECONDS, REVIEWER_DELIVERY_RETENTION_DAYS.
 exit codes: 0 after SIGTERM/SIGINT, 2 unusable settings, 1 invalid admin config or port unavailable."""
@@ -87,16 +88,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "environment wins over it)")
     s.add_argument("--port", type=int, metavar="PORT", help="the port to listen on (default: PORT, else 8080; "
                                                             "0 picks a free one)")
+    _host(s)
     s.add_argument("--no-workers", action="store_true",
                    help="take deliveries and serve the APIs and sign-in only; `reviewer worker` processes run the "
                         "jobs (needs REVIEWER_DATABASE_URL=postgresql://...) (default: off, jobs run here too)")
-    w = _command(sub, "worker", "run jobs only (PostgreSQL), serving GET /healthz and GET /metrics on PORT",
+    w = _command(sub, "worker", "run jobs only (PostgreSQL), serving GET /healthz, /livez, /readyz and /metrics on PORT",
                  epilog=SERVE_EPILOG)
     w.add_argument("--config", metavar="FILE",
                    help="a settings file of KEY=VALUE lines, the environment's keys (default: none; the "
                         "environment wins over it)")
-    w.add_argument("--port", type=int, metavar="PORT", help="the port of /healthz and /metrics (default: PORT, "
+    w.add_argument("--port", type=int, metavar="PORT", help="the port of the probes and /metrics (default: PORT, "
                                                             "else 8080; 0 picks a free one)")
+    _host(w)
     sc = _command(sub, "schema", "print a JSON Schema")
     sc.add_argument("name", metavar="NAME", help=f"the schema: one of {', '.join(SCHEMA_NAMES)}")
     _command(sub, "crds", "print both connector CustomResourceDefinitions (apiextensions.k8s.io/v1) as YAML")
@@ -111,12 +114,42 @@ def build_parser() -> argparse.ArgumentParser:
                     help="run an MFA check for the session a previous `reviewer login` stored, through its "
                          "connector's mfa settings, for permissions in access.mfa.required (default: sign in)")
     _command(sub, "logout", "end the session that `reviewer login` keeps, on the server and on this machine")
+    _setup(sub)
     return parser
 
 
 def _command(sub, name: str, summary: str, epilog: str | None = None) -> argparse.ArgumentParser:
     return sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
                           epilog=epilog, formatter_class=_Formatter)
+
+
+def _host(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--host", metavar="ADDRESS",
+                         help="the address to listen on: 0.0.0.0 every IPv4 address, :: every IPv6 address, "
+                              "127.0.0.1 this machine only (default: REVIEWER_HOST, else 0.0.0.0)")
+
+
+SETUP_EPILOG = """settings from the environment: REVIEWER_SECRETS_DIR (required: the credentials are written to
+its github-app/ directory), PORT, REVIEWER_HOST, REVIEWER_PUBLIC_URL (stands in for --public-url),
+GITHUB_API_URL (overrides the API derived from --github-url).
+exit codes: 0 once an app is registered, 2 unusable settings or a store that already holds an app's
+credentials, 1 port unavailable or stopped before an app was registered."""
+
+
+def _setup(sub) -> None:
+    s = _command(sub, "setup", "register the GitHub App through GitHub's manifest flow, from a page this serves",
+                 epilog=SETUP_EPILOG)
+    s.add_argument("--public-url", metavar="URL",
+                   help="the address GitHub and users reach the server at; the webhook is URL/webhook "
+                        "(default: REVIEWER_PUBLIC_URL; one of them is required)")
+    s.add_argument("--github-url", metavar="URL",
+                   help="GitHub's address: https://ghe.example.com for GitHub Enterprise Server, whose API is "
+                        "URL/api/v3 (default: https://github.com)")
+    s.add_argument("--org", metavar="ORG",
+                   help="register the app for this organisation (default: your personal account)")
+    s.add_argument("--port", type=int, metavar="PORT",
+                   help="the port of the setup page (default: PORT, else 8080; 0 picks a free one)")
+    _host(s)
 
 
 def _validate(sub) -> None:

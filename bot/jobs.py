@@ -2,7 +2,9 @@
 ignored), the serialisation key and the head sha. Pure: bytes and dicts in, data out.
 
 The `Job` is the seam between the queue and the pipeline: the queue calls an injected
-`async def handle(job: Job) -> None` with one, and a raised exception marks the job failed.
+`async def handle(job: Job) -> ReviewResult | None` with one, and a raised exception marks the job
+failed. A job that reviewed a pull request returns what the review came to, which the queue
+records beside the job's own end: a job can finish (`done`) with a review that failed.
 """
 
 from __future__ import annotations
@@ -84,7 +86,23 @@ class Job:
     attempt: int = 1  # 2+ when a failed delivery was redelivered, or a job interrupted by a restart
 
 
-Handler = Callable[[Job], Awaitable[None]]
+REVIEW_OUTCOMES = ("approved", "findings", "failed", "skipped")
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    """What one review came to, beside its job's state: `approved` (the app approved the head, or
+    had already), `findings` (it completed, with or without findings, and did not approve),
+    `failed` (the configuration is invalid, or no model gave a usable answer: a redelivery runs it
+    again), `skipped` (nothing to review, or no model to review with). `reason` is a stable
+    kebab-case code: why it was skipped or failed, or what the completed review repeated
+    (`already-reviewed`); None otherwise."""
+
+    outcome: Literal["approved", "findings", "failed", "skipped"]
+    reason: str | None = None
+
+
+Handler = Callable[[Job], Awaitable[ReviewResult | None]]
 
 
 def parse_payload(body: bytes) -> dict[str, Any]:

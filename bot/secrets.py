@@ -19,6 +19,10 @@ from dataclasses import dataclass
 SCHEME = "secret://"
 REDACTED = "<redacted>"
 MAX_SECRET_BYTES = 1024 * 1024
+# Secrets the server itself reads (bot/github/credentials.py: the GitHub App's private key and
+# webhook secret): no sign-in connector may read them, whatever the connector is called.
+GITHUB_APP_SECRET = "github-app"
+SERVER_SECRET_NAMES = frozenset({GITHUB_APP_SECRET})
 
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _KEY = re.compile(r"^[-._a-zA-Z0-9]+$")

@@ -10,11 +10,13 @@ too, but it recurses and takes twice as long as this loop (which is faster than 
 bench/validate.py).
 
 The nodes are ruamel's own, as the C composer makes them (tags resolved as YAML 1.2, anchors and
-aliases shared), so bot.yamldoc walks them unchanged.
+aliases shared), so bot.yamldoc walks them unchanged; a node whose explicit tag cannot hold it is
+of an `Unfit` subclass of the same node class, which bot.yamldoc reports.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -44,6 +46,35 @@ class _Yaml12Resolver(VersionedResolver):
     @property
     def processing_version(self) -> tuple[int, int]:
         return (1, 2)
+
+
+CORE = "tag:yaml.org,2002:"
+_STR, _INT, _FLOAT = CORE + "str", CORE + "int", CORE + "float"
+_MAP, _SEQ = CORE + "map", CORE + "seq"
+# The scalar tags whose values implicit resolution recognises: an explicit one holds a value only
+# when the value would resolve to it unwritten (a float also holds a decimal integer, as in YAML).
+_RESOLVED = frozenset(CORE + name for name in ("int", "float", "bool", "null", "timestamp", "merge"))
+_DECIMAL = re.compile(r"[-+]?[0-9][0-9_]*")
+
+
+class Unfit:
+    """A node whose explicit tag cannot hold it (`!!float xyz`, `!!seq {a: 1}`) or is one we do not
+    read (`!foo`, `!!binary`, `!!python/object`): bot.yamldoc reports it at its place, as `yaml-tag`,
+    and reads no value from it. A mixin, so that the node is still the ruamel node it looks like."""
+
+    __slots__ = ()
+
+
+class UnfitScalar(ScalarNode, Unfit):
+    __slots__ = ()
+
+
+class UnfitMapping(MappingNode, Unfit):
+    __slots__ = ()
+
+
+class UnfitSequence(SequenceNode, Unfit):
+    __slots__ = ()
 
 
 class ComposeError(Exception):
@@ -88,24 +119,39 @@ class _Composer:
         """A node inside more than `max_depth` collections ends composition, unless it is a scalar
         key: a key belongs to its mapping's level, only the values under it are deeper."""
         if len(self.open) > self.max_depth:
-            is_key = type(self.open[-1]) is MappingNode and self.pending[-1] is None
+            is_key = isinstance(self.open[-1], MappingNode) and self.pending[-1] is None
             if not (is_key and type(event) in (ScalarEvent, AliasEvent)):
                 raise self.fail(event, "too-deep", f"nesting is deeper than {self.max_depth} levels; "
                                                    "flatten the structure")
 
     def scalar(self, event: Any) -> Node:
         tag = event.ctag
+        kind: type[ScalarNode] = ScalarNode
         if tag is None or tag == "!":
             tag = self.resolve(ScalarNode, event.value, event.implicit)
-        node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+        elif not self.holds(str(tag), event.value):
+            kind = UnfitScalar
+        node = kind(tag, event.value, event.start_mark, event.end_mark, style=event.style)
         if event.anchor is not None:
             self.anchor(event, node)
         return node
+
+    def holds(self, tag: str, text: str) -> bool:
+        """Whether an explicit scalar tag can hold `text`: `!!str` anything; a tag of the core
+        schema what resolves to it; any other tag nothing."""
+        if tag == _STR:
+            return True
+        if tag not in _RESOLVED:
+            return False
+        resolved = self.resolve(ScalarNode, text, (True, False))
+        return resolved == tag or (tag == _FLOAT and resolved == _INT and _DECIMAL.fullmatch(text) is not None)
 
     def collection(self, event: Any, kind: type[SequenceNode] | type[MappingNode]) -> Node:
         tag = event.ctag
         if tag is None or tag == "!":
             tag = self.resolve(kind, None, event.implicit)
+        elif str(tag) != (_MAP if kind is MappingNode else _SEQ):
+            kind = UnfitMapping if kind is MappingNode else UnfitSequence
         node = kind(tag, [], event.start_mark, None, flow_style=event.flow_style)
         if event.anchor is not None:
             self.anchor(event, node)

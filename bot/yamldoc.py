@@ -7,7 +7,10 @@ into plain Python values plus a pointer → position table. The walk is also
 where untrusted input is bounded: size, nesting depth, alias expansion, duplicate and non-string
 keys are reported as diagnostics, never as a hang or a crash.
 
-YAML 1.2 is used throughout: `yes` is a string, `True` a boolean, `017` the integer 17.
+YAML 1.2 is used throughout: `yes` is a string, `True` a boolean, `017` the integer 17. An explicit
+tag is read only where it holds its value as YAML 1.2 would read it; `!!float xyz`, `!!bool yes`,
+`!!binary` or `!foo` is a `yaml-tag` error at the value, whose value is then not read (None), so
+that the schema checks say nothing more about it.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from bot.diagnostics import Diagnostic
 from bot.pointers import human_pointer, join_pointer, parent_pointer
-from bot.yamlcompose import ComposeError, compose_all
+from bot.yamlcompose import CORE, ComposeError, Unfit, UnfitScalar, compose_all
 from bot.yamllines import Placer
 
 MAX_BYTES = 256 * 1024
@@ -31,15 +34,15 @@ MAX_INT_DIGITS = 1000  # far above any field's range, far below Python's int-to-
 MAX_ALIAS_USES = 100  # references to an already-built node (`*name`, merge keys)
 MAX_NODES = 200_000  # values built in all, aliases expanded: no billion laughs
 
-_STR = "tag:yaml.org,2002:str"
-_INT = "tag:yaml.org,2002:int"
-_FLOAT = "tag:yaml.org,2002:float"
-_BOOL = "tag:yaml.org,2002:bool"
-_NULL = "tag:yaml.org,2002:null"
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-_MERGE = "tag:yaml.org,2002:merge"
-_MAP = "tag:yaml.org,2002:map"
-_SEQ = "tag:yaml.org,2002:seq"
+_STR = CORE + "str"
+_INT = CORE + "int"
+_FLOAT = CORE + "float"
+_BOOL = CORE + "bool"
+_NULL = CORE + "null"
+_TIMESTAMP = CORE + "timestamp"
+_MERGE = CORE + "merge"
+_MAP = CORE + "map"
+_SEQ = CORE + "seq"
 
 
 @dataclass(slots=True)
@@ -96,7 +99,33 @@ def _scalar(node: ScalarNode) -> Any:
         if lowered.endswith(".nan"):
             return math.nan
         return float(lowered)
-    raise _BadScalar("yaml-syntax", f"the tag {tag} is not supported; write a plain value")
+    raise _BadScalar("yaml-tag", _unsupported(str(tag)))
+
+
+def _tag_name(tag: str) -> str:
+    """A tag as it is written: `!!float` for YAML's own, the rest as they resolved."""
+    return "!!" + tag.removeprefix(CORE) if tag.startswith(CORE) else tag
+
+
+def _unsupported(tag: str) -> str:
+    return (f"the tag {_tag_name(tag)} is not supported here; remove it (quote the value if it is meant "
+            "as a string)")
+
+
+_KINDS = {_STR: "string", _INT: "integer", _FLOAT: "number", _BOOL: "boolean (true or false)", _NULL: "null",
+          _TIMESTAMP: "date or time", _MERGE: "merge key (<<)", _MAP: "mapping", _SEQ: "sequence"}
+
+
+def _unfit(node: Node) -> str:
+    """Why a node's explicit tag cannot hold it (bot.yamlcompose.Unfit), in words for the author."""
+    tag = str(node.tag)
+    if tag not in _KINDS:
+        return _unsupported(tag)
+    if isinstance(node, ScalarNode):
+        what = repr(node.value[:40] + ("…" if len(node.value) > 40 else ""))
+    else:
+        what = "a mapping" if isinstance(node, MappingNode) else "a sequence"
+    return (f"{_tag_name(tag)} cannot hold {what}: write a {_KINDS[tag]}, or remove the explicit tag")
 
 
 def _integer(text: str) -> int:
@@ -133,6 +162,9 @@ class _Builder:
     def build(self, node: Node, pointer: str, depth: int) -> Any:
         self._count(node, pointer, depth)
         self.doc.values.setdefault(pointer, _mark(node))
+        if isinstance(node, Unfit):
+            self.problem(node, pointer, "yaml-tag", f"{human_pointer(pointer)}: {_unfit(node)}")
+            return None
         if isinstance(node, ScalarNode):
             try:
                 return _scalar(node)
@@ -187,8 +219,12 @@ class _Builder:
 
     def _non_string_key(self, key_node: Node, pointer: str) -> None:
         """Reported at the key, and named by it (`/rules/123`) as an unknown property is; a
-        collection has no name as a key, so its mapping is named instead."""
-        if isinstance(key_node, ScalarNode):
+        collection has no name as a key, so its mapping is named instead. A key whose explicit
+        tag cannot hold it is that error, not this one."""
+        if isinstance(key_node, UnfitScalar):
+            child = join_pointer(pointer, key_node.value)
+            self.problem(key_node, child, "yaml-tag", f"{human_pointer(child)}: {_unfit(key_node)}")
+        elif isinstance(key_node, ScalarNode):
             child = join_pointer(pointer, key_node.value)
             self.problem(key_node, child, "non-string-key",
                          f"{human_pointer(child)}: keys must be strings; got {key_node.value!r} (quote it)")

@@ -38,6 +38,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "apps/get-authenticated": ("get", "/app"),
     "apps/create-installation-access-token": ("post", "/app/installations/{installation_id}/access_tokens"),
     "apps/get-repo-installation": ("get", "/repos/{owner}/{repo}/installation"),
+    # `reviewer setup`: the manifest flow's last step, turning GitHub's one-time code into the app's credentials
+    "apps/create-from-manifest": ("post", "/app-manifests/{code}/conversions"),
     "repos/get": ("get", "/repos/{owner}/{repo}"),
     "repos/compare-commits-with-basehead": ("get", "/repos/{owner}/{repo}/compare/{basehead}"),
     "git/get-tree": ("get", "/repos/{owner}/{repo}/git/trees/{tree_sha}"),

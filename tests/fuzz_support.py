@@ -14,6 +14,7 @@ payloads (tests/data/webhooks). Mutators change their bytes, their tokens and th
 from __future__ import annotations
 
 import copy
+import io
 import json
 import logging
 import os
@@ -26,6 +27,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from ruamel.yaml import YAML
 
 import bot.expr.cel  # noqa: F401  (celpy raises the recursion limit when imported: before Hypothesis notes it)
 from bot.yamldoc import load_yaml_stream
@@ -103,7 +105,8 @@ KNOWN_KEYS = sorted(_keys([*SEED_VALUES.values(), *WEBHOOK_PAYLOADS.values()], s
 
 # Tokens that change how YAML or JSON reads what follows, and values that probe the checks.
 TOKENS = [b"[", b"]", b"{", b"}", b"- ", b": ", b"? ", b", ", b"&a ", b"*a", b"&b [*a, *a] ", b"<<: *a\n",
-          b"!!int ", b"!!str ", b"!!binary ", b"!custom ", b"---\n", b"...\n", b'"', b"'", b"|\n", b">-\n",
+          b"!!int ", b"!!str ", b"!!binary ", b"!custom ", b"!!float ", b"!!bool ", b"!!null ", b"!!timestamp ",
+          b"!!map ", b"!!seq ", b"!!set ", b"!!python/object:os.system ", b"!<tag:yaml.org,2002:float> ", b"---\n", b"...\n", b'"', b"'", b"|\n", b">-\n",
           b"\t", b"# ", b"%YAML 1.1\n", b"~", b"\\", b"\n", b"  ", b"    ", b"\r\n", b"\x00", b"\xff",
           b"\xef\xbb\xbf", b"\xe2\x80\xa8", b"0x" + b"f" * 40, b"9" * 5_000, b"0o" + b"7" * 2_000, b"1e999",
           b".nan", b"-.inf", b"true", b"null", b"{{ x }}", b"**/", b"{a,b", b"[!", b"../", b"/etc/passwd",
@@ -201,6 +204,45 @@ def with_hostile_value(draw: st.DrawFn, seeds: list[Any]) -> bytes:
     else:
         value = marker
     return json.dumps(value).encode().replace(json.dumps(marker).encode(), draw(st.sampled_from(HOSTILE_JSON)), 1)
+
+
+# Explicit tags, YAML's own and others, and values some of them cannot hold, for `with_explicit_tag`.
+TAGS = ["!!int", "!!float", "!!bool", "!!null", "!!str", "!!timestamp", "!!binary", "!!map", "!!seq", "!!set",
+        "!!omap", "!!pairs", "!!merge", "!!value", "!!python/object:os.system", "!!python/name:os.system", "!foo",
+        "!", "!<tag:yaml.org,2002:float>", "!<!bar>"]
+TAGGED = ["xyz", "1", "-1.5", "0x1F", "0o17", "017", "true", "True", "yes", "~", "null", "", "2001-12-14",
+          "2001-12-14t21:59:43.10-05:00", "aGVsbG8=", ".inf", ".NaN", "1_000", "9" * 40, "'7'", '"quoted"', "[1, 2]",
+          "{a: 1}", "[]", "{}"]
+_TAG_MARK = "__explicit_tag_here__"
+
+
+@st.composite
+def with_explicit_tag(draw: st.DrawFn, seeds: list[Any]) -> bytes:
+    """A seed as YAML text (flow or block) with one value, or one key, anywhere, replaced by an
+    explicitly tagged one: `!!float xyz`, `!foo [1]`, `!!bool yes`, ... (a tag may hold its value
+    or not)."""
+    value = copy.deepcopy(draw(st.sampled_from(seeds)))
+    slots = _slots(value, [])
+    key = bool(slots) and draw(st.booleans())
+    tag = draw(st.one_of(st.sampled_from(TAGS), st.sampled_from(TAGS[:6])))  # YAML's scalar tags half the time
+    tagged = f"{tag} {draw(st.sampled_from(TAGGED))}"
+    if key:
+        tagged = tagged.split("[")[0].split("{")[0]  # a key in flow style: a scalar
+        container, at = draw(st.sampled_from([(c, k) for c, k in slots if isinstance(c, dict)] or slots))
+        if isinstance(container, dict):
+            container[_TAG_MARK] = container.pop(at)
+        else:
+            container[at] = {_TAG_MARK: container[at]}
+    elif slots:
+        container, at = draw(st.sampled_from(slots))
+        container[at] = _TAG_MARK
+    else:
+        value = _TAG_MARK
+    if draw(st.booleans()):
+        return json.dumps(value, indent=1).replace(json.dumps(_TAG_MARK), tagged, 1).encode()
+    out = io.StringIO()
+    YAML(typ="safe", pure=True).dump(value, out)
+    return out.getvalue().replace(_TAG_MARK, tagged, 1).encode()
 
 
 @contextmanager

@@ -59,8 +59,9 @@ CLEAN = finding(2, "minor", "maintainability", "Consider a docstring.")
 
 @asynccontextmanager
 async def reviewing_app(tmp_path, github, github_app, private_key: str, chat: ChatDouble,
-                        timeout: float = 5) -> AsyncIterator[World]:
-    async with running_app(tmp_path, github, github_app, private_key, admin_yaml=admin_yaml(chat, timeout)) as world:
+                        timeout: float = 5, **settings: str) -> AsyncIterator[World]:
+    async with running_app(tmp_path, github, github_app, private_key, admin_yaml=admin_yaml(chat, timeout),
+                           **settings) as world:
         yield world
 
 

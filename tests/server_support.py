@@ -18,7 +18,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from bot.jobs import Job
+from bot.jobs import Job, ReviewResult
 from bot.server.app import RUNTIME, STORE, make_app
 from bot.server.settings import load_settings
 from bot.store.model import DeliveryStore
@@ -47,21 +47,24 @@ def sign(body: bytes, secret: str = SECRET) -> str:
 
 class Recorder:
     """A real job handler: records each job; holds a job while its delivery id is in `hold`;
-    raises for a delivery id in `fail`."""
+    raises for a delivery id in `fail`; returns the review result `reviews` has for it (a review
+    the pipeline would have run: bot.jobs.ReviewResult)."""
 
     def __init__(self) -> None:
         self.jobs: list[Job] = []
         self.hold: dict[str, asyncio.Event] = {}
         self.fail: dict[str, str] = {}
+        self.reviews: dict[str, ReviewResult] = {}
         self.changed = asyncio.Event()
 
-    async def __call__(self, job: Job) -> None:
+    async def __call__(self, job: Job) -> ReviewResult | None:
         self.jobs.append(job)
         self.changed.set()
         if job.delivery_id in self.hold:
             await self.hold[job.delivery_id].wait()
         if job.delivery_id in self.fail:
             raise RuntimeError(self.fail[job.delivery_id])
+        return self.reviews.get(job.delivery_id)
 
     def ids(self) -> list[str]:
         return [job.delivery_id for job in self.jobs]

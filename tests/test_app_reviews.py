@@ -340,3 +340,59 @@ async def test_a_refused_inline_review_leaves_the_findings_in_the_summary(
     assert LEAK["message"] in summary_of(world, pr)
     assert "GitHub refused the inline comments (422)" in run.output["summary"]
     assert [a["path"] for a in run.annotations] == ["src/calc.py"]
+
+
+async def test_an_unknown_category_is_kept_as_other_with_its_severity_and_stops_an_approval(
+        tmp_path, github, github_app, app_private_key, chat):
+    # The model's `important` finding of category `correctness` (not one of ours) was dropped as
+    # malformed, and the pull request approved.
+    unknown = finding(6, "important", "correctness", "ratio divides by b unchecked.")
+    chat.answer(PRIMARY, findings(unknown))
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
+        pr = config_pull(world, "approve: true\n")
+        run = await reviewed(world, pr)
+    assert [r.state for r in app_reviews(world, pr)] == ["COMMENTED"]  # the finding, and no approval
+    assert messages(inline_comments(world, pr)) == {6: "**important** · other: ratio divides by b unchecked."}
+    assert run.conclusion == "success" and run.output["title"] == "1 important finding(s), nothing blocking"
+    assert [(a["annotation_level"], a["title"]) for a in run.annotations] == [("warning", "important · other")]
+    assert "**none** — not approved: 0 blocking, 1 important finding(s)" in run.output["summary"]
+    assert "category 'correctness' is not one of ours; kept as other" in run.output["summary"]
+    assert "malformed" not in summary_of(world, pr)
+
+
+async def test_nothing_is_approved_while_a_finding_was_dropped_as_malformed(
+        tmp_path, github, github_app, app_private_key, chat):
+    no_lines = {"path": "src/calc.py", "severity": "important", "category": "bug", "message": "Overflow."}
+    chat.answer(PRIMARY, findings(CLEAN, no_lines))
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
+        pr = config_pull(world, "approve: true\n")
+        run = await reviewed(world, pr)
+    assert [r.state for r in app_reviews(world, pr)] == ["COMMENTED"]  # CLEAN's comment; no approval
+    assert run.conclusion == "success"
+    assert run.output["title"] == "Nothing blocking or important; not approved: the review is incomplete"
+    assert ("**none** — approval withheld: 1 finding of the model's answer was malformed and dropped "
+            "(what it said is unknown)") in run.output["summary"]
+    assert "model answer: findings[1]: startLine: an integer of at least 1 is required" in run.output["summary"]
+    assert "1 malformed, dropped" in summary_of(world, pr)
+
+
+def _small_context_admin(chat: ChatDouble) -> str:
+    """The provider with an 8,000-token context for both models: a larger pull request is split."""
+    return admin_yaml(chat).replace("    timeout: 5\n", f"    timeout: 5\n    models:\n      {PRIMARY}: "
+                                    f"{{contextTokens: 8000}}\n      {FALLBACK}: {{contextTokens: 8000}}\n", 1)
+
+
+async def test_nothing_is_approved_when_one_part_of_a_split_review_failed(
+        tmp_path, github, github_app, app_private_key, chat):
+    chat.answer(PRIMARY, findings(), failing(500, "overloaded"))  # the first request answered, the others not
+    chat.answer(FALLBACK, failing(503, "down too"))
+    head = {f"src/part{i}.py": "".join(f"value_{i}_{n} = {n}\n" for n in range(220)) for i in range(3)}
+    async with running_app(tmp_path, github, github_app, app_private_key,
+                           admin_yaml=_small_context_admin(chat)) as world:
+        pr = config_pull(world, "approve: true\n", head=head)
+        run = await reviewed(world, pr)
+    assert len(chat.requests_for(PRIMARY)) >= 2  # it was split
+    assert [r.state for r in app_reviews(world, pr)] == []
+    assert run.conclusion == "failure" and run.output["title"].startswith("Review failed: no model gave a usable")
+    assert "**none** — the review of" in run.output["summary"] and "did not complete" in run.output["summary"]
+    assert "Nothing was approved." in summary_of(world, pr)

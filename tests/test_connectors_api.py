@@ -379,6 +379,22 @@ async def test_bodies_past_the_parsing_bounds_are_422_naming_the_place(api, medi
     assert (await api.request("GET", f"{OIDC_PATH}/okta"))[0] == 404  # nothing stored
 
 
+@pytest.mark.parametrize(("tagged", "said"), [
+    ("!!float xyz", "!!float cannot hold 'xyz'"), ("!!int 1.5", "!!int cannot hold '1.5'"),
+    ("!!bool yes", "!!bool cannot hold 'yes'"), ("!!timestamp soon", "!!timestamp cannot hold 'soon'"),
+    ("!!binary aGVsbG8=", "!!binary is not supported"), ("!custom x", "!custom is not supported"),
+    ("!!python/object:os.system {a: 1}", "!!python/object:os.system is not supported"),
+])
+async def test_a_yaml_body_with_an_explicit_tag_that_cannot_hold_its_value_is_422(api, tagged, said):
+    # `!!float xyz` was a 500 (a ValueError in the loader), `!custom x` a 400 saying "not YAML".
+    status, answer = await _put_raw(api, f"{OIDC_PATH}/okta", _spec_with(tagged).encode(), "application/yaml")
+    assert (status, answer["kind"], answer["reason"]) == (422, "Status", "Invalid"), answer
+    [cause] = answer["details"]["causes"]
+    assert (cause["reason"], cause["field"]) == ("yaml-tag", "/spec/extra")
+    assert said in cause["message"] and "(line 1, column" in cause["message"]
+    assert (await api.request("GET", f"{OIDC_PATH}/okta"))[0] == 404  # nothing stored
+
+
 async def test_a_connector_cannot_read_another_secret_of_the_store(tmp_path):
     """Hostile: the store also holds model API keys; a connector naming one must not resolve it."""
     secrets = tmp_path / "secrets"

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from bot.jobs import ReviewResult
 from scripts.console_screenshot import capture
 from tests.browser_support import browser_missing, chromium
 from tests.console_support import console_server, failed_delivery, session_for
 from tests.oidc_support import connector_doc, put_connector, real_provider
 from tests.saml_support import SamlIdP, put_saml, require_xmlsec
-from tests.server_support import Recorder
+from tests.server_support import Recorder, pr_payload, wait_for
 
 MISSING = browser_missing()
 if MISSING and os.environ.get("REVIEWER_TEST_REQUIRE_BROWSER") == "1":
@@ -162,6 +163,42 @@ async def test_an_operator_works_through_the_console_in_a_browser(tmp_path):
             assert await one_h1(page) == "Connectors"
             assert await page.get_by_role("button", name="Apply").count() == 0
             await context.close()
+
+
+async def test_a_delivery_whose_review_failed_is_a_failure_and_is_redelivered_in_a_browser(tmp_path):
+    # A review whose models all failed was a green `done` delivery with no Redeliver button.
+    recorder = Recorder()
+    recorder.reviews["d-review-1"] = ReviewResult("failed", "no-usable-answer")
+    async with console_server(tmp_path, recorder) as server, chromium() as browser:
+        status, _ = await server.post("pull_request", pr_payload(7, "a" * 40, repo="acme/app"), "d-review-1")
+        assert status == 202
+        await server.wait_state("d-review-1", "done")
+        writer = await session_for(server, ["writer"])
+        cookie = next(c for c in writer.cookie_jar if c.key == "reviewer_session")
+        await writer.close()
+        context = await browser.new_context()
+        await context.add_cookies([{"name": "reviewer_session", "value": cookie.value, "url": server.url}])
+        page = await context.new_page()
+        await page.goto(f"{server.url}/console/")
+        assert await page.locator(".tile.state-failed dd").inner_text() == "1"
+        await page.get_by_role("link", name="pull_request.synchronize on acme/app").click()
+        await page.wait_for_url(f"{server.url}/console/deliveries/d-review-1")
+        assert await page.locator(".badge.state-failed").first.inner_text() == "failed"
+        assert "review failed: no model gave a usable answer" in await page.content()
+        recorder.reviews["d-review-1"] = ReviewResult("findings")  # the models answer again
+        page.on("dialog", lambda dialog: dialog.accept())
+        async with page.expect_navigation():
+            await page.get_by_role("button", name="Redeliver").click()
+
+        async def reviewed_again() -> bool:
+            record = await server.store.delivery("d-review-1")
+            return bool(record and record["review_outcome"] == "findings")
+        await wait_for(reviewed_again)
+        await page.goto(f"{server.url}/console/deliveries/d-review-1")
+        assert "attempt 2: done, review findings" in await page.content()
+        assert await page.get_by_role("button", name="Redeliver").count() == 0
+        assert await page.locator(".badge.state-done").first.inner_text() == "done"
+        await context.close()
 
 
 async def test_a_saml_connector_is_tested_in_a_browser(tmp_path):

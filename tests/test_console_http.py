@@ -13,6 +13,7 @@ from aiohttp import web
 
 from bot.auth.guard import BREAK_GLASS
 from bot.auth.http import SIGNIN_STORE
+from bot.jobs import ReviewResult
 from bot.server.app import STORAGE
 from bot.server.console.render import when
 from bot.server.console.timeline import read_attempts
@@ -26,7 +27,7 @@ from tests.console_support import (
     session_for,
 )
 from tests.oidc_support import ADMIN_TOKEN, CLIENT_SECRET
-from tests.server_support import Recorder, pr_payload
+from tests.server_support import Recorder, pr_payload, wait_for
 
 PAGES = ["/console/", "/console/deliveries", "/console/deliveries/nope", "/console/repos/acme/app",
          "/console/connectors", "/console/connectors/oidcconnectors/x", "/console/signins"]
@@ -144,6 +145,67 @@ async def test_a_failed_delivery_shows_why_and_is_redelivered_with_csrf_and_perm
             assert "attempt 2: done" in page and "Redeliver" not in page
             async with writer.post(url, data={"csrf": csrf_of(page)}, allow_redirects=False) as response:
                 assert response.status == 409  # done: not run twice
+        finally:
+            await writer.close()
+            await auditor.close()
+
+
+async def _reviewed(server, recorder: Recorder, delivery: str, result: ReviewResult, repo: str = "acme/app",
+                    pr: int = 7) -> dict:
+    """A delivery whose job ran to its end with the review `result` (the pipeline's answer)."""
+    recorder.reviews[delivery] = result
+    status, _ = await server.post("pull_request", pr_payload(pr, "a" * 40, repo=repo), delivery)
+    assert status == 202
+    return await server.wait_state(delivery, "done")
+
+
+async def test_a_delivery_whose_review_failed_shows_as_failed_and_is_redelivered(tmp_path, database_url):
+    # A review whose models all failed showed as a green `done` delivery and could not be run again.
+    recorder = Recorder()
+    async with console_server(tmp_path, recorder, database_url=database_url) as server:
+        await _reviewed(server, recorder, "d-review-1", ReviewResult("failed", "no-usable-answer"))
+        await _reviewed(server, recorder, "d-approved-1", ReviewResult("approved"), pr=8)
+        await _reviewed(server, recorder, "d-skipped-1", ReviewResult("skipped", "filtered"), repo="other/app")
+        writer = await session_for(server, ["writer"])
+        auditor = await session_for(server, ["auditor"])
+        try:
+            async with writer.get(server.url + "/console/") as response:
+                overview = await response.text()
+            assert re.search(r"<dt>failed</dt><dd><a[^>]*>1</a>", overview)
+            assert re.search(r"<dt>done</dt><dd><a[^>]*>2</a>", overview)
+            assert "d-review-1" in overview and "review failed: no model gave a usable answer" in overview
+            async with writer.get(server.url + "/console/deliveries?state=failed") as response:
+                failed = await response.text()
+            assert "d-review-1" in failed and "d-approved-1" not in failed and "d-skipped-1" not in failed
+            assert '<span class="badge state-failed">failed</span> <span class="review">review failed' in failed
+            async with writer.get(server.url + "/console/deliveries?state=done") as response:
+                done = await response.text()
+            assert "d-review-1" not in done and "d-approved-1" in done and "review skipped: the pull request" in done
+            async with auditor.get(server.url + "/console/") as response:  # narrowed to acme*: counted alike
+                assert re.search(r"<dt>failed</dt><dd><a[^>]*>1</a>", await response.text())
+            async with writer.get(server.url + "/console/deliveries/d-approved-1") as response:
+                approved = await response.text()
+            assert "review approved" in approved and "Redeliver" not in approved
+            async with writer.get(server.url + "/console/deliveries/d-review-1") as response:
+                page = await response.text()
+            assert '<span class="badge state-failed">failed</span> (its job is done)' in page
+            assert "The job ran to its end, but the pull request got no review" in page
+            assert "attempt 1: done, review failed (no-usable-answer)" in page and "Redeliver" in page
+            assert "finished: failed" in page
+            url = server.url + "/console/deliveries/d-review-1/redeliver"
+            recorder.reviews["d-review-1"] = ReviewResult("approved")  # the model answers again
+            async with writer.post(url, data={"csrf": csrf_of(page)}, allow_redirects=False) as response:
+                assert response.status == 303
+            async def approved_again() -> dict | None:
+                record = await server.store.delivery("d-review-1")
+                return record if record and record["review_outcome"] == "approved" else None
+            record = await wait_for(approved_again)
+            assert (record["state"], record["attempts"], record["received_count"]) == ("done", 2, 2)
+            async with writer.get(server.url + "/console/deliveries/d-review-1") as response:
+                page = await response.text()
+            assert "attempt 2: done, review approved" in page and "Redeliver" not in page
+            async with writer.post(url, data={"csrf": csrf_of(page)}, allow_redirects=False) as response:
+                assert response.status == 409  # its review completed: not run twice
         finally:
             await writer.close()
             await auditor.close()

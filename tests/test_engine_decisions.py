@@ -1,7 +1,8 @@
 """Approvals, dismissals and the check-run conclusion, through run_review and the pure decide()."""
 
 from bot.engine.decisions import decide
-from bot.engine.findings import Finding
+from bot.engine.findings import MAX_FINDINGS, Finding
+from bot.engine.request import Budgets
 from tests.chat_double import Reply, failing, findings
 from tests.engine_support import APP_LOGIN, HEAD, finding, make_plan, review
 
@@ -102,3 +103,44 @@ def test_decide_without_approve_or_completion_does_nothing():
     assert [(d.kind, d.reason) for d in off] == [("none", "approve is off")]
     [skip] = decide(completed=False, approve=True, **clean)
     assert skip.kind == "none" and "did not complete" in skip.reason
+
+
+async def test_findings_past_the_limit_withhold_the_approval(double, session):
+    double.answer("primary-model", findings(*[MINOR] * (MAX_FINDINGS + 1)))
+    outcome = await review(double, session, make_plan(approve=True))
+    assert [(d.kind, d.reason) for d in outcome.decisions] == [
+        ("none", f"approval withheld: 1 finding past the limit of {MAX_FINDINGS} was not read")]
+    assert outcome.title == "Nothing blocking or important; not approved: the review is incomplete"
+    assert outcome.conclusion == "success" and outcome.gaps
+
+
+async def test_a_diff_cut_for_its_size_withholds_the_approval(double, session):
+    double.answer("primary-model", findings())
+    outcome = await review(double, session, make_plan(approve=True), budgets=Budgets(diff=200))
+    [decision] = outcome.decisions
+    assert decision.kind == "none" and decision.withheld
+    assert decision.reason.startswith("approval withheld: part of the diff was not sent to the model, for its "
+                                      "size: src/app.py")
+    assert outcome.title == "No findings; not approved: the review is incomplete"
+
+
+async def test_a_whole_review_approves_as_before(double, session):
+    double.answer("primary-model", findings(MINOR, {"path": "src/app.py"}))
+    gapped = await review(double, session, make_plan(approve=True))
+    assert gapped.decisions[0].kind == "none" and "1 finding of the model's answer was malformed" in (
+        gapped.decisions[0].reason)
+    double.answer("primary-model", findings(MINOR))
+    whole = await review(double, session, make_plan(approve=True))
+    assert [d.kind for d in whole.decisions] == ["approve"] and whole.gaps == ()
+    assert whole.title == "Nothing blocking or important"
+
+
+def test_gaps_withhold_an_approval_but_never_a_dismissal():
+    own = gh_review(1, APP_LOGIN, "APPROVED", OLD)
+    gaps = ("1 finding of the model's answer was malformed and dropped (what it said is unknown)",)
+    common = dict(head_sha=HEAD, app_login=APP_LOGIN, reviews=[own], completed=True, gaps=gaps)
+    assert [d.kind for d in decide(approve=True, findings=[f("important")], **common)] == ["dismiss"]
+    [held] = decide(approve=True, findings=[f("minor")], **common)
+    assert (held.kind, held.withheld, held.reason) == ("none", True, "approval withheld: " + gaps[0])
+    [off] = decide(approve=False, findings=[f("minor")], **common)
+    assert (off.reason, off.withheld) == ("approve is off", False)

@@ -40,7 +40,6 @@ def test_each_malformed_finding_is_dropped_and_counted_never_raised():
         finding(startLine=True),
         finding(endLine=10, startLine=12),
         finding(severity="critical"),
-        finding(category="typo"),
         finding(message=" "),
         finding(suggestedFix=42),
         finding(rules="no-div-zero"),
@@ -50,6 +49,18 @@ def test_each_malformed_finding_is_dropped_and_counted_never_raised():
     assert len(parsed.findings) == 1 and parsed.malformed == len(bad) and parsed.error is None
     assert parsed.problems[0] == "findings[1]: a finding is not an object"
     assert parsed.problems[1] == "findings[2]: path: a non-empty string is required"
+
+
+def test_a_category_we_do_not_know_is_kept_as_other_with_its_severity_and_noted():
+    # `correctness` made the finding malformed: dropped, and the pull request approved.
+    parsed = parse_answer(answer(finding(severity="important", category="correctness"), finding(category="other"),
+                                 {k: v for k, v in finding().items() if k != "category"}, finding(category=7)))
+    assert parsed.malformed == 0
+    assert [(f.severity, f.category) for f in parsed.findings] == [
+        ("important", "other"), ("blocking", "other"), ("blocking", "other"), ("blocking", "other")]
+    assert parsed.problems == ("findings[0]: category 'correctness' is not one of ours; kept as other",
+                               "findings[2]: category missing; kept as other",
+                               "findings[3]: category '7' is not one of ours; kept as other")
 
 
 def test_an_answer_without_a_findings_object_is_unusable():
@@ -70,6 +81,7 @@ def test_an_empty_suggested_fix_means_no_fix():
 def test_the_schema_sent_to_providers_accepts_what_the_parser_accepts():
     jsonschema.Draft202012Validator.check_schema(FINDINGS_SCHEMA)
     jsonschema.validate({"findings": [finding(suggestedFix="x", rules=["r"])]}, FINDINGS_SCHEMA)
+    jsonschema.validate({"findings": [finding(category="other")]}, FINDINGS_SCHEMA)  # the model may say it too
 
 
 def test_placement_follows_the_right_side_of_each_hunk():

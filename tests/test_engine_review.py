@@ -56,6 +56,16 @@ async def test_minimal_feedback_keeps_only_bugs_risks_breaking_changes_and_secur
     assert len(outcome.annotations) == 3  # BUG, RISK and FAR; filtered findings are not posted
 
 
+async def test_minimal_feedback_keeps_a_finding_whose_category_the_model_made_up(double, session):
+    # Asked for bugs, risks, breaking changes and security alone, a model that labels a finding
+    # `correctness` means one of them: it is kept as `other`, not left out for its label.
+    double.answer("primary-model", findings(finding(severity="important", category="correctness"),
+                                            finding(category="style", severity="minor")))
+    outcome = await review(double, session, make_plan(feedback="minimal", approve=True))
+    assert [a.title for a in outcome.annotations] == ["important · other"]
+    assert outcome.counts.filtered_by_minimal == 1 and outcome.decisions[0].kind == "none"
+
+
 async def test_inline_comments_off_posts_the_summary_alone(double, session):
     double.answer("primary-model", findings(*ALL))
     outcome = await review(double, session, make_plan(feedback="detailed", comments={"inline": False}))

@@ -33,6 +33,7 @@ from tests.fuzz_support import (
     restructured,
     server_log,
     tracebacks,
+    with_explicit_tag,
     with_hostile_value,
 )
 from tests.server_support import SECRET, Recorder, Server, pr_payload, running_server
@@ -127,10 +128,13 @@ def test_the_resource_api_never_answers_5xx(served, kind):
 
     @given(data=st.data())
     def case(data: st.DataObject) -> None:
-        form = data.draw(st.sampled_from(["json", "yaml", "raw", "raw"]))
+        form = data.draw(st.sampled_from(["json", "yaml", "raw", "raw", "tagged"]))
         if form == "raw":
             body = data.draw(mutated_bytes(SEEDS[kind]))
             media = data.draw(st.sampled_from(MEDIA))
+        elif form == "tagged":  # `!!float xyz` anywhere was a 500
+            body = data.draw(with_explicit_tag(SEED_VALUES[kind]))
+            media = "application/yaml"
         else:
             body = _text(data.draw(restructured(SEED_VALUES[kind])), form)
             media = "application/json" if form == "json" else "application/yaml"
@@ -155,6 +159,20 @@ def test_the_resource_api_answers_values_past_its_bounds_with_a_4xx(served, kind
     def case(body: bytes, media: str) -> None:
         status, answer_media, text = served.request("PUT", f"{PATHS[kind]}/hostile", body, media)
         assert status in (200, 201, 400, 409, 413, 422), (status, text[:500])
+        _check_answer(status, answer_media, text)
+
+    with server_log() as records:
+        case()
+    assert tracebacks(records) == []
+
+
+@pytest.mark.parametrize("kind", sorted(PATHS))
+def test_the_resource_api_answers_explicit_tags_with_a_4xx_or_takes_them(served, kind):
+    # `!!float xyz` anywhere in a YAML body was a 500 (a ValueError in the loader).
+    @given(body=with_explicit_tag(SEED_VALUES[kind]))
+    def case(body: bytes) -> None:
+        status, answer_media, text = served.request("PUT", f"{PATHS[kind]}/tagged", body, "application/yaml")
+        assert status in (200, 201, 400, 409, 422), (status, text[:500])
         _check_answer(status, answer_media, text)
 
     with server_log() as records:

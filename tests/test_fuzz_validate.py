@@ -32,6 +32,7 @@ from tests.fuzz_support import (
     json_values,
     mutated_bytes,
     restructured,
+    with_explicit_tag,
     with_hostile_value,
 )
 
@@ -129,6 +130,19 @@ def test_documents_with_a_hostile_value_keep_the_contract(kind, tmp_path):
     path = tmp_path / "file.yaml"
 
     @given(text=with_hostile_value(SEED_VALUES[kind]))
+    def case(text: bytes) -> None:
+        path.write_bytes(text)
+        check_contract(*validate(path, "--kind", kind), text, kind)
+
+    case()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_documents_with_an_explicit_tag_keep_the_contract(kind, tmp_path):
+    # `feedback: !!float xyz` was a ValueError traceback and no JSON at all.
+    path = tmp_path / "file.yaml"
+
+    @given(text=with_explicit_tag(SEED_VALUES[kind]))
     def case(text: bytes) -> None:
         path.write_bytes(text)
         check_contract(*validate(path, "--kind", kind), text, kind)

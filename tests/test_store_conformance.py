@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from bot.jobs import Classification
+from bot.jobs import Classification, ReviewResult
 from bot.store import storage_for
 from bot.store.model import Conflict, Decision, Incoming, Received, SchemaTooNew, Storage, TimelineEntry
 from bot.store.postgres import migrations as pg_migrations
@@ -306,6 +306,54 @@ async def test_a_redelivered_failed_delivery_is_dispatched_again_as_a_new_one(st
     assert started is not None and started.attempt == 2
 
 
+async def _finished(storage: Storage, delivery: str, review: ReviewResult | None, pr: int = 1) -> None:
+    await _queue(storage, delivery, pr=pr)
+    assert await storage.deliveries.start(delivery) is not None
+    await storage.deliveries.finish([delivery], "done", review=review)
+
+
+async def test_a_review_that_failed_is_kept_beside_its_done_job_and_counted_as_failed(storage: Storage):
+    # A review whose models all failed showed as a green `done` delivery, counted as done.
+    store = storage.deliveries
+    now = time.time()
+    await _finished(storage, "broken", ReviewResult("failed", "no-usable-answer"))
+    await _finished(storage, "approved", ReviewResult("approved"), pr=2)
+    await _finished(storage, "skipped", ReviewResult("skipped", "filtered"), pr=3)
+    await _finished(storage, "index", None, pr=4)  # a job that ran no review
+    await _queue(storage, "crashed", pr=5)
+    assert await store.start("crashed") is not None
+    await store.finish(["crashed"], "failed", "GitHub answered 502")
+    broken = await store.delivery("broken")
+    assert (broken["state"], broken["review_outcome"], broken["review_reason"], broken["error"]) == (
+        "done", "failed", "no-usable-answer", None)
+    assert ((await store.delivery("skipped"))["review_outcome"], (await store.delivery("skipped"))["review_reason"]) == (
+        "skipped", "filtered")
+    assert (await store.delivery("index"))["review_outcome"] is None
+    assert await store.outcomes_since(now - 60) == {"failed": 2, "done": 3}
+    assert [r["delivery_id"] for r in await store.recent(state="failed")] == ["crashed", "broken"]
+    assert [r["delivery_id"] for r in await store.recent(state="done")] == ["index", "skipped", "approved"]
+    [row] = await store.recent(repo="octo/app", state="failed", before_seq=None, limit=1)
+    assert (row["delivery_id"], row["review_outcome"], row["review_reason"]) == ("crashed", None, None)
+    assert {r["delivery_id"]: r["review_outcome"] for r in await store.recent()}["broken"] == "failed"
+
+
+async def test_a_delivery_whose_review_failed_is_redelivered_as_a_failed_one(storage: Storage):
+    store = storage.deliveries
+    await _finished(storage, "broken", ReviewResult("failed", "invalid-config"))
+    await _finished(storage, "found", ReviewResult("findings"), pr=2)
+    await _finished(storage, "by-github", ReviewResult("failed", "no-usable-answer"), pr=3)
+    assert await store.redeliver("found") is False  # a review that completed never runs twice
+    assert await store.accept(_incoming("found")) is False
+    assert await store.redeliver("broken") is True  # the console's (and the admin API's) redelivery
+    record = await store.delivery("broken")
+    assert (record["state"], record["review_outcome"], record["review_reason"], record["received_count"]) == (
+        "received", None, None, 2)
+    assert await store.redeliver("broken") is False
+    assert await store.accept(_incoming("by-github", b'{"action": "synchronize"}')) is True  # GitHub's own
+    record = await store.delivery("by-github")
+    assert (record["state"], record["review_outcome"], record["body"]) == ("received", None, b'{"action": "synchronize"}')
+
+
 def _attempt(delivery: str, attempt: int, outcome: str) -> TimelineEntry:
     return TimelineEntry(delivery, attempt, {"outcome": outcome, "started": 1.5, "error": None,
                                              "calls": [{"path": "/repos/acme/app/check-runs/4", "status": 201}],
@@ -357,6 +405,7 @@ async def test_a_database_of_the_previous_release_gains_the_timeline(database_ur
         await storage.deliveries.accept(_incoming("before"))
         await _run(storage, "DROP TABLE delivery_timeline")
         await _run(storage, "ALTER TABLE deliveries DROP COLUMN queued_at")  # what migration 5 adds
+        await _undo_review_outcome(storage)
     again = await _reopened_from(database_url, 3, before)
     try:
         await again.timeline.write(_attempt("before", 1, "done"))
@@ -372,6 +421,7 @@ async def test_a_database_at_version_4_gains_queued_at(database_url: str):
     async def before(storage: Storage) -> None:
         await _queue(storage, "old")
         await _run(storage, "ALTER TABLE deliveries DROP COLUMN queued_at")
+        await _undo_review_outcome(storage)
     again = await _reopened_from(database_url, 5, before)
     try:
         old = await again.deliveries.delivery("old")
@@ -380,6 +430,31 @@ async def test_a_database_at_version_4_gains_queued_at(database_url: str):
         assert (await again.deliveries.delivery("new"))["queued_at"] is not None
     finally:
         await again.close()
+
+
+async def test_a_database_at_version_6_gains_the_review_outcome(database_url: str):
+    """Migration 8 on a database of the release before it: its deliveries keep their state, with
+    no review outcome, and show as before; jobs finished from then on record theirs."""
+    async def before(storage: Storage) -> None:
+        await _queue(storage, "old")
+        assert await storage.deliveries.start("old") is not None
+        await storage.deliveries.finish(["old"], "done")
+        await _undo_review_outcome(storage)
+    again = await _reopened_from(database_url, 7, before)
+    try:
+        old = await again.deliveries.delivery("old")
+        assert (old["state"], old["review_outcome"], old["review_reason"]) == ("done", None, None)
+        assert [r["delivery_id"] for r in await again.deliveries.recent(state="done")] == ["old"]
+        await _finished(again, "new", ReviewResult("failed", "no-usable-answer"), pr=2)
+        assert [r["delivery_id"] for r in await again.deliveries.recent(state="failed")] == ["new"]
+    finally:
+        await again.close()
+
+
+async def _undo_review_outcome(storage: Storage) -> None:
+    """What migration 8 adds."""
+    await _run(storage, "ALTER TABLE deliveries DROP COLUMN review_outcome")
+    await _run(storage, "ALTER TABLE deliveries DROP COLUMN review_reason")
 
 
 async def _reopened_from(database_url: str, version: int, undo: Callable[[Storage], Awaitable[None]]) -> Storage:

@@ -256,3 +256,31 @@ def test_a_cel_error_is_placed_by_newlines_alone(tmp_path, capsys, odd):
     code, out, _ = run(capsys, path)
     assert code == 1
     assert out.startswith(f"{path}:4:22: cel-syntax: "), out  # `pr.title ==` ends at column 22
+
+
+CONNECTOR_EXAMPLES = ROOT.parent.parent.parent / "docs" / "examples" / "connectors"
+
+
+@pytest.mark.parametrize(("kind", "text", "where"), [
+    ("repo-config", "feedback: !!float xyz\n", (1, 11, "/feedback")),
+    ("repo-config", "rules:\n  - id: a\n    rule: !!binary aGVsbG8=\n", (3, 11, "/rules/0/rule")),
+    ("admin-config", (ROOT / "admin.yaml").read_text().replace("type: openai", "type: !!int openai", 1),
+     (4, 11, "/providers/openai/type")),
+    ("oidc-connector", (CONNECTOR_EXAMPLES / "okta-oidc.yaml").read_text().replace(
+        "kind: ServiceOIDCConnector", "kind: ServiceOIDCConnector\nextra: !foo x", 1), None),
+    ("saml-connector", (CONNECTOR_EXAMPLES / "okta-saml.yaml").read_text().replace(
+        "kind: ServiceSAMLConnector", "kind: ServiceSAMLConnector\nextra: !!python/object:os.system x", 1), None),
+])
+def test_an_explicit_tag_that_cannot_hold_its_value_is_an_error_in_every_kind_of_file(tmp_path, capsys, kind, text,
+                                                                                       where):
+    # `feedback: !!float xyz` printed a ValueError traceback and no JSON at all.
+    path = write(tmp_path, "file.yaml", text)
+    code, out, err = run(capsys, "--format", "json", "--kind", kind, path)
+    assert code == 1 and "Traceback" not in err
+    [file] = json.loads(out)["files"]
+    tagged = [e for e in file["errors"] if e["code"] == "yaml-tag"]
+    assert len(tagged) == 1, file["errors"]
+    if where is None:  # a connector file: the line that carries the tag
+        line = next(n for n, text_line in enumerate(text.splitlines(), 1) if text_line.startswith("extra:"))
+        where = (line, 8, "/extra")
+    assert (tagged[0]["line"], tagged[0]["column"], tagged[0]["pointer"]) == where

@@ -1,5 +1,7 @@
 """The bounded YAML loader: values, positions, and every load-level error with its place."""
 
+import math
+
 import pytest
 
 from bot.yamldoc import MAX_BYTES, MAX_DEPTH, MAX_INT_DIGITS, load_yaml, load_yaml_stream
@@ -133,11 +135,55 @@ def test_integers_up_to_the_limit_load():
     assert problems == [] and doc.value["n"] == 10 ** MAX_INT_DIGITS - 1
 
 
-def test_unsupported_tag_and_invalid_utf8():
-    _, problems = load_yaml("a: !custom x\n")
-    assert codes(problems) == [("yaml-syntax", 1, 4, "/a")]
+def test_invalid_utf8_is_a_syntax_error():
     _, problems = load_yaml(b"a: \xff\n")
     assert problems[0].code == "yaml-syntax"
+
+
+# An explicit tag asks for a type; a value the type cannot hold, or a tag we do not read, is an
+# error at the value (`yaml-tag`), never an exception nor a value silently read as something else
+# (`!!bool xyz` was false, `!!null xyz` null, `!!float xyz` a ValueError traceback).
+@pytest.mark.parametrize(("text", "place", "said"), [
+    ("a: !!float xyz\n", (1, 4, "/a"), "!!float cannot hold 'xyz'"),
+    ("a: !!float 0x1F\n", (1, 4, "/a"), "!!float cannot hold '0x1F'"),
+    ("a: !!int 1.5\n", (1, 4, "/a"), "!!int cannot hold '1.5'"),
+    ("a: !!int xyz\n", (1, 4, "/a"), "!!int cannot hold 'xyz'"),
+    ("a: !!bool yes\n", (1, 4, "/a"), "!!bool cannot hold 'yes'"),
+    ("a: !!bool xyz\n", (1, 4, "/a"), "!!bool cannot hold 'xyz'"),
+    ("a: !!null xyz\n", (1, 4, "/a"), "!!null cannot hold 'xyz'"),
+    ("a: !!float\n", (1, 4, "/a"), "!!float cannot hold ''"),
+    ("a: !!timestamp yesterday\n", (1, 4, "/a"), "!!timestamp cannot hold 'yesterday'"),
+    ("a: !!binary aGVsbG8=\n", (1, 4, "/a"), "the tag !!binary is not supported"),
+    ("a: !custom x\n", (1, 4, "/a"), "the tag !custom is not supported"),
+    ("a: !!python/object:os.system x\n", (1, 4, "/a"), "the tag !!python/object:os.system is not supported"),
+    ("a: !!map x\n", (1, 4, "/a"), "!!map cannot hold 'x': write a mapping"),
+    ("rules: !foo\n  - id: a\n", (1, 8, "/rules"), "the tag !foo is not supported"),
+    ("a: !!python/object:os.system {b: 1}\n", (1, 4, "/a"), "is not supported"),
+    ("a: !!seq {b: 1}\n", (1, 4, "/a"), "!!seq cannot hold a mapping"),
+    ("a: !!map [1]\n", (1, 4, "/a"), "!!map cannot hold a sequence"),
+    ("a: !!str [1]\n", (1, 4, "/a"), "!!str cannot hold a sequence"),
+    ("a: !!set {b: null}\n", (1, 4, "/a"), "the tag !!set is not supported"),
+    ("a: !!omap [{b: 1}]\n", (1, 4, "/a"), "the tag !!omap is not supported"),
+    ("!foo k: 1\n", (1, 1, "/k"), "the tag !foo is not supported"),
+    ("!!float k: 1\n", (1, 1, "/k"), "!!float cannot hold 'k'"),
+    ("%TAG !e! tag:example.com,2000:\n---\na: !e!x 1\n", (3, 4, "/a"), "tag:example.com,2000:x is not supported"),
+])
+def test_an_explicit_tag_that_cannot_hold_its_value_is_an_error_at_its_place(text, place, said):
+    doc, problems = load_yaml(text + "z: 1\n")
+    assert codes(problems) == [("yaml-tag", *place)]
+    assert said in problems[0].message and problems[0].message.startswith(f"`{place[2][1:]}`")
+    assert doc.value["z"] == 1  # the rest of the file is read
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("!!float 1", 1.0), ("!!float 1.5", 1.5), ("!!float -.inf", -math.inf), ("!!float 017", 17.0),
+    ("!!int 0x1F", 31), ("!!int 1_000", 1000), ("!!int '7'", 7), ("!!bool TRUE", True), ("!!bool false", False),
+    ("!!null ~", None), ("!!null", None), ("!!str 12", "12"), ("!!str", ""), ("!!timestamp 2001-12-14", "2001-12-14"),
+    ("!!map {b: 1}", {"b": 1}), ("!!seq [1]", [1]), ("!<tag:yaml.org,2002:int> 3", 3), ("!!str true", "true"),
+])
+def test_an_explicit_tag_that_holds_its_value_loads_it(text, value):
+    doc, problems = load_yaml(f"a: {text}\n")
+    assert problems == [] and doc.value == {"a": value}
 
 
 @pytest.mark.parametrize(("text", "place"), [("[", (1, 2)), ("a: 1\nb: [\n", (2, 5)), ('a: "x', (1, 6))])

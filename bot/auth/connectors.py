@@ -70,8 +70,8 @@ def secret_of(doc: dict[str, Any], pointer: str, secrets: ConnectorSecrets, what
         if found.reason == VALIDATION_FAILED:
             raise SignInError("secret-reference", f"connector `{name}` may not read its {human_pointer(pointer)}: a "
                                                   "connector reads only its own secret (`secret://<its name>/KEY`), "
-                                                  "never one the admin file references (a model key, say); see the "
-                                                  "connector's status", status=400)
+                                                  "never the server's own or one the admin file references (a model "
+                                                  "key, say); see the connector's status", status=400)
         raise SignInError("connector", f"connector `{name}`'s {what} cannot be read from the secret store",
                           status=500)
     return value

@@ -17,7 +17,7 @@ from bot.connectors.safe_parse import compile_regex
 from bot.connectors.urls import URLError, parse_url
 from bot.connectors.values import DURATION_HINT, NANOS_PER_SECOND, parse_duration
 from bot.pointers import get_at, join_pointer
-from bot.secrets import SecretError, SecretStore, is_reference, parse_reference, resolve
+from bot.secrets import SERVER_SECRET_NAMES, SecretError, SecretStore, is_reference, parse_reference, resolve
 
 # design.md: the global Microsoft Graph service and the national-cloud deployments.
 GRAPH_ENDPOINTS = (
@@ -228,9 +228,9 @@ def resolve_secret(doc: dict, pointer: str, secrets: ConnectorSecrets) -> tuple[
     One secret store holds every connector's secrets and the model API keys, and anyone may start
     a sign-in, which sends the client secret to the connector's token endpoint. So a connector may
     read only the secret named after itself (`secret://<metadata.name>/KEY`, one Kubernetes Secret
-    per connector), and never a secret the admin file references, whatever the connector is called
-    (a connector *named* `openai` must not read `secret://openai/api-key`). Both rules hold at every
-    use, not only when the connector is written.
+    per connector), and never the server's own (`github-app`) or a secret the admin file references,
+    whatever the connector is called (a connector *named* `openai` must not read
+    `secret://openai/api-key`). These rules hold at every use, not only when the connector is written.
     """
     value = get_at(doc, pointer)
     if not isinstance(value, str):
@@ -246,6 +246,11 @@ def resolve_secret(doc: dict, pointer: str, secrets: ConnectorSecrets) -> tuple[
     if isinstance(ref, str):
         return None, [problem(pointer, "secret-reference", f"is not a valid secret reference: {ref}")]
     owner = connector_name(doc)
+    if ref.name in SERVER_SECRET_NAMES:
+        return None, [problem(pointer, "secret-reference",
+                              f"refers to secret `{ref.name}`, which holds the server's own GitHub App credentials: "
+                              "no connector may read it, whatever the connector is called; give the connector a "
+                              "secret of its own name")]
     if ref.name != owner:
         return None, [problem(pointer, "secret-reference",
                               f"refers to secret `{ref.name}`, but a connector may only read its own secret: "

@@ -4,6 +4,9 @@ What counts is every finding the review made that the configured feedback keeps,
 a blocking finding withheld by `requireSuggestedFix` (no fix to offer) is still a blocking problem,
 so it still stops an approval and still fails the check run, whose title says it was withheld.
 Only the app's own reviews are ever dismissed; a review that did not complete changes nothing.
+A review that completed with a gap — a finding of the model's dropped as malformed, findings past
+the limit, part of the diff never sent — is not approved: what it did not see may be blocking. Its
+findings still dismiss an earlier approval as any review's do.
 """
 
 from __future__ import annotations
@@ -39,12 +42,14 @@ def decide(
     app_login: str,
     findings: Sequence[Finding],
     reviews: Iterable[Mapping],
+    gaps: Sequence[str] = (),
 ) -> tuple[Decision, ...]:
     """What to do about approvals after one review of `head_sha`.
 
     `reviews` are the pull request's reviews as GitHub lists them. Dismissal does not depend on
     `approve`: an approval the app gave earlier must not stand once the app finds a problem, even
-    if approving has since been turned off.
+    if approving has since been turned off. `gaps`: what the review could not see (`gaps()`), in
+    words; any withholds the approval, and the decision says why.
     """
     short = head_sha[:7]
     if not completed:
@@ -60,10 +65,32 @@ def decide(
         return (Decision("none", f"not approved: {blocking} blocking, {important} important finding(s)"),)
     if not approve:
         return (Decision("none", "approve is off"),)
+    if gaps:
+        return (Decision("none", "approval withheld: " + "; ".join(gaps), withheld=True),)
     if any(r.get("commit_id") == head_sha for r in own_approvals):
-        return (Decision("none", f"already approved at {short}"),)
+        return (Decision("none", f"already approved at {short}", approved=True),)
     return (Decision("approve", f"Reviewer found nothing blocking or important at {short}.",
-                     commit_id=head_sha),)
+                     commit_id=head_sha, approved=True),)
+
+
+def _many(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def gaps(*, malformed: int, over_limit: int, unreviewed: Sequence[str], max_findings: int) -> tuple[str, ...]:
+    """What a completed review could not see, each in words for the check run (empty: nothing)."""
+    out = []
+    if malformed:
+        out.append(f"{_many(malformed, 'finding', 'findings')} of the model's answer "
+                   f"{'was' if malformed == 1 else 'were'} malformed and dropped (what "
+                   f"{'it' if malformed == 1 else 'they'} said is unknown)")
+    if over_limit:
+        out.append(f"{_many(over_limit, 'finding', 'findings')} past the limit of {max_findings} "
+                   f"{'was' if over_limit == 1 else 'were'} not read")
+    if unreviewed:
+        shown = ", ".join(unreviewed[:5]) + (f" and {len(unreviewed) - 5} more" if len(unreviewed) > 5 else "")
+        out.append(f"part of the diff was not sent to the model, for its size: {shown}")
+    return tuple(out)
 
 
 def conclusion(

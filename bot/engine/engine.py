@@ -22,7 +22,7 @@ from bot.config.model import Provider
 from bot.engine import decisions
 from bot.engine.comments import render_comments, render_summary_builtin
 from bot.engine.diff import FilePatch, read_patches
-from bot.engine.findings import FINDINGS_SCHEMA, Finding, ParsedAnswer, parse_answer
+from bot.engine.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedAnswer, parse_answer
 from bot.engine.fingerprints import PostedFinding, fingerprint, still_standing
 from bot.engine.outcome import Attempt, Counts, ReviewOutcome
 from bot.engine.providers import ModelClient, ProviderError, make_client, split_model_ref
@@ -278,15 +278,18 @@ async def run_review(
     log.info("%s review of %s completed with %s: %d posted (%d inline), counts %s", scope.kind, head_sha[:7],
              answer.model, len(shaped.posted), len(comments.inline), counts.to_json())
     conclusion, title = decisions.conclusion("completed", standing, shaped.withheld, None)
+    gaps = decisions.gaps(malformed=answer.parsed.malformed, over_limit=answer.parsed.over_limit,
+                          unreviewed=[p for r in requests for p in r.unreviewed], max_findings=MAX_FINDINGS)
+    decided = decisions.decide(completed=True, approve=bool(plan.get("approve")), head_sha=head_sha,
+                               app_login=app_login, findings=[*standing, *shaped.withheld], reviews=reviews, gaps=gaps)
+    if any(d.withheld for d in decided):
+        title = f"{title}; not approved: the review is incomplete"
     return ReviewOutcome(
         status="completed", head_sha=head_sha, model=answer.model,
         fallback_used=answer.fallback_used, failure=None, attempts=answer.attempts,
         inline=comments.inline, summary=comments.summary, counts=counts,
         annotations=decisions.check_run_annotations((*shaped.posted, *repeated)),
-        decisions=decisions.decide(
-            completed=True, approve=bool(plan.get("approve")), head_sha=head_sha,
-            app_login=app_login, findings=[*standing, *shaped.withheld], reviews=reviews),
-        conclusion=conclusion, title=title,  # type: ignore[arg-type]
-        notes=(*notes, *comments.notes), kind=scope.kind, fingerprints=tuple(prints),
+        decisions=decided, conclusion=conclusion, title=title,  # type: ignore[arg-type]
+        notes=(*notes, *comments.notes), kind=scope.kind, fingerprints=tuple(prints), gaps=gaps,
         findings=tuple(p.finding for p in shaped.posted),
     )

@@ -1,13 +1,18 @@
-"""The findings format (design.md "Findings"): its JSON Schema, and reading a model's answer.
+"""The findings format (docs/reviews.md "The findings format"): its JSON Schema, and reading a
+model's answer.
 
 A model's answer is untrusted text. It is accepted as one JSON object, bare or inside a fenced code
 block; an answer with no such object is *unusable* (the engine then tries the fallback model),
 while a usable answer keeps every well-formed finding and drops each malformed one with a count,
-so that one bad entry never costs the rest of the review.
+so that one bad entry never costs the rest of the review. A category is a label, not what a finding
+is about: one we do not know (`correctness`) or none at all is kept as `other`, with its severity,
+and noted; only what a finding cannot be placed or weighed without (path, lines, severity, message)
+makes it malformed.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,8 +22,9 @@ from bot.jsonbody import parse_json
 SEVERITIES = ("blocking", "important", "minor", "nit")
 CATEGORIES = (
     "bug", "risk", "breaking-change", "security",
-    "performance", "maintainability", "style", "docs",
+    "performance", "maintainability", "style", "docs", "other",
 )
+OTHER = "other"  # the category of a finding whose category is none of the others
 MAX_FINDINGS = 100  # more than this is noise; the rest are counted, not posted
 MAX_MESSAGE_CHARS = 4000
 MAX_FIX_CHARS = 20000
@@ -67,7 +73,7 @@ class ParsedAnswer:
     findings: tuple[Finding, ...] = ()
     malformed: int = 0  # entries dropped for breaking the schema
     over_limit: int = 0  # well-formed entries past MAX_FINDINGS
-    problems: tuple[str, ...] = field(default=())  # the first few reasons, for the check run
+    problems: tuple[str, ...] = field(default=())  # the first few reasons and remarks, for the check run
     error: str | None = None  # set: the answer as a whole is unusable
 
 
@@ -135,8 +141,6 @@ def _check(entry: Any) -> str | None:
         return "endLine: must not be before startLine"
     if entry.get("severity") not in SEVERITIES:
         return f"severity: must be one of {', '.join(SEVERITIES)}"
-    if entry.get("category") not in CATEGORIES:
-        return f"category: must be one of {', '.join(CATEGORIES)}"
     if not isinstance(entry.get("message"), str) or not entry["message"].strip():
         return "message: a non-empty string is required"
     if entry.get("suggestedFix") is not None and not isinstance(entry["suggestedFix"], str):
@@ -147,16 +151,28 @@ def _check(entry: Any) -> str | None:
     return None
 
 
+def _recategorised(entry: dict) -> str | None:
+    """Why a well-formed finding's category becomes `other`, or None when it is one of ours."""
+    category = entry.get("category")
+    if category in CATEGORIES:
+        return None
+    if category is None:
+        return f"category missing; kept as {OTHER}"
+    shown = category if isinstance(category, str) else json.dumps(category)[:40]
+    return f"category {shown[:40]!r} is not one of ours; kept as {OTHER}"
+
+
 def _finding(entry: dict) -> Finding:
     path = entry["path"].strip()
     path = path[2:] if path.startswith("./") else path
     fix = entry.get("suggestedFix")
+    category = entry.get("category")
     return Finding(
         path=path,
         start_line=entry["startLine"],
         end_line=entry["endLine"],
         severity=entry["severity"],
-        category=entry["category"],
+        category=category if category in CATEGORIES else OTHER,
         message=entry["message"].strip()[:MAX_MESSAGE_CHARS],
         # An empty fix is read as "no fix": models write "" for none far more often than they
         # mean "delete these lines", and a wrong deletion suggestion is worse than none.
@@ -186,4 +202,7 @@ def parse_answer(text: str) -> ParsedAnswer:
             over_limit += 1
         else:
             findings.append(_finding(entry))
+            remark = _recategorised(entry)
+            if remark is not None and len(problems) < 5:
+                problems.append(f"findings[{index}]: {remark}")
     return ParsedAnswer(tuple(findings), malformed, over_limit, tuple(problems))

@@ -79,6 +79,8 @@ class Decision:
     reason: str
     review_id: int | None = None  # the review to dismiss
     commit_id: str | None = None  # the commit an approval is for
+    withheld: bool = False  # `none` because the review has gaps, though approve is on and nothing was found
+    approved: bool = False  # the head stands approved by the app once this is carried out (or already was)
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "reviewId": self.review_id, "reason": self.reason}
@@ -111,6 +113,7 @@ class ReviewOutcome:
     # What this review posts, inline or in the summary, in the model's order: what a reader of the
     # pull request sees of it (`reviewer eval` scores these).
     findings: tuple[Finding, ...] = ()
+    gaps: tuple[str, ...] = ()  # what the review could not see (bot.engine.decisions.gaps): no approval
 
     def review_request(self) -> dict | None:
         """The "create a review" body carrying the inline comments, or None when there are none."""
@@ -139,4 +142,5 @@ class ReviewOutcome:
             "title": self.title,
             "kind": self.kind,
             "notes": list(self.notes),
+            "gaps": list(self.gaps),
         }

@@ -38,6 +38,7 @@ class ModelRequest:
     messages: list[dict]
     notes: tuple[str, ...] = ()  # what was cut or left out, in words for the summary
     reviewed: tuple[str, ...] = ()  # paths whose diff (whole or in part) went to the model
+    unreviewed: tuple[str, ...] = ()  # paths whose diff was cut or left out for the budget: no approval
 
 
 def as_plan_dict(plan: Any) -> dict:
@@ -86,7 +87,7 @@ Answer with one JSON object and nothing else: {{"findings": [...]}}. Each findin
   the left margin of the diff; a finding should point at changed or nearby lines of a hunk.
 - severity: one of {", ".join(SEVERITIES)}. blocking: must be fixed before merging (a bug, a security
   hole, data loss). important: should be fixed. minor: worth fixing. nit: taste or style.
-- category: one of {", ".join(CATEGORIES)}.
+- category: one of {", ".join(CATEGORIES)} (other: when none of the rest fits).
 - suggestedFix: the exact replacement text for lines startLine..endLine, whole lines, with their
   indentation; omit it when you have no concrete fix.
 - rules: ids of the rules below that the finding is about; only ids listed below.
@@ -105,11 +106,13 @@ _FEEDBACK = {
 
 def _diff_section(
     plan: dict, patches: Mapping[str, FilePatch], budget: int
-) -> tuple[str, list[str], list[str]]:
+) -> tuple[str, list[str], list[str], list[str]]:
+    """(the section, notes, paths sent, paths cut or left out for the budget)."""
     parts: list[str] = []
     notes: list[str] = []
     reviewed: list[str] = []
     omitted: list[str] = []
+    cut: list[str] = []
     left = budget
     for path in plan.get("files", []):
         patch = patches.get(path)
@@ -133,11 +136,12 @@ def _diff_section(
             left -= _size(line) + 1
         if len(kept) < len(lines):
             notes.append(f"{path}: diff cut after {len(kept)} of {len(lines)} lines")
+            cut.append(path)
         parts.append(head + "\n" + fence("\n".join(kept), "diff"))
         reviewed.append(path)
     if omitted:
         notes.append(f"diff budget spent: {len(omitted)} file(s) not reviewed: {', '.join(omitted)}")
-    return "\n\n".join(parts), notes, reviewed
+    return "\n\n".join(parts), notes, reviewed, [*cut, *omitted]
 
 
 def _rules_section(plan: dict, files: Mapping[str, str], budget: _Budget) -> str:
@@ -204,7 +208,7 @@ def build_request(
     already within `budgets.index` (retrieval ranks and cuts it; this only renders it).
     `earlier`: for an incremental review, the pull request's diff of files beyond `patches`
     (or of the same files, before the new changes), sent as labelled context within its budget."""
-    diff, diff_notes, reviewed = _diff_section(plan, patches, budgets.diff)
+    diff, diff_notes, reviewed, unreviewed = _diff_section(plan, patches, budgets.diff)
     earlier_text = _earlier_section(earlier, budgets.earlier_diff)
     rules = _Budget(budgets.rules, "rule")
     context = _Budget(budgets.context, "context file")
@@ -235,4 +239,4 @@ def build_request(
         sections.append("## Left out of this request\n" + "\n".join(f"- {n}" for n in notes))
     user = "\n\n".join(s for s in sections if s)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
-    return ModelRequest(messages, tuple(notes), tuple(reviewed))
+    return ModelRequest(messages, tuple(notes), tuple(reviewed), tuple(unreviewed))

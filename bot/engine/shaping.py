@@ -2,7 +2,7 @@
 
 The steps run in a fixed order, each counting what it holds back, so the summary can say exactly
 why a finding the model gave is not where the author might look for it:
-`feedback: minimal` drops categories other than bug/risk/breaking-change/security; then
+`feedback: minimal` drops categories other than bug/risk/breaking-change/security (and `other`); then
 `requireSuggestedFix` withholds findings without a fix; then rule ids are checked against the rules
 that apply; then each finding is placed inline or in the summary (`comments.inline`, nits under
 `standard`, lines outside the diff).
@@ -17,7 +17,10 @@ from bot.engine.diff import FilePatch, placeable
 from bot.engine.findings import Finding
 from bot.engine.outcome import Counts
 
-MINIMAL_CATEGORIES = frozenset({"bug", "risk", "breaking-change", "security"})
+# `other` too: the model named a category of its own (bot.engine.findings), and under minimal feedback
+# it was asked for bugs, risks, breaking changes and security alone, so it may be any of them; a
+# finding is never left out for our not knowing its label.
+MINIMAL_CATEGORIES = frozenset({"bug", "risk", "breaking-change", "security", "other"})
 RULE_TEXT_CHARS = 100
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import aiohttp
 
 from bot.github import GitHubApp
-from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, Handler, Job
+from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, Handler, Job, ReviewResult
 from bot.pipeline.followup import handle_conversation
 from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, sqlite_stores
 from bot.pipeline.installation import index_installation, repository_changes
@@ -71,24 +71,24 @@ def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSessi
                                              incremental=incremental)
         return services
 
-    async def handle(job: Job) -> None:
+    async def handle(job: Job) -> ReviewResult | None:
+        """Run the job; what the review it ran came to (None: it ran none)."""
         if job.event == "push":
             await _push(job)
-            return
+            return None
         if job.event in INSTALLATION_EVENTS:
             await _installation_indexes(job)
-            return
+            return None
         if job.event in CONVERSATION_EVENTS:
             services = ready()
-            await handle_conversation(services, services.app.installation(_installation(job)), job)
-            return
+            return await handle_conversation(services, services.app.installation(_installation(job)), job)
         target = target_for(job)
         if target is None:
             logger.info("no pull request to review in %s.%s (a fork's check suite lists none)",
                         job.event, job.action)
-            return
+            return None
         services = ready()
-        await review_pull_request(services, services.app.installation(_installation(job)), target)
+        return await review_pull_request(services, services.app.installation(_installation(job)), target)
 
     async def _push(job: Job) -> None:
         services = ready()

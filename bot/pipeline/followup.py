@@ -17,7 +17,7 @@ from typing import Any, Literal
 from bot.engine import followup
 from bot.github import GitHubClient, pull_request, read_file
 from bot.github.conversation import create_comment, reply_in_thread, review_comments
-from bot.jobs import Job
+from bot.jobs import Job, ReviewResult
 from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import gather, read_paths
 from bot.pipeline.review import Services, review_pull_request
@@ -92,10 +92,11 @@ async def _hear(services: Services, gh: GitHubClient, job: Job) -> _Heard | None
     return None if asked.kind == "nothing" else _Heard(said, asked, thread, job.pr_number)
 
 
-async def handle_conversation(services: Services, gh: GitHubClient, job: Job) -> None:
+async def handle_conversation(services: Services, gh: GitHubClient, job: Job) -> ReviewResult | None:
+    """Answer a comment or run the command it holds; what a review it ran came to (else None)."""
     heard = await _hear(services, gh, job)
     if heard is None:
-        return
+        return None
     said = heard.said
     owner, _, repo = str(job.repo).partition("/")
     pull = await pull_request(gh, owner, repo, heard.number)
@@ -106,33 +107,33 @@ async def handle_conversation(services: Services, gh: GitHubClient, job: Job) ->
     plan_json = plan.to_json()
     if plan_json["skipReason"] == "disabled":
         logger.info("follow-ups are off for %s: enabled is false", target.full_name)
-        return
+        return None
     if not await services.access.may_write(gh, owner, repo, said.author):
         logger.info("%s has no write access to %s: not answered", said.author, target.full_name)
-        return
+        return None
     memory = services.memory
     assert memory is not None  # make_services always opens it
     if not await memory.claim_comment(target.pull_key, f"{job.event}:{said.comment_id}", job.delivery_id):
         logger.info("comment %s was answered before", said.comment_id)
-        return
+        return None
     where = _Where(gh, target, said.root_id)
     if heard.asked.kind == "command":
-        await _command(services, where, heard.asked.command, said.author, plan_json)
-        return
+        return await _command(services, where, heard.asked.command, said.author, plan_json)
     asking = heard.thread or [{"user": {"login": said.author}, "body": said.body}]
     await _answer(memory, _Context(services, where, plan_json, config, asking, gathered.merge_base))
+    return None
 
 
-async def _command(services: Services, where: _Where, command: str, author: str, plan_json: dict) -> None:
+async def _command(services: Services, where: _Where, command: str, author: str,
+                   plan_json: dict) -> ReviewResult | None:
     memory, target = services.memory, where.target
     assert memory is not None
     slug = (await services.app_login()).removesuffix("[bot]")
     if command in ("review", "full review"):
         force: Literal["review", "full"] = "full" if command == "full review" else "review"
-        await review_pull_request(services, where.gh, replace(target, force=force))
-        return
+        return await review_pull_request(services, where.gh, replace(target, force=force))
     if not await _within_rate(memory, where):
-        return
+        return None
     if command == "pause":
         await memory.set_paused(target.pull_key, author)
         text = (f"Paused automatic reviews of this pull request. `@{slug} resume` starts them again; "
@@ -146,6 +147,7 @@ async def _command(services: Services, where: _Where, command: str, author: str,
         text = help_text(slug)
     await where.post(neutralise_mentions(text) if command == "plan" else text)
     await memory.record_answer(where.thread, "answer")
+    return None
 
 
 async def _within_rate(memory: ReviewMemory, where: _Where) -> bool:

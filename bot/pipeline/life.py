@@ -15,6 +15,7 @@ from typing import Any
 from bot.engine.outcome import ReviewOutcome
 from bot.engine.scope import ReviewScope
 from bot.github import GitHubClient, changes_between
+from bot.jobs import REVIEW_OUTCOMES, ReviewResult
 from bot.pipeline.targets import Target
 from bot.report.checkrun import CheckRunReport
 from bot.reviews.life import Next, next_review, plan_digest
@@ -54,23 +55,26 @@ async def step_for(memory: ReviewMemory, gh: GitHubClient, target: Target, plan:
     return Step(chosen, digest, ReviewScope("full", posted=posted), last, merge_base)
 
 
-def repeated(last: ReviewedHead, reason: str) -> CheckRunReport:
-    """The check run of an event that cannot change the review: the review's own, said again."""
+def repeated(last: ReviewedHead, reason: str) -> tuple[CheckRunReport, ReviewResult]:
+    """The check run of an event that cannot change the review: the review's own, said again, and
+    what it came to (a review remembered before outcomes were, as `findings`)."""
     report = last.report
     note = (f"Already reviewed: {reason}, so the model was not asked again and nothing new was posted. "
             "This is that review's result.")
-    return CheckRunReport(report["conclusion"], report["title"], f"{note}\n\n{report['summary']}",
-                          report.get("text", ""), list(report.get("annotations", [])))
+    outcome = report.get("outcome")
+    result = ReviewResult(outcome if outcome in REVIEW_OUTCOMES else "findings", "already-reviewed")
+    return (CheckRunReport(report["conclusion"], report["title"], f"{note}\n\n{report['summary']}",
+                           report.get("text", ""), list(report.get("annotations", []))), result)
 
 
 async def remember(memory: ReviewMemory, target: Target, step: Step, outcome: ReviewOutcome,
-                   report: CheckRunReport) -> None:
+                   report: CheckRunReport, result: ReviewResult) -> None:
     """A completed review is the one later events of this head repeat, and the base of the next
     incremental review."""
     if outcome.status != "completed":
         return
     saved = {"conclusion": report.conclusion, "title": report.title, "summary": report.summary,
-             "text": report.text, "annotations": report.annotations}
+             "text": report.text, "annotations": report.annotations, "outcome": result.outcome}
     await memory.record_review(target.pull_key, ReviewedHead(target.head_sha, step.digest, saved, step.merge_base))
 
 

@@ -2,6 +2,8 @@
 
 The run is started before anything else can fail and always completed: with the plan's or the
 review's conclusion, or with a readable error when GitHub or the models failed after retries.
+What the review came to (bot.jobs.ReviewResult) is returned for the queue to record beside the
+job's state: a job that ran to its end may hold a review that failed.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import psycopg
 
 from bot.config.model import EffectiveConfig, IndexLimits
 from bot.engine.engine import run_review
+from bot.engine.outcome import ReviewOutcome
 from bot.engine.request import DEFAULT_BUDGETS
 from bot.engine.scope import FULL, ReviewScope
 from bot.github import (
@@ -30,6 +33,7 @@ from bot.github import (
     start_check_run,
 )
 from bot.index.retrieve import Retrieval
+from bot.jobs import ReviewResult
 from bot.pipeline.access import WriteAccess
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.gather import Gathered, gather, read_paths
@@ -92,23 +96,46 @@ async def _start_run(gh: GitHubClient, target: Target, ours: list[dict]) -> int:
                                  external_id=target.delivery_id or None)
 
 
-async def review_pull_request(services: Services, gh: GitHubClient, target: Target) -> None:
+async def review_pull_request(services: Services, gh: GitHubClient, target: Target) -> ReviewResult | None:
+    """Review the target's head and complete its check run; what the review came to, or None when
+    no run was made (a check suite for a head that already has one)."""
     # Our runs on the head, asked once, and only where they matter (not on a plain first attempt).
     wanted = target.only_if_new or target.attempt > 1
     ours = await list_check_runs(gh, target.owner, target.repo, target.head_sha) if wanted else []
     if target.only_if_new and ours:
         logger.info("check suite requested for %s, which already has a Reviewer run", target.head_sha[:7])
-        return
+        return None
     run_id = await _start_run(gh, target, ours)
     stage = _Stage()
     try:
-        report = await _review(services, gh, target, stage)
+        report, result = await _review(services, gh, target, stage)
     except Exception as exc:
         reason = _failure_text(exc)
         failed = report_for_failure(stage.name, reason)
         await complete_check_run(gh, target.owner, target.repo, run_id, failed.conclusion, _output(failed))
         raise
     await complete_check_run(gh, target.owner, target.repo, run_id, report.conclusion, _output(report))
+    return result
+
+
+def plan_result(plan_json: dict) -> ReviewResult:
+    """A plan that asks for no review: an invalid configuration is a failed review (fixed, it is
+    run again by a redelivery), any other skip reason a skipped one."""
+    reason = plan_json.get("skipReason") or "skipped"
+    return ReviewResult("failed" if reason == "invalid-config" else "skipped", reason)
+
+
+def review_result(outcome: ReviewOutcome, carried: list[dict]) -> ReviewResult:
+    """What a model review came to; `carried` is what the poster did of its decisions, in order
+    (`refused` set where GitHub said no)."""
+    if outcome.status == "failed":
+        return ReviewResult("failed", "no-usable-answer")
+    if outcome.status == "skipped":
+        return ReviewResult("skipped", "skipped")
+    refused = {i for i, done in enumerate(carried) if done.get("refused")}
+    if any(d.approved and i not in refused for i, d in enumerate(outcome.decisions)):
+        return ReviewResult("approved")
+    return ReviewResult("findings", "incomplete" if outcome.gaps else None)
 
 
 def _failure_text(exc: Exception) -> str:
@@ -124,11 +151,15 @@ def _output(report: CheckRunReport) -> CheckOutput:
     return CheckOutput(report.title, report.summary, report.text or None, annotations)
 
 
-async def _review(services: Services, gh: GitHubClient, target: Target, stage: _Stage) -> CheckRunReport:
+Reviewed = tuple[CheckRunReport, ReviewResult]
+
+
+async def _review(services: Services, gh: GitHubClient, target: Target, stage: _Stage) -> Reviewed:
     if services.memory is not None and not target.force:
         paused = await services.memory.paused_by(target.pull_key)
         if paused is not None:
-            return paused_report(paused, (await services.app_login()).removesuffix("[bot]"))
+            return (paused_report(paused, (await services.app_login()).removesuffix("[bot]")),
+                    ReviewResult("skipped", "paused"))
     stage.name = "reading the pull request from GitHub"
     gathered = await gather(gh, target)
     stage.name = "planning"
@@ -137,11 +168,11 @@ async def _review(services: Services, gh: GitHubClient, target: Target, stage: _
     if not config.enabled and services.indexes is not None:  # enabled: false stops indexing too
         await services.indexes.delete(target.full_name)
     if plan_json["decision"] != "review":
-        return report_for_plan(plan_json)
+        return report_for_plan(plan_json), plan_result(plan_json)
     if not config.providers:
-        return report_for_plan(plan_json, [NO_PROVIDER])
+        return report_for_plan(plan_json, [NO_PROVIDER]), ReviewResult("skipped", "no-provider")
     if not any(plan_json["models"].values()):
-        return report_for_plan(plan_json, [NO_MODEL])
+        return report_for_plan(plan_json, [NO_MODEL]), ReviewResult("skipped", "no-model")
     step = None
     if services.memory is not None and services.incremental:
         stage.name = "reading what earlier reviews of this pull request did"
@@ -155,7 +186,7 @@ async def _review(services: Services, gh: GitHubClient, target: Target, stage: _
 
 async def _model_review(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
                         plan_json: dict, config: EffectiveConfig, report: CheckRunReport,
-                        stage: _Stage, step: Step | None) -> CheckRunReport:
+                        stage: _Stage, step: Step | None) -> Reviewed:
     files = await read_paths(gh, target.owner, target.repo, referenced_paths(plan_json), gathered.merge_base)
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     login = await services.app_login()
@@ -178,9 +209,10 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     carried_out = {**outcome.to_json(), "decisions": posted.decisions} if posted.decisions else outcome.to_json()
     kind = [describe(step, target.head_sha)] if step is not None else []
     final = with_review(report, carried_out, outcome.summary, [*kind, *outcome.notes, *posted.notes])
+    result = review_result(outcome, posted.decisions)
     if memory is not None and step is not None:
-        await remember(memory, target, step, outcome, final)
-    return final
+        await remember(memory, target, step, outcome, final, result)
+    return final, result
 
 
 async def _index_context(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,

@@ -1,4 +1,5 @@
-"""The admin API: `GET /api/config/{owner}/{repo}`, the effective configuration of a repository and
+"""The admin API: `GET /api/config/{owner}/{repo}` (and bot.server.admin_deliveries's
+`POST /api/deliveries/{id}/redeliver`). The first is the effective configuration of a repository and
 where each value came from, for a caller with `config:read` on the repository's account (the
 admin token, or a session whose roles allow it: `accounts` in the admin file's `access` narrows it).
 
@@ -29,6 +30,7 @@ from bot.diagnostics import Diagnostic
 from bot.github import GitHubError
 from bot.plan.config_files import load_config_file
 from bot.server import logging as log
+from bot.server.admin_deliveries import setup_delivery_routes
 from bot.server.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
 from bot.yamldoc import MAX_BYTES
 
@@ -46,6 +48,7 @@ def setup_admin_routes(app: web.Application, *, gate: Gate, context: Callable[[]
     """`context()` gives the running server's context (None before it starts)."""
     api = _AdminAPI(gate, context)
     app.router.add_get("/api/config/{owner}/{repo}", api.config)
+    setup_delivery_routes(app, gate=gate, context=context)
 
 
 def config_report(admin: AdminConfig | None, at_head: ConfigAtHead) -> dict[str, Any]:

@@ -4,10 +4,11 @@
 store and the HTTP session exist and returns the job handler (`async def handle(job) -> None`),
 so tests inject a small real handler and `main` injects the pipeline.
 
-Routes: the webhook, health and metrics; sign-in through the connectors (`bot.auth.http`); the
+Routes: the webhook, health (`/healthz`, and the probes `/livez`, `/readyz`: bot.server.probes) and metrics; sign-in through the connectors (`bot.auth.http`); the
 connector resource API and the admin API, both behind the sign-in gate (a session with the
 permission, or the break-glass `REVIEWER_ADMIN_TOKEN`); the admin console (`/console/`,
-bot.server.console) wherever sign-in is served (roles "all" and "web"). Wherever jobs run (roles
+bot.server.console) and the home page (`/`, bot.server.home) wherever sign-in is served (roles
+"all" and "web"). Wherever jobs run (roles
 "all" and "worker"), the delivery timeline is recorded around the job handler and on the outgoing
 HTTP session. The storage (bot.store: SQLite or PostgreSQL, from `REVIEWER_DATABASE_URL`) holds
 the delivery, timeline and connector stores; it opens (and migrates) when the app starts and closes
@@ -43,13 +44,15 @@ from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.console import setup_console
 from bot.server.console.timeline import TimelineRecorder
+from bot.server.home import setup_home
 from bot.server.metrics import Metrics
 from bot.server.pg_queue import ProcrastinateQueue
+from bot.server.probes import Readiness, setup_probes
 from bot.server.queue import JobQueue
 from bot.server.retention import keep_pruning
 from bot.server.settings import Settings
 from bot.server.webhook import MAX_BODY, make_handler
-from bot.store import is_postgres, redact_url, storage_for
+from bot.store import is_postgres, latest_schema_version, redact_url, storage_for
 from bot.store.model import DeliveryStore, Storage
 
 logger = log.get("app")
@@ -138,6 +141,8 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     token = settings.admin_token.reveal() if settings.admin_token else None
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
+    setup_probes(app, Readiness(started=lambda: app[RUNTIME].queue is not None, ping=store.ping,
+                                schema_version=storage.schema_version, latest=latest_schema_version(settings.database_url)))
     app.cleanup_ctx.append(_lifecycle)
     if role != "web":
         _record_timeline(app, settings)
@@ -155,6 +160,7 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     setup_connector_routes(app, storage.connectors, admin_token=token, gate=gate, reconciler=reconciler)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
     _with_console(app, settings, gate)
+    setup_home(app, settings)
     return app
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import os
 import signal
 import sys
 
@@ -23,6 +22,7 @@ from bot.pipeline import make_handler
 from bot.server import logging as log
 from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
 from bot.server.app import HandlerFactory, Role, ServerContext, make_app
+from bot.server.listen import ListenError, start_site
 from bot.server.metrics import Metrics
 from bot.server.settings import Settings, SettingsError, load_settings
 from bot.store import is_postgres, redact_url
@@ -38,10 +38,6 @@ def pipeline_handler(context: ServerContext) -> Handler:
                         database_url=context.settings.database_url)
 
 
-class ListenError(Exception):
-    """The port cannot be listened on (in use, not permitted); the message says which and why."""
-
-
 def _error(message: str, command: str = "reviewer serve") -> None:
     print(f"{command}: error: {message}", file=sys.stderr)
 
@@ -54,19 +50,17 @@ async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics,
     app = make_app(settings, handler_for, admin=admin, metrics=metrics, role=role)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
-    site = web.TCPSite(runner, host="0.0.0.0", port=settings.port)
     try:
-        await site.start()
-    except OSError as exc:
+        await start_site(runner, settings.host, settings.port)
+    except ListenError:
         await runner.cleanup()
-        reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        raise ListenError(f"cannot listen on port {settings.port} (PORT): {reason}") from None
+        raise
     _freeze_startup_objects()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):  # before "listening": a supervisor may stop us right after it
         loop.add_signal_handler(sig, stop.set)
-    logger.info("listening", extra={"port": runner.addresses[0][1]})  # the real port when PORT=0
+    logger.info("listening", extra={"host": settings.host, "port": runner.addresses[0][1]})  # the real port when PORT=0
     try:
         await stop.wait()
         logger.info("stopping")
@@ -98,7 +92,7 @@ def _run(args: argparse.Namespace, role: Role) -> int:
     command = "reviewer worker" if role == "worker" else "reviewer serve"
     try:
         settings = load_settings(config_file=getattr(args, "config", None), port=getattr(args, "port", None),
-                                 require_app=True)
+                                 host=getattr(args, "host", None), require_app=True)
     except SettingsError as exc:
         for problem in exc.problems:
             _error(problem, command)

@@ -159,6 +159,11 @@ class Metrics:
         self.jobs = r.register(Counter(
             "reviewer_jobs_total", "Finished jobs by event and outcome (done, failed, superseded).",
             ("event", "outcome")))
+        self.reviews = r.register(Counter(
+            "reviewer_reviews_total",
+            "Reviews by event, outcome (approved, findings, failed, skipped) and reason (why one failed or was "
+            "skipped; empty when none). A failed review's job is `done` in reviewer_jobs_total.",
+            ("event", "outcome", "reason")))
         self.queue_depth = r.register(Gauge(
             "reviewer_queue_depth", "Jobs waiting: received but not classified, or queued and not started.",
             ("state",)))
@@ -179,6 +184,9 @@ class Metrics:
 
     def delivery(self, event: str, outcome: str) -> None:
         self.deliveries.inc(event=event, outcome=outcome)
+
+    def review(self, event: str, outcome: str, reason: str | None) -> None:
+        self.reviews.inc(event=event, outcome=outcome, reason=reason or "")
 
     def github_call(self, status: int | str) -> None:
         """For the GitHub client: one call per response (its status) or failure ('error')."""

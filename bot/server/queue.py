@@ -17,7 +17,7 @@ import bisect
 import time
 from dataclasses import dataclass, field
 
-from bot.jobs import Handler, Job, stored_payload, supersedes
+from bot.jobs import Handler, Job, ReviewResult, stored_payload, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import BIG_BODY, decide_in_turn
 from bot.server.metrics import Metrics
@@ -160,7 +160,9 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
     """Start a queued delivery's job, run the handler, record the end; False when it was not queued.
 
     A handler's exception marks the job failed (a redelivery retries it); a cancellation (the
-    process stopping) leaves the row `running`, for `recover` to put back in the queue."""
+    process stopping) leaves the row `running`, for `recover` to put back in the queue. A review
+    the handler returns is recorded beside the job's `done`: one that failed makes the delivery a
+    failure to the console and /metrics, and redeliverable, though its job ran to its end."""
     started = await store.start(delivery_id)
     if started is None:  # no longer queued
         return False
@@ -175,16 +177,27 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
         job = Job(started.delivery_id, started.event, started.action, payload,
                   started.installation_id, started.repo, started.pr_number, started.head_sha,
                   started.attempt)
-        await handler(job)
+        result = await handler(job)
     except Exception as exc:
         error = log.error_text(exc)
         await _finish(store, delivery_id, "failed", error)
         logger.warning("job failed: %s", error, extra=fields)
         metrics.jobs.inc(event=event, outcome="failed")
     else:
-        await _finish(store, delivery_id, "done", wait=False)
-        logger.info("job done", extra={**fields, "seconds": round(time.monotonic() - began, 3)})
+        review = result if isinstance(result, ReviewResult) else None
+        failed = review is not None and review.outcome == "failed"
+        # A failed review is waited for, as a failed job is: a redelivery right after must find it failed.
+        await _finish(store, delivery_id, "done", review=review, wait=failed)
+        done = {**fields, "seconds": round(time.monotonic() - began, 3)}
+        if review is not None:
+            done.update(review=review.outcome, reason=review.reason)
+        if failed:
+            logger.warning("job done; its review failed (%s)", review.reason if review else "", extra=done)
+        else:
+            logger.info("job done", extra=done)
         metrics.jobs.inc(event=event, outcome="done")
+        if review is not None:
+            metrics.review(event, review.outcome, review.reason)
     finally:
         log.current_delivery.reset(delivery)
         metrics.job_duration.observe(time.monotonic() - began, event=event)
@@ -192,13 +205,13 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
 
 
 async def _finish(store: DeliveryStore, delivery_id: str, state: str, error: str | None = None,
-                  wait: bool = True, patience: float = FINISH_PATIENCE) -> None:
+                  wait: bool = True, patience: float = FINISH_PATIENCE, review: ReviewResult | None = None) -> None:
     """Record a job's end, waiting for a store that is away for a moment (PostgreSQL restarting):
     the work is done, and a row left `running` would be run again."""
     delay, deadline = 0.5, time.monotonic() + patience
     while True:
         try:
-            await store.finish([delivery_id], state, error, wait=wait)
+            await store.finish([delivery_id], state, error, wait=wait, review=review)
             return
         except StoreUnavailable:
             if time.monotonic() + delay > deadline:

@@ -6,6 +6,10 @@ taken literally) — the shape of a Docker or systemd env file, so one file serv
 The environment wins over the file: the file holds the defaults of a deployment, the environment
 the per-instance overrides, as with `docker run --env-file … -e KEY=…`. `--port` wins over both.
 
+The GitHub App's id, private key and webhook secret, when neither the environment nor the file
+gives them, are read from the secret store (`REVIEWER_SECRETS_DIR/github-app/…`, where `reviewer
+setup` writes them; bot/github/credentials.py); `sources` names the file each came from.
+
 Secrets are held in `Secret`, whose repr and str never show the value; `reveal()` is the only way
 in, so a settings object can be logged or printed in a traceback safely.
 """
@@ -23,7 +27,9 @@ from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
 from bot.connectors.values import NANOS_PER_SECOND, parse_duration
+from bot.github import credentials
 from bot.github.client import DEFAULT_API_URL
+from bot.server.listen import DEFAULT_HOST, resolve_host
 from bot.store import check_url, url_password
 from bot.store.sqlite.database import DEFAULT_URL, sqlite_path
 
@@ -32,7 +38,7 @@ KEYS = (
     "GITHUB_API_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
     "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS", "REVIEWER_RECONCILE_SECONDS",
     "REVIEWER_DELIVERY_RETENTION_DAYS", "REVIEWER_PUBLIC_URL", "REVIEWER_SESSION_TTL",
-    "REVIEWER_DIRECTORY_URL",
+    "REVIEWER_DIRECTORY_URL", "REVIEWER_HOST",
 )
 # GitHub lets a delivery be redelivered for 3 days (GitHub Enterprise Server: 7): a delivery kept
 # at least that long is never done twice by a redelivery.
@@ -78,6 +84,7 @@ class Settings:
     private_key: Secret | None = None
     api_url: str = DEFAULT_API_URL
     port: int = 8080
+    host: str = DEFAULT_HOST  # REVIEWER_HOST / --host: the address to listen on (bot/server/listen.py)
     database_url: str = DEFAULT_URL
     admin_config: str | None = None
     admin_token: Secret | None = None
@@ -146,6 +153,9 @@ def _merged(environ: Mapping[str, str], config_file: str | None) -> tuple[dict[s
         if environ.get(key, "") != "":
             values[key] = environ[key]
             sources[key] = "env"
+    for key, (value, path) in credentials.settings_from_store(values.get("REVIEWER_SECRETS_DIR"), set(values)).items():
+        values[key] = value  # what `reviewer setup` wrote, for each GITHUB_* setting left unset
+        sources[key] = path
     return values, sources, problems
 
 
@@ -210,7 +220,7 @@ def _github_app_problems(values: dict[str, str], private_key: str | None, requir
 
 
 def load_settings(environ: Mapping[str, str] | None = None, config_file: str | None = None,
-                  port: int | None = None, *, require_app: bool = False) -> Settings:
+                  port: int | None = None, *, require_app: bool = False, host: str | None = None) -> Settings:
     """Read, check and return the settings; SettingsError lists every problem at once.
 
     `require_app` (what `reviewer serve` asks) also demands the GitHub App's id and private key:
@@ -249,6 +259,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         private_key=Secret(private_key) if private_key else None,
         api_url=api_url,
         port=_port(port, values, problems),
+        host=resolve_host(host, values, problems),
         database_url=database_url,
         admin_config=values.get("REVIEWER_ADMIN_CONFIG") or None,
         admin_token=Secret(values["REVIEWER_ADMIN_TOKEN"]) if values.get("REVIEWER_ADMIN_TOKEN") else None,
@@ -264,7 +275,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         sources=sources,
     )
     if problems:
-        raise SettingsError(problems)
+        raise SettingsError([_named_source(problem, sources) for problem in problems])
     return settings
 
 
@@ -278,6 +289,15 @@ def _seconds(values: dict[str, str], key: str, default: float, most: float, prob
         problems.append(f"{key}: {text!r} is not a number of seconds from 0.05 to {most:g}")
         return default
     return seconds
+
+
+def _named_source(problem: str, sources: Mapping[str, str]) -> str:
+    """A problem with a value read from the secret store names the file it came from."""
+    key, sep, rest = problem.partition(":")
+    source = Path(sources.get(key, ""))
+    if sep and source.parent.name == credentials.SECRET_NAME and source.name in credentials.SETTINGS:
+        return f"{key} (read from {source}):{rest}"
+    return problem
 
 
 def _directory_url(values: dict[str, str], problems: list[str]) -> str | None:

@@ -108,3 +108,13 @@ def migrate_database_blocking(url: str) -> int:
     from bot.store.sqlite.database import sqlite_path
     from bot.store.sqlite.migrations import migrate_file
     return migrate_file(sqlite_path(url))
+
+
+def latest_schema_version(url: str) -> int:
+    """The schema version this release brings the database at `url` to (both backends number alike):
+    a process is ready only while its database has exactly this version (`GET /readyz`)."""
+    if is_postgres(url):
+        from bot.store.postgres.migrations import LATEST as postgres_latest
+        return postgres_latest
+    from bot.store.sqlite.migrations import LATEST as sqlite_latest
+    return sqlite_latest

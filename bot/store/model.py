@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot.jobs import Classification
+from bot.jobs import Classification, ReviewResult
 
 # The states of a delivery's row (see DeliveryStore); `OPEN` ones are never pruned.
 OPEN_STATES = ("received", "queued", "running")
@@ -130,8 +130,15 @@ class DeliveryStore(Protocol):
     `queued` → `running` → `done` | `failed`; `queued` → `superseded`. A redelivery of a `failed`
     row puts it back to `received`; of any other row it is a duplicate and changes nothing.
     `recover` puts `running` rows (a crash interrupted them) back to `queued`. `redeliver` (the
-    console's) puts a `failed` row back to `received` as a redelivery of it does, body kept; it is
-    then dispatched as a new delivery is. `prune` removes a delivery's timeline rows with it.
+    console's and the admin API's) puts a `failed` row back to `received` as a redelivery of it
+    does, body kept; it is then dispatched as a new delivery is. `prune` removes a delivery's
+    timeline rows with it.
+
+    Beside the job's state, a `done` row keeps what its review came to (`review_outcome`:
+    approved, findings, failed, skipped; `review_reason`), as `finish` is given it (None for a job
+    that ran no review). A row whose review failed counts as failed wherever deliveries are
+    counted or filtered (`recent(state="failed")`, `outcomes_since`; see `shown_state`) and is
+    redelivered — by GitHub or by `redeliver` — as a failed one is.
     The row keeps when it moved (`delivery()`, and `recent`'s summaries): `received_at`, `queued_at`
     (the last time it became `queued`: classified, or put back by `recover`), `started_at` and
     `finished_at`; a redelivery clears all but the first.
@@ -156,7 +163,8 @@ class DeliveryStore(Protocol):
     async def count(self, state: str | None = None) -> int: ...
     async def start(self, delivery_id: str) -> Started | None: ...
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
-                     from_state: str = "running", wait: bool = True) -> None: ...
+                     from_state: str = "running", wait: bool = True,
+                     review: ReviewResult | None = None) -> None: ...
     async def delivery(self, delivery_id: str) -> dict[str, Any] | None: ...
     async def prune(self, before: float, limit: int) -> int: ...
     async def ping(self) -> None: ...

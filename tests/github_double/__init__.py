@@ -10,6 +10,10 @@
     ... the app calls double.url ...
     repo.check_runs, pr.reviews, pr.comments, double.calls, double.violations
 
+`GitHubDouble(api_prefix="/api/v3")` serves the API as GitHub Enterprise Server does; the manifest
+flow (manifest_flow.py: GitHub's web form that registers an app, and the code's conversion) is on
+the double's origin.
+
 See server.py for faults (`fail`, `secondary_rate_limit`, `primary_rate_limit`, `unauthorized`,
 `delay`) and webhooks.py for signed deliveries (`payload`, `deliver`).
 """

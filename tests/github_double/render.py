@@ -44,8 +44,9 @@ def _rewrite(value: Any, replacements: list[tuple[str, str]]) -> Any:
 
 
 class Renderer:
-    def __init__(self, api_url: str) -> None:
+    def __init__(self, api_url: str, html_url: str = HTML) -> None:
         self.api = api_url.rstrip("/")
+        self.html = html_url.rstrip("/")  # github.com, or a GitHub Enterprise Server's own origin
 
     def _retarget(self, template: dict, old: str, new: str) -> dict:
         return _rewrite(copy.deepcopy(template), self.replacements(old, new))
@@ -53,7 +54,7 @@ class Renderer:
     def replacements(self, old: str | None = None, new: str | None = None) -> list[tuple[str, str]]:
         """GitHub.com's API URL -> the double's, and one name for another (in URLs and `git@host:name`)."""
         names = [(f"/{old}", f"/{new}"), (f":{old}", f":{new}")] if old and new else []
-        return [("https://api.github.com", self.api), ("http://github.com", HTML), *names]
+        return [("https://api.github.com", self.api), ("http://github.com", self.html), *names]
 
     def user(self, user: User) -> dict:
         template = example("pull_request.opened")["pull_request"]["user"]
@@ -123,14 +124,14 @@ class Renderer:
         base = self.repo_url(repo)
         return {
             "url": f"{base}/commits/{commit.sha}", "sha": commit.sha, "node_id": node_id("Commit", zlib.crc32(commit.sha.encode())),
-            "html_url": f"{HTML}/{repo.full_name}/commit/{commit.sha}", "comments_url": f"{base}/commits/{commit.sha}/comments",
+            "html_url": f"{self.html}/{repo.full_name}/commit/{commit.sha}", "comments_url": f"{base}/commits/{commit.sha}/comments",
             "commit": {"url": f"{base}/git/commits/{commit.sha}", "author": self.git_user(commit),
                        "committer": self.git_user(commit), "message": commit.message, "comment_count": 0,
                        "tree": {"sha": commit.tree_sha, "url": f"{base}/git/trees/{commit.tree_sha}"},
                        "verification": {"verified": False, "reason": "unsigned", "payload": None, "signature": None,
                                         "verified_at": None}},
             "author": None, "committer": None,
-            "parents": [{"sha": p, "url": f"{base}/commits/{p}", "html_url": f"{HTML}/{repo.full_name}/commit/{p}"}
+            "parents": [{"sha": p, "url": f"{base}/commits/{p}", "html_url": f"{self.html}/{repo.full_name}/commit/{p}"}
                         for p in commit.parents],
         }
 
@@ -138,8 +139,8 @@ class Renderer:
         base = self.repo_url(repo)
         out = {"sha": diff.sha, "filename": diff.path, "status": diff.status, "additions": diff.additions,
                "deletions": diff.deletions, "changes": diff.additions + diff.deletions,
-               "blob_url": f"{HTML}/{repo.full_name}/blob/{head_sha}/{diff.path}",
-               "raw_url": f"{HTML}/{repo.full_name}/raw/{head_sha}/{diff.path}",
+               "blob_url": f"{self.html}/{repo.full_name}/blob/{head_sha}/{diff.path}",
+               "raw_url": f"{self.html}/{repo.full_name}/raw/{head_sha}/{diff.path}",
                "contents_url": f"{base}/contents/{diff.path}?ref={head_sha}"}
         if diff.patch:
             out["patch"] = diff.patch
@@ -159,7 +160,7 @@ class Renderer:
     def content_entry(self, repo: Repo, path: str, kind: str, sha: str, size: int, ref: str) -> dict:
         base = self.repo_url(repo)
         git = f"{base}/git/{'blobs' if kind == 'file' else 'trees'}/{sha}"
-        html = f"{HTML}/{repo.full_name}/{'blob' if kind == 'file' else 'tree'}/{ref}/{path}"
+        html = f"{self.html}/{repo.full_name}/{'blob' if kind == 'file' else 'tree'}/{ref}/{path}"
         return {"type": kind, "name": path.rsplit("/", 1)[-1], "path": path, "sha": sha, "size": size,
                 "url": f"{base}/contents/{path}?ref={ref}", "git_url": git, "html_url": html,
                 "download_url": f"https://raw.githubusercontent.com/{repo.full_name}/{ref}/{path}" if kind == "file" else None,
@@ -168,7 +169,7 @@ class Renderer:
     def app(self, app: App) -> dict:
         return {"id": app.id, "slug": app.slug, "client_id": f"Iv1.{app.id:016x}", "node_id": node_id("App", app.id),
                 "owner": self.user(app.owner), "name": app.name, "description": "", "external_url": "https://example.com",
-                "html_url": f"{HTML}/apps/{app.slug}", "created_at": "2024-01-01T00:00:00Z",
+                "html_url": f"{self.html}/apps/{app.slug}", "created_at": "2024-01-01T00:00:00Z",
                 "updated_at": "2024-01-01T00:00:00Z", "permissions": dict(app.permissions), "events": list(app.events),
                 "installations_count": 1}
 
@@ -179,7 +180,7 @@ class Renderer:
                 "permissions": dict(inst.app.permissions), "events": list(inst.app.events),
                 "access_tokens_url": f"{self.api}/app/installations/{inst.id}/access_tokens",
                 "repositories_url": f"{self.api}/installation/repositories",
-                "html_url": f"{HTML}/settings/installations/{inst.id}",
+                "html_url": f"{self.html}/settings/installations/{inst.id}",
                 "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z",
                 "single_file_name": None, "suspended_by": None, "suspended_at": None}
 
@@ -187,7 +188,7 @@ class Renderer:
         base = self.repo_url(repo)
         return {"id": run.id, "node_id": node_id("CheckRun", run.id), "head_sha": run.head_sha, "name": run.name,
                 "external_id": run.external_id, "url": f"{base}/check-runs/{run.id}",
-                "html_url": f"{HTML}/{repo.full_name}/runs/{run.id}", "details_url": run.details_url,
+                "html_url": f"{self.html}/{repo.full_name}/runs/{run.id}", "details_url": run.details_url,
                 "status": run.status, "conclusion": run.conclusion, "started_at": run.started_at,
                 "completed_at": run.completed_at,
                 "output": {"title": run.output.get("title"), "summary": run.output.get("summary"),
@@ -198,7 +199,7 @@ class Renderer:
 
     def review(self, pr: PullRequest, review: Review) -> dict:
         base = self.repo_url(pr.repo)
-        html = f"{HTML}/{pr.repo.full_name}/pull/{pr.number}#pullrequestreview-{review.id}"
+        html = f"{self.html}/{pr.repo.full_name}/pull/{pr.number}#pullrequestreview-{review.id}"
         out = {"id": review.id, "node_id": node_id("PullRequestReview", review.id), "user": self.user(review.user),
                "body": review.body, "state": review.state, "html_url": html,
                "pull_request_url": f"{base}/pulls/{pr.number}", "author_association": "NONE",
@@ -210,7 +211,7 @@ class Renderer:
 
     def review_comment(self, pr: PullRequest, c: ReviewComment) -> dict:
         base = self.repo_url(pr.repo)
-        html = f"{HTML}/{pr.repo.full_name}/pull/{pr.number}#discussion_r{c.id}"
+        html = f"{self.html}/{pr.repo.full_name}/pull/{pr.number}#discussion_r{c.id}"
         return {"url": f"{base}/pulls/comments/{c.id}", "id": c.id, "node_id": node_id("PullRequestReviewComment", c.id),
                 "pull_request_review_id": c.review_id, "diff_hunk": c.diff_hunk, "path": c.path, "commit_id": c.commit_id,
                 "original_commit_id": c.commit_id, "user": self.user(c.user), "body": c.body, "created_at": c.created_at,
@@ -225,7 +226,7 @@ class Renderer:
         """The pull request as an issue (what `issue_comment` deliveries carry), `pull_request` set."""
         template = example("issue_comment.created")["issue"]
         base = self.repo_url(pr.repo)
-        html = f"{HTML}/{pr.repo.full_name}/pull/{pr.number}"
+        html = f"{self.html}/{pr.repo.full_name}/pull/{pr.number}"
         return {**template, "url": f"{base}/issues/{pr.number}", "repository_url": base,
                 "labels_url": f"{base}/issues/{pr.number}/labels{{/name}}",
                 "comments_url": f"{base}/issues/{pr.number}/comments",
@@ -246,6 +247,6 @@ class Renderer:
     def issue_comment(self, pr: PullRequest, c: IssueComment) -> dict:
         base = self.repo_url(pr.repo)
         return {"id": c.id, "node_id": node_id("IssueComment", c.id), "url": f"{base}/issues/comments/{c.id}",
-                "html_url": f"{HTML}/{pr.repo.full_name}/pull/{pr.number}#issuecomment-{c.id}", "body": c.body,
+                "html_url": f"{self.html}/{pr.repo.full_name}/pull/{pr.number}#issuecomment-{c.id}", "body": c.body,
                 "user": self.user(c.user), "created_at": c.created_at, "updated_at": c.updated_at,
                 "issue_url": f"{base}/issues/{pr.number}", "author_association": "NONE"}

@@ -25,11 +25,15 @@ from aiohttp import web
 from . import routes_apps, routes_checks, routes_git, routes_issues, routes_pulls  # noqa: F401 - register handlers
 from .api import HANDLERS, ApiError, Context, Reply
 from .faults import Fault, Faults, bad_credentials, primary_rate_limit, secondary_rate_limit, server_error
+from .manifest_flow import ManifestFlow
 from .model import App, Installation, Repo, User, person
 from .openapi import Operation, RestDescription
 from .render import Renderer
 from .routes_apps import JWT_OPERATIONS
 from .webhooks import WebhookSender
+
+# Operations GitHub serves without any credential: the manifest flow's code is the credential.
+UNAUTHENTICATED = frozenset({"apps/create-from-manifest"})
 
 TOKEN_LIFETIME = 3600  # installation tokens last one hour
 JWT_MAX_LIFETIME = 600  # an app JWT may expire at most 10 minutes ahead
@@ -57,7 +61,12 @@ class _Token:
 
 
 class GitHubDouble(WebhookSender):
-    def __init__(self) -> None:
+    """`api_prefix="/api/v3"` serves the API under that path, as GitHub Enterprise Server does
+    (`GITHUB_API_URL=https://ghe.example.com/api/v3`): `url` is then the API's root, `origin` the
+    server's, and a request outside the prefix is a violation."""
+
+    def __init__(self, api_prefix: str = "") -> None:
+        self.api_prefix = api_prefix.rstrip("/")
         self.description = rest_description()
         self.ids = itertools.count(1_000_001)
         self.apps: dict[int, App] = {}
@@ -68,26 +77,30 @@ class GitHubDouble(WebhookSender):
         self.violations: list[str] = []
         self.faults = Faults()
         self.tree_entry_limit = 100_000  # GitHub truncates recursive trees beyond 100,000 entries (or 7 MB)
-        self.url = ""
+        self.url = ""  # the API's root: the origin, then the prefix
+        self.origin = ""
         self.render = Renderer("http://127.0.0.1")
         self.max_concurrent_writes = 0  # the most non-GET requests the double was handling at once
         self._writes_in_flight = 0
         self._used: dict[str, int] = {}
         self._closing = asyncio.Event()
         self._runner: web.AppRunner | None = None
+        self.manifest_flow = ManifestFlow(self)  # GitHub's web form for registering an app, and its code
 
     # --- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> str:
         app = web.Application(client_max_size=32 * 1024 * 1024)
+        self.manifest_flow.routes(app)  # GitHub's web host, outside the API
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
         host, port = self._runner.addresses[0][:2]
-        self.url = f"http://{host}:{port}"
-        self.render = Renderer(self.url)
+        self.origin = f"http://{host}:{port}"
+        self.url = self.origin + self.api_prefix
+        self.render = Renderer(self.url, self.origin) if self.api_prefix else Renderer(self.url)
         return self.url
 
     async def close(self) -> None:
@@ -198,6 +211,11 @@ class GitHubDouble(WebhookSender):
     async def _serve(self, request: web.Request) -> web.Response:
         raw_path = request.raw_path.split("?", 1)[0]
         query = {k: request.query.getall(k)[-1] for k in request.query.keys()}
+        if self.api_prefix:
+            if not raw_path.startswith(self.api_prefix + "/"):
+                self.violations.append(f"{request.method} {raw_path}: outside the API root {self.api_prefix}/")
+                return self._respond(request, None, raw_path, query, None, Reply(ApiError(404, "Not Found").body(), 404))
+            raw_path = raw_path[len(self.api_prefix):]
         matched = self.description.match(request.method, raw_path)
         if matched is None:
             self.violations.append(f"{request.method} {raw_path}: no operation of the REST description matches")
@@ -210,8 +228,8 @@ class GitHubDouble(WebhookSender):
                 return self._respond(request, op, raw_path, query, None, Reply(fault.body(), fault.status, dict(fault.headers)))
         bucket = None
         try:
-            app, inst = self._authenticate(request, op)
-            bucket = f"installation:{inst.id}" if inst else f"app:{app.id}"
+            app, inst = (None, None) if op.operation_id in UNAUTHENTICATED else self._authenticate(request, op)
+            bucket = f"installation:{inst.id}" if inst else f"app:{app.id}" if app else None
             params, data, problems = self.description.check_request(
                 op, path_params, {k: request.query.getall(k) for k in request.query.keys()},
                 await request.read(), request.headers.get("Content-Type", ""))

@@ -3,6 +3,10 @@
 Every list is narrowed to the accounts the viewer's roles allow (`accounts` in the admin file's
 `access`): rows are read newest first and those of other accounts skipped, so a page never shows
 a delivery the viewer may not see, nor a count that includes one.
+
+A delivery's outcome is its job's state, except that a job that ran to its end with a review that
+failed is shown, counted, filtered and redelivered as `failed` (bot.store.console.shown_state);
+its review's outcome is shown beside it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.context import Console
 from bot.server.console.render import page, see_other
 from bot.server.console.timeline import Attempt, read_attempts
+from bot.store.console import owner_of, redeliverable, shown_state
 
 PAGE = 50
 SCAN = 500  # rows read at a time while filling a page
@@ -24,9 +29,30 @@ STATES = ("received", "queued", "running", "done", "failed", "ignored", "superse
 DAY = 24 * 3600
 
 
-def owner_of(row: dict[str, Any]) -> str | None:
-    repo = row.get("repo") or ""
-    return repo.split("/", 1)[0] if "/" in repo else None
+# What a review's reason code (bot.jobs.ReviewResult) means, for people.
+REASONS = {
+    "no-usable-answer": "no model gave a usable answer",
+    "invalid-config": "the configuration at the merge base is invalid",
+    "disabled": "reviews are disabled for this repository",
+    "filtered": "the pull request does not pass filterExpr",
+    "ignored-only": "every changed file is ignored",
+    "paused": "automatic reviews of this pull request are paused",
+    "no-provider": "no model provider is configured",
+    "no-model": "no model is chosen",
+    "incomplete": "part of the review is missing, so nothing was approved",
+    "already-reviewed": "this head was reviewed before: that review's result again",
+}
+
+
+def shown(row: dict[str, Any]) -> dict[str, Any]:
+    """The row with what the pages show of it: `shown` (its outcome) and `review` (its review's
+    outcome in words, or None for a job that ran no review)."""
+    outcome = row.get("review_outcome")
+    reason = row.get("review_reason")
+    review = None
+    if outcome:
+        review = f"review {outcome}" + (f": {REASONS.get(reason, reason)}" if reason else "")
+    return {**row, "shown": shown_state(row), "review": review}
 
 
 def visible(who: Viewer, row: dict[str, Any]) -> bool:
@@ -47,7 +73,7 @@ class DeliveryPages:
             batch = await self.console.store.recent(before_seq=cursor, limit=SCAN, **filters)
             for row in batch:
                 if visible(who, row):
-                    found.append(row)
+                    found.append(shown(row))
                     if len(found) == limit:
                         return found, row["seq"]
             if len(batch) < SCAN:
@@ -65,7 +91,7 @@ class DeliveryPages:
             outcomes = Counter(await self.console.store.outcomes_since(since))
         else:  # narrowed to accounts: counted from the rows the viewer may see
             day, _ = await self._rows(who, limit=100_000, since=since)
-            outcomes = Counter(row["state"] for row in day)
+            outcomes = Counter(row["shown"] for row in day)
         failures, _ = await self._rows(who, limit=10, since=since, state="failed")
         runtime = self.console.runtime()
         queue = runtime.queue if runtime else None
@@ -107,9 +133,9 @@ class DeliveryPages:
         details = [c.detail for a in attempts for c in a.calls if c.detail]
         check_run = last_check_run(attempts)
         reviews = [d for d in details if "review" in d]
-        return page("delivery.html", who=who, d=record, attempts=attempts, links=github_links(record, attempts),
-                    check_run=check_run, reviews=reviews,
-                    may_redeliver=record["state"] == "failed" and who.may("deliveries:write", owner_of(record)))
+        return page("delivery.html", who=who, d=shown(record), attempts=attempts,
+                    links=github_links(record, attempts), check_run=check_run, reviews=reviews,
+                    may_redeliver=redeliverable(record) and who.may("deliveries:write", owner_of(record)))
 
     async def redeliver(self, request: web.Request) -> web.Response:
         try:

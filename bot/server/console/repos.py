@@ -19,7 +19,7 @@ from bot.server.admin_api import GITHUB_DEADLINE, config_report
 from bot.server.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.context import Console
-from bot.server.console.deliveries import last_check_run, visible
+from bot.server.console.deliveries import last_check_run, shown, visible
 from bot.server.console.render import page
 from bot.server.console.simulate import simulate_plan
 from bot.server.console.timeline import read_attempts
@@ -50,7 +50,7 @@ class RepoPages:
         at_head, problem = await self._at_head(owner, name)
         report = config_report(self.console.admin.current, at_head) if at_head else None
         recent = await self.console.store.recent(repo=f"{owner}/{name}", limit=RECENT)
-        rows = [row for row in recent if visible(who, row)] if who.may("deliveries:read", owner) else []
+        rows = [shown(row) for row in recent if visible(who, row)] if who.may("deliveries:read", owner) else []
         for row in rows[:PLANS]:
             row["check"] = last_check_run(await read_attempts(self.console.timeline, row["delivery_id"]))
         values = _fields(report["effective"], report["sources"]) if report else []

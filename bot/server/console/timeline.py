@@ -19,15 +19,17 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import aiohttp
 
+from bot.jobs import ReviewResult
 from bot.server import logging as log
 from bot.store.model import TimelineEntry, TimelineStore
 
 MAX_CALLS = 500  # per attempt: a runaway job still gets a bounded row
+R = TypeVar("R")
 
 
 @dataclass
@@ -52,6 +54,7 @@ class Attempt:
     finished: float | None = None
     outcome: str = "running"
     error: str | None = None
+    review: str | None = None  # what the attempt's review came to (bot.jobs.ReviewResult), `failed (reason)`
     calls: list[Call] = field(default_factory=list)
     dropped: int = 0
 
@@ -124,18 +127,22 @@ class TimelineRecorder:
         detail = _detail(parts.path, getattr(context, "body", b"")) if kind == "github" else None
         attempt.calls.append(Call(kind, method, host, parts.path, status, round(seconds, 4), self.clock(), detail))
 
-    def wrap(self, handler: Callable[[Any], Awaitable[None]]) -> Callable[[Any], Awaitable[None]]:
-        """The job handler, its attempt recorded: started, each call, finished with its outcome."""
-        async def recorded(job: Any) -> None:
+    def wrap(self, handler: Callable[[Any], Awaitable[R]]) -> Callable[[Any], Awaitable[R]]:
+        """The job handler, its attempt recorded: started, each call, finished with its outcome
+        (and its review's, when the handler returns one: bot.jobs.ReviewResult)."""
+        async def recorded(job: Any) -> R:
             attempt = Attempt(job.delivery_id, job.attempt, self.clock())
             self.running[job.delivery_id] = attempt
             try:
-                await handler(job)
+                result = await handler(job)
             except BaseException as exc:
                 attempt.outcome, attempt.error = "failed", log.error_text(exc)
                 raise
             else:
                 attempt.outcome = "done"
+                if isinstance(result, ReviewResult):
+                    attempt.review = f"{result.outcome} ({result.reason})" if result.reason else result.outcome
+                return result
             finally:
                 attempt.finished = self.clock()
                 self.running.pop(job.delivery_id, None)

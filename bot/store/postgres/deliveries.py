@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from bot.jobs import Classification
+from bot.jobs import Classification, ReviewResult
 from bot.store import console
 from bot.store.bodies import pack, unpack
 from bot.store.group_commit import GroupCommit
@@ -46,14 +46,13 @@ SELECT delivery_id, event, headers, body, received_at, 'received'
 FROM unnest(%s::text[], %s::text[], %s::text[], %b::bytea[], %s::float8[])
     AS batch(delivery_id, event, headers, body, received_at)
 """
-# A redelivery of a delivery whose job failed is done again (design.md); any other is a duplicate.
-_ON_CONFLICT = """
+# A redelivery of a delivery whose job (or review) failed is done again (bot.store.console); any
+# other is a duplicate.
+_ON_CONFLICT = f"""
 ON CONFLICT (delivery_id) DO UPDATE SET
     event = excluded.event, headers = excluded.headers, body = excluded.body,
-    received_at = excluded.received_at, received_count = deliveries.received_count + 1,
-    state = 'received', action = NULL, installation_id = NULL, repo = NULL, pr_number = NULL,
-    head_sha = NULL, job_key = NULL, error = NULL, queued_at = NULL, started_at = NULL, finished_at = NULL
-WHERE deliveries.state = 'failed'
+    received_at = excluded.received_at, received_count = deliveries.received_count + 1, {console.RESET}
+WHERE {console.failed_condition("deliveries.")}
 RETURNING delivery_id
 """
 
@@ -187,12 +186,16 @@ class PostgresDeliveryStore:
         return Started(row[0], row[1], row[2], unpack(row[3]), row[4], row[5], row[6], row[7], attempt=row[8])
 
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
-                     from_state: str = "running", wait: bool = True) -> None:
-        """Record the end of jobs. Always waited for, `wait` or not: there is no batch to join
-        here, and a caller must hear that the store was away (StoreUnavailable) to try again."""
+                     from_state: str = "running", wait: bool = True,
+                     review: ReviewResult | None = None) -> None:
+        """Record the end of jobs, and what their review came to. Always waited for, `wait` or
+        not: there is no batch to join here, and a caller must hear that the store was away
+        (StoreUnavailable) to try again."""
+        outcome, reason = (review.outcome, review.reason) if review is not None else (None, None)
         await self.db.execute(
-            "UPDATE deliveries SET state = %s, error = %s, finished_at = %s "
-            "WHERE delivery_id = ANY(%s) AND state = %s", (state, error, time.time(), delivery_ids, from_state))
+            "UPDATE deliveries SET state = %s, error = %s, finished_at = %s, review_outcome = %s, review_reason = %s "
+            "WHERE delivery_id = ANY(%s) AND state = %s",
+            (state, error, time.time(), outcome, reason, delivery_ids, from_state))
 
     async def delivery(self, delivery_id: str) -> dict[str, Any] | None:
         async with self.db.connection() as conn:
@@ -257,7 +260,7 @@ class PostgresDeliveryStore:
         return {state: int(count) for state, count in rows}
 
     async def redeliver(self, delivery_id: str) -> bool:
-        """The webhook's redelivery of a failed row, without the webhook: the row is `received`
+        """The webhook's redelivery of a failed row (its job or its review), without the webhook: the row is `received`
         again, committed, and this process's dispatcher is woken to claim it, as after an intake
         (any web process's dispatcher would take it up on its next pass)."""
         if not await self.db.execute(console.redeliver_statement("%s"), (delivery_id,)):

@@ -177,6 +177,13 @@ CREATE TABLE IF NOT EXISTS index_refs (
 CREATE INDEX IF NOT EXISTS index_refs_name ON index_refs (name)
 """
 
+# 8: what a delivery's review came to, beside its job's state (bot.jobs.ReviewResult); rows from
+# before it keep NULL. (7 is another branch's.)
+SCHEMA_8 = """
+ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_outcome TEXT;
+ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_reason TEXT
+"""
+
 # (version, statements separated by `;`), in order; append, never edit a released one.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
@@ -185,6 +192,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (4, SCHEMA_4),
     (5, SCHEMA_5),
     (6, SCHEMA_6),
+    (8, SCHEMA_8),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from bot.jobs import Classification
+from bot.jobs import Classification, ReviewResult
 from bot.store import console
 from bot.store.bodies import pack as _pack
 from bot.store.bodies import unpack as _unpack
@@ -32,14 +32,13 @@ T = TypeVar("T")
 logger = logging.getLogger("reviewer.store")
 
 _UPSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state) VALUES "
-# A redelivery of a delivery whose job failed is done again (design.md); any other is a duplicate.
-_ON_CONFLICT = """
+# A redelivery of a delivery whose job (or review) failed is done again (bot.store.console); any
+# other is a duplicate.
+_ON_CONFLICT = f"""
 ON CONFLICT (delivery_id) DO UPDATE SET
     event = excluded.event, headers = excluded.headers, body = excluded.body,
-    received_at = excluded.received_at, received_count = received_count + 1,
-    state = 'received', action = NULL, installation_id = NULL, repo = NULL, pr_number = NULL,
-    head_sha = NULL, job_key = NULL, error = NULL, queued_at = NULL, started_at = NULL, finished_at = NULL
-WHERE deliveries.state = 'failed'
+    received_at = excluded.received_at, received_count = received_count + 1, {console.RESET}
+WHERE {console.failed_condition("deliveries.")}
 RETURNING delivery_id
 """
 
@@ -265,13 +264,17 @@ class SQLiteDeliveryStore:
         return Started(row[0], row[1], row[2], _unpack(row[3]), row[4], row[5], row[6], row[7], attempt=row[8])
 
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
-                     from_state: str = "running", wait: bool = True) -> None:
-        """Record the end of jobs. `wait=False` leaves the commit to the next batch: a job whose
-        `done` is lost to a crash runs again, as one cut off in the handler would (at least once).
-        A failure is waited for, so that a redelivery right after it is not taken for a duplicate."""
+                     from_state: str = "running", wait: bool = True,
+                     review: ReviewResult | None = None) -> None:
+        """Record the end of jobs, and what their review came to. `wait=False` leaves the commit to
+        the next batch: a job whose `done` is lost to a crash runs again, as one cut off in the
+        handler would (at least once). A failure is waited for, so that a redelivery right after it
+        is not taken for a duplicate."""
+        outcome, reason = (review.outcome, review.reason) if review is not None else (None, None)
         written = self._writer.post(lambda conn: conn.executemany(
-            "UPDATE deliveries SET state = ?, error = ?, finished_at = ? WHERE delivery_id = ? AND state = ?",
-            [(state, error, time.time(), d, from_state) for d in delivery_ids]))
+            "UPDATE deliveries SET state = ?, error = ?, finished_at = ?, review_outcome = ?, review_reason = ? "
+            "WHERE delivery_id = ? AND state = ?",
+            [(state, error, time.time(), outcome, reason, d, from_state) for d in delivery_ids]))
         if wait:
             await written
         else:
@@ -331,12 +334,14 @@ class SQLiteDeliveryStore:
         return await self._read(query)
 
     async def outcomes_since(self, since: float) -> dict[str, int]:
-        """Deliveries received since `since` (epoch seconds), counted by state."""
+        """Deliveries received since `since` (epoch seconds), counted by state as shown
+        (bot.store.console.shown_state)."""
         return await self._read(lambda conn: dict(conn.execute(console.outcomes_statement("?"), (since,)).fetchall()))
 
     async def redeliver(self, delivery_id: str) -> bool:
-        """Put a failed delivery back to `received`, as GitHub's redelivery of it would, and wake
-        the dispatcher as the intake does; False when it is not failed (nothing runs twice)."""
+        """Put a failed delivery (its job or its review failed) back to `received`, as GitHub's
+        redelivery of it would, and wake the dispatcher as the intake does; False when it is not
+        failed (nothing runs twice)."""
         changed = await self._write(lambda conn: conn.execute(console.redeliver_statement("?"), (delivery_id,)))
         if changed:
             self.unclassified += 1

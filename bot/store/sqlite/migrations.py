@@ -86,6 +86,8 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # each made its own with CREATE ... IF NOT EXISTS and no version; their statements verbatim, so a file
 # where they already made them is taken up as it is. PostgreSQL's 6 adds the repository index's
 # tables too; here the index keeps its own file.
+# 8: what a delivery's review came to, beside its job's state (bot.jobs.ReviewResult): rows from
+# before it keep NULL, shown by their job's state as before. (7 is another branch's.)
 QUEUED_BY_KEY = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
 SIGN_IN_AND_MEMORY = """
 CREATE TABLE IF NOT EXISTS auth_pending (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL);
@@ -133,6 +135,10 @@ CREATE TABLE IF NOT EXISTS followup_answers (
 );
 CREATE INDEX IF NOT EXISTS followup_answers_thread ON followup_answers (thread, answered_at)
 """
+REVIEW_OUTCOME = """
+ALTER TABLE deliveries ADD COLUMN review_outcome TEXT;
+ALTER TABLE deliveries ADD COLUMN review_reason TEXT
+"""
 MIGRATIONS: list[tuple[int, str]] = [
     (1, DELIVERIES),
     (2, ""),
@@ -140,6 +146,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (4, QUEUED_BY_KEY),
     (5, "ALTER TABLE deliveries ADD COLUMN queued_at REAL"),
     (6, SIGN_IN_AND_MEMORY),
+    (8, REVIEW_OUTCOME),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"

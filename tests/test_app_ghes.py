@@ -1,0 +1,104 @@
+"""GitHub Enterprise Server: the whole review against the GitHub double served under `/api/v3`,
+as `GITHUB_API_URL=https://ghe.example.com/api/v3` makes the app call it.
+
+The double answers only under its prefix (a request that dropped the path is a violation, and the
+fixture fails the test on any), so every URL the app builds — routes, the installation-token call,
+pagination links — must keep the API root's path.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+
+from tests.app_support import running_app
+from tests.chat_double import ChatDouble, Reply, findings
+from tests.github_double import App, GitHubDouble
+from tests.review_support import (
+    API_KEY,
+    BUG,
+    CALC_HEAD,
+    CLEAN,
+    KEY_VAR,
+    PRIMARY,
+    admin_yaml,
+    config_pull,
+    inline_comments,
+    reviewed,
+)
+from tests.server_support import wait_for
+
+
+@pytest.fixture
+async def ghes() -> AsyncIterator[GitHubDouble]:
+    double = GitHubDouble(api_prefix="/api/v3")
+    await double.start()
+    try:
+        yield double
+    finally:
+        await double.close()
+    assert double.violations == [], "requests that GitHub's REST description refuses:\n" + "\n".join(double.violations)
+
+
+@pytest.fixture
+def ghes_app(ghes: GitHubDouble, app_private_key: str) -> App:
+    key = serialization.load_pem_private_key(app_private_key.encode(), password=None)
+    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return ghes.add_app(public.decode())
+
+
+@pytest.fixture
+async def chat(monkeypatch) -> AsyncIterator[ChatDouble]:
+    monkeypatch.setenv(KEY_VAR, API_KEY)
+    double = await ChatDouble(api_key=API_KEY).start()
+    try:
+        yield double
+    finally:
+        await double.close()
+
+
+async def _finished(world, delivery_id: str) -> str:
+    def state() -> str | None:
+        with sqlite3.connect(world.tmp / "reviewer.db") as conn:
+            row = conn.execute("SELECT state FROM deliveries WHERE delivery_id = ?", (delivery_id,)).fetchone()
+        return row[0] if row and row[0] in ("done", "ignored", "failed", "superseded") else None
+
+    async def check() -> str | None:
+        return state()
+    return await wait_for(check, 20)
+
+
+async def test_a_review_a_push_and_a_question_under_api_v3(tmp_path, ghes, ghes_app, app_private_key, chat):
+    assert ghes.url.endswith("/api/v3")
+    chat.answer(PRIMARY, findings(BUG))
+    async with running_app(tmp_path, ghes, ghes_app, app_private_key, admin_yaml=admin_yaml(chat)) as world:
+        pr = config_pull(world, "approve: true\n")
+        first = await reviewed(world, pr)
+        # a push: reviewed for what changed since (the compare call), then approved
+        chat.answer(PRIMARY, findings(CLEAN))
+        before = pr.head_sha
+        world.repo.commit({"src/calc.py": CALC_HEAD.replace("a / b", "a / b if b else 0.0")}, branch=pr.head_ref)
+        second = await reviewed(world, pr, "synchronize", before=before)
+        # a question in a comment: the commenter's permission, the conversation, the answer
+        world.repo.permissions["alice"] = "write"
+        chat.answer(PRIMARY, Reply(content="Because the divisor may be zero."))
+        question = pr.comment("@reviewer why was the first head refused?", "alice")
+        payload = ghes.payload("issue_comment", "created", installation=world.installation, pull=pr, comment=question)
+        delivery = str(uuid.uuid4())
+        assert (await world.deliver("issue_comment", payload, delivery))[0] == 202
+        assert await _finished(world, delivery) == "done"
+
+    assert first.conclusion == "failure" and first.output["title"] == "1 blocking finding(s)"
+    assert [c.line for c in inline_comments(world, pr)][:1] == [6]
+    assert second.conclusion == "success"
+    assert any(r.state == "APPROVED" for r in pr.reviews if r.user == world.app.bot)
+    assert "Because the divisor may be zero." in [c.body for c in pr.comments if c.user == world.app.bot]
+    routes = {call.route for call in ghes.calls}
+    assert {"POST /app/installations/{installation_id}/access_tokens", "POST /repos/{owner}/{repo}/check-runs",
+            "GET /repos/{owner}/{repo}/compare/{basehead}", "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+            "GET /repos/{owner}/{repo}/collaborators/{username}/permission"} <= routes
+    assert all(call.route is not None for call in ghes.calls)  # every call matched an operation under /api/v3
