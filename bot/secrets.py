@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 SCHEME = "secret://"
@@ -102,6 +103,24 @@ def _read_inside(root: str, path: str) -> bytes | None:
     finally:
         os.close(fd)
     return data if len(data) <= MAX_SECRET_BYTES else None
+
+
+def referenced_names(value: object) -> frozenset[str]:
+    """The secret NAMEs of every well-formed `secret://NAME/KEY` anywhere in `value` (nested
+    mappings and lists, such as a loaded YAML document): which secrets a document reads."""
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            ref = parse_reference(item) if is_reference(item) else None
+            if isinstance(ref, SecretRef):
+                found.add(ref.name)
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return frozenset(found)
 
 
 def resolve(reference: str, store: SecretStore) -> str:

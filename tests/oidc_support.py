@@ -84,6 +84,7 @@ class HostileProvider:
     authorize_params: list[dict[str, str]] = field(default_factory=list)
     token_forms: list[dict[str, str]] = field(default_factory=list)
     jwks_fetches: int = 0
+    jwks_times: list[float] = field(default_factory=list)  # time.monotonic() of each JWKS request
     client_secret: str = CLIENT_SECRET
     other_clients: dict[str, str] = field(default_factory=dict)  # client id → secret, beside CLIENT_ID's
     _codes: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -99,6 +100,7 @@ class HostileProvider:
 
     async def jwks(self, request: web.Request) -> web.Response:
         self.jwks_fetches += 1
+        self.jwks_times.append(time.monotonic())
         jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
         return web.json_response({"keys": [{**jwk, "kid": self.kid, "use": "sig", "alg": "RS256"}]})
 

@@ -4,7 +4,9 @@ over HTTP on 127.0.0.1, signing (and, when asked, encrypting) real responses wit
 The IdP trusts the SP metadata the server publishes (`GET /v1/webapi/saml/metadata/{name}`), so the
 tests also prove that what an administrator gives an IdP works. A test may make the IdP answer as
 another user, leave signatures out, or sign with another key; `responses` keeps every response it
-sent, the raw XML the attack tests mutate.
+sent, the raw XML the attack tests mutate. It signs with RSA-SHA256 and SHA-256 digests, as a
+current IdP does; `sign_alg`/`digest_alg` make it sign with SHA-1 instead (the hostile tests), and
+`authn_instant` backdates the authentication its assertions report.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from saml2.config import IdPConfig
 from saml2.metadata import create_metadata_string
 from saml2.saml import NAMEID_FORMAT_UNSPECIFIED, NameID
 from saml2.server import Server as IdPServer
+from saml2.xmldsig import DIGEST_SHA256, SIG_RSA_SHA256
 
 from tests.oidc_support import ADMIN_TOKEN, Browser
 
@@ -86,6 +89,9 @@ class SamlIdP:
     want_signed_requests: bool = False
     metadata_override: str | None = None  # what GET /metadata serves instead of the real descriptor
     logout_requests: list[Any] = field(default_factory=list)  # parsed LogoutRequests (their signature checked)
+    sign_alg: str = SIG_RSA_SHA256  # responses, assertions and redirect-binding messages
+    digest_alg: str = DIGEST_SHA256
+    authn_instant: float | None = None  # seconds since the epoch; None: now
     _dir: str = ""
 
     @property
@@ -123,7 +129,9 @@ class SamlIdP:
         }
         idp_config = IdPConfig()
         idp_config.load(config)
-        return IdPServer(config=idp_config)
+        server = IdPServer(config=idp_config)
+        server.signing_algorithm, server.digest_algorithm = self.sign_alg, self.digest_alg  # (config's are unread)
+        return server
 
     async def sso(self, request: web.Request) -> web.Response:
         if request.method == "POST":
@@ -153,7 +161,8 @@ class SamlIdP:
         response = server.create_authn_response(
             dict(self.attributes), in_response_to, acs, audience,
             name_id=NameID(format=NAMEID_FORMAT_UNSPECIFIED, text=self.user),
-            authn={"class_ref": "urn:oasis:names:tc:SAML:2.0:ac:classes:Password"},
+            authn={"class_ref": "urn:oasis:names:tc:SAML:2.0:ac:classes:Password",
+                   **({"authn_instant": self.authn_instant} if self.authn_instant is not None else {})},
             sign_response=self.sign_response, sign_assertion=self.sign_assertion, **extra)
         xml = str(response)
         self.responses.append(xml)

@@ -104,6 +104,61 @@ async def test_a_rotated_key_is_found_by_one_refresh(tmp_path):
             await second.close()
 
 
+async def test_a_key_rotated_right_after_a_forged_kid_is_found(tmp_path):
+    """A forged `kid` has just made us refresh the key set; the provider then rotates its key. The
+    sign-ins that follow within the second wait out the refresh gap and share one fetch, rather
+    than being refused as `kid` (three in a row were, after such an attempt)."""
+    provider = HostileProvider(header={"kid": "forged-kid"})
+    async with world(tmp_path, provider) as (server, browser):
+        status, _, body = await sign_in(server, browser)
+        await assert_refused(server, browser, status, body, "kid")
+        provider.header = {}
+        provider.key, provider.kid = new_rsa(), "key-2"  # rotated in just after the forged attempt
+        fetched = provider.jwks_fetches
+        browsers = [Browser() for _ in range(3)]
+        try:
+            await asyncio.gather(*(sign_in(server, each) for each in browsers))
+            assert all(each.cookie("reviewer_session") for each in browsers)
+        finally:
+            for each in browsers:
+                await each.close()
+        assert provider.jwks_fetches == fetched + 1  # the three waited on one refresh
+    _assert_at_most_one_fetch_a_second(provider)
+
+
+async def test_forged_kids_never_fetch_the_key_set_more_than_once_a_second(tmp_path):
+    """Hostile: sign-ins with forged `kid`s, at once and one after another: every one is refused,
+    the ones at once share one refresh, and no two fetches of the key set are under a second apart."""
+    provider = HostileProvider(header={"kid": "forged-kid"})
+    async with world(tmp_path, provider) as (server, browser):
+        status, _, body = await sign_in(server, browser)  # the first fetch, then one refresh
+        await assert_refused(server, browser, status, body, "kid")
+        assert provider.jwks_fetches == 2
+        browsers = [Browser() for _ in range(5)]
+        try:
+            answers = await asyncio.gather(*(sign_in(server, each) for each in browsers))
+            for each, (status, _, body) in zip(browsers, answers, strict=True):
+                assert status == 403 and "<code>kid</code>" in body and each.cookie("reviewer_session") is None
+        finally:
+            for each in browsers:
+                await each.close()
+        # Five forgeries at once share refreshes: usually one, two when one of them reads the key set
+        # only after the shared refresh ended (a loaded machine); never one each.
+        assert 3 <= provider.jwks_fetches < 2 + 5
+        for _ in range(2):  # one after another: one refresh each, each a second after the last
+            fetched = provider.jwks_fetches
+            status, _, body = await sign_in(server, browser)
+            assert status == 403 and "<code>kid</code>" in body
+            assert provider.jwks_fetches == fetched + 1
+    _assert_at_most_one_fetch_a_second(provider)
+
+
+def _assert_at_most_one_fetch_a_second(provider: HostileProvider) -> None:
+    times = provider.jwks_times
+    gaps = [later - earlier for earlier, later in zip(times, times[1:], strict=False)]
+    assert all(gap >= 1.0 for gap in gaps), gaps
+
+
 async def test_a_good_token_signs_in_and_userinfo_never_overrides(tmp_path):
     provider = HostileProvider(userinfo={"sub": "user-1", "email": "mallory@example.com", "team": "blue"})
     async with world(tmp_path, provider, claims_to_roles=[

@@ -12,10 +12,11 @@ from typing import Any
 from bot.auth.errors import SignInError
 from bot.auth.patterns import matches_any
 from bot.auth.roles import RoleMapping, mappings_from
-from bot.connectors.checks import resolve_secret
+from bot.connectors.checks import ConnectorSecrets, resolve_secret
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
+from bot.connectors.problem import VALIDATION_FAILED
 from bot.connectors.values import NANOS_PER_SECOND, parse_duration
-from bot.secrets import SecretStore
+from bot.pointers import human_pointer
 
 BASE_SCOPES = ("openid", "email")
 
@@ -58,17 +59,34 @@ def user_matches(doc: dict[str, Any], username: str) -> bool:
     return not matchers or matches_any(matchers, username)
 
 
-def oidc_settings(doc: dict[str, Any], secrets: SecretStore) -> OidcSettings:
+def secret_of(doc: dict[str, Any], pointer: str, secrets: ConnectorSecrets, what: str) -> str | None:
+    """The secret at `pointer` for a sign-in (None when the field is absent). A reference the
+    connector may not follow — another's secret, or one the admin file references, such as a model
+    key — refuses the sign-in as `secret-reference`, naming the field, whatever the stored status
+    says (the admin file may have changed since); one the store cannot answer, as `connector`."""
+    value, problems = resolve_secret(doc, pointer, secrets)
+    name = doc["metadata"]["name"]
+    for found in problems:
+        if found.reason == VALIDATION_FAILED:
+            raise SignInError("secret-reference", f"connector `{name}` may not read its {human_pointer(pointer)}: a "
+                                                  "connector reads only its own secret (`secret://<its name>/KEY`), "
+                                                  "never the server's own or one the admin file references (a model "
+                                                  "key, say); see the connector's status", status=400)
+        raise SignInError("connector", f"connector `{name}`'s {what} cannot be read from the secret store",
+                          status=500)
+    return value
+
+
+def oidc_settings(doc: dict[str, Any], secrets: ConnectorSecrets) -> OidcSettings:
     """The sign-in settings of a stored, reconciled OIDC connector; SignInError when unusable."""
     name = doc["metadata"]["name"]
     if not is_ready(doc):
         raise SignInError("connector", f"connector `{name}` is not ready (its SuccessfullyReconciled condition "
                                        "is not True); fix what its status says", status=400)
     spec = doc.get("spec") or {}
-    secret, problems = resolve_secret(doc, "/spec/client_secret", secrets)
-    if secret is None or problems:
-        raise SignInError("connector", f"connector `{name}`'s client secret cannot be read from the secret "
-                                       "store", status=500)
+    secret = secret_of(doc, "/spec/client_secret", secrets, "client secret")
+    if secret is None:
+        raise SignInError("connector", f"connector `{name}` has no client secret", status=500)
     redirect = spec.get("client_redirect_settings") or {}
     prompt = spec.get("prompt")
     scopes = tuple(dict.fromkeys(BASE_SCOPES + tuple(spec.get("scope") or ())))
@@ -86,7 +104,7 @@ def oidc_settings(doc: dict[str, Any], secrets: SecretStore) -> OidcSettings:
     )
 
 
-def mfa_settings(doc: dict[str, Any], secrets: SecretStore) -> OidcSettings:
+def mfa_settings(doc: dict[str, Any], secrets: ConnectorSecrets) -> OidcSettings:
     """The settings of an MFA round through this connector: its `mfa` client, ACR, prompt and
     `max_age` (default 0: the provider must authenticate the user again, now) replace the login's
     (Teleport's RFD 180). Request objects follow `mfa.request_object_mode`, else the connector's."""
@@ -94,8 +112,8 @@ def mfa_settings(doc: dict[str, Any], secrets: SecretStore) -> OidcSettings:
     mfa = (doc.get("spec") or {}).get("mfa") or {}
     if mfa.get("enabled") is not True:
         raise SignInError("mfa", f"connector `{login.name}` does not offer MFA checks (set mfa.enabled)", status=400)
-    secret, problems = resolve_secret(doc, "/spec/mfa/client_secret", secrets)
-    if secret is None or problems or not mfa.get("client_id"):
+    secret = secret_of(doc, "/spec/mfa/client_secret", secrets, "MFA client secret")
+    if secret is None or not mfa.get("client_id"):
         raise SignInError("connector", f"connector `{login.name}`'s MFA client id or secret cannot be read",
                           status=500)
     prompt = mfa.get("prompt")

@@ -21,8 +21,7 @@ import jwt
 
 from bot.auth.directory_http import access_token, request_json
 from bot.auth.errors import SignInError
-from bot.connectors.checks import resolve_secret
-from bot.secrets import SecretStore
+from bot.connectors.checks import ConnectorSecrets, resolve_secret
 
 DIRECTORY = "https://admin.googleapis.com"
 TOKEN_URI = "https://oauth2.googleapis.com/token"
@@ -37,7 +36,7 @@ class ServiceAccount:
     admin_email: str = ""
 
 
-def service_account(doc: dict[str, Any], secrets: SecretStore) -> ServiceAccount | None:
+def service_account(doc: dict[str, Any], secrets: ConnectorSecrets) -> ServiceAccount | None:
     """The connector's service account, or None when it names none (then nothing is looked up)."""
     spec = doc.get("spec") or {}
     admin = spec.get("cloud_admin_email")

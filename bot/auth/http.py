@@ -41,10 +41,10 @@ from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
 from bot.auth.sessions import Cookies, find_session, mfa_session, rfc3339, token_key
 from bot.auth.store import AuthStore
 from bot.bounded_read import read_at_most
+from bot.connectors.checks import ConnectorSecrets
 from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.connectors.kinds import NAME_RULE, OIDC, SAML, is_connector_name
 from bot.jsonbody import JsonBodyError, parse_json
-from bot.secrets import SecretStore
 from bot.store.model import ConnectorStore
 
 log = logging.getLogger("reviewer.signin")
@@ -53,7 +53,7 @@ SIGNIN_STORE = web.AppKey("signin_store", AuthStore)  # the console's sign-in lo
 
 
 def setup_signin(app: web.Application, *, connectors: ConnectorStore, store: AuthStore,
-                 secrets_dir: str | None, public_url: str | None, session_ttl: int, admin_token: str | None,
+                 secrets: ConnectorSecrets, public_url: str | None, session_ttl: int, admin_token: str | None,
                  access: Callable[[], Access], directory_url: str | None = None,
                  descriptors: DescriptorSource | None = None) -> Gate:
     """Adds the sign-in routes and their start/stop step; returns the APIs' gate. `descriptors`
@@ -63,7 +63,7 @@ def setup_signin(app: web.Application, *, connectors: ConnectorStore, store: Aut
     if descriptors is None:
         descriptors = DescriptorSource()
         app.on_cleanup.append(lambda _: descriptors.close())
-    routes = SignInRoutes(connectors, SecretStore(secrets_dir), store, gate, public_url, session_ttl, descriptors)
+    routes = SignInRoutes(connectors, secrets, store, gate, public_url, session_ttl, descriptors)
     routes.directory_url = directory_url
     app.router.add_get("/v1/webapi/connectors", routes.connectors)
     app.router.add_get("/v1/webapi/oidc/login/web", routes.login_web)
@@ -86,7 +86,7 @@ def json_error(status: int, check: str, message: str) -> web.Response:
 
 
 class SignInRoutes:
-    def __init__(self, connectors: ConnectorStore, secrets: SecretStore, store: AuthStore, gate: Gate,
+    def __init__(self, connectors: ConnectorStore, secrets: ConnectorSecrets, store: AuthStore, gate: Gate,
                  public_url: str | None, session_ttl: int, descriptors: DescriptorSource) -> None:
         self.connector_store, self.secrets, self.store, self.gate = connectors, secrets, store, gate
         self.descriptors = descriptors  # SAML metadata, fetched at reconcile time and kept for sign-in

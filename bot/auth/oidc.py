@@ -105,10 +105,11 @@ async def finish(connector: OidcSettings, provider: ProviderCache, pending: dict
 
 
 async def _verified(raw: str, provider: ProviderCache, jwks_uri: str, expected: Expected) -> dict[str, Any]:
+    keys = await provider.key_set(jwks_uri)
     try:
-        return verify_id_token(raw, await provider.jwks(jwks_uri), expected)
-    except UnknownKey:  # the provider may have rotated its keys: look once more
-        return verify_id_token(raw, await provider.jwks(jwks_uri, refresh=True), expected)
+        return verify_id_token(raw, keys.document, expected)
+    except UnknownKey:  # the provider may have rotated its keys: look once more, in a set fetched since
+        return verify_id_token(raw, (await provider.newer_key_set(jwks_uri, keys)).document, expected)
 
 
 async def _exchange(connector: OidcSettings, provider: ProviderCache, metadata: dict[str, Any],

@@ -1,14 +1,18 @@
 """The identity provider's published documents: discovery and JWKS, fetched and cached.
 
 Discovery (`issuer_url` + `/.well-known/openid-configuration`) and the JWKS are cached for an
-hour; a token signed with a `kid` the cached set lacks refreshes the set once (a provider rotating
-its keys), at most once a second per set, so that forged `kid`s cannot make us hammer it.
+hour. A token signed with a `kid` the cached set lacks asks for a set fetched after that one (a
+provider rotating its keys): one fetch, never sooner than a second after the set's previous fetch
+ended, so that forged `kid`s cannot make us hammer the provider. A sign-in that asks within that
+second waits it out rather than being refused — a key rotated in just after a forged `kid` made us
+refresh is still found — and every sign-in waiting meanwhile shares the one fetch.
 The provider's endpoints must be https, or http on a loopback host (a provider on this machine,
 as connectors' URLs may be). Answers are bounded in size and time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import time
@@ -23,7 +27,7 @@ from bot.auth.redirects import origin_of
 from bot.bounded_read import read_at_most
 
 CACHE_SECONDS = 3600.0
-REFRESH_GAP = 1.0  # seconds between two fetches of one JWKS for unknown kids
+REFRESH_GAP = 1.0  # seconds from the end of one fetch of a JWKS to the start of the next
 MAX_DOCUMENT = 1024 * 1024
 TIMEOUT = aiohttp.ClientTimeout(total=15)
 ENDPOINTS = ("authorization_endpoint", "token_endpoint", "jwks_uri")
@@ -60,12 +64,23 @@ class _Cached:
     fetched: float
 
 
+@dataclass(frozen=True)
+class KeySet:
+    """A JWKS document as fetched from its URL; `number` counts the fetches of that URL (1, 2…)."""
+
+    document: dict[str, Any]
+    number: int
+    fetched: float  # the clock when its fetch ended
+
+
 @dataclass
 class ProviderCache:
     http: aiohttp.ClientSession
     clock: Any = time.monotonic
     _discovery: dict[str, _Cached] = field(default_factory=dict)
-    _jwks: dict[str, _Cached] = field(default_factory=dict)
+    _jwks: dict[str, KeySet] = field(default_factory=dict)
+    _jwks_tried: dict[str, float] = field(default_factory=dict)  # when the last fetch, good or not, ended
+    _jwks_locks: dict[str, asyncio.Lock] = field(default_factory=dict)
 
     async def metadata(self, issuer: str) -> dict[str, Any]:
         """The discovery document, checked: its `issuer` is the connector's, its endpoints usable."""
@@ -85,17 +100,37 @@ class ProviderCache:
         self._discovery[issuer] = _Cached(document, self.clock())
         return dict(document)
 
-    async def jwks(self, url: str, *, refresh: bool = False) -> dict[str, Any]:
+    async def key_set(self, url: str) -> KeySet:
+        """The cached key set while under an hour old, else a fresh one."""
         cached = self._jwks.get(url)
-        now = self.clock()
-        fresh = cached and now - cached.fetched < CACHE_SECONDS
-        if cached and (fresh and not refresh or refresh and now - cached.fetched < REFRESH_GAP):
-            return cached.value
-        document = await self.fetch_json(url, "jwks")
-        if not isinstance(document.get("keys"), list):
-            raise SignInError("jwks", "the provider's JWKS has no `keys` list")
-        self._jwks[url] = _Cached(document, now)
-        return document
+        if cached is not None and self.clock() - cached.fetched < CACHE_SECONDS:
+            return cached
+        return await self._after(url, cached.number if cached else 0)
+
+    async def newer_key_set(self, url: str, seen: KeySet) -> KeySet:
+        """A key set fetched after `seen` (a token named a key `seen` lacks): the one another sign-in
+        already fetched meanwhile, else one fetched now — once REFRESH_GAP has passed since the last
+        fetch ended, so that forged `kid`s never fetch more than once a second."""
+        return await self._after(url, seen.number)
+
+    async def _after(self, url: str, number: int) -> KeySet:
+        """A key set numbered above `number`; one fetch at a time per URL, shared by every waiter."""
+        async with self._jwks_locks.setdefault(url, asyncio.Lock()):
+            current = self._jwks.get(url)
+            if current is not None and current.number > number:
+                return current
+            tried = self._jwks_tried.get(url)
+            while tried is not None and (wait := tried + REFRESH_GAP - self.clock()) > 0:
+                await asyncio.sleep(wait)
+            try:
+                document = await self.fetch_json(url, "jwks")
+            finally:
+                self._jwks_tried[url] = self.clock()
+            if not isinstance(document.get("keys"), list):
+                raise SignInError("jwks", "the provider's JWKS has no `keys` list")
+            fresh = KeySet(document, (current.number if current else 0) + 1, self._jwks_tried[url])
+            self._jwks[url] = fresh
+            return fresh
 
     async def fetch_json(self, url: str, check: str, **request: Any) -> dict[str, Any]:
         method = "POST" if "data" in request else "GET"

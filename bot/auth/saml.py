@@ -32,6 +32,7 @@ from saml2.metadata import create_metadata_string
 from saml2.saml import NAMEID_FORMAT_UNSPECIFIED, NameID, Subject
 
 from bot.auth.errors import SignInError
+from bot.auth.saml_algorithms import DIGEST, SIGN, check_signature
 from bot.auth.saml_settings import HTTP_POST, KeyPair, SamlSettings
 
 SKEW_SECONDS = 120
@@ -120,7 +121,13 @@ def client_for(settings: SamlSettings) -> Saml2Client:
         config["encryption_keypairs"] = [_pair_files(encryption)]
     sp_config = SPConfig()
     sp_config.load(config)
-    return Saml2Client(config=sp_config)
+    client = Saml2Client(config=sp_config)
+    # What we sign (AuthnRequests, logout messages) uses RSA-SHA256 and SHA-256 digests. pysaml2's
+    # default is RSA-SHA1, and 7.5 reads the config's `signing_algorithm` under the SP's context,
+    # where it is never set (IdentityPython/pysaml2#974): the entity's own attributes are what its
+    # signing reads.
+    client.signing_algorithm, client.digest_algorithm = SIGN, DIGEST
+    return client
 
 
 def _slo_endpoint(settings: SamlSettings) -> str | None:
@@ -245,6 +252,8 @@ def _checked(settings: SamlSettings, response: Any, request_id: str | None, now:
     outer, assertion = response.response, response.assertion
     if outer.signature is None and assertion.signature is None:
         raise SignInError("saml-signature", "neither the Response nor the Assertion is signed")
+    check_signature(outer.signature, "Response")
+    check_signature(assertion.signature, "Assertion")
     if outer.destination is not None and outer.destination != settings.acs:
         raise SignInError("saml-destination", "the Response's Destination is not this connector's acs")
     _issuer(outer.issuer, settings, "Response", optional=True)
@@ -253,6 +262,8 @@ def _checked(settings: SamlSettings, response: Any, request_id: str | None, now:
         raise SignInError("saml-in-response-to", "InResponseTo does not name this sign-in's pending request")
     _conditions(settings, assertion.conditions, now)
     _confirmation(settings, assertion.subject, request_id, now)
+    if settings.force_authn and request_id is not None:
+        _authenticated_now(assertion.authn_statement, now)
     name_id = assertion.subject.name_id if assertion.subject is not None else None
     username = (name_id.text or "").strip() if name_id is not None else ""
     if not username:
@@ -296,6 +307,21 @@ def _confirmation(settings: SamlSettings, subject: Any, request_id: str | None, 
             raise SignInError("saml-in-response-to", "the SubjectConfirmation's InResponseTo is not this sign-in's "
                                                      "request")
         _window(data.not_before, data.not_on_or_after, now)
+
+
+def _authenticated_now(statements: Any, now: float) -> None:
+    """Our request asked ForceAuthn (an MFA round, unless `mfa.force_authn` says no): the IdP must
+    have authenticated the user just now, as OIDC's `auth_time` must be within `max_age` (0 for an
+    MFA round) — the newest AuthnInstant within 2 minutes of skew. An IdP that ignores ForceAuthn
+    and answers from its session would otherwise pass an MFA check the user never took."""
+    instants = [s.authn_instant for s in statements or [] if s.authn_instant]
+    if not instants:
+        raise SignInError("saml-authn-instant", "the request asked ForceAuthn, but the assertion has no "
+                                                "AuthnStatement with an AuthnInstant")
+    if now - max(_epoch(instant) for instant in instants) > SKEW_SECONDS:
+        raise SignInError("saml-authn-instant", "the request asked ForceAuthn, but the assertion's AuthnInstant is "
+                                                "more than 2 minutes old: the identity provider did not authenticate "
+                                                "the user again (make it honour ForceAuthn; check the clocks)")
 
 
 def _window(not_before: str | None, not_on_or_after: str | None, now: float) -> None:

@@ -35,6 +35,7 @@ from aiohttp import web
 
 from bot.auth import saml
 from bot.auth.callback import _denied, _to_client, mfa_done
+from bot.auth.connectors import secret_of
 from bot.auth.errors import SignInError
 from bot.auth.groups import with_saml_groups
 from bot.auth.guard import Denial
@@ -45,7 +46,6 @@ from bot.auth.saml_descriptor import DescriptorCache
 from bot.auth.saml_logout import LogoutRoutes
 from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
 from bot.auth.sessions import Session, create_session, find_session, mfa_session, token_key
-from bot.connectors.checks import resolve_secret
 from bot.connectors.kinds import NAME_RULE, SAML, is_connector_name
 
 if TYPE_CHECKING:
@@ -233,9 +233,10 @@ class SamlRoutes:
         doc = await self.doc(name)
         spec = doc.get("spec") or {}
         oauth = (spec.get("credentials") or {}).get("oauth") or {}
-        secret, _ = resolve_secret(doc, "/spec/credentials/oauth/client_secret", self.routes.secrets)
         assert self.routes.provider is not None
         try:
+            secret = secret_of(doc, "/spec/credentials/oauth/client_secret", self.routes.secrets,
+                               "credentials.oauth client secret")
             return await with_saml_groups(self.routes.provider.http, spec, oauth.get("client_id"), secret, attributes,
                                           self.routes.directory_url)
         except SignInError as error:

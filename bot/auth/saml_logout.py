@@ -8,7 +8,8 @@
   LogoutResponse.
 
 A message is read only when its redirect signature (`SigAlg`/`Signature`) verifies with the IdP's
-certificate: an unsigned LogoutRequest could otherwise sign anyone out.
+certificate: an unsigned LogoutRequest could otherwise sign anyone out. `SigAlg` must be SHA-256 or
+stronger (bot/auth/saml_algorithms.py); ours are RSA-SHA256.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from saml2.sigver import verify_redirect_signature
 from bot.auth import saml
 from bot.auth.errors import SignInError
 from bot.auth.pages import redirect, refusal_page
+from bot.auth.saml_algorithms import check_sigalg
 from bot.auth.saml_settings import SamlSettings, pem_body, saml_settings
 
 if TYPE_CHECKING:
@@ -46,6 +48,7 @@ def logout_request_url(settings: SamlSettings, name_id: str, session_index: str 
 def _signed(settings: SamlSettings, query: dict[str, str], kind: str) -> None:
     if not query.get("SigAlg") or not query.get("Signature"):
         raise SignInError("slo-signature", f"the {kind} is not signed (SigAlg and Signature are required)")
+    check_sigalg(query["SigAlg"], kind)
     message = {k: query[k] for k in ("SAMLRequest", "SAMLResponse", "RelayState", "SigAlg", "Signature")
                if k in query}
     backend = saml.client_for(settings).sec.sec_backend

@@ -13,13 +13,12 @@ import html
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bot.auth.connectors import display_of, is_ready
+from bot.auth.connectors import display_of, is_ready, secret_of
 from bot.auth.errors import SignInError
 from bot.auth.roles import RoleMapping, mappings_from
-from bot.connectors.checks import resolve_secret
+from bot.connectors.checks import ConnectorSecrets
 from bot.connectors.descriptor import parse_descriptor
 from bot.connectors.values import FORCE_AUTHN_NO, FORCE_AUTHN_YES
-from bot.secrets import SecretStore
 
 HTTP_POST = "http-post"
 HTTP_REDIRECT = "http-redirect"
@@ -74,7 +73,7 @@ class SamlSettings:
                 f"{keys}{slo}{services}</md:IDPSSODescriptor></md:EntityDescriptor>")
 
 
-def saml_settings(doc: dict[str, Any], secrets: SecretStore) -> SamlSettings:
+def saml_settings(doc: dict[str, Any], secrets: ConnectorSecrets) -> SamlSettings:
     """The login settings of a stored, reconciled SAML connector; SignInError when unusable."""
     name = doc["metadata"]["name"]
     if not is_ready(doc):
@@ -100,7 +99,7 @@ def saml_settings(doc: dict[str, Any], secrets: SecretStore) -> SamlSettings:
     )
 
 
-def saml_mfa_settings(doc: dict[str, Any], secrets: SecretStore) -> SamlSettings:
+def saml_mfa_settings(doc: dict[str, Any], secrets: ConnectorSecrets) -> SamlSettings:
     """An MFA round's settings: the `mfa` IdP (descriptor, cert, issuer, sso) in place of the login's,
     and `force_authn` yes unless `mfa.force_authn` says no (RFD 180: the user proves it again, now)."""
     login = saml_settings(doc, secrets)
@@ -150,12 +149,12 @@ def _identity_provider(name: str, spec: dict[str, Any],
     return issuer, sso, tuple(certs)
 
 
-def _key_pair(doc: dict[str, Any], field_name: str, secrets: SecretStore) -> KeyPair | None:
+def _key_pair(doc: dict[str, Any], field_name: str, secrets: ConnectorSecrets) -> KeyPair | None:
     pair = (doc.get("spec") or {}).get(field_name)
     if not isinstance(pair, dict):
         return None
-    key, problems = resolve_secret(doc, f"/spec/{field_name}/private_key", secrets)
-    if key is None or problems or not isinstance(pair.get("cert"), str):
+    key = secret_of(doc, f"/spec/{field_name}/private_key", secrets, f"{field_name} private key")
+    if key is None or not isinstance(pair.get("cert"), str):
         raise SignInError("connector", f"connector `{doc['metadata']['name']}`'s {field_name} cannot be read",
                           status=500)
     return KeyPair(pair["cert"], key)

@@ -136,7 +136,7 @@ def validate_path(path: str, args: argparse.Namespace, admin: AdminConfig | None
     raw = _read(path)
     kind = args.kind or detect_kind(path, raw)
     if kind in CONNECTOR_KINDS:
-        return _connector(path, raw, kind, args.secrets_dir, args.kind)
+        return _connector(path, raw, kind, args.secrets_dir, args.kind, admin.secret_names if admin else frozenset())
     if kind == "admin-config":
         return FileResult(path, kind, load_admin_config(raw, path)[1])
     if kind == "eval-corpus":
@@ -172,13 +172,14 @@ def _both_files(path: str) -> list[Diagnostic]:
                        f"the app reads neither while both exist — keep one")]
 
 
-def _connector(path: str, raw: bytes, kind: str, secrets_dir: str | None, forced: str | None) -> FileResult:
+def _connector(path: str, raw: bytes, kind: str, secrets_dir: str | None, forced: str | None,
+               admin_secrets: frozenset[str]) -> FileResult:
     try:
         from bot.connectors.validate import validate_connector_text
     except ImportError:
         raise Unusable(f"{path}: connector validation is not available in this build") from None
     found_kind, errors = validate_connector_text(raw, secrets_dir=secrets_dir, check_secrets=secrets_dir is not None,
-                                                 expected_kind=forced)
+                                                 expected_kind=forced, admin_secrets=admin_secrets)
     return FileResult(path, found_kind or kind, list(errors))
 
 

@@ -24,6 +24,7 @@ from bot.config.layer import LayerSettings, layer_settings, origin_at
 from bot.config.model import Glob, IndexLimits, Price, Provider, Rule, frozen_mapping
 from bot.diagnostics import Diagnostic
 from bot.pointers import escape_token, human_pointer
+from bot.secrets import referenced_names
 from bot.yamldoc import YamlDocument
 
 DEFAULT_TIMEOUT = 120.0
@@ -47,6 +48,9 @@ class AdminConfig:
     accounts: Mapping[str, Account]  # lowercased login → account
     index_limits: IndexLimits = IndexLimits()
     judge: str | None = None  # `eval.judge`: the model that confirms `reviewer eval`'s matches
+    # The secrets (NAMEs of `secret://NAME/KEY`) the file references anywhere, at instance or account
+    # level: model keys and the like, which no connector may ever read (bot/connectors/checks.py).
+    secret_names: frozenset[str] = frozenset()
 
     @classmethod
     def empty(cls) -> AdminConfig:
@@ -169,7 +173,8 @@ def _build(data: Mapping[str, Any], doc: YamlDocument, path: str) -> AdminConfig
                                           disabled)
     return AdminConfig(path, doc, data, frozen_mapping(_providers(data.get("providers"), "instance")),
                        layer_settings(data.get("defaults"), doc, path, "instance", "/defaults"), frozen_mapping(accounts),
-                       _index_limits(data.get("index") or {}), (data.get("eval") or {}).get("judge"))
+                       _index_limits(data.get("index") or {}), judge=(data.get("eval") or {}).get("judge"),
+                       secret_names=referenced_names(data))
 
 
 def _index_limits(data: Mapping[str, Any]) -> IndexLimits:

@@ -6,7 +6,9 @@
 A PUT runs both phases: a body that breaks the schema is refused (422, every error listed); a
 well-formed one is stored and reconciled, and the outcome is its `status`. A SAML connector's
 `entity_descriptor_url` is fetched then (bounded by its timeout, before the store's transaction),
-so a broken URL shows in `status.conditions`; the good document is kept for sign-in. Every call needs the
+so a broken URL shows in `status.conditions`; the good document is kept for sign-in. After that,
+the server's `Reconciler` (bot/connectors/controller.py) keeps the status true as the world moves.
+Every call needs the
 permission (`connectors:read` to read, `connectors:write` to change), checked by the sign-in gate:
 the break-glass admin token or a session. Secret values never leave: answers are redacted, and
 logs name objects only.
@@ -22,10 +24,11 @@ from aiohttp import web
 
 from bot.auth.guard import Denial, Gate
 from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read_body, status_response
+from bot.connectors.checks import ConnectorSecrets
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
-from bot.connectors.descriptor_fetch import DescriptorSource, fetch_descriptors
-from bot.connectors.kinds import GROUP, KINDS, SAML, ConnectorKind, is_connector_name
-from bot.connectors.reconcile import reconcile
+from bot.connectors.controller import Reconciler
+from bot.connectors.descriptor_fetch import DescriptorSource
+from bot.connectors.kinds import GROUP, KINDS, ConnectorKind, is_connector_name
 from bot.connectors.resource import RedactedRefusal, client_part, next_object, redact, restore_redacted
 from bot.connectors.structure import structural_issues
 from bot.pointers import human_pointer
@@ -46,16 +49,21 @@ class _Refused(Exception):
 
 
 def setup_routes(app: web.Application, store: ConnectorStore, *, admin_token: str | None,
-                 secrets_dir: str | None, clock: Callable[[], datetime] | None = None,
-                 gate: Gate | None = None, descriptors: DescriptorSource | None = None) -> None:
+                 secrets_dir: str | None = None, clock: Callable[[], datetime] | None = None,
+                 gate: Gate | None = None, descriptors: DescriptorSource | None = None,
+                 reconciler: Reconciler | None = None) -> None:
     """Adds the connector routes to `app` (the server's, beside the webhook). `gate` decides who may
     call them; without one, only the admin token (and without that, nobody: the server says so).
-    `descriptors` fetches SAML metadata (shared with sign-in); without one, the routes make their own."""
+    `reconciler` is what a PUT is checked against (the server's, shared with sign-in and its
+    background rounds); without one, the routes make their own from `secrets_dir` and
+    `descriptors` (SAML metadata; without one, their own too)."""
     gate = gate or Gate(admin_token=admin_token)
-    if descriptors is None:
-        descriptors = DescriptorSource()
-        app.on_cleanup.append(lambda _: descriptors.close())
-    api = _ConnectorAPI(store, gate, SecretStore(secrets_dir), clock or _utc_now, descriptors)
+    if reconciler is None:
+        if descriptors is None:
+            descriptors = DescriptorSource()
+            app.on_cleanup.append(lambda _: descriptors.close())
+        reconciler = Reconciler(store, ConnectorSecrets(SecretStore(secrets_dir)), descriptors)
+    api = _ConnectorAPI(store, gate, reconciler, clock or _utc_now)
     app.middlewares.append(_unrouted_as_status)
     for kind in KINDS:
         base = f"/apis/{GROUP}/{kind.version}/{kind.plural}"
@@ -88,13 +96,12 @@ def _utc_now() -> datetime:
 
 
 class _ConnectorAPI:
-    def __init__(self, store: ConnectorStore, gate: Gate, secrets: SecretStore,
-                 clock: Callable[[], datetime], descriptors: DescriptorSource) -> None:
+    def __init__(self, store: ConnectorStore, gate: Gate, reconciler: Reconciler,
+                 clock: Callable[[], datetime]) -> None:
         self.store = store
         self.gate = gate
-        self.secrets = secrets
+        self.reconciler = reconciler
         self.clock = clock
-        self.descriptors = descriptors
 
     def guard(self, kind: ConnectorKind, handler, permission: str) -> Handler:
         """Who calls, and with `permission`, before anything else; a refusal says nothing more."""
@@ -151,14 +158,14 @@ class _ConnectorAPI:
             return _invalid(kind, name, causes)
         expected = body["metadata"].get("resourceVersion") or None  # "" is "unconditional", as in kubectl
         incoming = client_part(kind, body)
-        fetched = await fetch_descriptors(incoming, self.descriptors) if kind is SAML else {}
+        fetched = await self.reconciler.fetched(kind, incoming)
         now = self.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
 
         def build(previous: dict | None) -> dict:
             missing = restore_redacted(kind, incoming, previous)
             if missing:
                 raise _Refused(_invalid(kind, name, [_redacted_cause(p) for p in missing]))
-            return next_object(incoming, previous, reconcile(kind, incoming, self.secrets, fetched), now)
+            return next_object(incoming, previous, self.reconciler.checked(kind, incoming, fetched), now)
 
         try:
             obj, created = await self.store.put(kind.kind, name, expected, build)

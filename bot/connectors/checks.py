@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot.connectors.problem import SECRET_LOOKUP_FAILED, Problem, problem
@@ -200,18 +201,36 @@ def connector_name(doc: dict) -> str:
     return name if isinstance(name, str) else ""
 
 
-def resolve_secret(doc: dict, pointer: str, secrets: SecretStore | None) -> tuple[str | None, list[Problem]]:
+@dataclass(frozen=True)
+class ConnectorSecrets:
+    """The secret store as connectors see it.
+
+    `store` None checks references for their form and owner only (offline validation).
+    `admin_secrets()` gives the secret NAMEs the admin file references (model keys and anything
+    else it names, at instance or account level), read at every use: the admin file reloads, and a
+    secret it starts to reference is off limits to every connector from then on.
+    """
+
+    store: SecretStore | None = None
+    admin_secrets: Callable[[], frozenset[str]] = field(default=lambda: frozenset())
+
+    @property
+    def root(self) -> str | None:
+        return self.store.root if self.store is not None else None
+
+
+def resolve_secret(doc: dict, pointer: str, secrets: ConnectorSecrets) -> tuple[str | None, list[Problem]]:
     """The secret's value (a literal, or what a reference points to) and any lookup problem.
 
-    The value is None when the field is absent, malformed, or not looked up (`secrets` None:
-    offline validation checks a reference's form and owner only). Messages name the reference,
-    never a value.
+    The value is None when the field is absent, malformed, forbidden, or not looked up (offline:
+    a reference's form and owner are checked only). Messages name the reference, never a value.
 
     One secret store holds every connector's secrets and the model API keys, and anyone may start
-    a sign-in, which sends the client secret to the connector's token endpoint: so a connector may
+    a sign-in, which sends the client secret to the connector's token endpoint. So a connector may
     read only the secret named after itself (`secret://<metadata.name>/KEY`, one Kubernetes Secret
-    per connector), or an editor could point it at another secret and an endpoint of their own.
-    The rule holds at every use, not only when the connector is written.
+    per connector), and never the server's own (`github-app`) or a secret the admin file references,
+    whatever the connector is called (a connector *named* `openai` must not read
+    `secret://openai/api-key`). These rules hold at every use, not only when the connector is written.
     """
     value = get_at(doc, pointer)
     if not isinstance(value, str):
@@ -237,10 +256,17 @@ def resolve_secret(doc: dict, pointer: str, secrets: SecretStore | None) -> tupl
                               f"refers to secret `{ref.name}`, but a connector may only read its own secret: "
                               f"write `secret://{owner or 'NAME'}/{ref.key}` (secret NAME = the connector's "
                               "metadata.name)")]
-    if secrets is None:
+    if ref.name in secrets.admin_secrets():
+        return None, [problem(pointer, "secret-reference",
+                              f"refers to secret `{ref.name}`, which the admin file (REVIEWER_ADMIN_CONFIG) "
+                              "references (a model key, say): a connector may never read such a secret, whatever "
+                              "it is called, since anyone may start a sign-in and the connector sends its secret "
+                              "to its provider. Give the connector another name and keep its own secret under "
+                              "that name")]
+    if secrets.store is None:
         return None, []
     try:
-        return resolve(value, secrets), []
+        return resolve(value, secrets.store), []
     except SecretError as error:
         if error.malformed:
             return None, [problem(pointer, "secret-reference", f"is not a valid secret reference: {error}")]

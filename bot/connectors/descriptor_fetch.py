@@ -66,6 +66,11 @@ class DescriptorSource:
             return kept[0]
         return await self.fetch(url)
 
+    def kept(self, url: str) -> str | None:
+        """The last good document of `url` this process fetched, whatever its age (no fetch)."""
+        kept = self._kept.get(url)
+        return kept[0] if kept else None
+
     async def close(self) -> None:
         if self._http is not None:
             await self._http.close()
@@ -128,6 +133,23 @@ async def fetch_descriptors(doc: dict, source: DescriptorSource) -> dict[str, Fe
     urls = descriptor_urls(doc)
     outcomes = await asyncio.gather(*(_one(source, url) for url in urls.values()))
     return dict(zip(urls, outcomes, strict=True))
+
+
+async def kept_descriptors(doc: dict, source: DescriptorSource) -> dict[str, Fetched] | None:
+    """The descriptors of `doc` as sign-in would read them (kept under an hour, else fetched), for a
+    background reconcile; when one cannot be had, the last good one this process kept, else None:
+    a background reconcile leaves such a connector's status as its last apply found it, so that an
+    IdP's passing outage (or a process that never fetched) does not flip it back and forth."""
+    found: dict[str, Fetched] = {}
+    for base, url in descriptor_urls(doc).items():
+        try:
+            found[base] = Fetched(url, text=await source.get(url))
+        except FetchFailed:
+            text = source.kept(url)
+            if text is None:
+                return None
+            found[base] = Fetched(url, text=text)
+    return found
 
 
 async def _one(source: DescriptorSource, url: str) -> Fetched:

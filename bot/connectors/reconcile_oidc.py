@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from bot.connectors import checks
-from bot.connectors.checks import present, require
+from bot.connectors.checks import ConnectorSecrets, present, require
 from bot.connectors.problem import Problem, problem
 from bot.pointers import get_at
-from bot.secrets import SecretStore
 
 
-def reconcile_oidc(doc: dict, secrets: SecretStore | None) -> list[Problem]:
+def reconcile_oidc(doc: dict, secrets: ConnectorSecrets) -> list[Problem]:
     """Every problem of a structurally valid OIDC connector document."""
     found = _client(doc, secrets)
     found += require(doc, "/spec/issuer_url", "set the provider's issuer (its discovery document's `issuer`)")
@@ -22,7 +21,7 @@ def reconcile_oidc(doc: dict, secrets: SecretStore | None) -> list[Problem]:
     return found + checks.common(doc)
 
 
-def _client(doc: dict, secrets: SecretStore | None) -> list[Problem]:
+def _client(doc: dict, secrets: ConnectorSecrets) -> list[Problem]:
     found = require(doc, "/spec/client_id", "set the client id the provider issued for this application")
     found += require(doc, "/spec/client_secret",
                      "set the client secret, preferably as a `secret://NAME/KEY` reference")
@@ -41,7 +40,7 @@ def _redirect_urls(doc: dict) -> list[Problem]:
     return found
 
 
-def _service_account(doc: dict, secrets: SecretStore | None) -> list[Problem]:
+def _service_account(doc: dict, secrets: ConnectorSecrets) -> list[Problem]:
     """Google Workspace group lookup: one source of credentials, and whom to impersonate."""
     inline = present(get_at(doc, "/spec/cloud_service_account"))
     uri = present(get_at(doc, "/spec/cloud_service_account_uri"))
@@ -58,7 +57,7 @@ def _service_account(doc: dict, secrets: SecretStore | None) -> list[Problem]:
     return found + checks.resolve_secret(doc, "/spec/cloud_service_account", secrets)[1]
 
 
-def _mfa(doc: dict, secrets: SecretStore | None) -> list[Problem]:
+def _mfa(doc: dict, secrets: ConnectorSecrets) -> list[Problem]:
     mfa = get_at(doc, "/spec/mfa")
     if not isinstance(mfa, dict):
         return []

@@ -5,16 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from bot.connectors import checks
-from bot.connectors.checks import present, require
+from bot.connectors.checks import ConnectorSecrets, present, require
 from bot.connectors.descriptor import Descriptor, parse_descriptor
 from bot.connectors.descriptor_fetch import Fetched
 from bot.connectors.pem import key_matches_certificate, load_certificate, load_der_certificate, load_private_key
 from bot.connectors.problem import Problem, problem
 from bot.pointers import get_at
-from bot.secrets import SecretStore
 
 
-def reconcile_saml(doc: dict, secrets: SecretStore | None, fetched: dict[str, Fetched] | None = None) -> list[Problem]:
+def reconcile_saml(doc: dict, secrets: ConnectorSecrets, fetched: dict[str, Fetched] | None = None) -> list[Problem]:
     """Every problem of a structurally valid SAML connector document; `fetched` holds the
     descriptors fetched from `entity_descriptor_url` (by IdP pointer), checked as inline ones."""
     fetched = fetched or {}
@@ -132,7 +131,7 @@ def _certificate(text: str, pointer: str) -> list[Problem]:
     return [problem(pointer, "invalid-pem", loaded)] if isinstance(loaded, str) else []
 
 
-def _key_pair(doc: dict, base: str, secrets: SecretStore | None, purpose: str) -> list[Problem]:
+def _key_pair(doc: dict, base: str, secrets: ConnectorSecrets, purpose: str) -> list[Problem]:
     pair = get_at(doc, base)
     if not isinstance(pair, dict):
         return []
@@ -166,7 +165,7 @@ def _mfa(doc: dict, fetched: Fetched | None) -> list[Problem]:
     return _identity_provider(doc, "/spec/mfa", login=False, fetched=fetched)
 
 
-def _credentials(doc: dict, secrets: SecretStore | None) -> list[Problem]:
+def _credentials(doc: dict, secrets: ConnectorSecrets) -> list[Problem]:
     if not isinstance(get_at(doc, "/spec/credentials/oauth"), dict):
         return []
     found = require(doc, "/spec/credentials/oauth/client_id",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.connectors.checks import ConnectorSecrets
 from bot.connectors.kinds import KINDS, ConnectorKind, by_cli_name, by_kind
 from bot.connectors.reconcile import reconcile
 from bot.connectors.structure import structural_issues
@@ -23,14 +24,16 @@ _KIND_NAMES = " or ".join(k.kind for k in KINDS)
 
 
 def validate_connector_text(text: str | bytes, *, secrets_dir: str | None = None, check_secrets: bool = False,
-                            expected_kind: str | None = None) -> tuple[str | None, list[Diagnostic]]:
+                            expected_kind: str | None = None,
+                            admin_secrets: frozenset[str] = frozenset()) -> tuple[str | None, list[Diagnostic]]:
     """(the file's kind as `oidc-connector`/`saml-connector`, or None; every diagnostic).
 
     `expected_kind` (`--kind`) supplies a missing `kind` and makes another one an error.
     `check_secrets` looks references up in `secrets_dir` (with none, no reference resolves).
+    `admin_secrets` are the secrets an admin file references (`--admin-config`): no connector's.
     """
     expected = by_cli_name(expected_kind) if expected_kind else None
-    secrets = SecretStore(secrets_dir) if check_secrets else None
+    secrets = ConnectorSecrets(SecretStore(secrets_dir) if check_secrets else None, lambda: admin_secrets)
     docs, diagnostics = load_yaml_stream(text)
     broken = {d.document for d in diagnostics}
     file_kind: str | None = None
@@ -51,7 +54,7 @@ def validate_connector_text(text: str | bytes, *, secrets_dir: str | None = None
 
 
 def _document(doc: YamlDocument, expected: ConnectorKind | None,
-              secrets: SecretStore | None) -> tuple[ConnectorKind | None, list[Diagnostic]]:
+              secrets: ConnectorSecrets) -> tuple[ConnectorKind | None, list[Diagnostic]]:
     value = doc.value
     if not isinstance(value, dict):
         line, column = doc.start

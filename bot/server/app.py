@@ -32,10 +32,13 @@ from bot.auth.guard import Gate
 from bot.auth.http import SIGNIN_STORE, setup_signin
 from bot.auth.store import auth_store_for
 from bot.connectors.api import setup_routes as setup_connector_routes
+from bot.connectors.checks import ConnectorSecrets
+from bot.connectors.controller import Reconciler
 from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.github import GitHubApp
 from bot.github.coordination import Coordination
 from bot.jobs import Handler
+from bot.secrets import SecretStore
 from bot.server import logging as log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
@@ -59,6 +62,7 @@ METRICS = web.AppKey("metrics", Metrics)
 ADMIN = web.AppKey("admin", AdminConfigHolder)
 STORAGE = web.AppKey("storage", Storage)
 STORE = web.AppKey("store", DeliveryStore)
+RECONCILER = web.AppKey("reconciler", Reconciler)  # connector statuses, kept true to the world (web roles)
 
 
 @dataclass
@@ -147,16 +151,23 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
     descriptors = DescriptorSource()  # SAML metadata: fetched by a connector's reconcile, kept for sign-in
     app.on_cleanup.append(lambda _: descriptors.close())
+    secrets = ConnectorSecrets(SecretStore(settings.secrets_dir), lambda: _admin_secrets(admin))
+    reconciler = app[RECONCILER] = Reconciler(storage.connectors, secrets, descriptors, settings.public_url)
     gate = setup_signin(app, connectors=storage.connectors, store=auth_store_for(settings.database_url),
-                        secrets_dir=settings.secrets_dir, public_url=settings.public_url,
+                        secrets=secrets, public_url=settings.public_url,
                         session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current),
                         directory_url=settings.directory_url, descriptors=descriptors)
-    setup_connector_routes(app, storage.connectors, admin_token=token, secrets_dir=settings.secrets_dir, gate=gate,
-                           descriptors=descriptors)
+    setup_connector_routes(app, storage.connectors, admin_token=token, gate=gate, reconciler=reconciler)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
     _with_console(app, settings, gate)
     setup_home(app, settings)
     return app
+
+
+def _admin_secrets(admin: AdminConfigHolder) -> frozenset[str]:
+    """The secrets the admin file in force references: no connector may read them."""
+    names = getattr(admin.current, "secret_names", None)
+    return names if isinstance(names, frozenset) else frozenset()
 
 
 def _record_timeline(app: web.Application, settings: Settings) -> None:
@@ -175,7 +186,7 @@ def _with_console(app: web.Application, settings: Settings, gate: Gate) -> None:
     storage = app[STORAGE]
     setup_console(app, gate=gate, store=storage.deliveries, connectors=storage.connectors,
                   signins=app[SIGNIN_STORE], admin=app[ADMIN], timeline=storage.timeline,
-                  secrets_dir=settings.secrets_dir, session_ttl=settings.session_ttl, runtime=lambda: runtime)
+                  reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime)
 
 
 def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics,
@@ -205,6 +216,9 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
         if app[ROLE] != "worker":
             pruner = asyncio.create_task(keep_pruning(store, settings.retention_days, app[METRICS]), name="retention")
             stack.callback(pruner.cancel)
+            reconciling = asyncio.create_task(app[RECONCILER].watch(settings.admin_reload_seconds,
+                                                                    settings.reconcile_seconds), name="reconcile")
+            stack.callback(reconciling.cancel)
         logger.info("server started", extra={"role": app[ROLE], "workers": settings.workers,
                                              "database": redact_url(settings.database_url)})
         yield

@@ -36,7 +36,7 @@ from bot.store.sqlite.database import DEFAULT_URL, sqlite_path
 KEYS = (
     "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH", "GITHUB_WEBHOOK_SECRET",
     "GITHUB_API_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
-    "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS",
+    "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS", "REVIEWER_RECONCILE_SECONDS",
     "REVIEWER_DELIVERY_RETENTION_DAYS", "REVIEWER_PUBLIC_URL", "REVIEWER_SESSION_TTL",
     "REVIEWER_DIRECTORY_URL", "REVIEWER_HOST",
 )
@@ -90,7 +90,8 @@ class Settings:
     admin_token: Secret | None = None
     secrets_dir: str | None = None
     workers: int = 4
-    admin_reload_seconds: float = 3.0
+    admin_reload_seconds: float = 3.0  # also how often the secret store is looked at for changes
+    reconcile_seconds: float = 300.0  # every connector is reconciled again at least this often
     retention_days: int = 30  # finished deliveries older than this are deleted
     public_url: str | None = None  # where users and identity providers reach the server
     session_ttl: int = 12 * 3600  # seconds a sign-in session lasts at most
@@ -249,14 +250,8 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         check_url(database_url)
     except ValueError as exc:
         problems.append(str(exc))
-    reload_text = values.get("REVIEWER_ADMIN_RELOAD_SECONDS", str(Settings.admin_reload_seconds))
-    try:
-        reload_seconds = float(reload_text)
-        if not 0.05 <= reload_seconds <= 3600:
-            raise ValueError
-    except ValueError:
-        problems.append(f"REVIEWER_ADMIN_RELOAD_SECONDS: {reload_text!r} is not a number of seconds from 0.05 to 3600")
-        reload_seconds = Settings.admin_reload_seconds
+    reload_seconds = _seconds(values, "REVIEWER_ADMIN_RELOAD_SECONDS", Settings.admin_reload_seconds, 3600, problems)
+    reconcile_seconds = _seconds(values, "REVIEWER_RECONCILE_SECONDS", Settings.reconcile_seconds, 86400, problems)
     public_url, session_ttl = _signin_settings(values, problems)
     settings = Settings(
         webhook_secret=Secret(secret),
@@ -271,6 +266,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         secrets_dir=values.get("REVIEWER_SECRETS_DIR") or None,
         workers=_integer(values, "REVIEWER_WORKERS", Settings.workers, 1, 256, problems),
         admin_reload_seconds=reload_seconds,
+        reconcile_seconds=reconcile_seconds,
         retention_days=_integer(values, "REVIEWER_DELIVERY_RETENTION_DAYS", Settings.retention_days,
                                 MIN_RETENTION_DAYS, 36500, problems),
         public_url=public_url,
@@ -281,6 +277,18 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
     if problems:
         raise SettingsError([_named_source(problem, sources) for problem in problems])
     return settings
+
+
+def _seconds(values: dict[str, str], key: str, default: float, most: float, problems: list[str]) -> float:
+    text = values.get(key, str(default))
+    try:
+        seconds = float(text)
+        if not 0.05 <= seconds <= most:
+            raise ValueError
+    except ValueError:
+        problems.append(f"{key}: {text!r} is not a number of seconds from 0.05 to {most:g}")
+        return default
+    return seconds
 
 
 def _named_source(problem: str, sources: Mapping[str, str]) -> str:

@@ -29,6 +29,7 @@ from aiohttp import web
 
 from bot.auth.guard import Gate
 from bot.auth.store import AuthStore
+from bot.connectors.controller import Reconciler
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.console.connectors import ConnectorPages
 from bot.server.console.context import Console
@@ -42,9 +43,9 @@ from bot.store.model import ConnectorStore, DeliveryStore, TimelineStore
 
 def setup_console(app: web.Application, *, gate: Gate, store: DeliveryStore, connectors: ConnectorStore,
                   signins: AuthStore, admin: AdminConfigHolder, timeline: TimelineStore,
-                  secrets_dir: str | None, session_ttl: int, runtime: Callable[[], Any]) -> None:
+                  reconciler: Reconciler, session_ttl: int, runtime: Callable[[], Any]) -> None:
     """Adds the console's routes; the stores are the app's, opened and closed with it."""
-    console = Console(gate, store, connectors, signins, admin, timeline, secrets_dir, session_ttl, runtime)
+    console = Console(gate, store, connectors, signins, admin, timeline, reconciler, session_ttl, runtime)
     login, deliveries, repos = LoginPages(console), DeliveryPages(console), RepoPages(console)
     connector_pages, signin_pages = ConnectorPages(console), SigninPages(console)
     router = app.router

@@ -22,11 +22,9 @@ from ruamel.yaml import YAML
 from bot.auth.connectors import is_ready
 from bot.auth.http import take_test_result
 from bot.connectors.kinds import KINDS, OIDC, SAML, ConnectorKind, by_kind
-from bot.connectors.reconcile import reconcile
 from bot.connectors.resource import RedactedRefusal, client_part, next_object, redact, restore_redacted
 from bot.connectors.validate import validate_connector_text
 from bot.diagnostics import Diagnostic
-from bot.secrets import SecretStore
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.context import Console
 from bot.server.console.render import page, see_other
@@ -101,7 +99,7 @@ class ConnectorPages:
             return self._editor(who, None, None, "", [Diagnostic(1, 1, "", "too-large", "the YAML must be text of "
                                                                  f"at most {MAX_BYTES} bytes")], 400)
         text = text.replace("\r\n", "\n")
-        _, errors = validate_connector_text(text, secrets_dir=self.console.secrets_dir)
+        _, errors = validate_connector_text(text)
         docs, _ = load_yaml_stream(text)
         body = docs[0].value if docs and not errors else None
         kind = by_kind(body.get("kind")) if isinstance(body, dict) else None
@@ -117,7 +115,8 @@ class ConnectorPages:
         name = body["metadata"]["name"]
         expected = str(body["metadata"].get("resourceVersion") or "") or None
         incoming = client_part(kind, body)
-        secrets = SecretStore(self.console.secrets_dir)
+        reconciler = self.console.reconciler
+        fetched = await reconciler.fetched(kind, incoming)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         missing: list[RedactedRefusal] = []
 
@@ -125,7 +124,7 @@ class ConnectorPages:
             missing.extend(restore_redacted(kind, incoming, previous))
             if missing:
                 raise Conflict()
-            return next_object(incoming, previous, reconcile(kind, incoming, secrets), now)
+            return next_object(incoming, previous, reconciler.checked(kind, incoming, fetched), now)
 
         try:
             obj, _ = await self.console.connectors.put(kind.kind, name, expected, build)

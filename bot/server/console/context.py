@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.auth.guard import Gate
 from bot.auth.store import AuthStore
+from bot.connectors.controller import Reconciler
 from bot.server.admin_reload import AdminConfigHolder
 from bot.store.model import ConnectorStore, DeliveryStore, TimelineStore
 
@@ -21,6 +22,6 @@ class Console:
     signins: AuthStore
     admin: AdminConfigHolder
     timeline: TimelineStore
-    secrets_dir: str | None
+    reconciler: Reconciler  # what an applied connector is checked against (the resource API's too)
     session_ttl: int
     runtime: Callable[[], Any]  # the app's Runtime: its queue and server context once started
