@@ -135,5 +135,6 @@ def is_secondary(path: str) -> bool:
     name = parts[-1]
     folders = {"test", "tests", "__tests__", "spec", "testdata", "example", "examples", "_examples", "bench",
                "benches", "benchmark", "benchmarks", "fuzz", "docs", "website", "perf-testing"}
-    return bool(folders & set(parts[:-1])) or name.startswith("test_") or name.endswith(
+    return bool(folders & set(parts[:-1])) or any("test" in p or p.startswith("perf") for p in parts[:-1]) \
+        or name.startswith("test_") or name.endswith(
         ("_test.go", "_test.py", "test.java", "tests.java", ".test.ts", ".test.js", ".spec.ts", ".spec.js"))

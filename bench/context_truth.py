@@ -12,7 +12,8 @@ For each case:
   source (comments and strings left out) defined in the repository's primary sources at `base`
   in another file (a name the changed file defines itself is in the diff's reach; what tests and
   examples use is acceptable, not truth; a method or field counts only for a use through a
-  receiver, `x.name`; Go's predeclared names are not uses). One file defines it: that definition is truth
+  receiver, `x.name`, and after a Rust type's `::` only a member, `Value::Number` being a
+  variant; Go's predeclared names are not uses). One file defines it: that definition is truth
   (several overloads in that one file: any one of them). Several files: truth only where the
   review names the one a reader would open, from the file's imports, `use` paths, package or the
   receiver's type, and says why; unreviewed, the name is left out of the truth. A name defined in
@@ -85,8 +86,9 @@ GO_PREDECLARED = frozenset(
     "bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 "
     "uint16 uint32 uint64 uintptr true false iota nil append cap close complex copy delete imag len make new "
     "panic print println real recover any comparable min max clear".split())
-ALIAS = re.compile(r"^\s*(var|let|const)\s+[\w$]+\s*=\s*[\w$.]+\s*;?\s*$")  # `var join = path.join;`
+ALIAS = re.compile(r"^\s*(var|let|const)\s+[\w$]+\s*=\s*[A-Za-z_$][\w$]*(\.[\w$]+)+\s*;?\s*$")  # `var join = path.join;`
 RUST_CONST = re.compile(r"^(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?([A-Za-z_]\w*)\s*:")
+RUST_FN = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:const|async|unsafe|extern\s+\"\w+\")\s+)*fn\s+(\w+)")
 WORD = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -106,6 +108,12 @@ class Tag:
 
 def language(path: str) -> str | None:
     return LANGUAGES.get(posixpath.splitext(path)[1].lower())
+
+
+def family(path: str) -> str | None:
+    """JavaScript and TypeScript call each other (a test in .js of a library in .ts)."""
+    lang = language(path)
+    return "javascript" if lang == "typescript" else lang
 
 
 # --- text: comments and strings out, extents ---------------------------------------------------
@@ -329,8 +337,11 @@ def extent(lines: list[str], start: int, lang: str | None, kind: str) -> int:
             if depth <= 0:
                 return number
         return start
-    for number in range(start, min(len(lines), start + 3000) + 1):
+    in_string = False  # inside a string of several lines (its text blanked, its quotes kept)
+    for number in range(start, len(lines) + 1):
         code = lines[number - 1]
+        if code.count("`") % 2 or code.count('"""') % 2:
+            in_string = not in_string
         for char in code:
             if char in "([{":
                 depth += 1
@@ -341,7 +352,7 @@ def extent(lines: list[str], start: int, lang: str | None, kind: str) -> int:
                     return number
             elif char == ";" and depth == 0:
                 return number
-        if depth <= 0 and (not needs_block or (opened and depth == 0)) and number >= start:
+        if depth <= 0 and not in_string and (not needs_block or (opened and depth == 0)) and number >= start:
             if not code.rstrip().endswith((",", "=", "+", "(", "&&", "||", "?", ":", ".", "=>", "|")):
                 return number
     return start
@@ -402,11 +413,11 @@ def tags_of(root: Path, paths: list[str]) -> list[Tag]:
         if language(path) == "rust":
             lines = texts.setdefault(path, (root / path).read_text(errors="replace").split("\n"))
             for number, text in enumerate(lines, 1):
-                match = RUST_CONST.match(text)
-                if match and (path, number, match.group(1)) not in found:
+                match = RUST_CONST.match(text) or RUST_FN.match(text)
+                if match and not any(k[0] == path and k[1] == number for k in found):
+                    kind = "function" if match.re is RUST_FN else "variable"
                     found[(path, number, match.group(1))] = Tag(match.group(1), path, number,
-                                                                extent(code(path), number, "rust", "variable"),
-                                                                "variable", "")
+                                                                extent(code(path), number, "rust", kind), kind, "")
         if language(path) != "javascript":
             continue
         lines = texts.setdefault(path, (root / path).read_text(errors="replace").split("\n"))
@@ -570,11 +581,13 @@ def _definitions(change, added, by_name, review, acceptable, notes) -> list[dict
                 code = " ".join(f"x.{n}" if dotted_use else n for n, dotted_use in python_names.get(number, []))
             dotted = {m.group(1) for m in re.finditer(r"(?:\.|::|->)\s*([A-Za-z_$][\w$]*)", code)}
             qualifiers = {m.group(1) for m in re.finditer(r"([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*[A-Za-z_$]", code)}
+            of_types = {m.group(1) for m in re.finditer(r"\b[A-Z]\w*\s*::\s*([A-Za-z_]\w*)", code)} \
+                if lang == "rust" else set()  # `Value::Number`: a variant or an associated item
             for name in WORD.findall(code):
                 if name in seen or (lang == "go" and name in GO_PREDECLARED):
                     continue
                 seen.add(name)
-                places = [t for t in by_name.get(name, []) if language(t.path) == lang and t.path != path
+                places = [t for t in by_name.get(name, []) if family(t.path) == family(path) and t.path != path
                           and (name in dotted or not _is_member(t))
                           and _reachable(name, t, path, head, imports, name in dotted)]
                 for t in places:
@@ -586,6 +599,8 @@ def _definitions(change, added, by_name, review, acceptable, notes) -> list[dict
                     places = [t for t in places if not is_secondary(t.path)]
                 if name in qualifiers and name not in dotted:  # `ClassName.get(`: the member is what is opened
                     places = [t for t in places if t.kind not in TYPE_KINDS]
+                if name in of_types:
+                    places = [t for t in places if _is_member(t)]
                 files = sorted({t.path for t in places})
                 if not files:
                     continue
@@ -637,7 +652,7 @@ def _callers(repo, case, change, touched, base_tags, head_tags, by_name, review,
                     changed_defs.append(alias)
     for target in changed_defs:
         lang = language(target.path)
-        others = [t for t in by_name.get(target.name, []) if t != target and language(t.path) == lang
+        others = [t for t in by_name.get(target.name, []) if t != target and family(t.path) == family(target.path)
                   and (is_secondary(target.path) or not is_secondary(t.path))]
         rule = review.get(target.name)
         if others and rule is None:
@@ -710,7 +725,7 @@ def _uses(repo, case, change, target: Tag, file_texts: dict[str, str]):
     """(path, line, text, code) of every line that uses the name in code (not in a comment or a
     string; in Python, as a name or an attribute by `ast`), at the head for changed files."""
     lang = language(target.path)
-    exts = [f"*{e}" for e, lng in LANGUAGES.items() if lng == lang]
+    exts = [f"*{e}" for e, lng in LANGUAGES.items() if family(f"x{e}") == family(target.path)]
     done = subprocess.run(["git", "-C", repo, "grep", "-l", "-w", "-I", "-e", target.name, case["base"], "--", *exts],
                           capture_output=True, text=True, errors="replace")
     changed = set(change.head_texts) | {e["filename"] for e in change.entries}
@@ -719,13 +734,13 @@ def _uses(repo, case, change, target: Tag, file_texts: dict[str, str]):
     for path in texts:
         texts[path] = git(repo, "show", f"{case['base']}:{path}").decode("utf-8", errors="replace")
     for path, text in change.head_texts.items():
-        if language(path) == lang:
+        if family(path) == family(target.path):
             texts[path] = text
     word = re.compile(rf"(?<![\w$]){re.escape(target.name)}(?![\w$])")
     file_texts.update(texts)
     for path, text in texts.items():
         lines = text.split("\n")
-        code = strip_file(text, lang)
+        code = strip_file(text, language(path))
         exact = python_uses(text, target.name) if lang == "python" else None
         for number, line in enumerate(code, 1):
             if word.search(line) and (exact is None or number in exact):
