@@ -179,3 +179,36 @@ def test_typescript_an_exported_arrow_const_is_called_through_a_barrel_and_a_ree
 def test_typescript_an_added_line_gets_the_exported_const_it_uses(capsys, tmp_path: Path) -> None:
     head = {"src/core/proxy.ts": TYPESCRIPT["src/core/proxy.ts"] + "\nexport const seen = (d: any) => !!latest(d)\n"}
     assert _definitions(_context(capsys, tmp_path, TYPESCRIPT, head)) == [("src/utils/common.ts", 1)]
+
+
+def test_rust_a_macro_is_seen_in_every_module_of_its_crate(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "macro_rules! tri {\n    ($e:expr) => {\n        match $e {\n            Ok(v) => v,\n"
+                          "            Err(e) => return Err(e),\n        }\n    };\n}\n\nmod de;\n",
+            "src/de.rs": "fn parse(s: &str) -> Result<u8, ()> {\n    Ok(1)\n}\n"}
+    head = {"src/de.rs": "fn parse(s: &str) -> Result<u8, ()> {\n    let n = tri!(Ok(1));\n    Ok(n)\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("src/lib.rs", 1)]
+
+
+def test_a_destructured_local_is_not_another_modules_definition(capsys, tmp_path: Path) -> None:
+    base = {"src/immer.js": "export const produce = (base, recipe) => recipe(base)\n",
+            "test/base.js": "import {createImmer} from '../src/immer'\n\nexport function run() {\n"
+                            "  const {produce} = createImmer()\n  return 1\n}\n"}
+    head = {"test/base.js": base["test/base.js"].replace("return 1", "return produce({}, d => d)")}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == []
+
+
+def test_keys_of_type_literals_and_fields_of_other_objects_are_not_a_modules_names(capsys, tmp_path: Path) -> None:
+    base = {"source/constants.ts": "export const retry = (limit?: number) => ({limit})\n",
+            "source/merge.ts": "export function merged(body: {retry: unknown}): unknown {\n  return 1\n}\n"}
+    head = {"source/merge.ts": "export function merged(body: {retry: unknown}): unknown {\n  return body.retry\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == []
+
+
+def test_a_method_of_an_object_in_a_callback_has_no_callers_in_other_files(capsys, tmp_path: Path) -> None:
+    base = {"test/retry.js": "test('wraps errors', async () => {\n  await ky('https://example.com', {\n"
+                             "    async fetch() {\n      throw new TypeError('Load failed')\n    },\n  })\n})\n",
+            "test/fetch.js": "test('custom fetch', async () => {\n  const customFetch = async (input) => {\n"
+                             "    return fetch(input)\n  }\n  await customFetch('x')\n})\n",
+            "source/core.js": "export async function send(input) {\n  return fetch(input)\n}\n"}
+    head = {"test/retry.js": base["test/retry.js"].replace("'Load failed'", "'Load failed (example.com)'")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == []

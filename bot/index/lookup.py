@@ -243,6 +243,8 @@ def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located
         if where is None:
             continue
         for line in change.touched:
+            if line > len(where.lines) or not where.lines[line - 1].strip():
+                continue  # a blank line changed: no code did
             holder = where.caller_of(line)
             if holder is None:
                 continue

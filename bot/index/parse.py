@@ -26,6 +26,7 @@ from bot.index.languages import BODY_FIELDS, DEFINITIONS, FUNCTION_VALUES, NAME_
 from bot.index.model import Definition, FileSymbols
 
 MAX_SIGNATURE = 200
+LOCAL = "(local)"  # the scope of a definition inside an anonymous function
 _SPACE = re.compile(r"\s+")
 _CLASS_SCOPES = frozenset({"class_definition", "class_body", "class_declaration", "impl_item"})
 _FUNCTION_SCOPES = frozenset({
@@ -261,6 +262,8 @@ def scoped(entries: list[_Entry]) -> list[Definition]:
             stack.pop()
         if entry.emit:
             scope = entry.scope if entry.scope is not None else ".".join(n for _, n in stack)
+            if not scope and not stack and not _top_level(node) and entry.kind not in ("class", "struct"):
+                scope = LOCAL  # inside an anonymous function (a test's callback): no module's name
             out.append(Definition(entry.name, entry.kind, scope, _signature(node),
                                   node.start_point[0] + 1, node.end_point[0] + 1))
         stack.append((node.end_byte, entry.name))

@@ -61,6 +61,8 @@ def _bare(use: Use, where: FileUses, target: Located) -> int:
         return YES if language == "java" and source is not None and source.rsplit(".", 1)[-1] == owner else NO
     if use.local or not _visible(use, where, target):
         return NO
+    if target.definition.kind == "macro":
+        return YES  # a Rust macro_rules! or a C macro is seen everywhere after it is defined
     if same_file:
         return YES
     if any(d.name == use.name and d.scope in _MODULE_SCOPES for d in where.definitions):
@@ -126,10 +128,9 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
         source = where.imports.get(head)
         if source is not None:  # an imported module (`formatting.X`, `cobra.X`, `utils.x`)
             return module_match(source, where, target) if qualifier == head else MAYBE
-        if qualifier != head or last in where.types_at(use.line) or last[:1].isupper() \
-                and module_stem(target.path) != last:
-            return NO  # `a.b.x`, a variable's `x`, `ClassName.get`: not a module's function
-        return MAYBE
+        if last[:1].isupper() and module_stem(target.path) == last:
+            return MAYBE  # perhaps a module imported in a way not read here
+        return NO  # `a.b.x`, a variable's `x`, `ClassName.get`: not a module's function
     owner = d.scope.split(".")[-1]
     if "::" in qualifier and last[:1].islower() and last not in _SELF:
         return NO  # `super::de::from_str`: a module's function, not a type's method

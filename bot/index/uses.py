@@ -21,7 +21,8 @@ from bot.index.parse import definition_entries, grammar, parse_tree, scoped, tex
 _CALLS = frozenset({"call_expression", "call", "method_invocation", "new_expression", "object_creation_expression",
                     "macro_invocation"})
 _RE_EXPORTS = frozenset({"export_clause", "export_specifier"})
-_KEYS = {"keyword_argument": "name", "pair": "key", "field_initializer": "field", "named_argument": "name"}
+_KEYS = {"keyword_argument": "name", "pair": "key", "field_initializer": "field", "named_argument": "name",
+         "property_signature": "name"}
 _NAMED = frozenset({t for kinds in DEFINITIONS.values() for t in kinds} | {"function_expression", "class"})
 
 
@@ -139,6 +140,7 @@ def read_uses(path: str, text: str, names: set[str] | None = None, lines: set[in
     return out
 
 
+
 def _use(node: Node, word: str, own: bool, language: str, text: list[str], scopes: dict[int, dict[str, int]]) -> Use:
     before = node.prev_sibling
     qualifier = None
@@ -160,6 +162,7 @@ _FUNCTIONS = frozenset({
 })
 
 
+_DESTRUCTURED = re.compile(r"\b(?:let|const|var)\s*[{\[]([^=]*)[}\]]\s*(?::[^=]*)?=")  # `const {a, b: c} = …`
 _DECLARED = re.compile(r"^\s*(?:(?:let|const|var|mut)\s+)*([A-Za-z_$][\w$]*)\s*(?::[^=]*)?(?::=|=(?!=))"
                        r"|\b(?:let|const|var)\s+(?:mut\s+)?([A-Za-z_$][\w$]*)"
                        r"|\bfor\s*\(?\s*(?:(?:let|const|var)\s+)?([A-Za-z_$][\w$]*)\s+(?:in|of)\b"
@@ -188,9 +191,13 @@ def _bound(function: Node, language: str, text: list[str]) -> dict[str, int]:
     body = function.child_by_field_name("body")
     first, last = (body or function).start_point[0] + 1, function.end_point[0] + 1
     for number in range(first, last + 1):
-        for match in _DECLARED.finditer(text[number - 1] if number <= len(text) else ""):
+        line = text[number - 1] if number <= len(text) else ""
+        for match in _DECLARED.finditer(line):
             name = next(g for g in match.groups() if g)
             out.setdefault(name, number)
+        for match in _DESTRUCTURED.finditer(line):
+            for name in re.findall(r"(?:[\w$]+\s*:\s*)?([A-Za-z_$][\w$]*)", match.group(1)):
+                out.setdefault(name, number)
     parameters = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
     if parameters is not None:
         signature = text_of(parameters)
