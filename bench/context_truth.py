@@ -100,6 +100,7 @@ class Tag:
     end: int
     kind: str
     scope: str
+    scope_kind: str = ""  # what holds it: class, object (a JavaScript module object), function, ...
 
     @property
     def label(self) -> str:
@@ -401,8 +402,10 @@ def tags_of(root: Path, paths: list[str]) -> list[Tag]:
             continue  # a local
         key = (path, tag["line"], name)
         if key not in found or (kind in FUNCTION_KINDS and found[key].kind not in FUNCTION_KINDS):
+            member = JS_MEMBER.match(text) if lang == "javascript" else None
             found[key] = Tag(name, path, tag["line"], extent(code(path), tag["line"], lang, kind), kind,
-                             (tag.get("scope") or "").replace("::", "."))
+                             member.group(1) if member else (tag.get("scope") or "").replace("::", "."),
+                             "object" if member else tag.get("scopeKind") or "")
     for path in paths:
         if language(path) == "python":
             text = (root / path).read_text(errors="replace")
@@ -418,6 +421,14 @@ def tags_of(root: Path, paths: list[str]) -> list[Tag]:
                     kind = "function" if match.re is RUST_FN else "variable"
                     found[(path, number, match.group(1))] = Tag(match.group(1), path, number,
                                                                 extent(code(path), number, "rust", kind), kind, "")
+        if language(path) in ("javascript", "typescript"):  # functions ctags leaves out (nested ones in TS)
+            texts.setdefault(path, (root / path).read_text(errors="replace").split("\n"))
+            regions = js_functions(path, code(path))
+            for tag in regions:
+                if not any(k[0] == path and k[1] == tag.line for k in found):
+                    nested = any(o is not tag and o.line < tag.line <= o.end for o in regions)
+                    found[(path, tag.line, tag.name)] = Tag(tag.name, path, tag.line, tag.end, "function", "",
+                                                            "function" if nested else "")
         if language(path) != "javascript":
             continue
         lines = texts.setdefault(path, (root / path).read_text(errors="replace").split("\n"))
@@ -427,7 +438,7 @@ def tags_of(root: Path, paths: list[str]) -> list[Tag]:
                 kind = "function" if re.search(r"=\s*(async\s+)?function\b", text) else "property"
                 found[(path, number, match.group(2))] = Tag(match.group(2), path, number,
                                                            extent(code(path), number, "javascript", kind), kind,
-                                                           match.group(1))
+                                                           match.group(1), "object")
     return sorted(found.values(), key=lambda t: (t.path, t.line))
 
 
@@ -446,7 +457,8 @@ def python_tags(path: str, text: str) -> list[Tag] | None:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 kind = "class" if isinstance(node, ast.ClassDef) else ("member" if in_class else "function")
                 start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                out.append(Tag(node.name, path, start, node.end_lineno or node.lineno, kind, ".".join(scope)))
+                out.append(Tag(node.name, path, start, node.end_lineno or node.lineno, kind, ".".join(scope),
+                               "class" if in_class else "function" if scope else ""))
                 visit(node.body, [*scope, node.name], isinstance(node, ast.ClassDef))
             elif not scope and isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -588,7 +600,7 @@ def _definitions(change, added, by_name, review, acceptable, notes) -> list[dict
                     continue
                 seen.add(name)
                 places = [t for t in by_name.get(name, []) if family(t.path) == family(path) and t.path != path
-                          and (name in dotted or not _is_member(t))
+                          and (name in dotted or not _is_member(t) or lang == "java" and static_import(head, t))
                           and _reachable(name, t, path, head, imports, name in dotted)]
                 for t in places:
                     acceptable.append(["definition", t.path, t.line, t.end])
@@ -653,7 +665,11 @@ def _callers(repo, case, change, touched, base_tags, head_tags, by_name, review,
     for target in changed_defs:
         lang = language(target.path)
         others = [t for t in by_name.get(target.name, []) if t != target and family(t.path) == family(target.path)
-                  and (is_secondary(target.path) or not is_secondary(t.path))]
+                  and (is_secondary(target.path) or not is_secondary(t.path))
+                  and not (t.scope_kind in ("function", "method", "member", "func") and t.path != target.path)
+                  and not (t.path == target.path and t.scope == target.scope and language(t.path) == "typescript"
+                           and t.kind in FUNCTION_KINDS and (t.end == t.line or t.line <= target.end
+                                                             and target.line <= t.end))]  # its overload signatures
         rule = review.get(target.name)
         if others and rule is None:
             files = sorted({t.path for t in others})
@@ -708,6 +724,8 @@ def _is_member(tag: Tag) -> bool:
         return False
     if language(tag.path) == "go":  # ctags scopes a method by package.Type, a function by package
         return tag.kind in ("func", "member") and "." in tag.scope
+    if tag.scope_kind in ("function", "method", "member", "func"):
+        return False  # a function nested in another: called bare, where it is seen
     return tag.kind in FUNCTION_KINDS | {"field", "property", "constant", "variable"}
 
 
