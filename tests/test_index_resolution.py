@@ -212,3 +212,10 @@ def test_a_method_of_an_object_in_a_callback_has_no_callers_in_other_files(capsy
             "source/core.js": "export async function send(input) {\n  return fetch(input)\n}\n"}
     head = {"test/retry.js": base["test/retry.js"].replace("'Load failed'", "'Load failed (example.com)'")}
     assert _callers(_context(capsys, tmp_path, base, head)) == []
+
+
+def test_a_blank_line_added_inside_a_function_changes_nothing_that_calls_it(capsys, tmp_path: Path) -> None:
+    base = {"lib.py": "def compute(x):\n    y = x\n    return y\n",
+            "app.py": "from lib import compute\n\n\ndef report():\n    return compute(1)\n"}
+    head = {"lib.py": "def compute(x):\n    y = x\n\n    return y\n"}
+    assert _callers(_context(capsys, tmp_path, base, head)) == []

@@ -18,7 +18,7 @@ import re
 
 from bot.index.languages import CONTAINER_KINDS
 from bot.index.model import Located
-from bot.index.uses import FileUses, Use, module_stem, parameter_names
+from bot.index.uses import FileUses, Use, module_stem
 
 NO, MAYBE, YES = 0, 1, 2
 _SELF = frozenset({"this", "self", "Self", "super", "cls"})
@@ -92,21 +92,6 @@ def _visible(use: Use, where: FileUses, target: Located) -> bool:
     parent = d.scope.split(".")[-1]
     return any(p.name == parent and p.start <= d.start and d.end <= p.end and p.start <= use.line <= p.end
                for p in where.definitions)
-
-
-def shadowed(use: Use, where: FileUses) -> bool:
-    """Whether the function holding a bare use binds the name itself: a parameter (`def
-    getchar(echo)`), or a local assigned before the use (`retry = …`, `let x`, `x :=`)."""
-    holder = where.caller_of(use.line)
-    if holder is None:
-        return False
-    if use.name in parameter_names(where.language, holder.signature):
-        return True
-    name = re.escape(use.name)
-    local = re.compile(rf"^\s*(?:(?:let|const|var|mut)\s+)*{name}\s*(?::[^=]*)?(?::=|=(?!=))"
-                       rf"|\b(?:let|const|var)\s+(?:mut\s+)?{name}\b|\bfor\s*\(?\s*(?:(?:let|const|var)\s+)?{name}"
-                       rf"\s+(?:in|of)\b|^\s*{name}\s*,[^=]*:=")
-    return any(local.search(line) for line in where.lines[holder.start:use.line])
 
 
 def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:
