@@ -34,6 +34,7 @@ bench: install
 	$(PY) bench/saml.py
 	$(PY) bench/index.py
 	$(PY) bench/context_quality.py
+	$(PY) bench/context_repos.py --baseline-ref main
 	$(PY) bench/review_cost.py
 	$(PY) bench/jsonbody.py
 	$(PY) bench/scale.py

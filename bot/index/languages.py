@@ -22,20 +22,25 @@ EXTENSIONS: dict[str, str] = {
 
 # Grammar → node type → kind of the definition that node makes.
 DEFINITIONS: dict[str, dict[str, str]] = {
-    "python": {"function_definition": "function", "class_definition": "class"},
+    "python": {"function_definition": "function", "class_definition": "class", "assignment": "variable"},
     "javascript": {
         "function_declaration": "function", "generator_function_declaration": "function",
         "class_declaration": "class", "method_definition": "method", "variable_declarator": "variable",
+        "function_expression": "function",
     },
-    "go": {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
+    "go": {
+        "function_declaration": "function", "method_declaration": "method", "type_spec": "type",
+        "const_spec": "constant", "var_spec": "variable",
+    },
     "java": {
         "class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
         "record_declaration": "class", "method_declaration": "method", "constructor_declaration": "constructor",
+        "field_declaration": "field", "constant_declaration": "constant", "enum_constant": "constant",
     },
     "rust": {
         "function_item": "function", "function_signature_item": "function", "struct_item": "struct",
         "enum_item": "enum", "trait_item": "trait", "type_item": "type", "mod_item": "module",
-        "macro_definition": "macro", "const_item": "constant",
+        "macro_definition": "macro", "const_item": "constant", "static_item": "constant",
     },
     "c": {
         "function_definition": "function", "struct_specifier": "struct", "enum_specifier": "enum",
@@ -58,7 +63,7 @@ DEFINITIONS: dict[str, dict[str, str]] = {
 DEFINITIONS["typescript"] = {
     **DEFINITIONS["javascript"], "abstract_class_declaration": "class", "interface_declaration": "interface",
     "type_alias_declaration": "type", "enum_declaration": "enum", "function_signature": "function",
-    "method_signature": "method", "abstract_method_signature": "method",
+    "method_signature": "method", "abstract_method_signature": "method", "public_field_definition": "method",
 }
 DEFINITIONS["tsx"] = DEFINITIONS["typescript"]
 DEFINITIONS["cpp"] = {
@@ -71,8 +76,30 @@ NAME_TYPES = frozenset({
     "constant", "name", "shorthand_property_identifier", "namespace_identifier", "private_property_identifier",
 })
 
-# A JavaScript `variable_declarator` is a definition worth indexing only when it binds a function.
+# A JavaScript `variable_declarator` inside a function is a definition worth indexing only when it
+# binds a function; at the top of a module, any value but an import (`require(...)`) or an alias
+# (`var join = path.join`) is one: `export const NOTHING = Symbol(...)` is used like a function.
 FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "class", "generator_function"})
+
+# Definitions that are values (a constant, a module-level variable, a field): changed, their uses
+# matter as much as a function's calls.
+VALUE_KINDS = frozenset({"constant", "variable", "field"})
+# Definitions that hold other definitions: a changed line inside one is a change of what it holds.
+CONTAINER_KINDS = frozenset({"class", "struct", "interface", "enum", "trait", "module", "namespace", "object"})
+
+# Nodes that give the definitions inside them a scope without being definitions themselves: a
+# Rust `impl Number { fn as_f64 }` makes `Number.as_f64` (field: the type named).
+SCOPE_NODES: dict[str, dict[str, str]] = {"rust": {"impl_item": "type"}}
+
+# Statements that import or re-export names: a name there binds, it is not a use.
+IMPORT_NODES = frozenset({
+    "import_statement", "import_from_statement", "future_import_statement", "import_declaration",
+    "use_declaration", "import_spec", "namespace_use_declaration", "using_directive", "import_header",
+})
+
+# Tokens between a qualifier and the name it qualifies (`res.send`, `crate::raw::TOKEN`, `p->x`,
+# `a?.b`): in every grammar the qualifier is the node just before the token.
+QUALIFIER_TOKENS = frozenset({".", "::", "->", "?."})
 
 # Where the body of a definition begins: its signature is the text before it.
 BODY_FIELDS = ("body", "value")

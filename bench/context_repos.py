@@ -1,0 +1,236 @@
+"""Retrieval quality on public repositories in several languages: small pull requests at pinned
+commits (bench/context_cases.json), scored against a ground truth derived mechanically and
+reviewed (bench/context_truth.py says how), with another checkout's code measured in the same run.
+
+Each case is a real commit replayed (its parent as base) or our own small edit of real code. The
+index is built at the case's base (one index per repository, brought from base to base), and
+retrieval runs within the review's default budget, exactly as `reviewer context` does.
+
+Figures, per language and overall:
+- definition recall: the share of truth definitions (what the added lines use, defined in other
+  files) that some returned `definition` piece overlaps;
+- caller recall: the share of truth calling functions (one per function holding a use of a
+  changed definition, in the primary sources) that some returned `caller` piece overlaps;
+- precision: the share of returned definition and caller pieces that overlap a truth or an
+  acceptable item of their kind in their file (acceptable: any definition of a name the added
+  lines use, any function holding a use of a changed name, tests and examples included). Related
+  pieces are search hits, labelled as such: they count in lines, not in precision;
+- lines returned per case (all pieces), and seconds per case (retrieval; the index build is
+  printed apart).
+Aims: definitions >= 0.9, callers >= 0.8, no language under 0.7, precision no lower than the
+baseline's, no case over 2,000 lines or 60 s. The cases marked `"set": "held-out"` were picked by a
+fixed rule (the newest small commits of each repository, 2 to 40 changed lines in its primary
+sources) after the retrieval was written, and are also shown on their own row: the figures of
+cases a retrieval was developed against flatter it.
+
+The repositories are not in this repository: fetch them (github:owner/name) or clone them under a
+directory given by `--repos DIR` or REVIEWER_BENCH_REPOS (bench/context_data.py says where it
+looks); a case whose repository or commit is missing is skipped with a message.
+
+Usage: python bench/context_repos.py [--repos DIR] [--baseline-ref REF] [--case ID ...] [--verbose]
+`--baseline-ref main` checks out that ref of this repository in a temporary git worktree and runs
+the same cases through its code (in a subprocess), so both columns come out of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+from context_data import change_of, find_repo, has_commit, load_cases, repos_dir  # noqa: E402
+
+# --- the worker: one checkout's code, run in a subprocess --------------------------------------
+
+
+def worker(code: str) -> None:
+    """Read jobs (JSON on stdin), retrieve with the code under `code`, print the pieces as JSON."""
+    sys.path.insert(0, code)
+    from bot.engine.diff import read_patches
+    from bot.engine.index_context import changed_files
+    from bot.engine.request import DEFAULT_BUDGETS
+    from bot.index.build import sync
+    from bot.index.gitsource import GitSnapshot
+    from bot.index.retrieve import retrieve
+    from bot.index.store import SqliteIndex, connect
+
+    jobs = json.load(sys.stdin)
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        stores: dict[str, SqliteIndex] = {}
+        for job in jobs:
+            repo = job["repoPath"]
+            if repo not in stores:
+                stores[repo] = SqliteIndex(connect(Path(tmp) / f"{len(stores)}.sqlite3"), "bench")
+            store = stores[repo]
+            started = time.perf_counter()
+            sync(store, GitSnapshot(repo, job["base"]))
+            built = time.perf_counter() - started
+            changes = changed_files(read_patches(job["entries"]), job["headTexts"])
+            started = time.perf_counter()
+            got = retrieve(store, changes, DEFAULT_BUDGETS.index)
+            seconds = time.perf_counter() - started
+            results[job["id"]] = {
+                "seconds": seconds, "buildSeconds": built, "bytes": got.used,
+                "pieces": [[p.kind, p.path, p.start, p.end, p.symbol] for p in got.pieces]}
+    json.dump(results, sys.stdout)
+
+
+def run_worker(code: str, jobs: list[dict]) -> dict:
+    done = subprocess.run([sys.executable, str(BENCH / "context_repos.py"), "--worker", code],
+                          input=json.dumps(jobs), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"the worker for {code} failed:\n{done.stderr}")
+    return json.loads(done.stdout)
+
+
+# --- scoring (pure) ----------------------------------------------------------------------------
+
+
+def _overlaps(piece: list, path: str, start: int, end: int) -> bool:
+    return piece[1] == path and piece[2] <= end and start <= piece[3]
+
+
+def score(case: dict, result: dict) -> dict:
+    pieces = result["pieces"]
+    found = {"definition": [0, 0], "caller": [0, 0]}
+    missed: list[str] = []
+    for item in case["truth"]:
+        hit = any(p[0] == item["kind"] and any(_overlaps(p, *alt) for alt in item["alts"]) for p in pieces)
+        found[item["kind"]][0] += hit
+        found[item["kind"]][1] += 1
+        if not hit:
+            missed.append(f"{item['kind']} {item['alts'][0][0]}:{item['alts'][0][1]} {item['symbol']}")
+    judged = [p for p in pieces if p[0] in ("definition", "caller")]
+    right = [p for p in judged if any(p[0] == a[0] and _overlaps(p, *a[1:]) for a in case["acceptable"])
+             or any(p[0] == t["kind"] and any(_overlaps(p, *alt) for alt in t["alts"]) for t in case["truth"])]
+    wrong = [f"{p[0]} {p[1]}:{p[2]}-{p[3]} {p[4]}" for p in judged if p not in right]
+    return {"defs": found["definition"], "callers": found["caller"], "judged": len(judged), "right": len(right),
+            "lines": sum(p[3] - p[2] + 1 for p in pieces), "seconds": result["seconds"],
+            "build": result["buildSeconds"], "missed": missed, "wrong": wrong}
+
+
+def _ratio(a: int, b: int) -> str:
+    return f"{a / b:.2f}" if b else "  - "
+
+
+def _figures(got: list[dict]) -> dict[str, str]:
+    d = [sum(s["defs"][0] for s in got), sum(s["defs"][1] for s in got)]
+    c = [sum(s["callers"][0] for s in got), sum(s["callers"][1] for s in got)]
+    right, judged = sum(s["right"] for s in got), sum(s["judged"] for s in got)
+    lines = [s["lines"] for s in got]
+    secs = [s["seconds"] for s in got]
+    return {"definitions": f"{_ratio(*d)} {d[0]:>3}/{d[1]:<3}", "callers": f"{_ratio(*c)} {c[0]:>3}/{c[1]:<3}",
+            "precision": f"{_ratio(right, judged)} {right:>3}/{judged:<3}",
+            "lines/case": f"{sum(lines) / len(lines):5.0f} max {max(lines):>4}",
+            "s/case": f"{sum(secs) / len(secs):5.2f} max {max(secs):5.2f}"}
+
+
+def table(cases: list[dict], columns: dict[str, dict[str, dict]]) -> list[str]:
+    """One row per language and code (the baseline's, then this checkout's), and overall."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for case in cases:
+        groups[case["language"]].append(case)
+    widths = {"definitions": 13, "callers": 13, "precision": 13, "lines/case": 14, "s/case": 16}
+    rows = [f"{'language':11} {'cases':>5} {'code':8} " + " ".join(f"{k:>{w}}" for k, w in widths.items())]
+    held = [c for c in cases if c.get("set") == "held-out"]
+    extra = [("held-out", held)] if held else []
+    for label, members in [*sorted(groups.items()), ("overall", cases), *extra]:
+        for index, (name, scores) in enumerate(columns.items()):
+            figures = _figures([scores[c["id"]] for c in members])
+            first = f"{label:11} {len(members):>5}" if index == 0 else " " * 17
+            rows.append(f"{first} {name[:8]:8} " + " ".join(f"{figures[k]:>{w}}" for k, w in widths.items()))
+    return rows
+
+
+# --- the run -----------------------------------------------------------------------------------
+
+
+def jobs_for(cases: list[dict], root: str) -> tuple[list[dict], list[dict]]:
+    """The cases whose repository and commits are here, as worker jobs; a message for the rest."""
+    jobs, kept = [], []
+    absent: dict[str, int] = {}
+    for case in cases:
+        repo = find_repo(root, case["repo"])
+        if repo is None:
+            absent[case["repo"]] = absent.get(case["repo"], 0) + 1
+            continue
+        missing = [c for c in (case["base"], case.get("head")) if c and not has_commit(repo, c)]
+        if missing:
+            print(f"skipped {case['id']}: {case['repo']} under {root} lacks commit {missing[0][:12]}")
+            continue
+        change = change_of(repo, case)
+        jobs.append({"id": case["id"], "repoPath": repo, "base": case["base"], "entries": change.entries,
+                     "headTexts": change.head_texts})
+        kept.append(case)
+    for name, count in absent.items():
+        print(f"skipped {count} case(s) of {name}: not under {root} (fetch github:{name}, or give --repos DIR)")
+    jobs.sort(key=lambda j: j["repoPath"])  # one index per repository, brought from base to base
+    return jobs, kept
+
+
+def baseline_checkout(ref: str, into: str) -> str:
+    path = str(Path(into) / "baseline")
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", path, ref], check=True)
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repos")
+    parser.add_argument("--baseline-ref")
+    parser.add_argument("--case", action="append", default=[])
+    parser.add_argument("--verbose", action="store_true", help="print each case's misses and wrong pieces")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker)
+        return
+    root = repos_dir(args.repos)
+    cases = [c for c in load_cases() if not args.case or c["id"] in args.case]
+    jobs, cases = jobs_for(cases, root)
+    if not jobs:  # nothing fetched here: said, and not a failure of `make bench`
+        print(f"no case can run: no repository of bench/context_cases.json is under {root}")
+        return
+    columns: dict[str, dict[str, dict]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        codes = {}
+        if args.baseline_ref:
+            codes[args.baseline_ref] = baseline_checkout(args.baseline_ref, tmp)
+        codes["new"] = str(ROOT)
+        try:
+            for name, code in codes.items():
+                results = run_worker(code, jobs)
+                columns[name] = {c["id"]: score(c, results[c["id"]]) for c in cases}
+                build = sum(r["buildSeconds"] for r in results.values())
+                print(f"{name}: index builds and updates took {build:.1f} s over {len(jobs)} cases")
+        finally:
+            if args.baseline_ref:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", codes[args.baseline_ref]],
+                               check=False)
+    if args.verbose:
+        for case in cases:
+            for name, scores in columns.items():
+                s = scores[case["id"]]
+                print(f"{case['id']} [{name}] defs {s['defs'][0]}/{s['defs'][1]} callers {s['callers'][0]}/"
+                      f"{s['callers'][1]} right {s['right']}/{s['judged']} lines {s['lines']} {s['seconds']:.2f}s")
+                for miss in s["missed"]:
+                    print(f"    missed {miss}")
+                for wrong in s["wrong"]:
+                    print(f"    wrong  {wrong}")
+    print(f"{len(cases)} cases in {len({c['language'] for c in cases})} languages, "
+          f"{len({c['repo'] for c in cases})} repositories")
+    print("\n".join(table(cases, columns)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,345 @@
+"""Where the names of a change lead: the definitions its added lines use, and every function that
+uses what it altered, each as a candidate piece of context with the reason that asked for it.
+
+Names are resolved, not only matched (bot/index/resolve.py): which of several same-named
+definitions a use means is read from the file's imports, the use's qualifier and the declared
+types around it. Callers come one candidate per calling function (its uses merged), those in the
+primary sources before tests and examples; their ranking is here, the budget in retrieve.py.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
+from bot.index.model import Definition, Located
+from bot.index.resolve import MAYBE, NO, YES, is_container, is_member, refers
+from bot.index.store import IndexStore
+from bot.index.uses import FileUses, Use, read_uses
+
+CALLABLE = frozenset({"function", "method", "constructor", "macro", "variable"})
+_REEXPORT = re.compile(r"export\s+(\*|\{[^}]*\})\s+from\s+['\"]([^'\"]+)['\"]")
+_EXTENSIONS = (".ts", ".tsx", ".mts", ".js", ".jsx", ".mjs", ".cjs")
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedFile:
+    """One file of the change: its text at the head (None when deleted) and its changed lines."""
+
+    path: str
+    head_text: str | None
+    added: tuple[tuple[int, str], ...]  # (new-file line, text) of every added line
+    touched: tuple[int, ...]  # new-file lines added, or next to a removal
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    max_definitions_per_name: int = 2  # when the files do not say which definition: guesses at most
+    max_overloads: int = 3  # when they do and it has overloads: at most these (those whose arity fits first)
+    ambiguous_name: int = 8  # a name defined in more files than this is too common to guess from
+    max_callers_per_name: int = 40
+    max_caller_files: int = 300  # files read for the callers of one change
+    caller_window: int = 6  # lines either side of a use in a long caller
+    max_related: int = 3
+    max_piece_lines: int = 40
+    related_window: int = 8  # lines either side of the first mention
+    max_search_words: int = 16
+
+
+@dataclass
+class Candidate:
+    path: str
+    start: int
+    end: int
+    symbol: str
+    kind: str
+    reason: str
+
+
+class Files:
+    """File texts (the head's for changed files, the index's for the rest) and their uses, each
+    read and parsed once."""
+
+    def __init__(self, store: IndexStore, changes: Sequence[ChangedFile]) -> None:
+        self._store = store
+        self._texts: dict[str, str | None] = {c.path: c.head_text for c in changes}
+        self._lines: dict[str, list[str] | None] = {}
+        self._uses: dict[tuple[str, frozenset[str] | None, frozenset[int] | None], FileUses | None] = {}
+
+    def text(self, path: str) -> str | None:
+        if path not in self._texts:
+            self._texts[path] = self._store.text(path)
+        return self._texts[path]
+
+    def lines(self, path: str) -> list[str] | None:
+        if path not in self._lines:
+            text = self.text(path)
+            self._lines[path] = text.splitlines() if text is not None else None
+        return self._lines[path]
+
+    def refers(self, use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:
+        """bot.index.resolve.refers, with JavaScript's re-exporting modules followed: a name
+        imported from `../internal` is common.ts's when internal.ts does `export * from
+        './utils/common'`."""
+        strength = refers(use, where, target, rivals)
+        source = where.imports.get(use.name) if use.qualifier is None else None
+        if strength != MAYBE or source is None or not source.startswith(".") \
+                or where.language not in ("javascript", "typescript", "tsx"):
+            return strength
+        return self._reexported(where.path, source, target.path, use.name, 3)
+
+    def _reexported(self, importer: str, source: str, target: str, name: str, depth: int) -> int:
+        module = self._module(importer, source)
+        if module is None or depth == 0:
+            return MAYBE
+        if module == target:
+            return YES
+        for match in _REEXPORT.finditer(self.text(module) or ""):
+            names = match.group(1)
+            if names == "*" or name in re.findall(r"[\w$]+", names):
+                if self._reexported(module, match.group(2), target, name, depth - 1) == YES:
+                    return YES
+        return NO
+
+    def _module(self, importer: str, source: str) -> str | None:
+        base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), source))
+        stem = re.sub(r"\.(m|c)?jsx?$", "", base)
+        for candidate in (base, *(stem + e for e in _EXTENSIONS), *(f"{stem}/index{e}" for e in _EXTENSIONS)):
+            if self.text(candidate) is not None:
+                return candidate
+        return None
+
+    def uses(self, path: str, names: frozenset[str] | None = None,
+             lines: frozenset[int] | None = None) -> FileUses | None:
+        key = (path, names, lines)
+        if key not in self._uses:
+            text = self.text(path)
+            self._uses[key] = read_uses(path, text, set(names) if names is not None else None,
+                                        set(lines) if lines is not None else None) if text else None
+        return self._uses[key]
+
+
+def is_test(path: str) -> bool:
+    parts = path.lower().split("/")
+    name = parts[-1]
+    folders = {"test", "tests", "spec", "__tests__", "testdata", "example", "examples", "_examples", "bench",
+               "benches", "benchmark", "benchmarks", "fuzz", "docs", "website", "perf-testing"}
+    return bool(folders & set(parts[:-1])) or name.startswith("test_") or ".test." in name or ".spec." in name \
+        or name.endswith(("_test.go", "_test.py", "test.java", "tests.java"))
+
+
+def _distance(a: str, b: str) -> int:
+    """How far apart two paths are in the tree: a definition next to the change ranks first."""
+    pa, pb = a.split("/")[:-1], b.split("/")[:-1]
+    common = 0
+    for x, y in zip(pa, pb, strict=False):
+        if x != y:
+            break
+        common += 1
+    return len(pa) + len(pb) - 2 * common
+
+
+def _label(d: Definition) -> str:
+    return f"{d.scope}.{d.name}" if d.scope else d.name
+
+
+def _arity_fits(signature: str, count: int | None) -> bool:
+    """Whether a call with `count` arguments fits the parameters a signature declares (varargs,
+    defaults and `self` allowed for); unknown counts fit."""
+    if count is None or "(" not in signature:
+        return True
+    inner = signature[signature.find("(") + 1:]
+    depth, params, current, has = 0, 0, "", False
+    for char in inner:
+        if char == ")" and depth == 0:
+            break
+        if char == "," and depth == 0:
+            params += 1
+            current = ""
+            continue
+        depth += 1 if char in "<([{" else -1 if char in ">)]}" else 0
+        current += char
+        has = has or not char.isspace()
+    params += 1 if has else 0
+    if re.search(r"\.\.\.|\*|\bvarargs\b", inner.split(")")[0]):
+        return True
+    required = params - inner.split(")")[0].count("=") - (1 if re.match(r"\s*&?(mut\s+)?self\b", inner) else 0)
+    return required <= count <= params
+
+
+def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexStore,
+                 settings: Settings) -> list[Candidate]:
+    """The definitions, in other files, of the names the added lines use, as the files say which."""
+    changed = {c.path for c in changes}
+    wanted: dict[tuple[str, str], tuple[list[Use], FileUses]] = {}
+    for change in changes:
+        added = frozenset(line for line, _ in change.added)
+        where = files.uses(change.path, None, added) if change.head_text is not None else None
+        if where is None:
+            continue
+        for name, uses in where.uses.items():
+            on = [u for u in uses if not u.binding]
+            if on:  # calls first: the reason names the line that calls it, else the first that uses it
+                wanted[(change.path, name)] = (sorted(on, key=lambda u: (u.arguments is None, u.line)), where)
+    names = {name for _, name in wanted}
+    found = [loc for loc in store.definitions(names, limit=5000) if loc.path not in changed]
+    for path in changed:
+        head = files.uses(path) if files.text(path) is not None else None
+        found += [Located(path, d) for d in (head.definitions if head else ()) if d.name in names]
+    by_name: dict[str, list[Located]] = {}
+    for loc in found:
+        by_name.setdefault(loc.definition.name, []).append(loc)
+    out: list[tuple[tuple, Candidate]] = []
+    for (path, name), (uses, where) in wanted.items():
+        places = by_name.get(name, [])
+        chosen: dict[tuple[str, int], tuple[int, Located, Use]] = {}
+        for use in uses:  # `c.Mark(…)` and `Mark(…)` on one line may mean two definitions
+            for strength, loc in _chosen(files, use, where, places, settings):
+                key = (loc.path, loc.definition.start)
+                if key not in chosen or chosen[key][0] < strength:
+                    chosen[key] = (strength, loc, use)
+        for strength, loc, use in chosen.values():
+            d = loc.definition
+            group = 0 if d.kind in CALLABLE else 1 if d.kind in VALUE_KINDS else 2
+            rank = (strength != YES, is_test(loc.path) and not is_test(path), group, is_member(loc),
+                    _distance(loc.path, path), path, use.line, d.start)
+            out.append((rank, Candidate(loc.path, d.start, d.end, _label(d), "definition",
+                                         f"{name} is used on {path}:{use.line}")))
+    return [c for _, c in sorted(out, key=lambda item: item[0])]
+
+
+def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
+            settings: Settings) -> list[tuple[int, Located]]:
+    """Which of a name's definitions a use means: those the file says (the overloads whose arity
+    fits first), else a few guesses when the name is rare enough; none in the file itself."""
+    scored = [(files.refers(use, where, loc, [r for r in places if r is not loc]), loc) for loc in places]
+    if any(strength == YES and loc.path == where.path for strength, loc in scored):
+        return []  # the file's own
+    scored = [(s, loc) for s, loc in scored if s != NO and loc.path != where.path
+              and not (use.qualifies and is_container(loc))  # `Util.check(`: the member is what is opened
+              and not (loc.definition.kind in ("module", "namespace") and not use.qualifies)]
+    yes = [loc for s, loc in scored if s == YES]
+    fitting = [loc for loc in yes if _arity_fits(loc.definition.signature, use.arguments)]
+    if yes:  # overloads: those a call's arguments fit, when some do
+        return [(YES, loc) for loc in (fitting or yes)[:settings.max_overloads]]
+    maybe = [loc for s, loc in scored if s == MAYBE and not is_test(loc.path)]  # guesses: primary sources only
+    if not maybe or len({loc.path for loc in maybe}) > settings.ambiguous_name:
+        return []
+    maybe.sort(key=lambda loc: (not _arity_fits(loc.definition.signature, use.arguments), is_member(loc),
+                                _distance(loc.path, where.path), loc.path, loc.definition.start))
+    return [(MAYBE, loc) for loc in maybe[:settings.max_definitions_per_name]]
+
+
+def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located, int]]:
+    """What the change altered: for each touched line, the innermost definition holding it that
+    is not a container (a function, a method, a constant, a field), and its aliases (`req.get =
+    req.header = function …`), with the first touched line inside it."""
+    out: dict[tuple[str, str, int], tuple[Located, int]] = {}
+    for change in changes:
+        where = files.uses(change.path) if change.head_text is not None else None
+        if where is None:
+            continue
+        for line in change.touched:
+            if line > len(where.lines) or not where.lines[line - 1].strip():
+                continue  # a blank line changed: no code did
+            holder = where.caller_of(line)
+            if holder is None:
+                continue
+            for d in where.definitions:
+                if (d.start, d.end) == (holder.start, holder.end) and d.kind not in CONTAINER_KINDS:
+                    out.setdefault((change.path, d.name, d.start), (Located(change.path, d), line))
+    return list(out.values())
+
+
+@dataclass
+class _Caller:
+    target: Located
+    line: int  # the changed line that asked
+    path: str
+    holder: Definition | None
+    lines: list[int]
+    strength: int
+
+
+def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore,
+             settings: Settings) -> list[Candidate]:
+    """Every function that uses what the change altered, one piece each (its uses merged): in the
+    changed files themselves (at the head) and in the rest of the repository."""
+    targets = _targets(files, changes)
+    if not targets:
+        return []
+    changed = {c.path for c in changes}
+    touched = {c.path: set(c.touched) for c in changes}
+    names = frozenset(t.definition.name for t, _ in targets)
+    rivals: dict[str, list[Located]] = {}
+    for loc in [*store.definitions(names, limit=5000), *(t for t, _ in targets)]:
+        if loc.path not in changed or loc in [t for t, _ in targets]:
+            rivals.setdefault(loc.definition.name, []).append(loc)
+    paths = sorted({r.path for r in store.references(names, limit=5000)} - changed, key=lambda p: (is_test(p), p))
+    paths = [p for p in changed if files.text(p) is not None] + paths[:settings.max_caller_files]
+    found: dict[tuple, _Caller] = {}
+    for path in paths:
+        where = files.uses(path, names)
+        if where is None:
+            continue
+        for name, uses in where.uses.items():
+            for target, line in targets:
+                if target.definition.name != name:
+                    continue
+                common = is_member(target) and len({r.path for r in rivals.get(name, [])}) > settings.ambiguous_name
+                others = [r for r in rivals.get(name, []) if r != target]
+                for use in uses:
+                    d = target.definition
+                    if path == target.path and d.start <= use.line <= d.end or use.line in touched.get(path, ()):
+                        continue
+                    strength = files.refers(use, where, target, others)
+                    if strength == NO or strength == MAYBE and common:
+                        continue
+                    holder = where.caller_of(use.line)
+                    if holder is not None and path in touched and any(
+                            holder.start <= n <= holder.end for n in touched[path]):
+                        continue  # changed itself: the diff shows it
+                    key = (target.path, d.start, d.name, path, holder.start if holder else -use.line)
+                    caller = found.setdefault(key, _Caller(target, line, path, holder, [], strength))
+                    caller.lines.append(use.line)
+                    caller.strength = max(caller.strength, strength)
+    return _rankfind_callers(list(found.values()), settings)
+
+
+def _rankfind_callers(callers: list[_Caller], settings: Settings) -> list[Candidate]:
+    """Primary sources before tests and examples; what the files say before guesses; nearer the
+    changed definition first; each changed definition's callers taking turns."""
+    per_target: dict[tuple[str, int, str], list[_Caller]] = {}
+    for caller in callers:
+        per_target.setdefault((caller.target.path, caller.target.definition.start, caller.target.definition.name),
+                              []).append(caller)
+    ranked: list[tuple[tuple, Candidate]] = []
+    for group in per_target.values():
+        group.sort(key=lambda c: (is_test(c.path) and not is_test(c.target.path), c.strength != YES,
+                                  _distance(c.path, c.target.path), c.path, min(c.lines)))
+        for index, caller in enumerate(group[:settings.max_callers_per_name]):
+            tier = (is_test(caller.path) and not is_test(caller.target.path), caller.strength != YES)
+            ranked.append(((*tier, index), _window(caller, settings)))
+    return [c for _, c in sorted(ranked, key=lambda item: item[0])]
+
+
+def _window(caller: _Caller, settings: Settings) -> Candidate:
+    """A short caller whole; a long one from its first use, as far as the piece holds."""
+    first, w = min(caller.lines), settings.caller_window
+    holder, target = caller.holder, caller.target
+    if holder is not None and holder.end - holder.start < 2 * w + 4:
+        start, end = holder.start, holder.end
+    elif holder is not None:
+        start, end = max(holder.start, first - w), min(holder.end, max(caller.lines) + w)
+    else:
+        start, end = max(1, first - w // 2), first + w // 2
+    d = target.definition
+    symbol = holder.name if holder is not None else d.name
+    return Candidate(caller.path, start, end, symbol, "caller",
+                      f"uses {d.name}, whose definition changed at {target.path}:{caller.line}")
+
+
+DEFAULT_SETTINGS = Settings()

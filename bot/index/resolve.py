@@ -1,0 +1,223 @@
+"""Which definition a use means, when several share its name (pure).
+
+A name is matched to a definition by what the using file says about it, as far as tree-sitter
+shows it: the use's qualifier (`res.send` is `res`'s, `crate::raw::TOKEN` is raw.rs's,
+`Error::syntax` is `impl Error`'s, `formatting.FORCED_WIDTH` is the module's), the file's imports
+(`from .termui import getchar`, `var compileTrust = require('./utils').compileTrust`,
+`use crate::number::Number`), its package (Go and Java see their directory's names bare), and
+the declared types of the variables in the function that holds the use (`cmd *cobra.Command`,
+`CodeBlock initializer`, `self` in `impl Number`). The answer is YES (the file says so), MAYBE
+(nothing says otherwise: a receiver of unknown type) or NO (the file says it is something else:
+another module, another type, a local).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from bot.index.languages import CONTAINER_KINDS
+from bot.index.model import Located
+from bot.index.uses import FileUses, Use, module_stem
+
+NO, MAYBE, YES = 0, 1, 2
+_SELF = frozenset({"this", "self", "Self", "super", "cls"})
+_SELF_ALIASES = frozenset({"self", "that", "_this", "me"})  # JavaScript's `var self = this`
+_MODULE_SCOPES = frozenset({"", "exports", "module.exports"})
+
+
+def is_member(loc: Located) -> bool:
+    """A method or field: defined inside a class, a type's methods, or a JavaScript object other
+    than the module (`res.send`), so used through a receiver."""
+    d = loc.definition
+    if d.scope in _MODULE_SCOPES:
+        return False
+    if d.kind in ("method", "field", "constructor", "property"):
+        return True
+    # Inside a type (a Python method, a class's constant) it is one; inside a function or a
+    # module (`mod de { fn from_str }`) it is not.
+    return d.scope.split(".")[-1][:1].isupper()
+
+
+def refers(use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:
+    """Whether `use`, in the file `where`, means `target`; `rivals`: the other definitions of the
+    same name (a qualifier that names one of their types says the use is theirs)."""
+    if use.binding:
+        return NO
+    if use.qualifier is None:
+        return _bare(use, where, target)
+    return _qualified(use, where, target, rivals)
+
+
+def _bare(use: Use, where: FileUses, target: Located) -> int:
+    language, same_file = where.language, where.path == target.path
+    if is_member(target):
+        # Bare, a member is only reached from inside its class (Java, C#, Kotlin, C++), or by a
+        # Java static import.
+        if language in ("java", "csharp", "kotlin", "cpp") and same_file:
+            return YES
+        owner = target.definition.scope.split(".")[-1]
+        source = where.imports.get(use.name)
+        return YES if language == "java" and source is not None and source.rsplit(".", 1)[-1] == owner else NO
+    if use.local or not _visible(use, where, target):
+        return NO
+    if target.definition.kind == "macro":
+        return YES  # a Rust macro_rules! or a C macro is seen everywhere after it is defined
+    if same_file:
+        return YES
+    if any(d.name == use.name and d.scope in _MODULE_SCOPES for d in where.definitions):
+        return NO  # the file defines the name itself: its own
+    source = where.imports.get(use.name)
+    if source is not None:
+        return module_match(source, where, target)
+    if language == "go":  # a package sees its own names bare, another's only through its name
+        folder = posixpath.dirname(target.path)
+        return YES if folder == posixpath.dirname(where.path) or posixpath.basename(folder) == where.package else NO
+    if language == "java":
+        return YES if _same_dir(where, target) else (MAYBE if where.globs else NO)
+    if language == "rust" and not where.globs:
+        return NO  # not `use`d: another crate's, or a local
+    # Not imported, and no parameter or local of that name: a builtin, a star import, a global of
+    # the script, a name of the C translation unit... a guess, not a fact.
+    return MAYBE
+
+
+def _visible(use: Use, where: FileUses, target: Located) -> bool:
+    """A function nested in another (Python, JavaScript) is seen only inside that one."""
+    d = target.definition
+    if d.scope in _MODULE_SCOPES or where.language not in ("python", "javascript", "typescript", "tsx"):
+        return True
+    if where.path != target.path:
+        return False
+    parent = d.scope.split(".")[-1]
+    return any(p.name == parent and p.start <= d.start and d.end <= p.end and p.start <= use.line <= p.end
+               for p in where.definitions)
+
+
+def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:
+    qualifier = use.qualifier or ""
+    last = re.split(r"::|\.|->", qualifier)[-1].strip()
+    same_file = where.path == target.path
+    d = target.definition
+    if not is_member(target):
+        head = re.split(r"::|\.|->", qualifier)[0].strip()
+        if qualifier in ("exports", "module.exports"):
+            return YES if same_file else NO
+        if "require(" in qualifier:
+            found = re.search(r"require\(\s*['\"]([^'\"]+)", qualifier)
+            return module_match(found.group(1), where, target) if found else MAYBE
+        if "::" in qualifier:  # a path: crate::raw, super::de, Error
+            return _path_match(qualifier, where, target)
+        if head in _SELF or not _visible(use, where, target) or where.language == "rust":
+            return NO  # `self.n.parse()`: a method of what self holds, not a module's function
+        source = where.imports.get(head)
+        if source is not None:  # an imported module (`formatting.X`, `cobra.X`, `utils.x`)
+            return module_match(source, where, target) if qualifier == head else MAYBE
+        if last[:1].isupper() and module_stem(target.path) == last:
+            return MAYBE  # perhaps a module imported in a way not read here
+        return NO  # `a.b.x`, a variable's `x`, `ClassName.get`: not a module's function
+    owner = d.scope.split(".")[-1]
+    if "::" in qualifier and last[:1].islower() and last not in _SELF:
+        return NO  # `super::de::from_str`: a module's function, not a type's method
+    if last in _SELF:
+        if same_file:
+            return YES
+        if any(o.name == use.name and o.scope and o.kind not in CONTAINER_KINDS for o in where.definitions):
+            return NO  # `this.indentLevel` in a class with an indentLevel of its own
+        return NO if where.language in ("javascript", "go", "rust") else MAYBE
+    source = where.imports.get(last)
+    if source is not None and last[:1].isupper() and module_match(source, where, target) == NO:
+        return NO  # `Error::syntax` with `use crate::io::Error`: io's Error, not error.rs's
+    if last.lower() in (owner.lower(), owner.lower() + "s"):  # `Error::syntax`, `res.send`, `fieldSpec.emit`
+        return YES
+    declared = where.types_at(use.line).get(last)
+    if declared is not None:
+        return YES if declared == owner else NO
+    for rival in rivals:  # the qualifier names another definition's type or object: theirs
+        rival_owner = rival.definition.scope.split(".")[-1]
+        if rival_owner and rival_owner != owner and last.lower() == rival_owner.lower():
+            return NO
+    if where.language in ("javascript", "typescript", "tsx") and owner[:1].islower():
+        # A CommonJS object (`res`, `app`, `req`): its methods are called through its own name,
+        # `this` in its file, or a `self` that aliases it; another name is another object.
+        return MAYBE if last in _SELF_ALIASES and same_file else NO
+    return MAYBE
+
+
+def module_match(source: str, where: FileUses, target: Located) -> int:
+    """Whether the module an import names (`.utils`, `./utils`, `../internal`, `crate::error`,
+    `github.com/spf13/cobra`, `com.squareup.javapoet.Util`) is the target's file: YES, NO, or
+    MAYBE when it cannot tell (a re-exporting module, the root package of a Go module)."""
+    language = where.language
+    stem = module_stem(target.path)
+    if language == "python":
+        last = source.strip(".").split(".")[-1]
+        return YES if last == stem or last == "" and _same_dir(where, target) else \
+            (MAYBE if source.startswith(".") or "." in source else NO)
+    if language in ("javascript", "typescript", "tsx"):
+        if not source.startswith("."):
+            return NO  # a package (`node:path`, `lodash`), not a file of this repository
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(where.path), source))
+        bare = re.sub(r"\.(m|c)?(j|t)sx?$", "", resolved)
+        if bare == re.sub(r"\.(m|c)?(j|t)sx?$", "", target.path) or bare == posixpath.dirname(target.path) \
+                and module_stem(target.path) == posixpath.basename(bare):
+            return YES
+        return MAYBE  # perhaps a module that re-exports it (`export * from './utils/common'`)
+    if language == "go":
+        last = source.rsplit("/", 1)[-1]
+        folder = posixpath.basename(posixpath.dirname(target.path))
+        if _same_dir(where, target):
+            return NO  # a package does not import itself
+        return YES if last == folder else (MAYBE if not folder and "." in source.split("/")[0] else NO)
+    if language == "java":
+        owner = target.definition.scope.split(".")[0] or stem
+        return YES if source.rsplit(".", 1)[-1] in (owner, stem) or source.endswith("." + stem) else NO
+    if language == "rust":
+        return _path_match(source, where, target)
+    return MAYBE
+
+
+def rust_module(path: str) -> list[str]:
+    """The module path of a Rust file: `src/value/ser.rs` → value::ser, `src/value/mod.rs` →
+    value, `src/lib.rs` → the crate root."""
+    parts = path.split("/")
+    if "src" in parts:
+        parts = parts[len(parts) - parts[::-1].index("src"):]
+    parts[-1] = posixpath.splitext(parts[-1])[0]
+    return parts[:-1] if parts[-1] in ("mod", "lib", "main") else parts
+
+
+def _path_match(path: str, where: FileUses, target: Located) -> int:
+    """A Rust path (`crate::raw`, `super::super::de`, `self::ser`, `Error`, `de::Error`) against
+    the target: its module is the file (`raw.rs`, `value/mod.rs`), its type the scope."""
+    raw = [s.strip() for s in re.sub(r"<[^<>]*>", "", path).split("::") if s.strip()]
+    if raw and raw[0] in ("crate", "self", "super"):
+        module = [] if raw[0] == "crate" else rust_module(where.path)
+        rest = raw[1:] if raw[0] != "super" else raw
+        while rest and rest[0] == "super":
+            module, rest = module[:-1], rest[1:]
+        resolved = module + rest
+        if resolved == rust_module(target.path) or resolved[:-1] == rust_module(target.path) \
+                and resolved[-1:] == [target.definition.scope.split(".")[-1]]:
+            return YES
+        return MAYBE if not resolved else NO  # the crate root re-exports much (`crate::Number`)
+    segments = [s for s in raw if s not in ("crate", "self", "super")]
+    if not segments:
+        return YES if where.path == target.path else MAYBE
+    owner = target.definition.scope.split(".")[-1]
+    last = re.sub(r"<.*>", "", segments[-1])
+    if owner and last == owner:
+        return YES
+    if last == module_stem(target.path):
+        return YES
+    if last[:1].isupper():  # a type (`Value::from`): the target is not its
+        return NO if owner or is_member(target) else MAYBE
+    return NO
+
+
+def _same_dir(where: FileUses, target: Located) -> bool:
+    return posixpath.dirname(where.path) == posixpath.dirname(target.path)
+
+
+def is_container(loc: Located) -> bool:
+    return loc.definition.kind in CONTAINER_KINDS

@@ -1,0 +1,358 @@
+"""How a file uses names: each use's qualifier (`res.send`, `crate::raw::TOKEN`, `cobra.CheckErr`),
+whether it only binds the name (an import, a re-export), the function holding it, and what the
+file imports from where. Read with tree-sitter when a review asks (pure: text in, FileUses out),
+for the few files a retrieval looks at; the index keeps only names and lines.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from tree_sitter import Node, Query, QueryCursor
+from tree_sitter_language_pack import get_language
+
+from bot.index.languages import CONTAINER_KINDS, DEFINITIONS, IMPORT_NODES, QUALIFIER_TOKENS
+from bot.index.model import Definition
+from bot.index.parse import definition_entries, grammar, parse_tree, scoped, text_of
+
+_CALLS = frozenset({"call_expression", "call", "method_invocation", "new_expression", "object_creation_expression",
+                    "macro_invocation"})
+_RE_EXPORTS = frozenset({"export_clause", "export_specifier"})
+_KEYS = {"keyword_argument": "name", "pair": "key", "field_initializer": "field", "named_argument": "name",
+         "property_signature": "name"}
+_NAMED = frozenset({t for kinds in DEFINITIONS.values() for t in kinds} | {"function_expression", "class"})
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    name: str
+    line: int
+    qualifier: str | None  # the text before `.`, `::` or `->`: "res", "this", "crate::raw"; None: bare
+    binding: bool  # an import, a re-export, a keyword's or a key's name, a definition's own name
+    local: bool  # bare, and bound by a function around it (a parameter, a local declared before it)
+    qualifies: bool  # is itself the qualifier of a name (`Util` in `Util.checkArgument`)
+    arguments: int | None  # how many arguments it is called with; None: not called
+
+
+@dataclass
+class FileUses:
+    path: str
+    language: str
+    definitions: tuple[Definition, ...]
+    uses: dict[str, list[Use]] = field(default_factory=dict)
+    imports: dict[str, str] = field(default_factory=dict)  # local name → the module it comes from
+    globs: list[str] = field(default_factory=list)  # modules imported whole (`use super::*`, `import a.*`)
+    package: str = ""  # Go's `package doc`
+    lines: list[str] = field(default_factory=list)
+
+    def caller_of(self, line: int) -> Definition | None:
+        """The innermost definition holding `line` that is not a container (a class, a module)."""
+        best = None
+        for d in self.definitions:
+            if d.start <= line <= d.end and d.kind not in CONTAINER_KINDS and (best is None or d.start >= best.start):
+                best = d
+        return best
+
+    def types_at(self, line: int) -> dict[str, str]:
+        """What the code at `line` declares its variables to be: the enclosing function's parameters,
+        its receiver or `self`/`this`, and its class's fields (variable → type name)."""
+        holder = self.caller_of(line)
+        if holder is None:
+            return {}
+        owner = holder.scope.split(".")[-1] if holder.scope else ""
+        types = {"self": owner, "this": owner, "Self": owner} if owner else {}
+        for d in self.definitions:
+            if d.kind == "field" and d.scope == holder.scope:
+                found = re.search(rf"([\w.]+)(?:<[^>]*>)?\s+{re.escape(d.name)}\b", d.signature)
+                if found:
+                    types[d.name] = found.group(1).split(".")[-1]
+        types.update(parameter_types(self.language, holder.signature))
+        return types
+
+
+_PARAMETERS = {
+    "python": re.compile(r"(\w+)\s*:\s*['\"]?([\w.]+)"),
+    "typescript": re.compile(r"(\w+)\??\s*:\s*([\w.]+)"),
+    "go": re.compile(r"(\w+)\s+\*?(?:\[\])?\*?([\w.]+)\s*[,)]"),
+    "rust": re.compile(r"(\w+)\s*:\s*&?(?:'\w+\s+)?(?:mut\s+)?([\w:]+)"),
+}
+_JAVA_PARAMETER = re.compile(r"([\w.]+)(?:<[^()]*?>)?(?:\[\])*\s+(\w+)\s*[,)]")
+
+
+def parameter_types(language: str, signature: str) -> dict[str, str]:
+    """Parameters' declared types in a signature (`cmd *cobra.Command` → cmd: Command)."""
+    inner = signature[signature.find("("):] if "(" in signature else ""
+    if language == "java":
+        return {name: kind.split(".")[-1] for kind, name in _JAVA_PARAMETER.findall(inner)}
+    pattern = _PARAMETERS.get("typescript" if language in ("tsx", "javascript") else language)
+    if pattern is None:
+        return {}
+    return {name: re.split(r"\.|::", kind)[-1] for name, kind in pattern.findall(inner)}
+
+
+def parameter_names(language: str, signature: str) -> set[str]:
+    """The names a signature's parameters bind (`def f(self, echo: bool)` → self, echo)."""
+    chunks: list[str] = []
+    for inner in re.findall(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)", signature):  # each parameter list
+        depth, current = 0, ""
+        for char in inner:
+            if char == "," and depth == 0:
+                chunks.append(current)
+                current = ""
+                continue
+            depth += 1 if char in "<([{" else -1 if char in ">)]}" else 0
+            current += char
+        chunks.append(current)
+    names = set()
+    for chunk in chunks:
+        words = re.findall(r"[A-Za-z_$][\w$]*", re.split(r"=|:(?!:)", chunk)[0] if language != "go" else chunk)
+        words = [w for w in words if w not in ("mut", "const", "final", "readonly", "public", "private", "ref")]
+        if not words:
+            continue
+        names.add(words[-1] if language in ("java", "csharp", "c", "cpp") else words[0])
+    return names
+
+
+def read_uses(path: str, text: str, names: set[str] | None = None, lines: set[int] | None = None) -> FileUses | None:
+    """The uses of `names` (every name when None) in `text`, on `lines` (every line when None),
+    read as the language of `path`."""
+    parsed = parse_tree(path, text)
+    if parsed is None:
+        return None
+    language, tree = parsed
+    entries = definition_entries(language, tree)
+    out = FileUses(path, language, tuple(scoped(entries)), lines=text.split("\n"))
+    own = {e.name_start for e in entries if e.emit}
+    scopes: dict[int, dict[str, int]] = {}  # a function's start byte → the names it binds, and from which line
+    for node in QueryCursor(grammar(language)[2]).captures(tree.root_node).get("name", []):
+        if node.child_count:
+            continue
+        word = text_of(node)
+        if names is not None and word not in names or len(word) < 2:
+            continue
+        if lines is not None and node.start_point[0] + 1 not in lines:
+            continue
+        out.uses.setdefault(word, []).append(_use(node, word, node.start_byte in own, language, out.lines, scopes))
+    _imports(language, tree.root_node, out)
+    return out
+
+
+
+def _use(node: Node, word: str, own: bool, language: str, text: list[str], scopes: dict[int, dict[str, int]]) -> Use:
+    before = node.prev_sibling
+    qualifier = None
+    parent = node.parent
+    if before is not None and before.type in QUALIFIER_TOKENS and before.prev_sibling is not None \
+            and (parent is None or parent.type not in _NAMED):  # `fn f() -> Error`: a return type, no qualifier
+        qualifier = text_of(before.prev_sibling)
+    after = node.next_sibling
+    qualifies = after is not None and after.type in QUALIFIER_TOKENS
+    line = node.start_point[0] + 1
+    local = qualifier is None and _local(node, word, language, text, scopes)
+    return Use(word, line, qualifier, own or _binds(node), local, qualifies, _arguments(node))
+
+
+_FUNCTIONS = frozenset({
+    "function_definition", "function_declaration", "method_declaration", "method_definition", "func_literal",
+    "function_item", "closure_expression", "arrow_function", "function_expression", "generator_function_declaration",
+    "generator_function", "lambda", "constructor_declaration", "lambda_expression", "anonymous_function",
+})
+
+
+_DESTRUCTURED = re.compile(r"\b(?:let|const|var)\s*[{\[]([^=]*)[}\]]\s*(?::[^=]*)?=")  # `const {a, b: c} = …`
+_DECLARED = re.compile(r"^\s*(?:(?:let|const|var|mut)\s+)*([A-Za-z_$][\w$]*)\s*(?::[^=]*)?(?::=|=(?!=))"
+                       r"|\b(?:let|const|var)\s+(?:mut\s+)?([A-Za-z_$][\w$]*)"
+                       r"|\bfor\s*\(?\s*(?:(?:let|const|var)\s+)?([A-Za-z_$][\w$]*)\s+(?:in|of)\b"
+                       r"|^\s*([A-Za-z_$][\w$]*)\s*,[^=]*:=")
+
+
+def _local(node: Node, word: str, language: str, text: list[str], scopes: dict[int, dict[str, int]]) -> bool:
+    """Whether a function around a bare use binds its name: a parameter (`def getchar(echo)`,
+    `function (req, res)`), or a local declared before the use (`var res = this.res`, `x := …`)."""
+    line = node.start_point[0] + 1
+    current = node.parent
+    while current is not None:
+        if current.type in _FUNCTIONS:
+            if current.start_byte not in scopes:
+                scopes[current.start_byte] = _bound(current, language, text)
+            if scopes[current.start_byte].get(word, line + 1) <= line:
+                return True
+        current = current.parent
+    return False
+
+
+def _bound(function: Node, language: str, text: list[str]) -> dict[str, int]:
+    """The names a function binds (its parameters from its first line, its locals from the line
+    that declares them)."""
+    out: dict[str, int] = {}
+    body = function.child_by_field_name("body")
+    first, last = (body or function).start_point[0] + 1, function.end_point[0] + 1
+    for number in range(first, last + 1):
+        line = text[number - 1] if number <= len(text) else ""
+        for match in _DECLARED.finditer(line):
+            name = next(g for g in match.groups() if g)
+            out.setdefault(name, number)
+        for match in _DESTRUCTURED.finditer(line):
+            for name in re.findall(r"(?:[\w$]+\s*:\s*)?([A-Za-z_$][\w$]*)", match.group(1)):
+                out.setdefault(name, number)
+    parameters = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+    if parameters is not None:
+        signature = text_of(parameters)
+        for name in parameter_names(language, signature if signature.startswith("(") else f"({signature})"):
+            out[name] = 0
+    return out
+
+
+def _binds(node: Node) -> bool:
+    """Inside an import or a re-export (`export {x}`, `exports.x = x`, `pub use`)."""
+    parent = node.parent
+    if parent is not None and parent.type in _KEYS and parent.child_by_field_name(_KEYS[parent.type]) == node:
+        return True  # `f(echo=False)`, `{retry: 2}`, `Error { code: c }`: a keyword or a key, not the name's use
+    if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == node \
+            and text_of(parent.child_by_field_name("left")).startswith(("exports.", "module.exports")):
+        return True
+    if parent is not None and parent.child_by_field_name("name") == node and parent.type in _NAMED:
+        return True  # `function send(...)` of `res.send = function send`: a name, not a use
+    if parent is not None and parent.type == "function_declarator":
+        return True  # a C prototype: `int compute_total(const int *items, int n);`
+    current: Node | None = parent
+    for _ in range(8):
+        if current is None:
+            return False
+        if current.type in IMPORT_NODES or current.type in _RE_EXPORTS or current.type == "variable_declarator" \
+                and "require(" in text_of(current.child_by_field_name("value")):
+            return True
+        current = current.parent
+    return False
+
+
+def _arguments(node: Node) -> int | None:
+    """How many arguments a call of the name passes (`f(a, b)`, `x.f(a)`, `new F()`); None: no call."""
+    parent = node.parent
+    if parent is None:
+        return None
+    if parent.type in _CALLS and parent.child_by_field_name("name") == node:  # Java: `x.emit(...)`, `emit(...)`
+        call: Node | None = parent
+    else:
+        callee = parent if node.prev_sibling is not None and node.prev_sibling.type in QUALIFIER_TOKENS else node
+        call = callee.parent
+        if call is None or call.type not in _CALLS or call.child_by_field_name("function") not in (callee, None) \
+                and call.child_by_field_name("constructor") != callee:
+            return None
+    arguments = call.child_by_field_name("arguments") if call is not None else None
+    if arguments is None:
+        return None
+    return sum(1 for c in arguments.named_children if "comment" not in c.type)
+
+
+def _imports(language: str, root: Node, out: FileUses) -> None:
+    """What each imported name stands for, by language: `from .utils import echo` (echo →
+    .utils), `var x = require('./u').x`, `import {a} from './m'`, Go's import paths, Java's
+    imports, Rust's `use` trees."""
+    for node in _walk_imports(language, root):
+        raw = text_of(node)
+        if language == "python":
+            _python_import(node, out)
+        elif language in ("javascript", "typescript", "tsx"):
+            _js_import(node, raw, out)
+        elif language == "go" and node.type == "package_clause":
+            out.package = raw.split()[-1]
+        elif language == "go" and node.type == "import_spec":
+            source = text_of(node.child_by_field_name("path")).strip('"`')
+            alias = text_of(node.child_by_field_name("name"))
+            out.imports[alias or source.rsplit("/", 1)[-1]] = source
+        elif language == "java" and node.type == "import_declaration":
+            target = re.sub(r"^import\s+(static\s+)?|;$", "", raw.strip()).strip()
+            if target.endswith(".*"):
+                out.globs.append(target[:-2])
+            else:
+                out.imports[target.rsplit(".", 1)[-1]] = target.rsplit(".", 1)[0]
+        elif language == "rust" and node.type == "use_declaration":
+            for path in _rust_paths(re.sub(r"^(pub(\([^)]*\))?\s+)?use\s+|;$", "", raw.strip()).strip()):
+                head, _, last = path.rpartition("::")
+                if last == "*":
+                    out.globs.append(head)
+                    continue
+                local = last.split(" as ")[-1].strip()
+                out.imports[local] = head
+
+
+@cache
+def _import_query(language: str) -> Query | None:
+    lang = get_language(language)  # type: ignore[arg-type]
+    kinds = [t for t in sorted(IMPORT_NODES | {"export_statement", "package_clause", "variable_declarator"})
+             if lang.id_for_node_kind(t, True)]
+    return Query(lang, "\n".join(f"({t}) @import" for t in kinds)) if kinds else None
+
+
+def _walk_imports(language: str, root: Node) -> list[Node]:
+    """Import statements anywhere in the file (a Python function's own `from x import y` too)."""
+    query = _import_query(language)
+    if query is None:
+        return []
+    found = QueryCursor(query).captures(root).get("import", [])
+    return sorted((n for n in found if n.type != "variable_declarator" or "require(" in text_of(n)),
+                  key=lambda n: n.start_byte)
+
+
+def _python_import(node: Node, out: FileUses) -> None:
+    module = text_of(node.child_by_field_name("module_name"))
+    for child in node.children_by_field_name("name"):
+        name = text_of(child.child_by_field_name("name") if child.type == "aliased_import" else child)
+        alias = text_of(child.child_by_field_name("alias")) if child.type == "aliased_import" else ""
+        if node.type == "import_statement":
+            out.imports[alias or name.split(".")[0]] = name if alias else name.split(".")[0]
+        else:  # `from . import formatting` binds the module .formatting; `from .utils import echo`, .utils
+            out.imports[alias or name] = module + name if module.strip(".") == "" else module
+    if node.type == "import_from_statement" and any(c.type == "wildcard_import" for c in node.named_children):
+        out.globs.append(module)
+
+
+def _js_import(node: Node, raw: str, out: FileUses) -> None:
+    if node.type == "variable_declarator":  # var x = require('./utils').x
+        required = re.search(r"require\(\s*['\"]([^'\"]+)['\"]", raw)
+        name = node.child_by_field_name("name")
+        if required and name is not None and name.type == "identifier":
+            out.imports[text_of(name)] = required.group(1)
+        return
+    source_node = node.child_by_field_name("source")
+    if source_node is None:
+        return
+    source = text_of(source_node).strip("'\"`")
+    if node.type == "export_statement":
+        if re.match(r"export\s+\*", raw):
+            out.globs.append(source)
+        return
+    for match in re.finditer(r"([\w$]+)(?:\s+as\s+([\w$]+))?", re.sub(r"from\s+['\"].*$", "", raw[6:], flags=re.S)):
+        if match.group(1) not in ("type", "as", "typeof"):
+            out.imports[match.group(2) or match.group(1)] = source
+
+
+def _rust_paths(tree: str) -> list[str]:
+    """`crate::error::{Error, ErrorCode}` → crate::error::Error, crate::error::ErrorCode."""
+    tree = tree.strip()
+    if "{" not in tree:
+        return [tree] if tree else []
+    head, _, rest = tree.partition("{")
+    inner = rest[:rest.rfind("}")]
+    parts, depth, current = [], 0, ""
+    for char in inner:
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        depth += (char == "{") - (char == "}")
+        current += char
+    parts.append(current)
+    return [p for part in parts if part.strip() for p in _rust_paths(head + part.strip())]
+
+
+def module_stem(path: str) -> str:
+    """The name a module is imported by: `src/click/utils.py` → utils, `value/mod.rs` → value,
+    `lib/index.js` → lib."""
+    stem, extension = posixpath.splitext(posixpath.basename(path))
+    packages = {".py": ("__init__",), ".rs": ("mod", "lib", "main")}.get(extension, ("index",))
+    return posixpath.basename(posixpath.dirname(path)) if stem in packages else stem
