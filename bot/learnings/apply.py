@@ -1,5 +1,5 @@
 """Applying learnings to a review (pure): `guide` learnings into the prompt, `suppress` learnings
-over its findings (docs/reviews.md "Learnings").
+over its findings.
 
 - A learning applies to a review of its account's repository (`scope.repository`, or every one of
   the account) and to the paths its globs match (none: every path).

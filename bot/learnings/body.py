@@ -164,8 +164,8 @@ def _cross_checks(body: dict) -> list[Issue]:
     if "rule" in body and "category" in body:
         out.append(Issue("/category", "exclusive", "`category`: set `rule` or `category`, not both"))
     if body.get("kind") == "suppress" and "rule" not in body and "category" not in body:
-        out.append(Issue("", "required", "a `suppress` learning names the `rule` or the `category` of the findings "
-                                         "it leaves out"))
+        out.append(Issue("", "required", "the body: a `suppress` learning names the `rule` or the `category` of the "
+                                         "findings it leaves out"))
     if body.get("kind") == "guide" and "fingerprint" in body:
         out.append(Issue("/fingerprint", "requires", "`fingerprint`: only a `suppress` learning matches a "
                                                      "finding's fingerprint"))

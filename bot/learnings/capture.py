@@ -1,4 +1,4 @@
-"""Making a learning from what people say to the app (pure; docs/reviews.md "Learnings").
+"""Making a learning from what people say to the app (pure).
 
 A comment that mentions the app is read as commands and questions are
 (`bot.reviews.conversation.addressed`: quoted lines and fenced code never count), and is a learning

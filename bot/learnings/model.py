@@ -6,7 +6,7 @@ optionally some paths (globs; none: every path). A suppress learning names the r
 a rule of the configuration or of an analyzer) or the category it is about, and may carry the
 fingerprint of the finding it was made from.
 
-`to_json` / `from_json` are the API's and the store's one shape (docs/reviews.md "Learnings"):
+`to_json` / `from_json` are the API's and the store's one shape:
 `{id, scope: {account, repository, paths}, rule, category, text, kind, source: {url, author},
 fingerprint, created}`. `from_json` reads what this module wrote; bodies from clients go through
 `bot.learnings.body`, which checks every field.

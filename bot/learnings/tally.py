@@ -1,5 +1,5 @@
 """Adding outcomes up (pure): a pull request's tally for its summary comment, and, over many pull
-requests, what the console's chart and `/metrics` show (docs/reviews.md "Learnings").
+requests, what the console's chart and `/metrics` show.
 
 - `tally`: "3 findings: 1 resolved, 1 dismissed, 1 open".
 - `rates`: per day or ISO week (Monday to Sunday, UTC) in which findings were *posted*, how many
