@@ -32,6 +32,7 @@ COMMANDS = {
     "login": "bot.commands.login:run_login",
     "logout": "bot.commands.login:run_logout",
     "setup": "bot.commands.setup:run",
+    "learnings": "bot.commands.learnings:run",
 }
 
 
@@ -61,6 +62,14 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=32)
+
+    def add_argument(self, action: argparse.Action) -> None:
+        """Counts a command's name at the indent it is shown at, so that `learnings` keeps its help on its line."""
+        super().add_argument(action)
+        if action.help is not argparse.SUPPRESS:
+            for sub in self._iter_indented_subactions(action):
+                self._action_max_length = max(self._action_max_length,
+                                              len(self._format_action_invocation(sub)) + self._current_indent)
 
 
 def version() -> str:
@@ -115,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "connector's mfa settings, for permissions in access.mfa.required (default: sign in)")
     _command(sub, "logout", "end the session that `reviewer login` keeps, on the server and on this machine")
     _setup(sub)
+    _learnings(sub)
     return parser
 
 
@@ -150,6 +160,58 @@ def _setup(sub) -> None:
     s.add_argument("--port", type=int, metavar="PORT",
                    help="the port of the setup page (default: PORT, else 8080; 0 picks a free one)")
     _host(s)
+
+
+LEARNINGS_EPILOG = """the token is REVIEWER_TOKEN when set, else the session `reviewer login` keeps (sent only to the
+server that issued it). exit codes: 0 done, 1 the server refused, 2 usage, no credentials or the
+server unreachable."""
+
+
+def _learnings(sub) -> None:
+    top = _command(sub, "learnings", "list, add, change and delete what the reviewer learned (a server's learnings)",
+                   epilog=LEARNINGS_EPILOG)
+    actions = top.add_subparsers(dest="action", required=True, parser_class=_Parser, metavar="ACTION",
+                                 title="actions", help="what to do (`reviewer learnings ACTION --help`)")
+    ls = _learnings_action(actions, "list", "list learnings, newest first")
+    ls.add_argument("--account", metavar="LOGIN", help="only those of this account (default: every one you may read)")
+    ls.add_argument("--repo", metavar="OWNER/NAME", help="only those that apply to this repository (default: all)")
+    ls.add_argument("--kind", choices=("suppress", "guide"), help="only learnings of this kind (default: both)")
+    _learnings_action(actions, "show", "show one learning").add_argument("id", metavar="ID")
+    add = _learnings_action(actions, "add", "add a learning")
+    add.add_argument("text", metavar="TEXT", help="what to remember (a suppress learning: the message it names)")
+    add.add_argument("--repo", metavar="OWNER/NAME", help="the repository it applies to (or --account)")
+    add.add_argument("--account", metavar="LOGIN", help="instead of --repo: every repository of this account")
+    add.add_argument("--kind", choices=("suppress", "guide"), default="guide",
+                     help="guide: told to later reviews; suppress: leaves matching findings out (default: guide)")
+    _learning_fields(add)
+    add.add_argument("--source-url", metavar="URL", help="a link to where it was decided (default: none)")
+    edit = _learnings_action(actions, "edit", "change a learning")
+    edit.add_argument("id", metavar="ID")
+    edit.add_argument("--text", metavar="TEXT", help="the new text (default: unchanged)")
+    edit.add_argument("--kind", choices=("suppress", "guide"), help="the new kind (default: unchanged)")
+    _learning_fields(edit)
+    edit.add_argument("--every-path", action="store_true", help="make it apply to every path (default: its paths stay)")
+    _learnings_action(actions, "rm", "delete a learning: what it left out comes back at the next review").add_argument(
+        "id", metavar="ID")
+
+
+def _learnings_action(actions, name: str, summary: str) -> argparse.ArgumentParser:
+    parser = actions.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
+                                epilog=LEARNINGS_EPILOG, formatter_class=_Formatter)
+    parser.add_argument("--server", metavar="URL", help="the server (default: the one `reviewer login` signed in to)")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="lines for people, or the API's JSON (default: text)")
+    return parser
+
+
+def _learning_fields(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--path", action="append", metavar="GLOB",
+                        help="a glob of the paths it applies to; repeat for more (add: default every path; edit: "
+                             "replaces them)")
+    parser.add_argument("--rule", metavar="ID", help="the rule id it is about; edit: '' for none (a suppress learning "
+                                                     "needs a rule or a category)")
+    parser.add_argument("--category", metavar="CATEGORY",
+                        help="the category it is about (bug, risk, style, …); edit: '' for none")
 
 
 def _validate(sub) -> None:

@@ -21,8 +21,9 @@ from bot.config.admin_schema import ADMIN_CONFIG
 from bot.config.crosschecks import duplicate_ids, id_entries, model_entries, taken_ids, undeclared_providers
 from bot.config.document import load_checked, sorted_diagnostics
 from bot.config.layer import LayerSettings, layer_settings, origin_at
-from bot.config.model import Glob, IndexLimits, Price, Provider, Rule, frozen_mapping
+from bot.config.model import Glob, IndexLimits, Layer, Price, Provider, ReviewLayer, ReviewLimits, Rule, frozen_mapping
 from bot.diagnostics import Diagnostic
+from bot.expr.globs import glob_match
 from bot.pointers import escape_token, human_pointer
 from bot.secrets import referenced_names
 from bot.yamldoc import YamlDocument
@@ -36,6 +37,8 @@ class Account:
     settings: LayerSettings
     providers: Mapping[str, Provider] = field(default_factory=frozen_mapping)
     disabled_repositories: tuple[Glob, ...] = ()
+    reviews: ReviewLayer | None = None  # `reviews`, without its `repositories`
+    review_repositories: tuple[tuple[Glob, ReviewLayer], ...] = ()  # `reviews.repositories`, in file order
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class AdminConfig:
     # The secrets (NAMEs of `secret://NAME/KEY`) the file references anywhere, at instance or account
     # level: model keys and the like, which no connector may ever read (bot/connectors/checks.py).
     secret_names: frozenset[str] = frozenset()
+    reviews: ReviewLayer | None = None  # the instance's `reviews`
 
     @classmethod
     def empty(cls) -> AdminConfig:
@@ -67,6 +71,28 @@ class AdminConfig:
         """The instance's providers, with the account's added over them."""
         account = self.account(full_name_or_owner)
         return {**self.providers, **(account.providers if account else {})}
+
+    def review_limits(self, full_name: str | None = None) -> ReviewLimits:
+        """The noise caps and walkthrough switch of a repository's reviews: each key from the last of
+        the instance's `reviews`, its account's, and the first of the account's `reviews.repositories`
+        whose glob matches the repository's name (case-insensitive, as `disabledRepositories`)."""
+        account = self.account(full_name)
+        layers = [self.reviews, account.reviews if account else None]
+        if account is not None and full_name and "/" in full_name:
+            name = full_name.split("/", 1)[1].lower()
+            layers.append(next((layer for glob, layer in account.review_repositories
+                                if glob_match(glob.pattern.lower(), name)), None))
+        values: dict[str, Any] = {}
+        sources = dict.fromkeys(REVIEW_KEYS, "default")
+        origins = {}
+        for layer in (layer for layer in layers if layer is not None):
+            for key, value in layer.values.items():
+                values[key], sources[key], origins[key] = value, layer.source, layer.origins[key]
+        default = ReviewLimits()
+        return ReviewLimits(values.get("maxInlineComments", default.max_inline_comments),
+                            values.get("inlineSeverityFloor", default.inline_severity_floor),
+                            values.get("walkthrough", default.walkthrough),
+                            frozen_mapping(sources), frozen_mapping(origins))
 
     def rules_by_id(self, full_name_or_owner: str | None = None) -> dict[str, Rule]:
         """Every admin rule a repository of this owner is layered on, by id."""
@@ -169,12 +195,30 @@ def _build(data: Mapping[str, Any], doc: YamlDocument, path: str) -> AdminConfig
         settings = layer_settings(account, doc, path, "account", base)
         disabled = tuple(Glob(pattern, "account", origin_at(doc, path, f"{base}/disabledRepositories/{i}"))
                          for i, pattern in enumerate(account.get("disabledRepositories", ())))
+        reviews = account.get("reviews")
+        repositories = tuple(
+            (Glob(pattern, "account", origin_at(doc, path, f"{base}/reviews/repositories/{escape_token(pattern)}")),
+             _review_layer(entry, doc, path, "account", f"{base}/reviews/repositories/{escape_token(pattern)}"))
+            for pattern, entry in ((reviews or {}).get("repositories") or {}).items())
         accounts[login.lower()] = Account(login, settings, frozen_mapping(_providers(account.get("providers"), "account")),
-                                          disabled)
+                                          disabled, _review_layer(reviews, doc, path, "account", f"{base}/reviews")
+                                          if isinstance(reviews, Mapping) else None, repositories)
     return AdminConfig(path, doc, data, frozen_mapping(_providers(data.get("providers"), "instance")),
                        layer_settings(data.get("defaults"), doc, path, "instance", "/defaults"), frozen_mapping(accounts),
                        _index_limits(data.get("index") or {}), judge=(data.get("eval") or {}).get("judge"),
-                       secret_names=referenced_names(data))
+                       secret_names=referenced_names(data),
+                       reviews=_review_layer(data["reviews"], doc, path, "instance", "/reviews")
+                       if isinstance(data.get("reviews"), Mapping) else None)
+
+
+REVIEW_KEYS = ("maxInlineComments", "inlineSeverityFloor", "walkthrough")
+
+
+def _review_layer(data: Mapping[str, Any], doc: YamlDocument, path: str, source: Layer, base: str) -> ReviewLayer:
+    """The keys of a `reviews` mapping (already valid) with where each is written."""
+    keys = [key for key in REVIEW_KEYS if key in data]
+    return ReviewLayer(source, frozen_mapping({key: data[key] for key in keys}),
+                       frozen_mapping({key: origin_at(doc, path, f"{base}/{key}") for key in keys}))
 
 
 def _index_limits(data: Mapping[str, Any]) -> IndexLimits:

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from bot.config.checks import GLOB_SYNTAX
 from bot.config.repo_schema import MODEL, REPO_PROPERTIES
-from bot.schema import Arr, Check, Int, Num, Obj, Str
+from bot.schema import Arr, Bool, Check, Int, Num, Obj, Str
 from bot.secrets import is_reference, parse_reference
 
 API_KEY_PATTERN = r"^(secret://[^/\s]+/[^/\s]+|env://[A-Za-z_][A-Za-z0-9_]*)$"
@@ -81,6 +81,43 @@ REPO_NAME_GLOB = Str(
     description="A glob over a repository's name within the account, such as `legacy-*`.",
 )
 
+# The findings' severities, highest first (bot/engine/findings.py; a test keeps the two equal: the
+# configuration sits below the review engine and does not import it).
+SEVERITIES = ("blocking", "important", "minor", "nit")
+
+REVIEW_LIMITS = {
+    "maxInlineComments": Int(minimum=0, description="At most this many inline comments a review; the rest go to the "
+                                                    "summary, lowest severity first, and the summary says so "
+                                                    "(default: no limit; 0: the summary alone)."),
+    "inlineSeverityFloor": Str(enum=SEVERITIES, description="Findings below this severity are listed in the summary "
+                                                            "only, never inline (default nit: every severity)."),
+    "walkthrough": Bool(description="false leaves out the summary's opening lines, one per changed file, saying what "
+                                    "changed (default true)."),
+}
+
+REVIEWS = Obj(
+    name="reviews",
+    description="Noise caps and the walkthrough of every review (instance level; an account's `reviews` and its "
+                "`repositories` entries replace them key by key).",
+    properties=REVIEW_LIMITS,
+)
+
+ACCOUNT_REVIEWS = Obj(
+    name="accountReviews",
+    description="The account's noise caps and walkthrough, over the instance's; `repositories` sets them for some "
+                "of its repositories.",
+    properties={
+        **REVIEW_LIMITS,
+        "repositories": Obj(
+            values=Obj(name="repositoryReviews", properties=REVIEW_LIMITS,
+                       description="Noise caps and walkthrough of the repositories the glob matches."),
+            keys=Str(min_length=1, checks=(GLOB_SYNTAX,)),
+            description="A glob over the account's repository names (`legacy-*`) → their settings; the first glob "
+                        "in the file that matches a repository applies, over the account's.",
+        ),
+    },
+)
+
 ACCOUNT = Obj(
     name="account",
     description="Settings of one account (owner login): every repository field, plus its providers "
@@ -90,6 +127,7 @@ ACCOUNT = Obj(
         "providers": PROVIDERS,
         "disabledRepositories": Arr(items=REPO_NAME_GLOB,
                                     description="Repositories of the account that are never reviewed."),
+        "reviews": ACCOUNT_REVIEWS,
     },
 )
 
@@ -161,5 +199,6 @@ ADMIN_CONFIG = Obj(
         "access": ACCESS,
         "index": INDEX,
         "eval": EVAL,
+        "reviews": REVIEWS,
     },
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 Layer = Literal["default", "instance", "account", "repository"]
 Feedback = Literal["detailed", "standard", "minimal"]
@@ -128,6 +128,28 @@ class IndexLimits:
     max_file_bytes: int = 1_000_000
     max_repo_bytes: int = 200_000_000
     max_files: int = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewLayer:
+    """What one layer of the admin file's `reviews` sets (`maxInlineComments`, …), and where."""
+
+    source: Layer
+    values: Mapping[str, Any] = field(default_factory=frozen_mapping)  # only the keys it sets
+    origins: Mapping[str, Origin] = field(default_factory=frozen_mapping)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewLimits:
+    """The noise caps and the walkthrough switch a repository's reviews get (`AdminConfig.review_limits`)."""
+
+    max_inline_comments: int | None = None  # None: no limit
+    inline_severity_floor: str = "nit"
+    walkthrough: bool = True
+    # Key (`maxInlineComments`, …) → the layer it came from: "default", "instance" or "account"
+    # (an account's `repositories` entry is the account's too; its origin names the entry).
+    sources: Mapping[str, str] = field(default_factory=frozen_mapping)
+    origins: Mapping[str, Origin] = field(default_factory=frozen_mapping)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,8 @@ class Hunk:
     new_start: int
     new_count: int
     lines: tuple[DiffLine, ...]
+    old_start: int = 0  # the hunk's range in the old file: lines are mapped across a push with it
+    old_count: int = 0
 
     def covers(self, start: int, end: int) -> bool:
         """Whether new-file lines start..end all lie in this hunk (RIGHT side)."""
@@ -53,7 +55,8 @@ def parse_patch(patch: str) -> tuple[Hunk, ...]:
     def close() -> None:
         if header is not None:
             start, count = int(header.group(3)), int(header.group(4) or "1")
-            hunks.append(Hunk(header.group(0), start, count, tuple(lines)))
+            hunks.append(Hunk(header.group(0), start, count, tuple(lines), int(header.group(1)),
+                              int(header.group(2) or "1")))
 
     for raw in patch.splitlines():
         match = _HUNK_HEADER.match(raw)

@@ -50,14 +50,32 @@ def _mentions_of(slug: str, text: str) -> list[re.Match[str]]:
     return [m for m in _MENTION.finditer(text) if m.group(1).lower() in wanted]
 
 
-def read_comment(body: str, slug: str, *, in_app_thread: bool = False) -> Asked:
+@dataclass(frozen=True)
+class Addressed:
+    """A comment's own words (no quotes, no fenced code), and what follows its first mention of
+    the app: the one reading of a mention that commands, questions and learnings share."""
+
+    text: str
+    after: str | None  # None: the comment does not mention the app
+
+    def first_words(self) -> list[str]:
+        """The words on the mention's own line after it, lowercased, punctuation but `-` dropped."""
+        line = self.after.splitlines()[0] if self.after and self.after.strip() else ""
+        return re.sub(r"[^\w\s-]", " ", line).lower().split()
+
+
+def addressed(body: str, slug: str) -> Addressed:
     text = "\n".join(_spoken_lines(body or "")).strip()
     found = _mentions_of(slug, text)
-    if not found:
+    return Addressed(text, text[found[0].end():] if found else None)
+
+
+def read_comment(body: str, slug: str, *, in_app_thread: bool = False) -> Asked:
+    said = addressed(body, slug)
+    text = said.text
+    if said.after is None:
         return Asked("question", text=text) if in_app_thread and text else Asked("nothing")
-    after = text[found[0].end():]
-    words = re.sub(r"[^\w\s-]", " ", after.splitlines()[0] if after.strip() else "").lower().split()
-    spoken = " ".join(words)
+    spoken = " ".join(said.first_words())
     if spoken in COMMANDS:
         return Asked("command", spoken)
     rest = _MENTION.sub(lambda m: m.group(0) if m.group(1).lower() not in (slug.lower(), slug.lower() + "[bot]")
