@@ -35,31 +35,24 @@ SHOWN = 80  # characters of an argument in the check run's notes
 
 _SCHEMAS: dict[str, tuple[str, dict[str, dict], tuple[str, ...]]] = {
     "definition": (
-        "The definition of a function, method, class, constant or other name in the repository: the files "
-        "the pull request changes at its head, the rest at the default branch. Give the path and line where "
-        "the name is used to get the definition that use means.",
-        {"name": {"type": "string", "description": "The name, bare (`apply_discount`) or qualified "
-                                                   "(`Cart.total`, `Error::syntax`)."},
-         "path": {"type": "string", "description": "Optional: a file that uses the name."},
-         "line": {"type": "integer", "minimum": 1, "description": "Optional, with path: the line of the use."}},
+        "A name's definition (function, method, class, constant): the pull request's changed files at its head, "
+        "the rest at the default branch. With the path and line of a use: the definition that use means.",
+        {"name": {"type": "string", "description": "Bare or qualified: `apply`, `Cart.total`, `Error::syntax`."},
+         "path": {"type": "string"}, "line": {"type": "integer", "minimum": 1}},
         ("name",)),
     "callers": (
-        "Every function that uses a function, method, constant or field (one piece each, primary sources "
-        "before tests), in the changed files at the head and in the rest of the repository.",
-        {"name": {"type": "string", "description": "The name, bare or qualified (`Cart.total`)."},
-         "path": {"type": "string", "description": "Optional: the file that defines it, when several do."}},
+        "The functions that use a function, method, constant or field, one piece each, primary sources first.",
+        {"name": {"type": "string"}, "path": {"type": "string", "description": "The file that defines it."}},
         ("name",)),
     "search": (
-        "Full-text search of the repository for words or an identifier: the files that mention them, best "
-        "first, with their matching lines.",
-        {"text": {"type": "string", "description": "Words or an identifier to look for."}},
+        "Files that mention words or an identifier, best first, with their matching lines.",
+        {"text": {"type": "string"}},
         ("text",)),
     "read": (
-        "Lines of a file of the repository: a file the pull request changes is read at its head, any other "
-        "at the default branch. At most 300 lines a read.",
-        {"path": {"type": "string", "description": "The path from the repository root, such as `src/app.py`."},
-         "start": {"type": "integer", "minimum": 1, "description": "The first line (default 1)."},
-         "end": {"type": "integer", "minimum": 1, "description": "The last line (default start + 299)."}},
+        "Lines of a file, its path from the repository root: changed files at the head, others at the default "
+        "branch; at most 300 lines a read.",
+        {"path": {"type": "string"}, "start": {"type": "integer", "minimum": 1},
+         "end": {"type": "integer", "minimum": 1}},
         ("path",)),
 }
 
