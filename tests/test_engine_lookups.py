@@ -145,9 +145,21 @@ async def test_answers_stay_within_max_bytes(double, session, reader) -> None:
     assert "2 in 1 round(s)" in note and " of 2,000 bytes" in note
 
 
+async def test_a_model_that_keeps_asking_past_the_bytes_is_told_twice_then_the_fallback_answers(
+        double, session, reader) -> None:
+    double.answer("primary-model", asks(("read", {"path": "src/long.py"}), ignores_tool_choice=True))  # repeats
+    double.answer("fallback-model", findings(BUG))
+    outcome = await review(double, session, reader,
+                           provider_map=providers(double, ToolSettings(max_rounds=10, max_bytes=2000)))
+    asked = double.requests_for("primary-model")
+    assert [r.body["tool_choice"] for r in asked] == ["auto", "none", "none"]  # not 10 rounds
+    assert outcome.status == "completed" and outcome.model == "local/fallback-model"
+    assert outcome.attempts[0].error == ("local/primary-model: asked for lookups again after it was told to "
+                                         "answer (1 round(s) of lookups)")
+
 async def test_answers_stay_within_the_models_context(double, session, reader) -> None:
     # A budget far over the context: the context bounds the lookups, and every request fits it.
-    reads = [asks(("read", {"path": "src/long.py", "start": 1 + 300 * n}), ignores_tool_choice=True) for n in range(3)]
+    reads = [asks(("read", {"path": "src/long.py", "start": 1 + 300 * n}), ignores_tool_choice=True) for n in range(2)]
     double.answer("primary-model", *reads, findings(BUG))
     tools = ToolSettings(max_rounds=10, max_bytes=400_000)
     outcome = await review(double, session, reader, provider_map=providers(double, tools, context=8000))

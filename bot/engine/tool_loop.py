@@ -7,8 +7,8 @@ with an error, never followed — and is asked again, round after round, until i
 the findings. It is bounded: `maxRounds` rounds of lookups, `maxBytes` bytes of their answers,
 and never more than the model's context leaves (`contextTokens`, at the engine's 3 bytes a
 token, with the answer's share kept free). Past a bound, the calls are answered with an error
-saying so and the model is asked to answer (`tool_choice: none`); one that asks again after
-that gives no usable answer, and the fallback model is asked, as for any unusable answer.
+saying so and the model is asked to answer (`tool_choice: none`); one that asks again when told
+so twice gives no usable answer, and the fallback model is asked, as for any unusable answer.
 
 A provider that refuses tools (a 400 or 422 naming them) is asked again at once without them,
 and is not offered them again by this process (`ToolSupport`), so a server without tool
@@ -110,16 +110,18 @@ async def converse(client: ModelClient, model: str, messages: list[dict], schema
     settings = conversation.settings
     messages = _with_prompt(messages, settings)
     room -= len(json.dumps(TOOLS).encode("utf-8"))
-    for ask in range(settings.max_rounds + 2):
+    told = 0  # requests that said the model may not look anything up
+    for _ in range(settings.max_rounds + 2):  # at most maxRounds with lookups, then twice told to answer
         allowed = conversation.rounds < settings.max_rounds and _left(conversation, messages, room) >= MIN_ANSWER_BYTES
+        told += 0 if allowed else 1
         completion = await client.chat(model, messages, schema, TOOLS, "auto" if allowed else "none")
         if not completion.tool_calls:
             if completion.text is None:
                 raise ProviderError(f"{conversation.ref}: the completion has no text content")
             return completion.text
-        if ask == settings.max_rounds + 1:
+        if told >= 2:
             raise ProviderError(f"{conversation.ref}: asked for lookups again after it was told to answer "
-                                f"({settings.max_rounds} round(s) of lookups)")
+                                f"({conversation.rounds} round(s) of lookups)")
         if allowed:
             conversation.rounds += 1
             if usage is not None:
