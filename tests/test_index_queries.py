@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.index.build import sync
+from bot.index.gitdiff import diff_entries
 from bot.index.gitsource import GitSnapshot
 from bot.index.queries import MAX_READ_LINES, HeadView, Unanswerable, answer
 from bot.index.store import SqliteIndex, connect
@@ -108,7 +109,7 @@ def test_search_reads_changed_files_at_the_head_and_never_shows_ignored_ones(sto
 def test_read_takes_the_head_for_changed_files_and_refuses_what_it_must_not_show(store) -> None:
     assert "     5     return apply_discount(fresh_helper(cart), 0.2)" in ask(store, "read", path="src/checkout.py")
     assert ask(store, "read", path="src/pricing.py", start=3, end=3).endswith("     3 def apply_discount(total, rate):")
-    for path, message in (("src/gone.py", "deleted by this pull request"),
+    for path, message in (("src/gone.py", "is deleted"),
                           ("vendor/lib.py", "ignored by the repository's configuration"),
                           ("link", "no file 'link' in the repository index"),  # a link is no file of the index
                           ("inside", "no file 'inside' in the repository index"),
@@ -131,3 +132,19 @@ def test_answers_fit_their_bytes_cut_at_a_line_and_name_what_was_left_out(store)
     assert len(read.encode()) <= 600 and "(cut here for the lookup budget: lines" in read
     numbered = read.splitlines()[1:-1]
     assert numbered == [f"{n:>6} line_{n} = {n}" for n in range(1, len(numbered) + 1)]  # whole lines
+
+
+def test_a_renamed_files_old_path_is_gone_at_the_head(store, tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "moved")
+    repo.commit("base", {"src/pricing.py": PRICING})
+    base = repo.git("rev-parse", "HEAD").strip()
+    repo.git("mv", "src/pricing.py", "src/prices.py")
+    repo.git("commit", "-q", "-m", "move")
+    entries = diff_entries(str(repo.path), base, repo.git("rev-parse", "HEAD").strip())
+    assert [(e["filename"], e["status"], e.get("previous_filename")) for e in entries] == [
+        ("src/prices.py", "renamed", "src/pricing.py")]
+    head = HeadView.of(entries, {"src/prices.py": PRICING})
+    with pytest.raises(Unanswerable, match="src/pricing.py is deleted \\(or renamed\\) by this pull request"):
+        answer(store, head, "read", {"path": "src/pricing.py"}, 5000)  # the index still holds it
+    assert "src/prices.py (head, 6 lines)" in answer(store, head, "read", {"path": "src/prices.py"}, 5000).text
+    assert "src/pricing.py" not in answer(store, head, "definition", {"name": "apply_discount"}, 5000).text

@@ -114,8 +114,7 @@ def _retrieval(repo: str, merge_base: str, head_sha: str, patches: list[dict], a
 
     changes = changed_files(read_patches(patches), texts)
     retrieval = at_merge_base(lambda store: retrieve(store, changes, DEFAULT_BUDGETS.index))
-    head = HeadView(texts, frozenset(e["filename"] for e in patches),
-                    frozenset(e["filename"] for e in patches if e.get("status") == "removed"), frozenset(ignored))
+    head = HeadView.of(patches, texts, ignored)
     return retrieval, RepositoryLookups(read, head)
 
 

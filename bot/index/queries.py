@@ -59,6 +59,14 @@ class HeadView:
     removed: frozenset[str] = frozenset()
     ignored: frozenset[str] = frozenset()  # changed paths the configuration ignores: never shown
 
+    @classmethod
+    def of(cls, entries: Sequence[Mapping], texts: Mapping[str, str], ignored: Sequence[str] = ()) -> HeadView:
+        """From GitHub's per-file entries of the pull request (`filename`, `status`,
+        `previous_filename`): a renamed file's old path is gone at the head, as a removed one is."""
+        gone = {e["filename"] for e in entries if e.get("status") == "removed"}
+        gone |= {e["previous_filename"] for e in entries if e.get("previous_filename")}
+        return cls(texts, frozenset(e["filename"] for e in entries) | gone, frozenset(gone), frozenset(ignored))
+
     def changes(self) -> list[ChangedFile]:
         return [ChangedFile(p, self.texts.get(p) if p not in self.ignored else None, (), ())
                 for p in sorted(self.changed)]
@@ -319,7 +327,7 @@ def _read(store: IndexStore, head: HeadView, args: Mapping, limit: int) -> Answe
     if path in head.ignored:
         raise Unanswerable(f"{path} is ignored by the repository's configuration")
     if path in head.removed:
-        raise Unanswerable(f"{path} is deleted by this pull request")
+        raise Unanswerable(f"{path} is deleted (or renamed) by this pull request")
     if path in head.changed and path not in head.texts:
         raise Unanswerable(f"{path} is changed by this pull request but was not read at its head "
                            "(too many changed files)")

@@ -193,8 +193,7 @@ async def review_context(indexes: RepositoryIndexes, gh: GitHubClient, full_name
     paths = [p["filename"] for p in patches if p.get("status") != "removed"][:HEAD_READ_LIMIT]
     head_texts = await read_paths(gh, owner, name, paths, head_sha)
     retrieval = await indexes.retrieve(full_name, read_patches(patches), head_texts, budget)
-    head = HeadView(head_texts, frozenset(p["filename"] for p in patches),
-                    frozenset(p["filename"] for p in patches if p.get("status") == "removed"), frozenset(ignored))
+    head = HeadView.of(patches, head_texts, ignored)
 
     async def read(work: Callable[[IndexStore], T]) -> T:
         return await indexes.read(full_name, work)

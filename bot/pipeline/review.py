@@ -189,7 +189,8 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     files = await read_paths(gh, target.owner, target.repo, referenced_paths(plan_json), gathered.merge_base)
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     login = await services.app_login()
-    patches = [{"filename": f.path, "status": f.status, "patch": f.patch} for f in gathered.comparison.files]
+    patches = [{"filename": f.path, "status": f.status, "patch": f.patch, "previous_filename": f.previous_path}
+               for f in gathered.comparison.files]
     stage.name = "reading the repository index"
     index = await _index_context(services, gh, target, gathered, config, patches, plan_json.get("ignored", []))
     stage.name = "running the model review"
