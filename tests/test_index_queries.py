@@ -57,7 +57,7 @@ def store(tmp_path: Path):
 
 
 HEAD = HeadView({"src/checkout.py": CHECKOUT_HEAD, "src/fresh.py": FRESH, "vendor/lib.py": VENDOR},
-                frozenset({"src/checkout.py", "src/fresh.py", "vendor/lib.py", "src/gone.py"}),
+                frozenset({"src/checkout.py", "src/fresh.py", "vendor/lib.py", "src/gone.py", "src/evil"}),
                 removed=frozenset({"src/gone.py"}), ignored=frozenset({"vendor/lib.py"}))
 
 
@@ -111,6 +111,7 @@ def test_read_takes_the_head_for_changed_files_and_refuses_what_it_must_not_show
     assert ask(store, "read", path="src/pricing.py", start=3, end=3).endswith("     3 def apply_discount(total, rate):")
     for path, message in (("src/gone.py", "is deleted"),
                           ("vendor/lib.py", "ignored by the repository's configuration"),
+                          ("src/evil", "has no text at its head"),  # a link added (GitHub gives no text)
                           ("link", "no file 'link' in the repository index"),  # a link is no file of the index
                           ("inside", "no file 'inside' in the repository index"),
                           ("etc/passwd", "no file 'etc/passwd'")):

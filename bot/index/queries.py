@@ -329,8 +329,8 @@ def _read(store: IndexStore, head: HeadView, args: Mapping, limit: int) -> Answe
     if path in head.removed:
         raise Unanswerable(f"{path} is deleted (or renamed) by this pull request")
     if path in head.changed and path not in head.texts:
-        raise Unanswerable(f"{path} is changed by this pull request but was not read at its head "
-                           "(too many changed files)")
+        raise Unanswerable(f"{path} is changed by this pull request but has no text at its head to read "
+                           "(a symbolic link, a binary or very large file, or past the first changed files read)")
     text = head.texts[path] if path in head.changed else store.text(path)
     if text is None:
         raise Unanswerable(f"no file {path!r} in the repository index (it holds the default branch's text files)")
