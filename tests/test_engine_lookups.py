@@ -157,6 +157,19 @@ async def test_a_model_that_keeps_asking_past_the_bytes_is_told_twice_then_the_f
     assert outcome.attempts[0].error == ("local/primary-model: asked for lookups again after it was told to "
                                          "answer (1 round(s) of lookups)")
 
+async def test_a_flood_of_calls_is_cut_before_it_is_sent_back(double, session, reader) -> None:
+    # Twenty calls with 5 000-character arguments: 8 are read, each cut to 2 048 characters (so it
+    # is refused as too long), 6 answered and 2 refused for the round; nothing floods the context.
+    flood = asks(*[("search", '{"text": "' + "x" * 5000 + '"}')] * 20)
+    double.answer("primary-model", flood, findings(BUG))
+    outcome = await review(double, session, reader)
+    assert outcome.status == "completed"
+    echoed = double.requests[-1].body["messages"][2]["tool_calls"]
+    assert len(echoed) == 8 and all(len(c["function"]["arguments"]) == 2048 for c in echoed)
+    answers = [m["content"] for m in double.requests[-1].body["messages"] if m["role"] == "tool"]
+    assert answers == ["Error: the arguments are longer than 2000 characters"] * 6 + [
+        "Error: at most 6 lookups a round; ask again in the next round"] * 2
+
 async def test_answers_stay_within_the_models_context(double, session, reader) -> None:
     # A budget far over the context: the context bounds the lookups, and every request fits it.
     reads = [asks(("read", {"path": "src/long.py", "start": 1 + 300 * n}), ignores_tool_choice=True) for n in range(2)]

@@ -37,8 +37,10 @@ EXCERPT_CHARACTERS = 300  # of a provider's error message, once redacted
 _SCHEMA_REJECTED = (400, 422)  # how servers without structured output refuse `response_format`
 
 
-MAX_TOOL_CALLS = 16  # of one answer; more are not read (the tool loop answers fewer still)
-_TOOL_FIELD = 10_000  # characters of a tool call's id, name or arguments kept; cut arguments do not parse
+MAX_TOOL_CALLS = 8  # of one answer; more are not read (the tool loop answers fewer still)
+# Characters of a tool call's id, name or arguments kept: the calls are sent back with the next
+# request, so a model cannot fill its own context with them; cut arguments do not parse.
+_TOOL_FIELD = 2_048
 
 
 class ProviderError(Exception):
