@@ -232,17 +232,6 @@ def _carried(scope: ReviewScope, full: Mapping[str, FilePatch], found_again: set
     return [p.finding() for p in standing if p.fingerprint not in found_again]
 
 
-def _lookup_room(plan: dict, providers: Mapping[str, Provider], support: ToolSupport) -> int:
-    """Bytes each request leaves free for lookups: some when the review or fallback model will be
-    offered tools."""
-    refs = []
-    for ref in ((plan.get("models") or {}).get(k) for k in ("review", "fallback")):
-        name, _, model = (ref or "").partition("/")
-        if name in providers and model:
-            refs.append((providers[name], model))
-    return reserve(refs, support, context_tokens(plan.get("models") or {}, providers))
-
-
 async def run_review(
     plan: Any,
     *,
@@ -282,7 +271,7 @@ async def run_review(
     file_patches = read_patches(patches)
     index_notes = (index.summary(),) if index is not None else ()
     asked, asked_patches, earlier = _requested(plan, file_patches, scope)
-    tools_room = _lookup_room(plan, providers, tool_support) if lookups is not None else 0
+    tools_room = reserve(plan.get("models") or {}, providers, tool_support) if lookups is not None else 0
     requests, split_notes = _fitted(asked, files, asked_patches, earlier, budgets, providers, index, tools_room)
     models = Models(providers, session, secrets_dir, environ, usage, lookups, tool_support)
     if asked.get("files"):

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bot.config.model import Provider, ToolSettings
 from bot.engine.lookups import TOOLS, Lookup, Lookups, named
 from bot.engine.providers import ModelClient, ProviderError, ToolsRefused
-from bot.engine.split import ANSWER_TOKENS, BYTES_PER_TOKEN, DEFAULT_CONTEXT_TOKENS
+from bot.engine.split import ANSWER_TOKENS, BYTES_PER_TOKEN, DEFAULT_CONTEXT_TOKENS, context_tokens
 from bot.engine.usage import Usage
 
 log = logging.getLogger("reviewer.engine.tools")
@@ -90,13 +91,19 @@ def context_bytes(provider: Provider, model: str) -> int:
     return (tokens - ANSWER_TOKENS) * BYTES_PER_TOKEN
 
 
-def reserve(refs: list[tuple[Provider, str]], support: ToolSupport, tokens: int) -> int:
-    """Bytes a request leaves free for lookups: the largest `maxBytes` of the models that will be
-    offered tools, at most a quarter of the request's room (so the diff keeps most of it)."""
-    budgets = [p.tools.max_bytes for p, model in refs if support.offered(p, model)]
+def reserve(models: Mapping[str, str | None], providers: Mapping[str, Provider], support: ToolSupport) -> int:
+    """Bytes each request of a review leaves free for lookups: the largest `maxBytes` of its review
+    and fallback models that will be offered tools, at most a quarter of a request's room (so the
+    diff keeps most of it); 0 when neither will be."""
+    budgets = []
+    for ref in (models.get("review"), models.get("fallback")):
+        name, _, model = (ref or "").partition("/")
+        provider = providers.get(name)
+        if provider is not None and model and support.offered(provider, model):
+            budgets.append(provider.tools.max_bytes)
     if not budgets:
         return 0
-    return min(max(budgets), (tokens - ANSWER_TOKENS) * BYTES_PER_TOKEN // 4)
+    return min(max(budgets), (context_tokens(models, providers) - ANSWER_TOKENS) * BYTES_PER_TOKEN // 4)
 
 
 def _size(messages: list[dict]) -> int:
