@@ -11,12 +11,22 @@ by side, with the push's prompt as a share of the opening's full review.
 Aims: 0 model calls and 0 comments for the label and the re-run; the push's prompt at most 25% of
 a full review's; 0 duplicate comments over the whole life.
 
+Then what lookups cost (issue #22): the opening review of a one-file change again, with the model
+offered tools and a scripted policy — first the definition of a name the change uses and the
+callers of a function it changes, then a file's first lines, then the findings — against the same
+review with tools offered and none asked for, and with `tools: false` (the one-shot request). It
+prints model calls, tool rounds, request bytes (every request's messages and tool definitions: a
+round re-sends the conversation so far) and the bytes the lookups returned, with the ratios.
+REVIEWER_BENCH_SHOW=1 prints what the lookups returned.
+Aims: rounds within maxRounds, lookup bytes within maxBytes.
+
 Usage: python bench/review_cost.py
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sqlite3
 import sys
@@ -170,10 +180,92 @@ def report(on: Life, off: Life) -> bool:
     return quiet and share <= 0.25 and on.duplicates == 0
 
 
+@dataclass
+class Looked:
+    calls: int = 0
+    rounds: int = 0
+    prompt_bytes: int = 0
+    lookup_bytes: int = 0
+
+
+MAX_ROUNDS, MAX_BYTES = 4, 24_000  # the defaults of providers.<name>.tools
+POLICY = (  # what the scripted model asks, round by round, before it answers
+    (("definition", {"name": "step_3_0", "path": "src/mod_7.py", "line": 3}),
+     ("callers", {"name": "step_7_0", "path": "src/mod_7.py"})),
+    (("read", {"path": "src/mod_3.py", "start": 1, "end": 30}),),
+)
+
+
+async def looked_up(tools: bool, policy: tuple = POLICY) -> Looked:
+    """The opening review of a pull request whose changed file calls another module, with the
+    model offered lookups (and following `policy`) or not."""
+    from tests.app_support import World, serving
+    from tests.chat_double import ChatDouble, asks, findings
+    from tests.github_double import GitHubDouble
+    from tests.review_support import admin_yaml, finding
+
+    private, public = fresh_app_key()
+    github, chat = GitHubDouble(), await ChatDouble(api_key="bench-key").start()
+    await github.start()
+    os.environ[KEY_VAR] = "bench-key"
+    try:
+        app = github.add_app(public)
+        with tempfile.TemporaryDirectory() as tmp:
+            world = World(github, app, "", Path(tmp))
+            world.repo = github.add_repo("octo-org/bench-lookups")
+            world.installation = github.install(app, world.repo)
+            admin = admin_yaml(chat).replace("REVIEWER_E2E_MODEL_KEY", KEY_VAR)
+            if not tools:
+                admin = admin.replace("    timeout: 5\n", "    timeout: 5\n    tools: false\n")
+            async with serving(world, private, admin_yaml=admin):
+                changed = module(7).replace("return value * 0 + 7", "return step_3_0(value) * 0 + 7")
+                changed = "from src.mod_3 import step_3_0\n" + changed
+                users = {f"src/use_{n}.py": f"from src.mod_7 import step_7_0\n\ndef use_{n}(v):\n    return step_7_0(v)\n"
+                         for n in range(3)}
+                pr = world.pull({**{f"src/mod_{i}.py": module(i) for i in range(FILES)}, **users},
+                                {"src/mod_7.py": changed})
+                found = finding(4, "important", "bug", "step_7_0 ignores step_3_0's offset.", path="src/mod_7.py")
+                chat.answer("m1", *(asks(*calls) for calls in policy), findings(found))
+                delivery = str(uuid.uuid4())
+                status, _ = await world.deliver("pull_request", github.payload(
+                    "pull_request", "opened", installation=world.installation, pull=pr), delivery)
+                assert status == 202, status
+                await finished(world.tmp / "reviewer.db", delivery)
+    finally:
+        await chat.close()
+        await github.close()
+    if chat.violations or github.violations:
+        raise SystemExit("violations:\n" + "\n".join([*chat.violations, *github.violations]))
+    asked = chat.requests_for("m1")
+    last = asked[-1].body["messages"] if asked else []
+    if os.environ.get("REVIEWER_BENCH_SHOW"):
+        print("\n\n".join(m["content"] for m in last if m.get("role") == "tool"))
+    return Looked(len(asked), sum(1 for r in asked if r.body["messages"][-1].get("role") == "tool"),
+                  sum(_prompt_bytes(r.body) + len(json.dumps(r.body.get("tools", [])).encode()) for r in asked),
+                  sum(len(m["content"].encode()) for m in last if m.get("role") == "tool"))
+
+
+def report_lookups(on: Looked, unused: Looked, off: Looked) -> bool:
+    print(f"\nLookups on the opening review of a one-file change, in the same run: tools offered and used "
+          f"({len(POLICY)} rounds scripted), offered and not used, and tools: false:")
+    print(f"  {'':<14} {'used':>8} {'unused':>8} {'off':>8}   used/off  unused/off")
+    for label, key in (("model calls", "calls"), ("tool rounds", "rounds"), ("request bytes", "prompt_bytes"),
+                       ("lookup bytes", "lookup_bytes")):
+        a, b, c = (getattr(x, key) for x in (on, unused, off))
+        ratios = f"{a / c:>8.2f}x {b / c:>9.2f}x" if c else ""
+        print(f"  {label:<14} {a:>8} {b:>8} {c:>8}   {ratios}")
+    print(f"aims: rounds at most {MAX_ROUNDS} ({on.rounds}), lookup bytes at most {MAX_BYTES:,} ({on.lookup_bytes:,})")
+    return on.rounds <= MAX_ROUNDS and on.lookup_bytes <= MAX_BYTES and off.rounds == unused.rounds == 0 \
+        and off.calls == unused.calls == 1
+
+
 def main() -> int:
     on = asyncio.run(live(incremental=True))
     off = asyncio.run(live(incremental=False))
-    return 0 if report(on, off) else 1
+    life_ok = report(on, off)
+    lookups_ok = report_lookups(asyncio.run(looked_up(tools=True)), asyncio.run(looked_up(tools=True, policy=())),
+                                asyncio.run(looked_up(tools=False)))
+    return 0 if life_ok and lookups_ok else 1
 
 
 if __name__ == "__main__":

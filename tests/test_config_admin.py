@@ -134,3 +134,40 @@ def test_bad_prices_and_judges_are_reported_at_their_place():
     assert "provider `q` of model `q/m` is not declared by the instance (declared: p)" in problems[3].message
     _, [bad] = load_admin_config("eval: {judge: gpt-4o}\n", "admin.yaml")
     assert (bad.pointer, bad.code) == ("/eval/judge", "pattern")
+
+
+TOOLED = """\
+providers:
+  openai: {type: openai, baseUrl: 'https://api.openai.com/v1', tools: {maxRounds: 2, maxBytes: 8000}}
+  local: {type: openai, baseUrl: 'http://127.0.0.1:8080/v1', tools: false}
+  plain: {type: openai, baseUrl: 'http://127.0.0.1:8081/v1'}
+accounts:
+  octo:
+    providers:
+      mine: {type: openai, baseUrl: 'http://127.0.0.1:8082/v1', tools: {enabled: false}}
+"""
+
+
+def test_tools_are_on_by_default_and_switched_off_or_bounded_per_provider():
+    admin, problems = load_admin_config(TOOLED, "admin.yaml")
+    assert problems == [] and admin is not None
+    openai, local, plain = (admin.providers[n].tools for n in ("openai", "local", "plain"))
+    assert (openai.enabled, openai.max_rounds, openai.max_bytes) == (True, 2, 8000)
+    assert not local.enabled
+    assert (plain.enabled, plain.max_rounds, plain.max_bytes) == (True, 4, 24_000)
+    assert not admin.declared_providers("octo/app")["mine"].tools.enabled
+
+
+def test_bad_tool_settings_are_reported_at_their_place():
+    text = ("providers:\n  p:\n    type: openai\n    baseUrl: 'https://x.example'\n"
+            "    tools: {maxRounds: 0, maxBytes: 10, rounds: 3}\n"
+            "  q: {type: openai, baseUrl: 'https://y.example', tools: 'yes'}\n"
+            "  r: {type: openai, baseUrl: 'https://z.example', tools: {maxRounds: 11, enabled: 1}}\n")
+    admin, problems = load_admin_config(text, "admin.yaml")
+    assert admin is None
+    assert [(p.line, p.column, p.pointer, p.code) for p in problems] == [
+        (5, 24, "/providers/p/tools/maxRounds", "minimum"), (5, 37, "/providers/p/tools/maxBytes", "minimum"),
+        (5, 41, "/providers/p/tools/rounds", "unknown-property"),
+        (6, 58, "/providers/q/tools", "type"),
+        (7, 70, "/providers/r/tools/maxRounds", "maximum"), (7, 83, "/providers/r/tools/enabled", "type")]
+    assert "must be a boolean or a mapping" in problems[3].message

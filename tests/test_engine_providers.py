@@ -4,9 +4,9 @@ import pytest
 
 from bot.config.model import Provider
 from bot.engine.api_keys import ApiKeyError, resolve_api_key
-from bot.engine.providers import OpenAIChatClient, ProviderError, make_client, split_model_ref
+from bot.engine.providers import Completion, OpenAIChatClient, ProviderError, ToolsRefused, make_client, split_model_ref
 from bot.redaction import redact
-from tests.chat_double import Reply, failing
+from tests.chat_double import Reply, asks, failing
 from tests.engine_support import API_KEY
 
 pytest_plugins = ("tests.engine_fixtures",)
@@ -147,3 +147,33 @@ async def test_an_unreachable_provider_is_a_provider_error(session):
     provider = Provider("down", "openai", "http://127.0.0.1:9/v1", None, 2.0, "instance")
     with pytest.raises(ProviderError, match="provider 'down': request failed"):
         await make_client(provider, session).complete("m", MESSAGES, SCHEMA)
+
+
+TOOLS = [{"type": "function", "function": {"name": "read", "description": "Lines of a file.",
+                                           "parameters": {"type": "object", "properties": {}}}}]
+
+
+async def test_tool_calls_are_read_when_tools_are_offered_and_ignored_when_not(double, session):
+    double.answer("m", asks(("read", {"path": "a.py"}), ("read", '{"path": 1')), Reply(content='{"findings": []}'))
+    completion = await client(double, session).chat("m", MESSAGES, SCHEMA, TOOLS)
+    assert [(c.id, c.name, c.arguments) for c in completion.tool_calls] == [
+        ("call_1", "read", '{"path": "a.py"}'), ("call_2", "read", '{"path": 1')]  # arguments as written
+    assert completion.text is None
+    assert double.requests[0].body["tools"] == TOOLS and double.requests[0].body["tool_choice"] == "auto"
+    assert completion.message() == {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"path": "a.py"}'}},
+        {"id": "call_2", "type": "function", "function": {"name": "read", "arguments": '{"path": 1'}}]}
+    answer = await client(double, session).chat("m", MESSAGES, SCHEMA)  # no tools offered: a text answer
+    assert answer == Completion('{"findings": []}') and "tools" not in double.requests[1].body
+
+
+async def test_a_provider_refusing_tools_raises_tools_refused_and_other_400s_do_not(double, session):
+    double.answer("m", Reply(content='{"findings": []}', rejects_tools=True))
+    with pytest.raises(ToolsRefused, match="provider 'local' refused tools: HTTP 400: .*does not support tools"):
+        await client(double, session).chat("m", MESSAGES, SCHEMA, TOOLS)
+    assert await client(double, session).complete("m", MESSAGES, SCHEMA) == '{"findings": []}'
+    double.answer("f", Reply(content='{"findings": []}', rejects_response_format=True))
+    completion = await client(double, session).chat("f", MESSAGES, SCHEMA, TOOLS)  # a 400 about response_format
+    assert completion.text == '{"findings": []}'
+    assert [("tools" in r.body, "response_format" in r.body) for r in double.requests[-2:]] == [
+        (True, True), (True, False)]

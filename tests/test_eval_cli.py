@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from tests.chat_double import ChatDouble, Reply, failing, findings
+from tests.chat_double import ChatDouble, Reply, asks, failing, findings
 
 KEY_VAR = "REVIEWER_EVAL_TEST_KEY"
 API_KEY = "sk-eval-test-0a1b2c3d4e5f"
@@ -148,6 +148,22 @@ async def test_two_of_three_items_and_one_false_finding(tmp_path, repo, chat, ca
     assert "MARK_CALC" in prompt  # the diff, and what the index built at the merge base retrieved for it:
     assert "Repository index: 1 definition(s)" in prompt and "src/util.py:1-2 — definition `scale`" in prompt
 
+
+
+async def test_lookups_the_model_asks_for_are_counted_as_tool_rounds(tmp_path, repo, chat, capsys):
+    # As on the server: the changed file at the head, the rest from the index at the merge base.
+    chat.answer("m1", asks(("definition", {"name": "scale", "path": "src/calc.py", "line": 17}),
+                           usage=(900, 20)),
+                asks(("read", {"path": "src/calc.py", "start": 5, "end": 5}), usage=(1100, 20)), TWO_OF_THREE)
+    code, out, _ = await reviewer(capsys, corpus(tmp_path, CALC_CASE), "--admin-config", admin(tmp_path, chat),
+                                  "--format", "json")
+    assert code == 0
+    [case] = json.loads(out)["cases"]
+    assert (case["cost"]["calls"], case["cost"]["toolRounds"], case["cost"]["promptTokens"]) == (3, 2, 3000)
+    definition, read = chat.tool_messages("m1")
+    assert "src/util.py:1-2 (default branch) — function `scale`" in definition["content"]
+    assert "     5     return value - 1  # MARK_CALC" in read["content"]  # the head, not the merge base
+    assert chat.violations == []
 
 async def test_the_text_and_markdown_forms_say_the_same(tmp_path, repo, chat, capsys):
     chat.answer("m1", TWO_OF_THREE)

@@ -7,8 +7,9 @@ read at the merge base; the diff as GitHub's per-file entries; the repository in
 merge base (kept in the repository's git directory, `reviewer context`'s place, so that the next
 case of the same repository only reads what changed) and what it retrieves for the change. Then
 `review_step`: the one call into the engine (bot.engine.engine.run_review), with the admin file's
-providers; what later issues add to a review (model tools, analyzers) extends that call, and
-reaches `reviewer eval` through it.
+providers and, as on the server, the lookups the model may ask for (the changed files at the head,
+the rest from the index at the merge base), so that a case's cost counts their rounds; what later
+issues add to a review (analyzers) extends that call, and reaches `reviewer eval` through it.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 import aiohttp
 
@@ -29,6 +31,7 @@ from bot.config.model import REPO_CONFIG_NAMES, Provider
 from bot.engine.diff import read_patches
 from bot.engine.engine import run_review
 from bot.engine.index_context import changed_files
+from bot.engine.lookups import RepositoryLookups
 from bot.engine.outcome import ReviewOutcome
 from bot.engine.providers import ProviderError, make_client, split_model_ref
 from bot.engine.request import DEFAULT_BUDGETS
@@ -40,8 +43,9 @@ from bot.eval.score import Cost, Found, candidate_pairs
 from bot.index.build import sync
 from bot.index.gitdiff import diff_entries
 from bot.index.gitsource import GitSnapshot
+from bot.index.queries import Answer, HeadView
 from bot.index.retrieve import Retrieval, retrieve
-from bot.index.store import SqliteIndex, connect
+from bot.index.store import IndexStore, SqliteIndex, connect
 from bot.pipeline.configure import referenced_paths
 from bot.plan import git
 from bot.plan.config_files import changes_config, present_names
@@ -49,6 +53,7 @@ from bot.plan.pr import pr_from_git
 from bot.plan.prepare import plan_change
 
 APP_LOGIN = "reviewer[bot]"  # the login a review would run as; eval approves and dismisses nothing
+T = TypeVar("T")
 INDEX_NAME = "local"  # the index's name in the repository's index file, shared with `reviewer context`
 
 
@@ -64,6 +69,7 @@ class Prepared:
     merge_base: str
     head_sha: str
     notes: tuple[str, ...] = ()
+    lookups: RepositoryLookups | None = None  # with the index: what the model may look up
 
 
 class Indexes:
@@ -86,17 +92,30 @@ def _index_file(repo: str) -> str:
 
 
 def _retrieval(repo: str, merge_base: str, head_sha: str, patches: list[dict], admin: AdminConfig,
-               ignore: list[str], indexes: Indexes) -> Retrieval:
+               ignore: list[str], indexes: Indexes, ignored: list[str]) -> tuple[Retrieval, RepositoryLookups]:
     changed = [e["filename"] for e in patches if e.get("status") != "removed"]
     texts = {p: d.decode("utf-8", errors="replace") for p, d in GitSnapshot(repo, head_sha).read(changed).items()}
-    with indexes.lock(repo):
-        conn = connect(_index_file(repo))
-        try:
-            store = SqliteIndex(conn, INDEX_NAME)
-            sync(store, GitSnapshot(repo, merge_base), limits=admin.index_limits, ignore=ignore)
-            return retrieve(store, changed_files(read_patches(patches), texts), DEFAULT_BUDGETS.index)
-        finally:
-            conn.close()
+
+    def at_merge_base(work: Callable[[IndexStore], T]) -> T:
+        """`work` over the index at this case's merge base: cases of one repository take turns
+        at its index, and another case may have moved it to its own merge base meanwhile."""
+        with indexes.lock(repo):
+            conn = connect(_index_file(repo))
+            try:
+                store = SqliteIndex(conn, INDEX_NAME)
+                if store.commit() != merge_base:
+                    sync(store, GitSnapshot(repo, merge_base), limits=admin.index_limits, ignore=ignore)
+                return work(store)
+            finally:
+                conn.close()
+
+    async def read(work: Callable[[IndexStore], Answer]) -> Answer:
+        return await asyncio.to_thread(at_merge_base, work)
+
+    changes = changed_files(read_patches(patches), texts)
+    retrieval = at_merge_base(lambda store: retrieve(store, changes, DEFAULT_BUDGETS.index))
+    head = HeadView.of(patches, texts, ignored)
+    return retrieval, RepositoryLookups(read, head)
 
 
 def prepare(corpus: Corpus, case: Case, admin: AdminConfig, indexes: Indexes) -> Prepared:
@@ -124,14 +143,15 @@ def prepare(corpus: Corpus, case: Case, admin: AdminConfig, indexes: Indexes) ->
     files = {p: git.read_blob(repo, merge_base, p).decode("utf-8", errors="replace")
              for p in sorted(referenced_paths(plan_json)) if p in tree}
     index: Retrieval | None = None
+    lookups: RepositoryLookups | None = None
     notes: tuple[str, ...] = ()
     if config.enabled and plan.decision == "review":
         try:
-            index = _retrieval(repo, merge_base, head_sha, patches, admin, [g.pattern for g in config.ignore],
-                               indexes)
+            index, lookups = _retrieval(repo, merge_base, head_sha, patches, admin,
+                                        [g.pattern for g in config.ignore], indexes, plan_json["ignored"])
         except (OSError, sqlite3.Error) as error:  # as on the server: the index helps, it never stops a review
             notes = (f"the repository index was not used: {error}",)
-    return Prepared(plan_json, config.providers, files, patches, index, merge_base, head_sha, notes)
+    return Prepared(plan_json, config.providers, files, patches, index, merge_base, head_sha, notes, lookups)
 
 
 async def review_step(prepared: Prepared, session: aiohttp.ClientSession, usage: Usage,
@@ -139,7 +159,8 @@ async def review_step(prepared: Prepared, session: aiohttp.ClientSession, usage:
     """The review of one prepared case: one call into the engine, as the server makes it."""
     return await run_review(prepared.plan, files=prepared.files, patches=prepared.patches,
                             providers=prepared.providers, session=session, head_sha=prepared.head_sha,
-                            app_login=APP_LOGIN, secrets_dir=secrets_dir, index=prepared.index, usage=usage)
+                            app_login=APP_LOGIN, secrets_dir=secrets_dir, index=prepared.index, usage=usage,
+                            lookups=prepared.lookups)
 
 
 def cost_of(usage: Usage, providers: Mapping[str, Provider]) -> Cost:

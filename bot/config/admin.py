@@ -21,7 +21,18 @@ from bot.config.admin_schema import ADMIN_CONFIG
 from bot.config.crosschecks import duplicate_ids, id_entries, model_entries, taken_ids, undeclared_providers
 from bot.config.document import load_checked, sorted_diagnostics
 from bot.config.layer import LayerSettings, layer_settings, origin_at
-from bot.config.model import Glob, IndexLimits, Layer, Price, Provider, ReviewLayer, ReviewLimits, Rule, frozen_mapping
+from bot.config.model import (
+    Glob,
+    IndexLimits,
+    Layer,
+    Price,
+    Provider,
+    ReviewLayer,
+    ReviewLimits,
+    Rule,
+    ToolSettings,
+    frozen_mapping,
+)
 from bot.diagnostics import Diagnostic
 from bot.expr.globs import glob_match
 from bot.pointers import escape_token, human_pointer
@@ -180,8 +191,20 @@ def _providers(data: Any, source: str) -> dict[str, Provider]:
                            _price(spec.get("price")),
                            frozen_mapping({model: _price(limits["price"])
                                            for model, limits in (spec.get("models") or {}).items()
-                                           if "price" in (limits or {})}))
+                                           if "price" in (limits or {})}),
+                           _tools(spec.get("tools")))
             for name, spec in (data or {}).items()}
+
+
+def _tools(data: Any) -> ToolSettings:
+    """`tools: false`, `tools: true` or `tools: {enabled, maxRounds, maxBytes}` (validated)."""
+    if isinstance(data, bool):
+        return ToolSettings(enabled=data)
+    if not isinstance(data, dict):
+        return ToolSettings()
+    default = ToolSettings()
+    return ToolSettings(bool(data.get("enabled", default.enabled)), int(data.get("maxRounds", default.max_rounds)),
+                        int(data.get("maxBytes", default.max_bytes)))
 
 
 def _price(data: Any) -> Price | None:

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from bot.config.checks import GLOB_SYNTAX
 from bot.config.repo_schema import MODEL, REPO_PROPERTIES
-from bot.schema import Arr, Bool, Check, Int, Num, Obj, Str
+from bot.schema import AnyOf, Arr, Bool, Check, Int, Num, Obj, Str
 from bot.secrets import is_reference, parse_reference
 
 API_KEY_PATTERN = r"^(secret://[^/\s]+/[^/\s]+|env://[A-Za-z_][A-Za-z0-9_]*)$"
@@ -44,6 +44,23 @@ PRICE = Obj(
     required=("input", "output"),
 )
 
+TOOLS = AnyOf(
+    options=(
+        Bool(),
+        Obj(name="provider-tools",
+            properties={
+                "enabled": Bool(description="Offer the lookups (default true)."),
+                "maxRounds": Int(minimum=1, maximum=10, description="Rounds of lookups one model request may "
+                                 "take before it must answer (default 4)."),
+                "maxBytes": Int(minimum=1000, maximum=400_000, description="Bytes of lookup answers one model "
+                                "request may get, within the model's contextTokens (default 24000)."),
+            }),
+    ),
+    description="Lookups the provider's models may ask for before they answer (definition, callers, search, "
+                "read over the repository index and the pull request's head): `false` never offers them, `true` "
+                "or a mapping offers them within its bounds. A provider that refuses tools is asked without them.",
+)
+
 PROVIDER = Obj(
     name="provider",
     description="A model provider; `type: openai` is the OpenAI-compatible chat-completions protocol.",
@@ -55,6 +72,7 @@ PROVIDER = Obj(
                       description="`secret://NAME/KEY` or `env://VAR`; never the key itself."),
         "timeout": Num(exclusive_minimum=0, description="Seconds to wait for one model call (default 120)."),
         "price": PRICE,
+        "tools": TOOLS,
         "models": Obj(
             values=Obj(
                 name="model-limits",

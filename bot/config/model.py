@@ -99,6 +99,17 @@ class Price:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolSettings:
+    """Whether a provider's models may look things up before they answer (the admin file's
+    `providers.<name>.tools`), and how far: rounds of lookups and bytes of their answers, per
+    model request. On by default: a provider that refuses tools is asked without them."""
+
+    enabled: bool = True
+    max_rounds: int = 4
+    max_bytes: int = 24_000
+
+
+@dataclass(frozen=True, slots=True)
 class Provider:
     """A model provider declared by the instance or an account (never by a repository)."""
 
@@ -111,6 +122,7 @@ class Provider:
     context_tokens: Mapping[str, int] = field(default_factory=dict)  # model name → its context window
     price: Price | None = None  # of every model of the provider, unless `model_prices` names it
     model_prices: Mapping[str, Price] = field(default_factory=dict)  # model name → its own price
+    tools: ToolSettings = ToolSettings()  # lookups its models may ask for before they answer
 
     def price_of(self, model: str) -> Price | None:
         return self.model_prices.get(model, self.price)

@@ -24,6 +24,7 @@ from bot.engine.comments import render_comments, render_summary_builtin
 from bot.engine.diff import FilePatch, read_patches
 from bot.engine.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedAnswer, parse_answer
 from bot.engine.fingerprints import PostedFinding, fingerprint, still_standing
+from bot.engine.lookups import Lookups
 from bot.engine.outcome import Attempt, Counts, ReviewOutcome
 from bot.engine.providers import ModelClient, ProviderError, make_client, split_model_ref
 from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict, build_request
@@ -31,6 +32,8 @@ from bot.engine.scope import FULL, ReviewScope
 from bot.engine.shaping import Placed, Shaped, shape
 from bot.engine.split import ANSWER_TOKENS, BYTES_PER_TOKEN, MAX_PARALLEL, context_tokens, diff_room, split_files
 from bot.engine.templates import summary_vars
+from bot.engine.tool_loop import PROCESS_TOOL_SUPPORT, ToolSupport, reserve
+from bot.engine.tool_loop import answer as answer_with_tools
 from bot.engine.usage import Usage
 from bot.index.retrieve import Retrieval
 
@@ -50,11 +53,14 @@ class Models:
 
     def __init__(self, providers: Mapping[str, Provider], session: aiohttp.ClientSession,
                  secrets_dir: str | Path | None, environ: Mapping[str, str] | None,
-                 usage: Usage | None = None) -> None:
+                 usage: Usage | None = None, lookups: Lookups | None = None,
+                 tool_support: ToolSupport = PROCESS_TOOL_SUPPORT) -> None:
         self._providers, self._session = providers, session
         self._secrets_dir, self._environ = secrets_dir, environ
         self._usage = usage
         self._clients: dict[str, ModelClient] = {}
+        self._lookups, self._tool_support = lookups, tool_support
+        self.notes: list[str] = []  # the lookups each request made, and tools a provider refused
 
     def client(self, name: str) -> ModelClient:
         if name not in self._clients:
@@ -67,7 +73,10 @@ class Models:
 
     async def ask(self, ref: str, request: ModelRequest) -> ParsedAnswer:
         provider, model = split_model_ref(ref)
-        text = await self.client(provider).complete(model, request.messages, FINDINGS_SCHEMA)
+        client = self.client(provider)
+        text = await answer_with_tools(client, self._providers[provider], model, request.messages, FINDINGS_SCHEMA,
+                                       lookups=self._lookups, support=self._tool_support, usage=self._usage,
+                                       notes=self.notes)
         parsed = parse_answer(text)
         if parsed.error:
             raise ProviderError(f"provider {provider!r}: unusable answer: {parsed.error}")
@@ -94,12 +103,13 @@ async def _ask(models: Models, plan: dict, request: ModelRequest) -> _Answer:
 
 def _fitted(asked: dict, files: Mapping[str, str], patches: Mapping[str, FilePatch], earlier: list[FilePatch],
             budgets: Budgets, providers: Mapping[str, Provider],
-            index: Retrieval | None = None) -> tuple[list[ModelRequest], tuple[str, ...]]:
+            index: Retrieval | None = None, lookup_room: int = 0) -> tuple[list[ModelRequest], tuple[str, ...]]:
     """The requests of one review, each within the smallest context of its models: the plan's
-    files shared out among as few requests as fit, every one with the same rules and context."""
+    files shared out among as few requests as fit, every one with the same rules and context,
+    and `lookup_room` bytes left free for the answers to the model's lookups."""
     tokens = context_tokens(asked.get("models") or {}, providers)
     budgets, fixed_bytes = _shared_within(asked, files, earlier, index, budgets, tokens)
-    room = min(budgets.diff, diff_room(tokens, fixed_bytes))
+    room = min(budgets.diff, diff_room(tokens, fixed_bytes + lookup_room))
     groups = split_files(asked.get("files", []), patches, room)
     sized = replace(budgets, diff=room)
     requests = [build_request({**asked, "files": group}, files=files, patches=patches, budgets=sized, earlier=earlier,
@@ -239,6 +249,8 @@ async def run_review(
     index: Retrieval | None = None,
     scope: ReviewScope = FULL,
     usage: Usage | None = None,
+    lookups: Lookups | None = None,
+    tool_support: ToolSupport = PROCESS_TOOL_SUPPORT,
 ) -> ReviewOutcome:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
@@ -248,6 +260,8 @@ async def run_review(
     (`<slug>[bot]`). Findings whose fingerprint `scope.posted` holds are not posted again.
     `index`: what the repository index retrieved for the change (see bot/engine/index_context.py).
     `usage`: when given, every model call of the review is counted in it, with its tokens.
+    `lookups`: what the model may look up before it answers (bot/engine/tool_loop.py), offered
+    to the providers whose tools `tool_support` (the process's by default) does not know refused.
     """
     plan = as_plan_dict(plan)
     no_answer = _Answer(None, None, False, ())
@@ -257,12 +271,14 @@ async def run_review(
     file_patches = read_patches(patches)
     index_notes = (index.summary(),) if index is not None else ()
     asked, asked_patches, earlier = _requested(plan, file_patches, scope)
-    requests, split_notes = _fitted(asked, files, asked_patches, earlier, budgets, providers, index)
+    tools_room = reserve(plan.get("models") or {}, providers, tool_support) if lookups is not None else 0
+    requests, split_notes = _fitted(asked, files, asked_patches, earlier, budgets, providers, index, tools_room)
+    models = Models(providers, session, secrets_dir, environ, usage, lookups, tool_support)
     if asked.get("files"):
-        answer = await _ask_all(Models(providers, session, secrets_dir, environ, usage), plan, requests)
+        answer = await _ask_all(models, plan, requests)
     else:  # an increment that touches no file under review: nothing new to ask about
         answer = _Answer(ParsedAnswer(), None, False, ())
-    request_notes = (*index_notes, *split_notes, *(n for r in requests for n in r.notes))
+    request_notes = (*index_notes, *split_notes, *(n for r in requests for n in r.notes), *models.notes)
     if answer.parsed is None:
         return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request_notes, scope)
 

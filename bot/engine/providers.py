@@ -1,7 +1,8 @@
 """Model providers: the engine's one I/O edge.
 
 A provider is anything with one async method, `complete(model, messages, schema) -> str`, so a new
-protocol is one class. `type: openai` is the OpenAI-compatible chat-completions protocol that
+protocol is one class; one that can offer tools (lookups the model asks for before it answers,
+bot/engine/tool_loop.py) also has `chat(model, messages, schema, tools, tool_choice) -> Completion`. `type: openai` is the OpenAI-compatible chat-completions protocol that
 OpenAI, Azure-style gateways, vLLM, llama.cpp's server and Ollama all speak.
 
 Every failure is a `ProviderError` whose message is safe to show: it names the provider and what
@@ -12,9 +13,11 @@ is registered with the log redactor (`bot.redaction`), which scrubs it from ever
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -34,13 +37,50 @@ EXCERPT_CHARACTERS = 300  # of a provider's error message, once redacted
 _SCHEMA_REJECTED = (400, 422)  # how servers without structured output refuse `response_format`
 
 
+MAX_TOOL_CALLS = 8  # of one answer; more are not read (the tool loop answers fewer still)
+# Characters of a tool call's id, name or arguments kept: the calls are sent back with the next
+# request, so a model cannot fill its own context with them; cut arguments do not parse.
+_TOOL_FIELD = 2_048
+
+
 class ProviderError(Exception):
     """A call that gave no answer. The message is safe to log and to post."""
+
+
+class ToolsRefused(ProviderError):
+    """The provider refused a request for its `tools` (a 400 or 422 whose message names them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # JSON text as the model wrote it; checked by whoever runs the tool
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """An answer: text, or tool calls (only read when the request offered tools), or both."""
+
+    text: str | None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+    def message(self) -> dict:
+        """The assistant message to send back before the tool answers: the calls as we read them
+        (ids, names and arguments cut to size), not as the provider sent them."""
+        return {"role": "assistant", "content": self.text,
+                "tool_calls": [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                               for c in self.tool_calls]}
 
 
 class ModelClient(Protocol):
     async def complete(self, model: str, messages: list[dict], schema: dict | None) -> str:
         """The model's answer text; raises ProviderError."""
+        ...
+
+    async def chat(self, model: str, messages: list[dict], schema: dict | None, tools: list[dict] | None = None,
+                   tool_choice: str = "auto") -> Completion:
+        """The model's answer, tool calls included; raises ProviderError (ToolsRefused)."""
         ...
 
 
@@ -74,6 +114,15 @@ class OpenAIChatClient:
         self._usage = usage
 
     async def complete(self, model: str, messages: list[dict], schema: dict | None) -> str:
+        completion = await self.chat(model, messages, schema)
+        if completion.text is None:
+            raise self._error("the completion has no text content", None)
+        return completion.text
+
+    async def chat(self, model: str, messages: list[dict], schema: dict | None, tools: list[dict] | None = None,
+                   tool_choice: str = "auto") -> Completion:
+        """One request; with `tools`, the model may answer with calls to them (`tool_choice`:
+        `auto`, or `none` to have it answer). Raises ToolsRefused when the provider refuses them."""
         key = self._api_key()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if key:
@@ -84,8 +133,13 @@ class OpenAIChatClient:
                 "type": "json_schema",
                 "json_schema": {"name": "review_findings", "schema": schema},
             }
+        if tools:
+            body["tools"], body["tool_choice"] = tools, tool_choice
         ref = f"{self._provider.name}/{model}"
         status, payload = await self._post(body, headers, key, ref)
+        if status in _SCHEMA_REJECTED and tools and "tool" in _excerpt(payload, key).lower():
+            raise ToolsRefused(redact(_without(
+                f"provider {self._provider.name!r} refused tools: HTTP {status}: {_excerpt(payload, key)}", key)))
         if status in _SCHEMA_REJECTED and "response_format" in body:
             log.info("provider %s refused response_format (HTTP %s); asking without it",
                      self._provider.name, status)
@@ -97,7 +151,8 @@ class OpenAIChatClient:
         data = self._completion(payload, key)
         if self._usage is not None:
             self._usage.answered(ref, *reported_tokens(data))
-        return self._content(data, key)
+        calls = self._tool_calls(data) if tools else ()
+        return Completion(self._content(data, key) if not calls else self._text(data), calls)
 
     def _api_key(self) -> str | None:
         if not self._provider.api_key:
@@ -130,14 +185,45 @@ class OpenAIChatClient:
 
     def _content(self, data: Any, key: str | None) -> str:
         try:
-            content = data["choices"][0]["message"]["content"]
+            data["choices"][0]["message"]
         except (LookupError, TypeError):
             raise self._error("the response is not a chat completion", key) from None
-        if isinstance(content, list):  # content parts: keep the text ones
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        if not isinstance(content, str) or not content.strip():
+        content = self._text(data)
+        if content is None:
             raise self._error("the completion has no text content", key)
         return content
+
+    @staticmethod
+    def _text(data: Any) -> str | None:
+        """The message's text (content parts joined), None when it has none."""
+        try:
+            content = data["choices"][0]["message"]["content"]
+        except (LookupError, TypeError):
+            return None
+        if isinstance(content, list):  # content parts: keep the text ones
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return content if isinstance(content, str) and content.strip() else None
+
+    @staticmethod
+    def _tool_calls(data: Any) -> tuple[ToolCall, ...]:
+        """The message's tool calls, each cut to size; a call without an id gets one (its answer
+        must name it), one without a name keeps an empty one (it is answered with an error)."""
+        try:
+            calls = data["choices"][0]["message"].get("tool_calls")
+        except (LookupError, TypeError, AttributeError):
+            return ()
+        out = []
+        for index, call in enumerate(calls[:MAX_TOOL_CALLS] if isinstance(calls, list) else ()):
+            function = call.get("function") if isinstance(call, dict) else None
+            function = function if isinstance(function, dict) else {}
+            arguments = function.get("arguments", "")
+            if not isinstance(arguments, str):  # some servers send the object itself
+                arguments = json.dumps(arguments)
+            call_id = call.get("id") if isinstance(call, dict) else None
+            out.append(ToolCall(
+                call_id[:_TOOL_FIELD] if isinstance(call_id, str) and call_id else f"call_{index}",
+                str(function.get("name", ""))[:_TOOL_FIELD], arguments[:_TOOL_FIELD]))
+        return tuple(out)
 
     def _error(self, what: str, key: str | None) -> ProviderError:
         return ProviderError(redact(_without(f"provider {self._provider.name!r}: {what}", key)))

@@ -1,5 +1,6 @@
-"""A local `git diff` as GitHub's per-file entries (`filename`, `status`, `patch`), so that the
-offline command reads a change exactly as the server reads a pull request's files."""
+"""A local `git diff` as GitHub's per-file entries (`filename`, `status`, `patch`, and a rename's
+`previous_filename`), so that the offline command reads a change exactly as the server reads a
+pull request's files."""
 
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ def diff_entries(repo: str, base: str, head: str) -> list[dict]:
             current["status"] = "added"
         elif line.startswith("deleted file mode"):
             current["status"] = "removed"
+        elif line.startswith("rename from "):
+            current["previous_filename"] = _path(line[len("rename from "):])
         elif line.startswith("rename to "):
             current["status"], current["filename"] = "renamed", _path(line[len("rename to "):])
         elif line.startswith("+++ ") and line != "+++ /dev/null":

@@ -6,7 +6,8 @@ call); a push or an installation brings it to the default branch's head. An upda
 recursive tree call, then only the blobs whose id changed since the last build are read, four
 at a time and at most `reads_per_update` per update, so that a large first build is spread over
 several updates within GitHub's rate limits.
-Retrieval runs on the changed files read at the head. `enabled: false` (repository or admin)
+Retrieval runs on the changed files read at the head, and so do the lookups the model may ask for
+(bot/engine/lookups.py): the same head texts, the index read in a thread per lookup. `enabled: false` (repository or admin)
 deletes the repository's index. Store work runs in a thread, one update of a repository at a
 time, so that the event loop keeps serving webhooks while a large repository is parsed; the store
 is SQLite by default, or PostgreSQL (`postgres_stores`).
@@ -27,8 +28,10 @@ from bot.config.layering import effective_config
 from bot.config.model import EffectiveConfig, IndexLimits
 from bot.engine.diff import FilePatch, read_patches
 from bot.engine.index_context import changed_files
+from bot.engine.lookups import RepositoryLookups
 from bot.github import GitHubClient, read_file, tree
 from bot.index.build import DEFAULT_LIMITS, BuildReport, Entry, Limits, plan_update, sync
+from bot.index.queries import HeadView
 from bot.index.retrieve import Retrieval, retrieve
 from bot.index.store import IndexStore, SqliteIndex, connect
 from bot.pipeline.gather import read_paths
@@ -119,6 +122,10 @@ class RepositoryIndexes:
                 return work(store)
         return asyncio.to_thread(run)
 
+    async def read(self, repo: str, work: Callable[[IndexStore], T]) -> T:
+        """`work(store)` over `repo`'s index, in a thread (a model's lookups)."""
+        return await self._with_store(repo, work)
+
     async def commit(self, repo: str) -> str | None:
         """The commit `repo`'s index is at (None: no index)."""
         return await self._with_store(repo, lambda store: store.commit())
@@ -164,10 +171,19 @@ async def _list_tree(gh: GitHubClient, owner: str, repo: str, commit: str) -> li
             if e.get("type") == "blob" and e.get("mode") != "120000"]
 
 
+@dataclass(frozen=True)
+class IndexContext:
+    """What the index gives a review: the pieces retrieval chose, and the lookups the model may ask for."""
+
+    retrieval: Retrieval
+    lookups: RepositoryLookups
+
+
 async def review_context(indexes: RepositoryIndexes, gh: GitHubClient, full_name: str, pull: Mapping,
                          config: EffectiveConfig, patches: list[dict], head_sha: str,
-                         budget: int, limits: Limits = DEFAULT_LIMITS) -> Retrieval | None:
-    """What the index adds to this review (the caller deletes the index of a disabled repository)."""
+                         budget: int, limits: Limits = DEFAULT_LIMITS, ignored: Sequence[str] = ()) -> IndexContext:
+    """What the index adds to this review (the caller deletes the index of a disabled repository).
+    `ignored`: the changed paths the configuration ignores, which lookups never show."""
     base, repository = pull.get("base") or {}, (pull.get("base") or {}).get("repo") or {}
     owner, name = full_name.split("/", 1)
     if base.get("ref") == repository.get("default_branch") and base.get("sha"):
@@ -176,7 +192,12 @@ async def review_context(indexes: RepositoryIndexes, gh: GitHubClient, full_name
             await indexes.update(gh, full_name, base["sha"], [g.pattern for g in config.ignore], limits)
     paths = [p["filename"] for p in patches if p.get("status") != "removed"][:HEAD_READ_LIMIT]
     head_texts = await read_paths(gh, owner, name, paths, head_sha)
-    return await indexes.retrieve(full_name, read_patches(patches), head_texts, budget)
+    retrieval = await indexes.retrieve(full_name, read_patches(patches), head_texts, budget)
+    head = HeadView.of(patches, head_texts, ignored)
+
+    async def read(work: Callable[[IndexStore], T]) -> T:
+        return await indexes.read(full_name, work)
+    return IndexContext(retrieval, RepositoryLookups(read, head))
 
 
 async def _moves_forward(gh: GitHubClient, owner: str, repo: str, indexed: str, base: str) -> bool:

@@ -32,12 +32,11 @@ from bot.github import (
     list_reviews,
     start_check_run,
 )
-from bot.index.retrieve import Retrieval
 from bot.jobs import ReviewResult
 from bot.pipeline.access import WriteAccess
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.gather import Gathered, gather, read_paths
-from bot.pipeline.index import RepositoryIndexes, review_context
+from bot.pipeline.index import IndexContext, RepositoryIndexes, review_context
 from bot.pipeline.life import Step, describe, paused_report, remember, repeated, step_for
 from bot.pipeline.post import post_outcome
 from bot.pipeline.targets import Target
@@ -190,14 +189,16 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     files = await read_paths(gh, target.owner, target.repo, referenced_paths(plan_json), gathered.merge_base)
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     login = await services.app_login()
-    patches = [{"filename": f.path, "status": f.status, "patch": f.patch} for f in gathered.comparison.files]
+    patches = [{"filename": f.path, "status": f.status, "patch": f.patch, "previous_filename": f.previous_path}
+               for f in gathered.comparison.files]
     stage.name = "reading the repository index"
-    index = await _index_context(services, gh, target, gathered, config, patches)
+    index = await _index_context(services, gh, target, gathered, config, patches, plan_json.get("ignored", []))
     stage.name = "running the model review"
     scope: ReviewScope = step.scope if step is not None else FULL
     outcome = await run_review(plan_json, files=files, patches=patches, providers=config.providers,
                                session=services.http, head_sha=target.head_sha, app_login=login,
-                               reviews=reviews, secrets_dir=services.secrets_dir, scope=scope, index=index)
+                               reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
+                               index=index.retrieval if index else None, lookups=index.lookups if index else None)
     stage.name = "posting the review"
     memory = services.memory
 
@@ -216,16 +217,17 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
 
 
 async def _index_context(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
-                         config: EffectiveConfig, patches: list[dict]) -> Retrieval | None:
-    """The index's pieces for this review. The index helps the review and never stops it: a
-    failure to read or build it is logged and the review goes on without it."""
+                         config: EffectiveConfig, patches: list[dict], ignored: list[str]) -> IndexContext | None:
+    """The index's pieces for this review, and the lookups its model may ask for. The index helps
+    the review and never stops it: a failure to read or build it is logged and the review goes on
+    without it (and without lookups)."""
     if services.indexes is None:
         return None
     try:
         admin = services.admin.current
         limits = admin.index_limits if admin is not None else IndexLimits()
         return await review_context(services.indexes, gh, target.full_name, gathered.pull, config, patches,
-                                    target.head_sha, DEFAULT_BUDGETS.index, limits)
+                                    target.head_sha, DEFAULT_BUDGETS.index, limits, ignored)
     # the store's errors, both backends; StoreUnavailable: PostgreSQL away when the index's first
     # open migrates the database (bot.store.migrate_database)
     except (GitHubError, OSError, sqlite3.Error, psycopg.Error, StoreUnavailable) as exc:
