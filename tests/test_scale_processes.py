@@ -209,3 +209,27 @@ def test_the_database_password_never_reaches_the_logs(world, app_private_key, pg
     started = [line for line in front.lines if '"server started"' in line]
     assert started and "postgres:***@" in started[0]
     assert not [line for line in front.lines if secret in line]
+
+
+async def test_sigterm_keeps_the_heartbeat_while_its_jobs_finish(world, app_private_key, pg_url):
+    """A stopping worker still runs its jobs, so it is alive: another worker's sweep must not take
+    them for a dead worker's and run them again while they finish (procrastinate stops its
+    heartbeat as the stop begins). The jobs outlast the time after which a silent worker is dead."""
+    pulls = [world.pull() for _ in range(2)]
+    slow = world.github.delay(COMPARE, 35, times=2)
+    with processes(lambda: web(world, app_private_key, pg_url), lambda: worker(world, app_private_key, pg_url)) as (
+            front, stopping):
+        for i, pr in enumerate(pulls):
+            assert await _deliver_to(world, front.url, pr, f"delivery-{i}") == 202
+
+        async def inside() -> bool:
+            return slow.times == 0
+        await wait_for(inside, timeout=30)
+        with processes(lambda: worker(world, app_private_key, pg_url)) as (other,):
+            assert await asyncio.to_thread(stopping.terminate, 90) == 0
+            await asyncio.sleep(12)  # one more sweep of the other worker after the jobs ended
+            assert "retrying a job whose worker stopped answering" not in other.messages()
+    assert _deliveries(pg_url) == {"delivery-0": ("done", 1), "delivery-1": ("done", 1)}  # each ran once
+    assert [[run.status for run in world.runs(pr)] for pr in pulls] == [["completed"], ["completed"]]
+    assert stopping.messages().count("job done") == 2 and "job done" not in other.messages()
+

@@ -15,10 +15,13 @@ Two roles, in one process (`reviewer serve`) or apart (`serve --no-workers`, `wo
 A worker killed mid-job stops sending heartbeats; every worker sweeps for stalled jobs (workers
 silent for STALLED_AFTER seconds) every SWEEP_EVERY seconds and retries them, so the job runs again
 within a minute, as attempt 2: the pipeline then takes up the check run the first attempt started
-(found by its external id) instead of starting a second one. The sweep also re-defers keys whose
-rows are queued with no job waiting (a dispatcher that died between its commit and its deferral).
-SIGTERM stops taking jobs and waits up to GRACE seconds for those running; a job still running then
-is cancelled and its delivery put back to `queued` for another worker.
+(found by its external id) instead of starting a second one. A living worker is never taken for a
+dead one: its heartbeat (bot.server.pg_worker) beats from its start to the end of its last job,
+through failures and a graceful stop. The sweep
+also re-defers keys whose rows are queued with no job waiting (a dispatcher that died between its
+commit and its deferral). SIGTERM stops taking jobs and waits up to GRACE seconds for those
+running, beating all along; a job still running then is cancelled and its delivery put back to
+`queued` for another worker.
 """
 
 from __future__ import annotations
@@ -30,12 +33,14 @@ from collections.abc import Callable
 
 import procrastinate
 from procrastinate.exceptions import AlreadyEnqueued
+from procrastinate.job_context import JobContext
 from procrastinate.jobs import Status
 
 from bot.jobs import Handler, newest_head, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
+from bot.server.pg_worker import Heartbeat, ReviewerWorker
 from bot.server.queue import BATCH, run_job
 from bot.store.model import Decision, DeliveryStore, Queued, Received
 
@@ -77,7 +82,9 @@ class ProcrastinateQueue:
         self.store, self.handler, self.metrics, self.workers = store, handler, metrics, workers
         self.dispatch, self.work = dispatch, work
         self.app = make_app(url)
-        self.app.task(name=TASK, retry=False, pass_context=False)(self._review_key)
+        self.app.task(name=TASK, retry=False, pass_context=True)(self._review_key)
+        self._jobs: set[int] = set()  # procrastinate's ids of the jobs this process runs now
+        self.heartbeat = Heartbeat(self.app, HEARTBEAT, lambda: sorted(self._jobs))
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._worker: asyncio.Task | None = None
@@ -184,14 +191,15 @@ class ProcrastinateQueue:
     # --- workers ------------------------------------------------------------------------------
 
     async def _run_worker(self) -> None:
-        """procrastinate's worker, started again after a failure (PostgreSQL restarting)."""
-        while True:
+        """procrastinate's worker (with our heartbeat), started again whenever it ends before the
+        process stops: after a failure (PostgreSQL restarting), or a stop it asked itself."""
+        self.app.perform_import_paths()
+        while not self._stopping:
+            worker = ReviewerWorker(self.app, self.heartbeat, concurrency=self.workers, wait=True,
+                                    install_signal_handlers=False, shutdown_graceful_timeout=GRACE,
+                                    stalled_worker_timeout=STALLED_AFTER, delete_jobs="successful", name="reviewer")
             try:
-                await self.app.run_worker_async(
-                    concurrency=self.workers, wait=True, install_signal_handlers=False,
-                    shutdown_graceful_timeout=GRACE, update_heartbeat_interval=HEARTBEAT,
-                    stalled_worker_timeout=STALLED_AFTER, delete_jobs="successful", name="reviewer")
-                return
+                await worker.run()
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -200,10 +208,21 @@ class ProcrastinateQueue:
                 if self._stopping:
                     return
                 logger.exception("the job worker stopped on an error; starting it again")
-                await asyncio.sleep(1)
+            else:
+                if not self._stopping:
+                    logger.warning("the job worker stopped on its own; starting it again")
+            await asyncio.sleep(1)
 
-    async def _review_key(self, key: str) -> None:
+    async def _review_key(self, context: JobContext, key: str) -> None:
         """procrastinate's task: every queued delivery of one pull request, holding its lock."""
+        mine = set() if context.job.id is None else {context.job.id}  # the heartbeat claims these again should our row be pruned
+        self._jobs |= mine
+        try:
+            await self._review_rows(key)
+        finally:
+            self._jobs -= mine
+
+    async def _review_rows(self, key: str) -> None:
         assert self.handler is not None, "a dispatch-only queue runs no job"
         interrupted = await self.store.recover(key)
         if interrupted:
@@ -261,6 +280,5 @@ class ProcrastinateQueue:
         for key in await self.defer_all(set(await self.store.open_keys())):
             logger.info("deferred a job for deliveries left without one", extra={"key": key})
         await self._count()
-
 
 Factory = Callable[[], ProcrastinateQueue]
