@@ -233,3 +233,29 @@ async def test_sigterm_keeps_the_heartbeat_while_its_jobs_finish(world, app_priv
     assert [[run.status for run in world.runs(pr)] for pr in pulls] == [["completed"], ["completed"]]
     assert stopping.messages().count("job done") == 2 and "job done" not in other.messages()
 
+
+async def test_a_worker_keeps_taking_jobs_after_its_heartbeat_met_an_outage(world, app_private_key, pg_cluster):
+    """A heartbeat PostgreSQL could not take is tried again, never the end of the worker: after an
+    outage longer than two heartbeats, the worker that lived through it runs the next delivery,
+    and its job of the time is not taken for a dead worker's."""
+    first, second = world.pull(), world.pull()
+    url = pg_cluster.url
+    slow = world.github.delay(COMPARE, 25)  # the job waits on GitHub all through the outage
+    with processes(lambda: web(world, app_private_key, url), lambda: worker(world, app_private_key, url)) as (
+            front, jobs):
+        assert await _deliver_to(world, front.url, first, "before") == 202
+
+        async def inside() -> bool:
+            return slow.times == 0
+        await wait_for(inside, timeout=30)
+        await asyncio.to_thread(pg_cluster.stop, "immediate")
+        await asyncio.sleep(12)  # a heartbeat or two fail
+        await asyncio.to_thread(pg_cluster.start)
+        assert (await world.completed_run(first, timeout=60)).conclusion == "success"
+        while (status := await _deliver_to(world, front.url, second, "after")) != 202:
+            assert status == 503
+            await asyncio.sleep(0.2)
+        assert (await world.completed_run(second, timeout=60)).conclusion == "success"
+        assert "retrying a job whose worker stopped answering" not in jobs.messages()  # it was alive
+    assert _deliveries(url) == {"before": ("done", 1), "after": ("done", 1)}
+    assert [len(world.runs(pr)) for pr in (first, second)] == [1, 1]

@@ -17,7 +17,10 @@ silent for STALLED_AFTER seconds) every SWEEP_EVERY seconds and retries them, so
 within a minute, as attempt 2: the pipeline then takes up the check run the first attempt started
 (found by its external id) instead of starting a second one. A living worker is never taken for a
 dead one: its heartbeat (bot.server.pg_worker) beats from its start to the end of its last job,
-through failures and a graceful stop. The sweep
+through failures and a graceful stop; a sweep declares nobody dead before its own process has been
+in touch with the database for STALLED_AFTER (after an outage every heartbeat is old); and a job is
+retried only while it is still held by a silent worker, checked and changed in one statement (two
+sweeps that both saw it stalled retry it once, and never once it runs again elsewhere). The sweep
 also re-defers keys whose rows are queued with no job waiting (a dispatcher that died between its
 commit and its deferral). SIGTERM stops taking jobs and waits up to GRACE seconds for those
 running, beating all along; a job still running then is cancelled and its delivery put back to
@@ -32,9 +35,8 @@ import time
 from collections.abc import Callable
 
 import procrastinate
-from procrastinate.exceptions import AlreadyEnqueued
+from procrastinate.exceptions import AlreadyEnqueued, UniqueViolation
 from procrastinate.job_context import JobContext
-from procrastinate.jobs import Status
 
 from bot.jobs import Handler, newest_head, supersedes
 from bot.server import logging as log
@@ -57,6 +59,12 @@ _COUNT = ("SELECT count(*) FILTER (WHERE status = 'todo') AS todo, count(*) FILT
 # The keys of `keys` whose job waits (procrastinate's unique index of waiting queueing locks)
 _WAITING = ("SELECT queueing_lock FROM procrastinate_jobs WHERE task_name = %(task)s AND status = 'todo' "
             "AND queueing_lock = ANY(%(keys)s)")
+# One job, locked, if it is still running under a silent (or pruned) worker: what a sweep may retry
+_STILL_STALLED = ("WITH stalled AS (SELECT j.id FROM procrastinate_jobs j LEFT JOIN procrastinate_workers w "
+                  "ON w.id = j.worker_id WHERE j.id = %(job)s AND j.status = 'doing' AND (w.id IS NULL "
+                  "OR w.last_heartbeat < now() - make_interval(secs => %(after)s)) FOR UPDATE OF j SKIP LOCKED) ")
+_RETRY_STALLED = _STILL_STALLED + "SELECT procrastinate_retry_job_v2(id, now(), NULL, NULL, NULL) FROM stalled"
+_FAIL_STALLED = _STILL_STALLED + "SELECT procrastinate_finish_job_v1(id, 'failed', false) FROM stalled"
 
 
 def make_app(url: str) -> procrastinate.App:
@@ -269,16 +277,25 @@ class ProcrastinateQueue:
 
     async def sweep(self) -> None:
         """Retry the jobs of dead workers; defer keys left with queued rows and no job."""
-        manager = self.app.job_manager
-        for job in await manager.get_stalled_jobs(task_name=TASK, seconds_since_heartbeat=STALLED_AFTER):
-            logger.warning("retrying a job whose worker stopped answering", extra={"job": job.id, "key": job.lock})
-            try:
-                await manager.retry_job(job)
-            except Exception:  # a job for the key already waits (queueing lock): it takes the work up
-                assert job.id is not None
-                await manager.finish_job_by_id_async(job.id, Status.FAILED, delete_job=False)
+        if self.heartbeat.steady_for() >= STALLED_AFTER:  # else our own view of the others is stale
+            await self.retry_stalled()
         for key in await self.defer_all(set(await self.store.open_keys())):
             logger.info("deferred a job for deliveries left without one", extra={"key": key})
         await self._count()
+
+    async def retry_stalled(self) -> None:
+        """Each job a silent worker holds back in the queue, if it still is when retried (the
+        sweep's first step, which it takes only once its own process is steady)."""
+        connector = self.app.connector
+        stalled = await self.app.job_manager.get_stalled_jobs(task_name=TASK, seconds_since_heartbeat=STALLED_AFTER)
+        for job in stalled:
+            where = {"job": job.id, "after": STALLED_AFTER}
+            try:
+                retried = await connector.execute_query_all_async(_RETRY_STALLED, **where)
+            except UniqueViolation:  # a job for the key already waits (queueing lock): it takes the work up
+                retried = await connector.execute_query_all_async(_FAIL_STALLED, **where)
+            if retried:
+                logger.warning("retrying a job whose worker stopped answering", extra={"job": job.id, "key": job.lock})
+
 
 Factory = Callable[[], ProcrastinateQueue]

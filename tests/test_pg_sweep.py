@@ -1,0 +1,77 @@
+"""The stalled-job sweep on real PostgreSQL (procrastinate's tables as the server migrates them):
+which jobs it gives back to the queue, and that two sweeps at once give one back once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import psycopg
+import pytest
+
+from bot.server.metrics import Metrics
+from bot.server.pg_queue import ProcrastinateQueue
+from bot.store import storage_for
+
+
+@pytest.fixture
+async def queues(pg_url) -> AsyncIterator[list[ProcrastinateQueue]]:
+    storage = storage_for(pg_url)
+    await storage.open()  # the migrations make procrastinate's tables too
+    made = [ProcrastinateQueue(pg_url, storage.deliveries, None, Metrics(), 1, dispatch=False, work=False)
+            for _ in range(2)]
+    for queue in made:
+        await queue.start()
+    try:
+        yield made
+    finally:
+        for queue in made:
+            await queue.stop()
+        await storage.close()
+
+
+def _held(url: str, key: str, heartbeat_age: float | None) -> int:
+    """A job of `key` running under a worker whose last beat is `heartbeat_age` seconds old (None:
+    a worker whose row was pruned, which leaves the job's worker_id NULL)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        worker = None
+        if heartbeat_age is not None:
+            (worker,) = conn.execute("INSERT INTO procrastinate_workers (last_heartbeat) VALUES "
+                                     "(now() - make_interval(secs => %s)) RETURNING id", (heartbeat_age,)).fetchone()
+        (job,) = conn.execute(
+            "INSERT INTO procrastinate_jobs (queue_name, task_name, lock, queueing_lock, args, status, worker_id) "
+            "VALUES ('default', 'reviewer.review_key', %s, %s, %s, 'doing', %s) RETURNING id",
+            (key, key, psycopg.types.json.Jsonb({"key": key}), worker)).fetchone()
+    return int(job)
+
+
+def _job(url: str, job: int) -> tuple[str, int]:
+    with psycopg.connect(url) as conn:
+        status, attempts = conn.execute("SELECT status, attempts FROM procrastinate_jobs WHERE id = %s",
+                                        (job,)).fetchone()
+    return str(status), int(attempts)
+
+
+async def test_two_sweeps_at_once_retry_a_dead_workers_job_once(queues, pg_url):
+    """Both sweeps see the job stalled; the one that comes second must find it back in the queue
+    and leave it there (it once took the failed retry for a waiting job and failed it instead)."""
+    dead = _held(pg_url, "o/r#1", heartbeat_age=60)
+    pruned = _held(pg_url, "o/r#2", heartbeat_age=None)
+    await asyncio.gather(*(queue.retry_stalled() for queue in queues))
+    assert _job(pg_url, dead) == ("todo", 1)
+    assert _job(pg_url, pruned) == ("todo", 1)
+
+
+async def test_a_living_workers_job_is_left_running(queues, pg_url):
+    alive = _held(pg_url, "o/r#3", heartbeat_age=1)
+    await queues[0].retry_stalled()
+    assert _job(pg_url, alive) == ("doing", 0)
+
+
+async def test_a_stalled_job_whose_key_has_a_job_waiting_fails_for_it(queues, pg_url):
+    """The queueing lock allows one waiting job a key: that one takes the work up (its first
+    step puts the dead worker's rows back in the queue), so the stalled one ends, failed."""
+    dead = _held(pg_url, "o/r#4", heartbeat_age=60)
+    assert await queues[0].defer("o/r#4")
+    await queues[0].retry_stalled()
+    assert _job(pg_url, dead)[0] == "failed"
