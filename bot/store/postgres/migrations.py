@@ -177,6 +177,10 @@ CREATE TABLE IF NOT EXISTS index_refs (
 CREATE INDEX IF NOT EXISTS index_refs_name ON index_refs (name)
 """
 
+# 7: a job's journal (bot.pipeline.journal), as on SQLite.
+SCHEMA_7 = ("CREATE TABLE IF NOT EXISTS job_journal (delivery_id TEXT PRIMARY KEY, body TEXT NOT NULL, "
+            "recorded_at DOUBLE PRECISION NOT NULL)")
+
 # (version, statements separated by `;`), in order; append, never edit a released one.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
@@ -185,6 +189,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (4, SCHEMA_4),
     (5, SCHEMA_5),
     (6, SCHEMA_6),
+    (7, SCHEMA_7),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"
