@@ -19,6 +19,7 @@ from tests.server_support import wait_for
 from tests.test_server_process import ROOT, _env
 
 COMPARE = "GET /repos/{owner}/{repo}/compare/{basehead}"
+COMPLETE = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"
 
 
 @pytest.fixture
@@ -107,6 +108,27 @@ async def test_a_worker_killed_mid_job_is_taken_up_by_another_on_the_same_check_
             await wait_for(recorded, timeout=30)
     assert run.conclusion == "success"
     assert len(world.runs(pr)) == 1  # the run the killed worker started, completed by the other
+
+
+async def test_a_worker_killed_as_it_completes_the_run_leaves_one_run_on_the_head(world, app_private_key, pg_url):
+    """The window of the one-in-three second check run: GitHub completes the run, its answer is
+    lost, and the worker is killed before it hears otherwise (here, while it waits to ask again).
+    The retry finds its own run completed: it must take that up too (the earlier attempt did
+    everything), not start another run beside it."""
+    pr = world.pull()
+    world.github.fail(COMPLETE, status=502, times=5, applied=True)  # completed, and answered 502
+    with processes(lambda: web(world, app_private_key, pg_url), lambda: worker(world, app_private_key, pg_url)) as (
+            front, first):
+        assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
+        assert (await world.completed_run(pr, timeout=30)).conclusion == "success"
+        first.kill()  # the worker has not heard it: it waits a second or so to send the PATCH again
+        assert _deliveries(pg_url) == {"delivery-1": ("running", 1)}
+        with processes(lambda: worker(world, app_private_key, pg_url)) as (second,):
+            async def recorded() -> bool:
+                return _deliveries(pg_url) == {"delivery-1": ("done", 2)}
+            await wait_for(recorded, timeout=90)  # the retry ran, as attempt 2
+            assert "took up jobs a stopped worker left" in second.messages()
+    assert [(run.status, run.conclusion) for run in world.runs(pr)] == [("completed", "success")]
 
 
 async def test_sigterm_lets_the_job_in_flight_finish_then_exits(world, app_private_key, pg_url):
@@ -259,3 +281,4 @@ async def test_a_worker_keeps_taking_jobs_after_its_heartbeat_met_an_outage(worl
         assert "retrying a job whose worker stopped answering" not in jobs.messages()  # it was alive
     assert _deliveries(url) == {"before": ("done", 1), "after": ("done", 1)}
     assert [len(world.runs(pr)) for pr in (first, second)] == [1, 1]
+
