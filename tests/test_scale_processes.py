@@ -14,11 +14,14 @@ import psycopg
 import pytest
 
 from tests.app_support import World
+from tests.chat_double import ChatDouble, findings
+from tests.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, app_reviews, config_pull, summary_comments
 from tests.scale_support import Proc, web, worker
 from tests.server_support import wait_for
 from tests.test_server_process import ROOT, _env
 
 COMPARE = "GET /repos/{owner}/{repo}/compare/{basehead}"
+REVIEWS = "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"
 COMPLETE = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"
 
 
@@ -282,3 +285,45 @@ async def test_a_worker_keeps_taking_jobs_after_its_heartbeat_met_an_outage(worl
     assert _deliveries(url) == {"before": ("done", 1), "after": ("done", 1)}
     assert [len(world.runs(pr)) for pr in (first, second)] == [1, 1]
 
+
+async def test_a_review_postgresql_goes_away_under_is_posted_once_when_it_is_back(
+        world, app_private_key, pg_cluster, tmp_path):
+    """PostgreSQL stops while the review is being posted: the review reaches GitHub, and remembering
+    its findings then fails. That is no failure of the review: the job waits for the store and runs
+    again, carries out the decision it had recorded (the model is not asked again), takes up the
+    review and the run already on GitHub and ends with one of each, a success."""
+    chat = await ChatDouble(api_key=API_KEY).start()
+    chat.answer(PRIMARY, findings(BUG))
+    admin = tmp_path / "admin.yaml"
+    admin.write_text(admin_yaml(chat))
+    extra = {"REVIEWER_ADMIN_CONFIG": str(admin), KEY_VAR: API_KEY}
+    pr = config_pull(world, "feedback: detailed\n")
+    url = pg_cluster.url
+    posting = world.github.delay(REVIEWS, 6)  # the review's POST waits in GitHub while PostgreSQL stops
+    try:
+        with processes(lambda: web(world, app_private_key, url, **extra),
+                       lambda: worker(world, app_private_key, url, **extra)) as (front, jobs):
+            assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
+
+            async def posting_started() -> bool:
+                return posting.times == 0
+            await wait_for(posting_started, timeout=60)
+            await asyncio.to_thread(pg_cluster.stop, "immediate")
+
+            async def interrupted() -> bool:
+                return "job interrupted: the store is unavailable; it runs again once the store is back" in \
+                    jobs.messages()
+            await wait_for(interrupted, timeout=30)
+            assert [run.status for run in world.runs(pr)] == ["in_progress"]  # not concluded a failure
+            await asyncio.to_thread(pg_cluster.start)
+            run = await world.completed_run(pr, timeout=90)
+
+            async def recorded() -> bool:
+                return _deliveries(url) == {"delivery-1": ("done", 2)}
+            await wait_for(recorded, timeout=30)
+    finally:
+        await chat.close()
+    assert run.conclusion == "failure" and run.output["title"] == "1 blocking finding(s)"  # the review's own verdict
+    assert len(world.runs(pr)) == 1 and len(chat.requests) == 1  # one run; the model asked once
+    assert [len(r.comments) for r in app_reviews(world, pr)] == [1]  # the review posted once, its finding inline
+    assert len(summary_comments(world, pr)) == 1

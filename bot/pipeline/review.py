@@ -1,9 +1,9 @@
 """One pull request, end to end: the `Reviewer` check run from in_progress to completed.
 
 The run is started before anything else can fail and always completed: with the plan's or the
-review's conclusion, or with a readable error when GitHub or the models failed after retries.
-An attempt after the first takes up the run of its delivery and carries on from the decision an
-earlier attempt recorded (bot.pipeline.journal).
+review's conclusion, or with a readable error when GitHub or the models failed after retries. A
+store that went away (StoreUnavailable) is no failure of the review: the run stays in progress and
+the job's next attempt, once the store is back, takes it up and carries on (bot.pipeline.journal).
 """
 
 from __future__ import annotations
@@ -132,6 +132,8 @@ async def review_pull_request(services: Services, gh: GitHubClient, target: Targ
             planned = await _decide(services, gh, target, stage)
             await journal.record(services.memory, target.delivery_id, journal.to_record(planned))
         report = await _carry_out(services, gh, target, planned, stage)
+    except StoreUnavailable:
+        raise  # not the review's failure: the run stays in progress for the job's next attempt
     except Exception as exc:
         reason = _failure_text(exc)
         failed = report_for_failure(stage.name, reason)

@@ -21,11 +21,12 @@ from bot.jobs import Handler, Job, stored_payload, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import BIG_BODY, decide_in_turn
 from bot.server.metrics import Metrics
-from bot.store.model import Decision, DeliveryStore, Queued, Received, StoreUnavailable
+from bot.store.model import Decision, DeliveryStore, Queued, Received, Started, StoreUnavailable
 
 logger = log.get("queue")
 BATCH = 64
 FINISH_PATIENCE = 120.0  # seconds a finished job waits for the store to record its end
+OUTAGE_PATIENCE = 300.0  # seconds a job the store went away under waits for it to run again
 
 
 @dataclass(order=True)
@@ -160,10 +161,24 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
     """Start a queued delivery's job, run the handler, record the end; False when it was not queued.
 
     A handler's exception marks the job failed (a redelivery retries it); a cancellation (the
-    process stopping) leaves the row `running`, for `recover` to put back in the queue."""
+    process stopping) leaves the row `running`, for `recover` to put back in the queue. The store
+    going away under the job (StoreUnavailable) is not the job's failure: it waits for the store
+    (up to OUTAGE_PATIENCE) and runs again in place as its next attempt, which carries on from what
+    the interrupted one recorded and posted (bot.pipeline.journal); should the store stay away, the
+    row stays `running`, for a recovery."""
     started = await store.start(delivery_id)
-    if started is None:  # no longer queued
-        return False
+    while started is not None:
+        if await _attempt(store, handler, metrics, started, event):
+            return True
+        metrics.jobs.inc(event=event, outcome="interrupted")
+        await _wait_for_store(store, delivery_id)
+        started = await store.restart(delivery_id)
+    return False
+
+
+async def _attempt(store: DeliveryStore, handler: Handler, metrics: Metrics, started: Started, event: str) -> bool:
+    """One attempt of a started job; False when the store went away under it (the row is left running)."""
+    delivery_id = started.delivery_id
     fields = log.fields(delivery=delivery_id, event=event, action=started.action,
                         repo=started.repo, pr=started.pr_number, attempt=started.attempt)
     logger.debug("job started", extra=fields)
@@ -176,6 +191,10 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
                   started.installation_id, started.repo, started.pr_number, started.head_sha,
                   started.attempt)
         await handler(job)
+    except StoreUnavailable as exc:
+        logger.warning("job interrupted: the store is unavailable; it runs again once the store is back",
+                       extra={**fields, "error": log.error_text(exc)})
+        return False
     except Exception as exc:
         error = log.error_text(exc)
         await _finish(store, delivery_id, "failed", error)
@@ -189,6 +208,21 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
         log.current_delivery.reset(delivery)
         metrics.job_duration.observe(time.monotonic() - began, event=event)
     return True
+
+
+async def _wait_for_store(store: DeliveryStore, delivery_id: str, patience: float = OUTAGE_PATIENCE) -> None:
+    """Until the store answers again; StoreUnavailable once `patience` has passed."""
+    delay, deadline = 0.5, time.monotonic() + patience
+    while True:
+        try:
+            await store.ping()
+            return
+        except StoreUnavailable:
+            if time.monotonic() + delay > deadline:
+                logger.warning("the store stayed away; the job is left for a recovery", extra={"delivery": delivery_id})
+                raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 async def _finish(store: DeliveryStore, delivery_id: str, state: str, error: str | None = None,
