@@ -26,7 +26,7 @@ from bot.store.model import Decision, DeliveryStore, Queued, Received, Started, 
 logger = log.get("queue")
 BATCH = 64
 FINISH_PATIENCE = 120.0  # seconds a finished job waits for the store to record its end
-OUTAGE_PATIENCE = 300.0  # seconds a job the store went away under waits for it to run again
+MAX_INTERRUPTIONS = 5  # attempts in a row the store may fail while it answers, before the job fails
 
 
 @dataclass(order=True)
@@ -162,22 +162,26 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
 
     A handler's exception marks the job failed (a redelivery retries it); a cancellation (the
     process stopping) leaves the row `running`, for `recover` to put back in the queue. The store
-    going away under the job (StoreUnavailable) is not the job's failure: it waits for the store
-    (up to OUTAGE_PATIENCE) and runs again in place as its next attempt, which carries on from what
-    the interrupted one recorded and posted (bot.pipeline.journal); should the store stay away, the
-    row stays `running`, for a recovery."""
+    going away under the job (StoreUnavailable) is not the job's failure: it waits for the store,
+    however long, and runs again in place as its next attempt, which carries on from what the
+    interrupted one recorded and posted (bot.pipeline.journal). Only a store that answers and yet
+    fails the job MAX_INTERRUPTIONS times in a row fails it, so that nothing loops for ever."""
     started = await store.start(delivery_id)
+    interruptions = 0
     while started is not None:
-        if await _attempt(store, handler, metrics, started, event):
+        if await _attempt(store, handler, metrics, started, event, interruptible=interruptions < MAX_INTERRUPTIONS):
             return True
+        interruptions += 1
         metrics.jobs.inc(event=event, outcome="interrupted")
-        await _wait_for_store(store, delivery_id)
+        await _wait_for_store(store)
         started = await store.restart(delivery_id)
     return False
 
 
-async def _attempt(store: DeliveryStore, handler: Handler, metrics: Metrics, started: Started, event: str) -> bool:
-    """One attempt of a started job; False when the store went away under it (the row is left running)."""
+async def _attempt(store: DeliveryStore, handler: Handler, metrics: Metrics, started: Started, event: str, *,
+                   interruptible: bool) -> bool:
+    """One attempt of a started job; False when the store went away under it (the row is left
+    running) and the job may wait for it."""
     delivery_id = started.delivery_id
     fields = log.fields(delivery=delivery_id, event=event, action=started.action,
                         repo=started.repo, pr=started.pr_number, attempt=started.attempt)
@@ -192,14 +196,14 @@ async def _attempt(store: DeliveryStore, handler: Handler, metrics: Metrics, sta
                   started.attempt)
         await handler(job)
     except StoreUnavailable as exc:
+        if not interruptible:
+            await _failed(store, metrics, delivery_id, event, exc, fields)
+            return True
         logger.warning("job interrupted: the store is unavailable; it runs again once the store is back",
                        extra={**fields, "error": log.error_text(exc)})
         return False
     except Exception as exc:
-        error = log.error_text(exc)
-        await _finish(store, delivery_id, "failed", error)
-        logger.warning("job failed: %s", error, extra=fields)
-        metrics.jobs.inc(event=event, outcome="failed")
+        await _failed(store, metrics, delivery_id, event, exc, fields)
     else:
         await _finish(store, delivery_id, "done", wait=False)
         logger.info("job done", extra={**fields, "seconds": round(time.monotonic() - began, 3)})
@@ -210,17 +214,22 @@ async def _attempt(store: DeliveryStore, handler: Handler, metrics: Metrics, sta
     return True
 
 
-async def _wait_for_store(store: DeliveryStore, delivery_id: str, patience: float = OUTAGE_PATIENCE) -> None:
-    """Until the store answers again; StoreUnavailable once `patience` has passed."""
-    delay, deadline = 0.5, time.monotonic() + patience
+async def _failed(store: DeliveryStore, metrics: Metrics, delivery_id: str, event: str, exc: Exception,
+                  fields: dict[str, object]) -> None:
+    error = log.error_text(exc)
+    await _finish(store, delivery_id, "failed", error)
+    logger.warning("job failed: %s", error, extra=fields)
+    metrics.jobs.inc(event=event, outcome="failed")
+
+
+async def _wait_for_store(store: DeliveryStore) -> None:
+    """Until the store answers again (a cancellation, the process stopping, ends the wait)."""
+    delay = 0.5
     while True:
         try:
             await store.ping()
             return
         except StoreUnavailable:
-            if time.monotonic() + delay > deadline:
-                logger.warning("the store stayed away; the job is left for a recovery", extra={"delivery": delivery_id})
-                raise
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
 
