@@ -5,6 +5,9 @@ the thread); the configuration at the merge base (`enabled: false` stops follow-
 of the author (asked of GitHub, cached); the comment id claimed in the review memory (a comment is
 answered once, however often it is delivered); then the per-thread rate. Bots never reach this
 module: their deliveries make no job (`bot.jobs`).
+
+An answer is recorded in the job's journal before it is posted and carries its delivery's marker
+(bot.pipeline.journal): an attempt run again after an interruption posts the same answer, once.
 """
 
 from __future__ import annotations
