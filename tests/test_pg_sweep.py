@@ -11,6 +11,7 @@ import pytest
 
 from bot.server.metrics import Metrics
 from bot.server.pg_queue import ProcrastinateQueue
+from bot.server.pg_worker import Heartbeat
 from bot.store import storage_for
 
 
@@ -75,3 +76,22 @@ async def test_a_stalled_job_whose_key_has_a_job_waiting_fails_for_it(queues, pg
     assert await queues[0].defer("o/r#4")
     await queues[0].retry_stalled()
     assert _job(pg_url, dead)[0] == "failed"
+
+
+async def test_a_beat_that_finds_its_worker_pruned_puts_it_back_and_claims_its_jobs(queues, pg_url):
+    """A worker whose beats failed for a while can be pruned by another that starts (procrastinate
+    does so at a worker's start): its running jobs lose their worker and look stalled to every
+    sweep. Its next beat registers it again under the same id and claims them back."""
+    job = _held(pg_url, "o/r#5", heartbeat_age=60)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        (worker,) = conn.execute("SELECT worker_id FROM procrastinate_jobs WHERE id = %s", (job,)).fetchone()
+        conn.execute("DELETE FROM procrastinate_workers WHERE id = %s", (worker,))  # pruned
+    heartbeat = Heartbeat(queues[0].app, every=5, running=lambda: [job])
+    await heartbeat.beat(worker)
+    await queues[1].retry_stalled()
+    assert _job(pg_url, job) == ("doing", 0)  # alive again: nobody retried it
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT worker_id FROM procrastinate_jobs WHERE id = %s", (job,)).fetchone() == (worker,)
+        fresh = conn.execute("SELECT last_heartbeat > now() - interval '5 seconds' FROM procrastinate_workers "
+                             "WHERE id = %s", (worker,)).fetchone()
+    assert fresh == (True,)
