@@ -1,5 +1,6 @@
-"""The stalled-job sweep on real PostgreSQL (procrastinate's tables as the server migrates them):
-which jobs it gives back to the queue, and that two sweeps at once give one back once."""
+"""The stalled-job sweep and the worker's own records on real PostgreSQL (procrastinate's tables as
+the server migrates them): which jobs a sweep gives back to the queue, that two sweeps at once give
+one back once, and that a living worker's heartbeat and a job's end survive PostgreSQL going away."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import psycopg
 import pytest
 
 from bot.server.metrics import Metrics
-from bot.server.pg_queue import ProcrastinateQueue
-from bot.server.pg_worker import Heartbeat
+from bot.server.pg_queue import ProcrastinateQueue, make_app
+from bot.server.pg_worker import Heartbeat, ReviewerWorker
 from bot.store import storage_for
+from tests.server_support import wait_for
 
 
 @pytest.fixture
@@ -95,3 +97,42 @@ async def test_a_beat_that_finds_its_worker_pruned_puts_it_back_and_claims_its_j
         fresh = conn.execute("SELECT last_heartbeat > now() - interval '5 seconds' FROM procrastinate_workers "
                              "WHERE id = %s", (worker,)).fetchone()
     assert fresh == (True,)
+
+
+async def test_a_jobs_end_that_postgresql_could_not_take_is_recorded_once_it_is_back(pg_cluster, caplog):
+    """procrastinate records a job's end once: PostgreSQL away at that moment left the job 'doing'
+    under a living worker for ever, and every later job of its lock (its pull request) behind it."""
+    url = pg_cluster.url
+    storage = storage_for(url)
+    await storage.open()
+    await storage.close()
+    app = make_app(url)
+    started, release = asyncio.Event(), asyncio.Event()
+
+    @app.task(name="test.held")
+    async def held() -> None:
+        started.set()
+        await release.wait()
+
+    await app.open_async()
+    worker = ReviewerWorker(app, Heartbeat(app, 5, lambda: []), concurrency=1, wait=True,
+                            install_signal_handlers=False, delete_jobs="never", name="test")
+    running = asyncio.create_task(worker.run())
+    try:
+        job = await app.configure_task("test.held", lock="o/r#6").defer_async()
+        await asyncio.wait_for(started.wait(), 30)
+        await asyncio.to_thread(pg_cluster.stop, "immediate")
+        release.set()  # the job ends while PostgreSQL is away
+
+        async def tried() -> bool:
+            return "could not record a job's end; trying again" in caplog.messages
+        await wait_for(tried, timeout=30)
+        await asyncio.to_thread(pg_cluster.start)
+
+        async def recorded() -> bool:
+            return _job(url, job)[0] == "succeeded"
+        await wait_for(recorded, timeout=60)
+    finally:
+        worker.stop()
+        await asyncio.gather(running, return_exceptions=True)
+        await app.close_async()

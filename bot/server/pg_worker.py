@@ -16,7 +16,12 @@ failed beat: the sweep declares nobody dead before it has itself been in touch f
 (after an outage every heartbeat is old, the living workers' too).
 
 A failed fetch of the next job (PostgreSQL away) ends procrastinate's job loop, which would then
-wait for the running jobs and abort them; here it is logged and the next poll tries again.
+wait for the running jobs and abort them; here it is logged and the next poll tries again. And a
+job's end that procrastinate could not record (PostgreSQL away as the job ended) left the job
+`doing` under a living worker, its lock held for ever (no sweep retries a living worker's job, and
+every later job of its pull request waited behind it): here it is recorded again until it is, or,
+once the worker is stopping, for STOPPING_PATIENCE seconds (the process then exits, its heartbeat
+stops, and another worker's sweep retries the job).
 """
 
 from __future__ import annotations
@@ -27,14 +32,17 @@ from collections.abc import Callable
 from typing import Any
 
 import procrastinate
+from procrastinate import job_context, jobs, retry
 from procrastinate.exceptions import ConnectorException
 from procrastinate.worker import Worker
 
 from bot.server import logging as log
+from bot.store.postgres.database import unreachable
 
 logger = log.get("queue")
 NEVER = 86400.0  # procrastinate's own heartbeat interval: ours beats instead
 RETRY_BEAT = 1.0  # seconds before a failed beat is tried again
+STOPPING_PATIENCE = 10.0  # seconds a stopping worker tries to record a job's end
 # The beat: one statement, the worker's row touched. No row: it was pruned while beats failed.
 _BEAT = "UPDATE procrastinate_workers SET last_heartbeat = now() WHERE id = %(worker)s RETURNING id"
 _REVIVE = ("INSERT INTO procrastinate_workers (id, last_heartbeat) OVERRIDING SYSTEM VALUE "
@@ -111,3 +119,21 @@ class ReviewerWorker(Worker):
         except ConnectorException as exc:  # no new job this time; the running ones go on
             logger.warning("could not fetch a job; trying again at the next poll",
                            extra={"error": log.error_text(exc)})
+
+    async def _persist_job_status(self, job: jobs.Job, status: jobs.Status,
+                                  retry_decision: retry.RetryDecision | None, context: job_context.JobContext,
+                                  job_result: job_context.JobResult | None) -> None:
+        delay, waited = 0.5, 0.0
+        while True:
+            try:
+                await super()._persist_job_status(job, status, retry_decision, context, job_result)
+                return
+            except ConnectorException as exc:
+                if not unreachable(exc) or (self._stop_event.is_set() and waited >= STOPPING_PATIENCE):
+                    raise
+                if not waited:
+                    logger.warning("could not record a job's end; trying again",
+                                   extra={"job": job.id, "error": log.error_text(exc)})
+            await asyncio.sleep(delay)
+            waited += delay
+            delay = min(delay * 2, 5.0)
