@@ -4,6 +4,7 @@ GitHub holds afterwards (the app's reviews, its summary comment, the check runs)
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -29,6 +30,12 @@ CALC_HEAD = ("import os\n"                      # 1
              "def secret():\n"                  # 8
              "    return os.environ['TOKEN']\n")  # 9
 HEAD_FILES = {"src/calc.py": CALC_HEAD}
+
+
+def shown(body: str) -> str:
+    """A comment's body as GitHub shows it: without the hidden HTML comments (the markers that
+    name the delivery a post belongs to, bot.pipeline.journal)."""
+    return re.sub(r"<!--.*?-->\n?", "", body, flags=re.S)
 
 
 def admin_yaml(chat: ChatDouble, timeout: float = 5) -> str:

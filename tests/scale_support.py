@@ -61,9 +61,9 @@ def world_env(world: World, private_key: str, database_url: str, **extra: str) -
                 REVIEWER_DATABASE_URL=database_url, REVIEWER_WORKERS="2", **extra)
 
 
-def web(world: World, private_key: str, database_url: str) -> Proc:
-    return Proc(["serve", "--no-workers"], world_env(world, private_key, database_url), world.tmp)
+def web(world: World, private_key: str, database_url: str, **extra: str) -> Proc:
+    return Proc(["serve", "--no-workers"], world_env(world, private_key, database_url, **extra), world.tmp)
 
 
-def worker(world: World, private_key: str, database_url: str) -> Proc:
-    return Proc(["worker"], world_env(world, private_key, database_url), world.tmp)
+def worker(world: World, private_key: str, database_url: str, **extra: str) -> Proc:
+    return Proc(["worker"], world_env(world, private_key, database_url, **extra), world.tmp)

@@ -26,6 +26,7 @@ from tests.review_support import (
     reviewed,
     reviewing_app,
     runs_done,
+    shown,
 )
 from tests.server_support import wait_for
 
@@ -81,7 +82,7 @@ async def reviewed_with_a_finding(world, chat):
 
 
 def replies(world, pr, root) -> list[str]:
-    return [c.body for c in pr.thread(root)[1:] if c.user == world.app.bot]
+    return [shown(c.body) for c in pr.thread(root)[1:] if c.user == world.app.bot]
 
 
 async def test_a_reply_to_a_finding_is_answered_in_its_thread_with_the_context(
@@ -128,7 +129,7 @@ async def test_who_is_never_answered(tmp_path, github, github_app, app_private_k
     assert replies(world, pr, finding) == ["An answer."]
     assert len(chat.requests) == asked_before + 2  # the maintainer's answer, and the push's review
     assert "paused" not in pushed.output["title"]  # a reader cannot pause the app
-    assert [c.body for c in pr.comments if c.user == world.app.bot and "summary" not in c.body] == [own.body]
+    assert [shown(c.body) for c in pr.comments if c.user == world.app.bot and "summary" not in c.body] == [own.body]
 
 
 async def test_five_answers_a_thread_an_hour_then_one_notice(tmp_path, github, github_app, app_private_key, chat):
@@ -171,7 +172,7 @@ async def test_a_question_in_a_comment_or_a_review_is_answered_on_the_pull_reque
                         "COMMENTED", pr.head_sha, now_iso())
         pr.reviews.append(review)
         await say(world, "pull_request_review", pr, review=review)
-    answers = [c.body for c in pr.comments if c.user == world.app.bot and "reviewer:summary" not in c.body]
+    answers = [shown(c.body) for c in pr.comments if c.user == world.app.bot and "reviewer:summary" not in c.body]
     assert answers == ["Because ratio divides.", "Because ratio divides."]
     asked = [r.body["messages"][1]["content"] for r in chat.requests_for(PRIMARY)[-2:]]
     assert "what does this pull request change" in asked[0] and "secret() helper risky" in asked[1]
@@ -201,7 +202,7 @@ async def test_commands_pause_resume_plan_help_and_review(tmp_path, github, gith
     assert "Incremental review" in forced.output["summary"]  # reviewed although paused: asked for
     assert forced.output["title"] == "1 blocking finding(s)"  # the division still stands
     assert "Full review" in full.output["summary"] and "a full review was asked for" in full.output["summary"]
-    said = [c.body for c in pr.comments if c.user == world.app.bot and "reviewer:summary" not in c.body]
+    said = [shown(c.body) for c in pr.comments if c.user == world.app.bot and "reviewer:summary" not in c.body]
     assert said[0].startswith("Paused automatic reviews of this pull request.")
     assert said[1].startswith("Resumed automatic reviews")
     assert said[2].startswith(f"## Reviewer's plan for `{pr.head_sha[:7]}`") and "### Files to review (1)" in said[2]
@@ -220,3 +221,20 @@ async def test_a_repository_the_admin_file_disables_gets_no_follow_ups(
         assert await say(world, "issue_comment", pr, comment=pr.comment("@reviewer plan", "alice")) == "done"
     assert [c for c in pr.comments if c.user == world.app.bot] == []
     assert chat.requests == []
+
+
+async def test_an_answer_whose_reply_github_lost_is_posted_once(tmp_path, github, github_app, app_private_key, chat):
+    """GitHub made the reply and answered 502: the answer (marked with its delivery) is looked for
+    before it is sent again, and taken up; in a thread and on the pull request alike."""
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
+        pr, finding = await reviewed_with_a_finding(world, chat)
+        chat.answer(PRIMARY, Reply(content=ANSWER), Reply(content="Because ratio divides."))
+        github.fail("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", applied=True)
+        question = pr.reply(finding, "Why would b ever be 0 here?", "alice")
+        assert await say(world, "pull_request_review_comment", pr, comment=question) == "done"
+        github.fail("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", applied=True)
+        asked = pr.comment("@reviewer what does this pull request change in calc?", "alice")
+        assert await say(world, "issue_comment", pr, comment=asked) == "done"
+    assert len(replies(world, pr, finding)) == 1
+    answers = [shown(c.body) for c in pr.comments if c.user == world.app.bot and "reviewer:summary" not in c.body]
+    assert answers == ["Because ratio divides."]

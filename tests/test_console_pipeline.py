@@ -41,6 +41,7 @@ async def test_a_reviewed_delivery_shows_its_calls_check_run_and_review(tmp_path
     assert "1 blocking finding(s)" in page  # the check run's title
     assert "feedback: detailed; inline comments: on" in page  # the summary, with the plan
     assert "<h2 id=\"review-1\">Review: " in page and "finding" in page and "src/calc.py:" in page
+    assert "reviewer:review delivery=" not in page  # the review's hidden marker, hidden here too
     assert f"https://github.com/{pr.repo.full_name}/runs/{run.id}" in page
     assert API_KEY not in page
     # the repository's page lists the delivery with its check run: the last plans

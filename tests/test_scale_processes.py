@@ -14,11 +14,15 @@ import psycopg
 import pytest
 
 from tests.app_support import World
+from tests.chat_double import ChatDouble, findings
+from tests.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, app_reviews, config_pull, summary_comments
 from tests.scale_support import Proc, web, worker
 from tests.server_support import wait_for
 from tests.test_server_process import ROOT, _env
 
 COMPARE = "GET /repos/{owner}/{repo}/compare/{basehead}"
+REVIEWS = "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"
+COMPLETE = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"
 
 
 @pytest.fixture
@@ -107,6 +111,27 @@ async def test_a_worker_killed_mid_job_is_taken_up_by_another_on_the_same_check_
             await wait_for(recorded, timeout=30)
     assert run.conclusion == "success"
     assert len(world.runs(pr)) == 1  # the run the killed worker started, completed by the other
+
+
+async def test_a_worker_killed_as_it_completes_the_run_leaves_one_run_on_the_head(world, app_private_key, pg_url):
+    """The window of the one-in-three second check run: GitHub completes the run, its answer is
+    lost, and the worker is killed before it hears otherwise (here, while it waits to ask again).
+    The retry finds its own run completed: it must take that up too (the earlier attempt did
+    everything), not start another run beside it."""
+    pr = world.pull()
+    world.github.fail(COMPLETE, status=502, times=5, applied=True)  # completed, and answered 502
+    with processes(lambda: web(world, app_private_key, pg_url), lambda: worker(world, app_private_key, pg_url)) as (
+            front, first):
+        assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
+        assert (await world.completed_run(pr, timeout=30)).conclusion == "success"
+        first.kill()  # the worker has not heard it: it waits a second or so to send the PATCH again
+        assert _deliveries(pg_url) == {"delivery-1": ("running", 1)}
+        with processes(lambda: worker(world, app_private_key, pg_url)) as (second,):
+            async def recorded() -> bool:
+                return _deliveries(pg_url) == {"delivery-1": ("done", 2)}
+            await wait_for(recorded, timeout=90)  # the retry ran, as attempt 2
+            assert "took up jobs a stopped worker left" in second.messages()
+    assert [(run.status, run.conclusion) for run in world.runs(pr)] == [("completed", "success")]
 
 
 async def test_sigterm_lets_the_job_in_flight_finish_then_exits(world, app_private_key, pg_url):
@@ -209,3 +234,96 @@ def test_the_database_password_never_reaches_the_logs(world, app_private_key, pg
     started = [line for line in front.lines if '"server started"' in line]
     assert started and "postgres:***@" in started[0]
     assert not [line for line in front.lines if secret in line]
+
+
+async def test_sigterm_keeps_the_heartbeat_while_its_jobs_finish(world, app_private_key, pg_url):
+    """A stopping worker still runs its jobs, so it is alive: another worker's sweep must not take
+    them for a dead worker's and run them again while they finish (procrastinate stops its
+    heartbeat as the stop begins). The jobs outlast the time after which a silent worker is dead."""
+    pulls = [world.pull() for _ in range(2)]
+    slow = world.github.delay(COMPARE, 35, times=2)
+    with processes(lambda: web(world, app_private_key, pg_url), lambda: worker(world, app_private_key, pg_url)) as (
+            front, stopping):
+        for i, pr in enumerate(pulls):
+            assert await _deliver_to(world, front.url, pr, f"delivery-{i}") == 202
+
+        async def inside() -> bool:
+            return slow.times == 0
+        await wait_for(inside, timeout=30)
+        with processes(lambda: worker(world, app_private_key, pg_url)) as (other,):
+            assert await asyncio.to_thread(stopping.terminate, 90) == 0
+            await asyncio.sleep(12)  # one more sweep of the other worker after the jobs ended
+            assert "retrying a job whose worker stopped answering" not in other.messages()
+    assert _deliveries(pg_url) == {"delivery-0": ("done", 1), "delivery-1": ("done", 1)}  # each ran once
+    assert [[run.status for run in world.runs(pr)] for pr in pulls] == [["completed"], ["completed"]]
+    assert stopping.messages().count("job done") == 2 and "job done" not in other.messages()
+
+
+async def test_a_worker_keeps_taking_jobs_after_its_heartbeat_met_an_outage(world, app_private_key, pg_cluster):
+    """A heartbeat PostgreSQL could not take is tried again, never the end of the worker: after an
+    outage longer than two heartbeats, the worker that lived through it runs the next delivery,
+    and its job of the time is not taken for a dead worker's."""
+    first, second = world.pull(), world.pull()
+    url = pg_cluster.url
+    slow = world.github.delay(COMPARE, 25)  # the job waits on GitHub all through the outage
+    with processes(lambda: web(world, app_private_key, url), lambda: worker(world, app_private_key, url)) as (
+            front, jobs):
+        assert await _deliver_to(world, front.url, first, "before") == 202
+
+        async def inside() -> bool:
+            return slow.times == 0
+        await wait_for(inside, timeout=30)
+        await asyncio.to_thread(pg_cluster.stop, "immediate")
+        await asyncio.sleep(12)  # a heartbeat or two fail
+        await asyncio.to_thread(pg_cluster.start)
+        assert (await world.completed_run(first, timeout=60)).conclusion == "success"
+        while (status := await _deliver_to(world, front.url, second, "after")) != 202:
+            assert status == 503
+            await asyncio.sleep(0.2)
+        assert (await world.completed_run(second, timeout=60)).conclusion == "success"
+        assert "retrying a job whose worker stopped answering" not in jobs.messages()  # it was alive
+    assert _deliveries(url) == {"before": ("done", 1), "after": ("done", 1)}
+    assert [len(world.runs(pr)) for pr in (first, second)] == [1, 1]
+
+
+async def test_a_review_postgresql_goes_away_under_is_posted_once_when_it_is_back(
+        world, app_private_key, pg_cluster, tmp_path):
+    """PostgreSQL stops while the review is being posted: the review reaches GitHub, and remembering
+    its findings then fails. That is no failure of the review: the job waits for the store and runs
+    again, carries out the decision it had recorded (the model is not asked again), takes up the
+    review and the run already on GitHub and ends with one of each, a success."""
+    chat = await ChatDouble(api_key=API_KEY).start()
+    chat.answer(PRIMARY, findings(BUG))
+    admin = tmp_path / "admin.yaml"
+    admin.write_text(admin_yaml(chat))
+    extra = {"REVIEWER_ADMIN_CONFIG": str(admin), KEY_VAR: API_KEY}
+    pr = config_pull(world, "feedback: detailed\n")
+    url = pg_cluster.url
+    posting = world.github.delay(REVIEWS, 6)  # the review's POST waits in GitHub while PostgreSQL stops
+    try:
+        with processes(lambda: web(world, app_private_key, url, **extra),
+                       lambda: worker(world, app_private_key, url, **extra)) as (front, jobs):
+            assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
+
+            async def posting_started() -> bool:
+                return posting.times == 0
+            await wait_for(posting_started, timeout=60)
+            await asyncio.to_thread(pg_cluster.stop, "immediate")
+
+            async def interrupted() -> bool:
+                return "job interrupted: the store is unavailable; it runs again once the store is back" in \
+                    jobs.messages()
+            await wait_for(interrupted, timeout=30)
+            assert [run.status for run in world.runs(pr)] == ["in_progress"]  # not concluded a failure
+            await asyncio.to_thread(pg_cluster.start)
+            run = await world.completed_run(pr, timeout=90)
+
+            async def recorded() -> bool:
+                return _deliveries(url) == {"delivery-1": ("done", 2)}
+            await wait_for(recorded, timeout=30)
+    finally:
+        await chat.close()
+    assert run.conclusion == "failure" and run.output["title"] == "1 blocking finding(s)"  # the review's own verdict
+    assert len(world.runs(pr)) == 1 and len(chat.requests) == 1  # one run; the model asked once
+    assert [len(r.comments) for r in app_reviews(world, pr)] == [1]  # the review posted once, its finding inline
+    assert len(summary_comments(world, pr)) == 1

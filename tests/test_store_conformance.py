@@ -483,3 +483,32 @@ async def _run(storage: Storage, statement: str) -> None:
             conn.execute(statement)
     elif isinstance(storage, PostgresStorage):
         await storage.db.execute(statement)
+
+
+async def test_a_job_the_store_went_away_under_restarts_in_place_as_its_next_attempt(storage: Storage):
+    store = storage.deliveries
+    await _queue(storage, "again")
+    assert (await store.start("again")).attempt == 1
+    restarted = await store.restart("again")
+    assert restarted is not None and restarted.attempt == 2 and restarted.body == b'{"action": "opened"}'
+    assert (await store.delivery("again"))["state"] == "running"
+    await store.finish(["again"], "done")
+    assert await store.restart("again") is None  # only a running job restarts
+
+
+async def test_a_jobs_journal_lives_until_its_job_finishes(storage: Storage, database_url: str):
+    """The journal (written through the review memory, on the same database) goes with the end of
+    its job, in the same commit, so that a redelivery of a failed job starts afresh."""
+    from bot.pipeline import review_memory
+
+    store, memory = storage.deliveries, review_memory(database_url)
+    for delivery in ("ends", "stays"):
+        await _queue(storage, delivery, pr={"ends": 1, "stays": 2}[delivery])
+        await store.start(delivery)
+        await memory.write_journal(delivery, {"decided": delivery})
+    assert await memory.journal("ends") == {"decided": "ends"}
+    await store.finish(["ends"], "failed", "GitHub answered 502")
+    await store.finish(["stays"], "done", from_state="queued")  # not queued: nothing ends, nothing goes
+    assert await memory.journal("ends") is None and await memory.journal("stays") == {"decided": "stays"}
+    await store.finish(["stays"], "done")
+    assert await memory.journal("stays") is None

@@ -20,17 +20,24 @@ async def review_comments(gh: GitHubClient, owner: str, repo: str, pull_number: 
 
 
 async def reply_in_thread(gh: GitHubClient, owner: str, repo: str, pull_number: int, root_id: int,
-                          body: str) -> dict:
+                          body: str, resend_unanswered: bool = True) -> dict:
     """A reply in the review thread whose first comment is `root_id` (GitHub takes no reply to a reply)."""
     return await gh.post("/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
                          {"owner": owner, "repo": repo, "pull_number": pull_number, "comment_id": root_id},
-                         data={"body": fit(body, COMMENT_BODY_CHARS)})
+                         data={"body": fit(body, COMMENT_BODY_CHARS)}, resend_unanswered=resend_unanswered)
 
 
-async def create_comment(gh: GitHubClient, owner: str, repo: str, issue_number: int, body: str) -> dict:
+async def create_comment(gh: GitHubClient, owner: str, repo: str, issue_number: int, body: str,
+                         resend_unanswered: bool = True) -> dict:
     return await gh.post("/repos/{owner}/{repo}/issues/{issue_number}/comments",
                          {"owner": owner, "repo": repo, "issue_number": issue_number},
-                         data={"body": fit(body, COMMENT_BODY_CHARS)})
+                         data={"body": fit(body, COMMENT_BODY_CHARS)}, resend_unanswered=resend_unanswered)
+
+
+async def issue_comments(gh: GitHubClient, owner: str, repo: str, issue_number: int) -> list[dict]:
+    """Every comment on the pull request's conversation, oldest first."""
+    return await gh.get_all("/repos/{owner}/{repo}/issues/{issue_number}/comments",
+                            {"owner": owner, "repo": repo, "issue_number": issue_number})
 
 
 async def can_write(gh: GitHubClient, owner: str, repo: str, username: str) -> bool:

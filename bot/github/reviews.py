@@ -39,8 +39,9 @@ def _pull(owner: str, repo: str, pull_number: int) -> dict:
 
 
 async def create_review(gh: GitHubClient, owner: str, repo: str, pull_number: int, *, commit_id: str, event: str,
-                        body: str = "", comments: Sequence[ReviewComment] = ()) -> dict:
-    """Submit a review on `commit_id` (the head the review looked at) with its inline comments."""
+                        body: str = "", comments: Sequence[ReviewComment] = (), resend_unanswered: bool = True) -> dict:
+    """Submit a review on `commit_id` (the head the review looked at) with its inline comments.
+    `resend_unanswered=False`: not sent again after a 5xx or no answer (GitHubClient.post)."""
     if event not in EVENTS:
         raise ValueError(f"review event {event!r} is not one of {EVENTS}")
     data: dict = {"commit_id": commit_id, "event": event}
@@ -48,7 +49,8 @@ async def create_review(gh: GitHubClient, owner: str, repo: str, pull_number: in
         data["body"] = fit(body, COMMENT_BODY_CHARS)
     if comments:
         data["comments"] = [c.to_github() for c in comments]
-    return await gh.post("/repos/{owner}/{repo}/pulls/{pull_number}/reviews", _pull(owner, repo, pull_number), data=data)
+    return await gh.post("/repos/{owner}/{repo}/pulls/{pull_number}/reviews", _pull(owner, repo, pull_number), data=data,
+                         resend_unanswered=resend_unanswered)
 
 
 async def list_reviews(gh: GitHubClient, owner: str, repo: str, pull_number: int) -> list[dict]:

@@ -5,6 +5,9 @@ the thread); the configuration at the merge base (`enabled: false` stops follow-
 of the author (asked of GitHub, cached); the comment id claimed in the review memory (a comment is
 answered once, however often it is delivered); then the per-thread rate. Bots never reach this
 module: their deliveries make no job (`bot.jobs`).
+
+An answer is recorded in the job's journal before it is posted and carries its delivery's marker
+(bot.pipeline.journal): an attempt run again after an interruption posts the same answer, once.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from typing import Any, Literal
 
 from bot.engine import followup
 from bot.github import GitHubClient, pull_request, read_file
-from bot.github.conversation import create_comment, reply_in_thread, review_comments
+from bot.github.conversation import create_comment, issue_comments, reply_in_thread, review_comments
 from bot.jobs import Job, ReviewResult
+from bot.pipeline import journal
 from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import gather, read_paths
+from bot.pipeline.post import once
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import Target
 from bot.report.checkrun import report_for_plan
@@ -54,6 +59,7 @@ class _Where:
     gh: GitHubClient
     target: Target
     root_id: int | None
+    login: str  # the app's: its answer is looked for among its own comments
 
     @property
     def thread(self) -> str:
@@ -61,11 +67,29 @@ class _Where:
         return f"{self.target.pull_key}:{suffix}"
 
     async def post(self, body: str) -> None:
+        """The job's one comment (an answer or a notice), marked with its delivery: an attempt
+        after the first takes up the comment an earlier one posted (bot.pipeline.post.once)."""
         t = self.target
-        if self.root_id is not None:
-            await reply_in_thread(self.gh, t.owner, t.repo, t.number, self.root_id, body)
-        else:
-            await create_comment(self.gh, t.owner, t.repo, t.number, body)
+        mark = journal.marker(t.delivery_id, journal.ANSWER) if t.delivery_id else ""
+        text = f"{mark}\n{body}" if mark else body
+
+        async def create(resend: bool) -> None:
+            if self.root_id is not None:
+                await reply_in_thread(self.gh, t.owner, t.repo, t.number, self.root_id, text, resend_unanswered=resend)
+            else:
+                await create_comment(self.gh, t.owner, t.repo, t.number, text, resend_unanswered=resend)
+
+        async def posted() -> bool:
+            if not mark:
+                return False
+            if self.root_id is not None:
+                comments = await review_comments(self.gh, t.owner, t.repo, t.number)
+            else:
+                comments = await issue_comments(self.gh, t.owner, t.repo, t.number)
+            return any((c.get("user") or {}).get("login") == self.login and mark in (c.get("body") or "")
+                       for c in comments)
+        if not await once(create, posted, retry=t.attempt > 1):
+            logger.info("the answer was posted by an earlier attempt: taken up")
 
 
 @dataclass(frozen=True)
@@ -116,7 +140,7 @@ async def handle_conversation(services: Services, gh: GitHubClient, job: Job) ->
     if not await memory.claim_comment(target.pull_key, f"{job.event}:{said.comment_id}", job.delivery_id):
         logger.info("comment %s was answered before", said.comment_id)
         return None
-    where = _Where(gh, target, said.root_id)
+    where = _Where(gh, target, said.root_id, await services.app_login())
     if heard.asked.kind == "command":
         return await _command(services, where, heard.asked.command, said.author, plan_json)
     asking = heard.thread or [{"user": {"login": said.author}, "body": said.body}]
@@ -170,22 +194,30 @@ class _Context:
 
 
 async def _answer(memory: ReviewMemory, ctx: _Context) -> None:
-    if not await _within_rate(memory, ctx.where):
-        return
+    """The answer, recorded in the job's journal before it is posted: an attempt after the first
+    posts the answer an earlier one decided on (the rate was counted for it then)."""
+    target = ctx.where.target
+    kept = await journal.recorded(memory, target.delivery_id, target.attempt)
+    text = kept.get("text") if kept is not None and kept.get("kind") == journal.ANSWER else None
+    if not isinstance(text, str):
+        if not await _within_rate(memory, ctx.where):
+            return
+        text = await _answer_text(ctx)
+        await journal.record(memory, target.delivery_id, {"kind": journal.ANSWER, "text": text})
+    await ctx.where.post(text)
+    await memory.record_answer(ctx.where.thread, "answer")
+
+
+async def _answer_text(ctx: _Context) -> str:
     if not ctx.config.providers or not any(ctx.plan["models"].values()):
-        await ctx.where.post("No model is configured for this repository, so I cannot answer questions here.")
-        await memory.record_answer(ctx.where.thread, "answer")
-        return
+        return "No model is configured for this repository, so I cannot answer questions here."
     follow = await _follow_up(ctx)
     answer = await followup.answer(follow, ctx.plan["models"], providers=ctx.config.providers,
                                    session=ctx.services.http, secrets_dir=ctx.services.secrets_dir)
     if answer.text is None:
         logger.warning("no model answered the follow-up in %s", ctx.where.thread)
-        text = "I could not answer this time: no model gave an answer. Ask again later."
-    else:
-        text = neutralise_mentions(answer.text)
-    await ctx.where.post(text)
-    await memory.record_answer(ctx.where.thread, "answer")
+        return "I could not answer this time: no model gave an answer. Ask again later."
+    return neutralise_mentions(answer.text)
 
 
 async def _follow_up(ctx: _Context) -> followup.FollowUp:

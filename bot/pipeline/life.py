@@ -67,15 +67,15 @@ def repeated(last: ReviewedHead, reason: str) -> tuple[CheckRunReport, ReviewRes
                            report.get("text", ""), list(report.get("annotations", []))), result)
 
 
-async def remember(memory: ReviewMemory, target: Target, step: Step, outcome: ReviewOutcome,
+async def remember(memory: ReviewMemory, target: Target, digest: str, merge_base: str, outcome: ReviewOutcome,
                    report: CheckRunReport, result: ReviewResult) -> None:
     """A completed review is the one later events of this head repeat, and the base of the next
-    incremental review."""
+    incremental review (`digest` and `merge_base`: its step's)."""
     if outcome.status != "completed":
         return
     saved = {"conclusion": report.conclusion, "title": report.title, "summary": report.summary,
              "text": report.text, "annotations": report.annotations, "outcome": result.outcome}
-    await memory.record_review(target.pull_key, ReviewedHead(target.head_sha, step.digest, saved, step.merge_base))
+    await memory.record_review(target.pull_key, ReviewedHead(target.head_sha, digest, saved, merge_base))
 
 
 def paused_report(paused_by: str, slug: str) -> CheckRunReport:

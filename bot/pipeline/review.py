@@ -1,7 +1,9 @@
 """One pull request, end to end: the `Reviewer` check run from in_progress to completed.
 
 The run is started before anything else can fail and always completed: with the plan's or the
-review's conclusion, or with a readable error when GitHub or the models failed after retries.
+review's conclusion, or with a readable error when GitHub or the models failed after retries. A
+store that went away (StoreUnavailable) is no failure of the review: the run stays in progress and
+the job's next attempt, once the store is back, takes it up and carries on (bot.pipeline.journal).
 What the review came to (bot.jobs.ReviewResult) is returned for the queue to record beside the
 job's state: a job that ran to its end may hold a review that failed.
 """
@@ -33,6 +35,7 @@ from bot.github import (
     start_check_run,
 )
 from bot.jobs import ReviewResult
+from bot.pipeline import journal
 from bot.pipeline.access import WriteAccess
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.gather import Gathered, gather, read_paths
@@ -81,36 +84,64 @@ class _Stage:
         self.name = "starting"
 
 
-async def _start_run(gh: GitHubClient, target: Target, ours: list[dict]) -> int:
-    """A new in-progress run; on a retried job, the run (of `ours`) an interrupted attempt of the
-    same delivery left in progress, found by its external id (another delivery's run on the same
-    head, such as another pull request's, is not taken)."""
-    if target.attempt > 1:
-        for run in ours:
-            mine = not target.delivery_id or run.get("external_id") == target.delivery_id
-            if run.get("status") != "completed" and mine:
-                return int(run["id"])
+def _own_run(target: Target, ours: list[dict]) -> dict | None:
+    """On an attempt after the first, the run an earlier attempt of the same delivery made, found
+    by its external id whatever its status (another delivery's run on the same head, such as
+    another pull request's, is never taken); without a delivery id, any run still in progress."""
+    if target.attempt <= 1:
+        return None
+    for run in ours:
+        if target.delivery_id and run.get("external_id") == target.delivery_id:
+            return run
+        if not target.delivery_id and run.get("status") != "completed":
+            return run
+    return None
+
+
+async def _start_run(gh: GitHubClient, target: Target) -> int:
     return await start_check_run(gh, target.owner, target.repo, target.head_sha, title="Reviewing",
                                  summary="Reading the configuration at the merge base and planning the review.",
                                  external_id=target.delivery_id or None)
 
 
 async def review_pull_request(services: Services, gh: GitHubClient, target: Target) -> ReviewResult | None:
-    """Review the target's head and complete its check run; what the review came to, or None when
-    no run was made (a check suite for a head that already has one)."""
+    """Decide, record the decision (bot.pipeline.journal), post it, complete the run: each attempt
+    of a delivery's job carries on from where an earlier one stopped, and posts nothing twice.
+    What the review came to, or None when no run was made (a check suite for a head that already
+    has one)."""
     # Our runs on the head, asked once, and only where they matter (not on a plain first attempt).
     wanted = target.only_if_new or target.attempt > 1
     ours = await list_check_runs(gh, target.owner, target.repo, target.head_sha) if wanted else []
-    if target.only_if_new and ours:
+    own = _own_run(target, ours)
+    if target.only_if_new and any(run is not own for run in ours):
         logger.info("check suite requested for %s, which already has a Reviewer run", target.head_sha[:7])
         return None
-    run_id = await _start_run(gh, target, ours)
+    record = await journal.recorded(services.memory, target.delivery_id, target.attempt)
+    planned = journal.from_record(record) if record is not None else None
+    if own is not None and own.get("status") == "completed":
+        if planned is not None:  # an earlier attempt posted everything and completed the run
+            logger.info("an earlier attempt of this delivery completed its run %s: taken up", own["id"])
+            if planned.error is not None:
+                raise journal.RecordedFailure(planned.error)
+            return planned.result
+        own = None  # a redelivered delivery's earlier job: its run stays as it ended
+    run_id = int(own["id"]) if own is not None else await _start_run(gh, target)
+    if planned is not None and planned.error is not None:  # an earlier attempt failed, its run not completed
+        await complete_check_run(gh, target.owner, target.repo, run_id, planned.report.conclusion,
+                                 _output(planned.report))
+        raise journal.RecordedFailure(planned.error)
     stage = _Stage()
     try:
-        report, result = await _review(services, gh, target, stage)
+        if planned is None:
+            planned = await _decide(services, gh, target, stage)
+            await journal.record(services.memory, target.delivery_id, journal.to_record(planned))
+        report, result = await _carry_out(services, gh, target, planned, stage)
+    except StoreUnavailable:
+        raise  # not the review's failure: the run stays in progress for the job's next attempt
     except Exception as exc:
         reason = _failure_text(exc)
         failed = report_for_failure(stage.name, reason)
+        await journal.record(services.memory, target.delivery_id, journal.to_record(journal.Planned(failed, error=reason)))
         await complete_check_run(gh, target.owner, target.repo, run_id, failed.conclusion, _output(failed))
         raise
     await complete_check_run(gh, target.owner, target.repo, run_id, report.conclusion, _output(report))
@@ -150,15 +181,36 @@ def _output(report: CheckRunReport) -> CheckOutput:
     return CheckOutput(report.title, report.summary, report.text or None, annotations)
 
 
-Reviewed = tuple[CheckRunReport, ReviewResult]
+async def _carry_out(services: Services, gh: GitHubClient, target: Target, planned: journal.Planned,
+                     stage: _Stage) -> tuple[CheckRunReport, ReviewResult | None]:
+    """Post what was decided (taking up what an earlier attempt posted); the run's final report
+    and what the review came to."""
+    outcome = planned.outcome
+    if outcome is None:
+        return planned.report, planned.result
+    stage.name = "posting the review"
+    memory, login = services.memory, await services.app_login()
+
+    async def posted_inline() -> None:
+        if memory is not None:
+            await memory.add_posted(target.pull_key, outcome.fingerprints)
+
+    posted = await post_outcome(gh, target, outcome, login, on_posted=posted_inline)
+    carried_out = {**outcome.to_json(), "decisions": posted.decisions} if posted.decisions else outcome.to_json()
+    final = with_review(planned.report, carried_out, outcome.summary, [*planned.notes, *outcome.notes, *posted.notes])
+    result = review_result(outcome, posted.decisions)
+    if memory is not None and planned.remember is not None:
+        await remember(memory, target, planned.remember.digest, planned.remember.merge_base, outcome, final, result)
+    return final, result
 
 
-async def _review(services: Services, gh: GitHubClient, target: Target, stage: _Stage) -> Reviewed:
+async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _Stage) -> journal.Planned:
+    """What this job will post, read and reviewed; nothing is written to GitHub here."""
     if services.memory is not None and not target.force:
         paused = await services.memory.paused_by(target.pull_key)
         if paused is not None:
-            return (paused_report(paused, (await services.app_login()).removesuffix("[bot]")),
-                    ReviewResult("skipped", "paused"))
+            return journal.Planned(paused_report(paused, (await services.app_login()).removesuffix("[bot]")),
+                                   result=ReviewResult("skipped", "paused"))
     stage.name = "reading the pull request from GitHub"
     gathered = await gather(gh, target)
     stage.name = "planning"
@@ -167,25 +219,27 @@ async def _review(services: Services, gh: GitHubClient, target: Target, stage: _
     if not config.enabled and services.indexes is not None:  # enabled: false stops indexing too
         await services.indexes.delete(target.full_name)
     if plan_json["decision"] != "review":
-        return report_for_plan(plan_json), plan_result(plan_json)
+        return journal.Planned(report_for_plan(plan_json), result=plan_result(plan_json))
     if not config.providers:
-        return report_for_plan(plan_json, [NO_PROVIDER]), ReviewResult("skipped", "no-provider")
+        return journal.Planned(report_for_plan(plan_json, [NO_PROVIDER]), result=ReviewResult("skipped", "no-provider"))
     if not any(plan_json["models"].values()):
-        return report_for_plan(plan_json, [NO_MODEL]), ReviewResult("skipped", "no-model")
+        return journal.Planned(report_for_plan(plan_json, [NO_MODEL]), result=ReviewResult("skipped", "no-model"))
     step = None
     if services.memory is not None and services.incremental:
         stage.name = "reading what earlier reviews of this pull request did"
         step = await step_for(services.memory, gh, target, plan_json, gathered.merge_base, services.incremental)
         if step.next.action == "repeat" and step.last is not None:
-            return repeated(step.last, step.next.reason)
+            report, result = repeated(step.last, step.next.reason)
+            return journal.Planned(report, result=result)
     stage.name = "running the model review"
-    return await _model_review(services, gh, target, gathered, plan_json, config, report_for_plan(plan_json),
-                               stage, step)
+    outcome = await _model_review(services, gh, target, gathered, plan_json, config, stage, step)
+    return journal.Planned(report_for_plan(plan_json), outcome,
+                           notes=(describe(step, target.head_sha),) if step is not None else (),
+                           remember=journal.Remembered(step.digest, step.merge_base) if step is not None else None)
 
 
 async def _model_review(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
-                        plan_json: dict, config: EffectiveConfig, report: CheckRunReport,
-                        stage: _Stage, step: Step | None) -> Reviewed:
+                        plan_json: dict, config: EffectiveConfig, stage: _Stage, step: Step | None) -> ReviewOutcome:
     files = await read_paths(gh, target.owner, target.repo, referenced_paths(plan_json), gathered.merge_base)
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     login = await services.app_login()
@@ -195,25 +249,10 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     index = await _index_context(services, gh, target, gathered, config, patches, plan_json.get("ignored", []))
     stage.name = "running the model review"
     scope: ReviewScope = step.scope if step is not None else FULL
-    outcome = await run_review(plan_json, files=files, patches=patches, providers=config.providers,
-                               session=services.http, head_sha=target.head_sha, app_login=login,
-                               reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
-                               index=index.retrieval if index else None, lookups=index.lookups if index else None)
-    stage.name = "posting the review"
-    memory = services.memory
-
-    async def posted_inline() -> None:
-        if memory is not None:
-            await memory.add_posted(target.pull_key, outcome.fingerprints)
-
-    posted = await post_outcome(gh, target, outcome, login, on_posted=posted_inline)
-    carried_out = {**outcome.to_json(), "decisions": posted.decisions} if posted.decisions else outcome.to_json()
-    kind = [describe(step, target.head_sha)] if step is not None else []
-    final = with_review(report, carried_out, outcome.summary, [*kind, *outcome.notes, *posted.notes])
-    result = review_result(outcome, posted.decisions)
-    if memory is not None and step is not None:
-        await remember(memory, target, step, outcome, final, result)
-    return final, result
+    return await run_review(plan_json, files=files, patches=patches, providers=config.providers,
+                            session=services.http, head_sha=target.head_sha, app_login=login,
+                            reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
+                            index=index.retrieval if index else None, lookups=index.lookups if index else None)
 
 
 async def _index_context(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,

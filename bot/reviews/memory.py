@@ -7,10 +7,11 @@ scaled-out server. Each call opens its own short connection and transaction on a
 calls are few per job, and nothing has to be closed. The statements are the `_SQLMemory` methods'
 own; a backend only says how to connect and begin.
 
-The tables are the server's migrations' (version 6 on both backends). A memory's first call brings
-the database to the latest schema (`bot.store.migrate_database`) and only then runs its statement,
-so a memory used alone (a CLI, a test) finds its tables, and a database a newer release migrated
-is refused (SchemaTooNew). The memory counts its tables as there only once that migration has
+The tables are the server's migrations' (version 6 on both backends; the jobs' journal, which the
+memory keeps for bot.pipeline.journal, version 7). A memory's first call brings the database to
+the latest schema (`bot.store.migrate_database`) and only then runs its statement, so a memory
+used alone (a CLI, a test) finds its tables, and a database a newer release migrated is refused
+(SchemaTooNew). The memory counts its tables as there only once that migration has
 returned, that is once it has committed: counted earlier, a job on another thread queried
 `review_pauses` before the transaction creating it was committed (UndefinedTable, seen under CI
 load). Two calls racing on a fresh process both migrate; the migrations' lock makes the second a
@@ -74,6 +75,15 @@ class ReviewMemory(Protocol):
         ...
 
     async def record_answer(self, thread: str, kind: str) -> None: ...
+
+    async def journal(self, delivery_id: str) -> dict[str, Any] | None:
+        """The journal a job of this delivery wrote (bot.pipeline.journal), None when none did
+        since the delivery's job last finished (DeliveryStore.finish deletes it)."""
+        ...
+
+    async def write_journal(self, delivery_id: str, body: dict[str, Any]) -> None:
+        """Record (or replace) the delivery's journal, committed before this returns."""
+        ...
 
 
 class _Conn(Protocol):
@@ -180,6 +190,18 @@ class _SQLMemory:
             conn.execute("INSERT INTO followup_answers (thread, kind, answered_at) VALUES (?, ?, ?)",
                          (thread, kind, now))
         await self._run(record)
+
+
+    async def journal(self, delivery_id: str) -> dict[str, Any] | None:
+        row = await self._run(lambda c: c.execute(
+            "SELECT body FROM job_journal WHERE delivery_id = ?", (delivery_id,)).fetchone())
+        return None if row is None else dict(json.loads(row[0]))
+
+    async def write_journal(self, delivery_id: str, body: dict[str, Any]) -> None:
+        values = (delivery_id, json.dumps(body), self._clock())
+        await self._run(lambda c: c.execute(
+            "INSERT INTO job_journal (delivery_id, body, recorded_at) VALUES (?, ?, ?) ON CONFLICT (delivery_id) "
+            "DO UPDATE SET body = excluded.body, recorded_at = excluded.recorded_at", values))
 
 
 class SQLiteReviewMemory(_SQLMemory):

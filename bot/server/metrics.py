@@ -157,7 +157,8 @@ class Metrics:
             "reviewer_webhook_rejected_total",
             "Webhook requests refused before storage, by HTTP status.", ("status",)))
         self.jobs = r.register(Counter(
-            "reviewer_jobs_total", "Finished jobs by event and outcome (done, failed, superseded).",
+            "reviewer_jobs_total", "Jobs by event and outcome (done, failed, superseded; interrupted: an attempt the "
+            "store went away under, run again once it is back).",
             ("event", "outcome")))
         self.reviews = r.register(Counter(
             "reviewer_reviews_total",

@@ -15,10 +15,16 @@ Two roles, in one process (`reviewer serve`) or apart (`serve --no-workers`, `wo
 A worker killed mid-job stops sending heartbeats; every worker sweeps for stalled jobs (workers
 silent for STALLED_AFTER seconds) every SWEEP_EVERY seconds and retries them, so the job runs again
 within a minute, as attempt 2: the pipeline then takes up the check run the first attempt started
-(found by its external id) instead of starting a second one. The sweep also re-defers keys whose
-rows are queued with no job waiting (a dispatcher that died between its commit and its deferral).
-SIGTERM stops taking jobs and waits up to GRACE seconds for those running; a job still running then
-is cancelled and its delivery put back to `queued` for another worker.
+(found by its external id) instead of starting a second one. A living worker is never taken for a
+dead one: its heartbeat (bot.server.pg_worker) beats from its start to the end of its last job,
+through failures and a graceful stop; a sweep declares nobody dead before its own process has been
+in touch with the database for STALLED_AFTER (after an outage every heartbeat is old); and a job is
+retried only while it is still held by a silent worker, checked and changed in one statement (two
+sweeps that both saw it stalled retry it once, and never once it runs again elsewhere). The sweep
+also re-defers keys whose rows are queued with no job waiting (a dispatcher that died between its
+commit and its deferral). SIGTERM stops taking jobs and waits up to GRACE seconds for those
+running, beating all along; a job still running then is cancelled and its delivery put back to
+`queued` for another worker.
 """
 
 from __future__ import annotations
@@ -29,13 +35,14 @@ import time
 from collections.abc import Callable
 
 import procrastinate
-from procrastinate.exceptions import AlreadyEnqueued
-from procrastinate.jobs import Status
+from procrastinate.exceptions import AlreadyEnqueued, UniqueViolation
+from procrastinate.job_context import JobContext
 
 from bot.jobs import Handler, newest_head, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
+from bot.server.pg_worker import Heartbeat, ReviewerWorker
 from bot.server.queue import BATCH, run_job
 from bot.store.model import Decision, DeliveryStore, Queued, Received
 
@@ -52,6 +59,12 @@ _COUNT = ("SELECT count(*) FILTER (WHERE status = 'todo') AS todo, count(*) FILT
 # The keys of `keys` whose job waits (procrastinate's unique index of waiting queueing locks)
 _WAITING = ("SELECT queueing_lock FROM procrastinate_jobs WHERE task_name = %(task)s AND status = 'todo' "
             "AND queueing_lock = ANY(%(keys)s)")
+# One job, locked, if it is still running under a silent (or pruned) worker: what a sweep may retry
+_STILL_STALLED = ("WITH stalled AS (SELECT j.id FROM procrastinate_jobs j LEFT JOIN procrastinate_workers w "
+                  "ON w.id = j.worker_id WHERE j.id = %(job)s AND j.status = 'doing' AND (w.id IS NULL "
+                  "OR w.last_heartbeat < now() - make_interval(secs => %(after)s)) FOR UPDATE OF j SKIP LOCKED) ")
+_RETRY_STALLED = _STILL_STALLED + "SELECT procrastinate_retry_job_v2(id, now(), NULL, NULL, NULL) FROM stalled"
+_FAIL_STALLED = _STILL_STALLED + "SELECT procrastinate_finish_job_v1(id, 'failed', false) FROM stalled"
 
 
 def make_app(url: str) -> procrastinate.App:
@@ -77,7 +90,9 @@ class ProcrastinateQueue:
         self.store, self.handler, self.metrics, self.workers = store, handler, metrics, workers
         self.dispatch, self.work = dispatch, work
         self.app = make_app(url)
-        self.app.task(name=TASK, retry=False, pass_context=False)(self._review_key)
+        self.app.task(name=TASK, retry=False, pass_context=True)(self._review_key)
+        self._jobs: set[int] = set()  # procrastinate's ids of the jobs this process runs now
+        self.heartbeat = Heartbeat(self.app, HEARTBEAT, lambda: sorted(self._jobs))
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._worker: asyncio.Task | None = None
@@ -184,14 +199,15 @@ class ProcrastinateQueue:
     # --- workers ------------------------------------------------------------------------------
 
     async def _run_worker(self) -> None:
-        """procrastinate's worker, started again after a failure (PostgreSQL restarting)."""
-        while True:
+        """procrastinate's worker (with our heartbeat), started again whenever it ends before the
+        process stops: after a failure (PostgreSQL restarting), or a stop it asked itself."""
+        self.app.perform_import_paths()
+        while not self._stopping:
+            worker = ReviewerWorker(self.app, self.heartbeat, concurrency=self.workers, wait=True,
+                                    install_signal_handlers=False, shutdown_graceful_timeout=GRACE,
+                                    stalled_worker_timeout=STALLED_AFTER, delete_jobs="successful", name="reviewer")
             try:
-                await self.app.run_worker_async(
-                    concurrency=self.workers, wait=True, install_signal_handlers=False,
-                    shutdown_graceful_timeout=GRACE, update_heartbeat_interval=HEARTBEAT,
-                    stalled_worker_timeout=STALLED_AFTER, delete_jobs="successful", name="reviewer")
-                return
+                await worker.run()
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -200,10 +216,21 @@ class ProcrastinateQueue:
                 if self._stopping:
                     return
                 logger.exception("the job worker stopped on an error; starting it again")
-                await asyncio.sleep(1)
+            else:
+                if not self._stopping:
+                    logger.warning("the job worker stopped on its own; starting it again")
+            await asyncio.sleep(1)
 
-    async def _review_key(self, key: str) -> None:
+    async def _review_key(self, context: JobContext, key: str) -> None:
         """procrastinate's task: every queued delivery of one pull request, holding its lock."""
+        mine = set() if context.job.id is None else {context.job.id}  # the heartbeat claims these again should our row be pruned
+        self._jobs |= mine
+        try:
+            await self._review_rows(key)
+        finally:
+            self._jobs -= mine
+
+    async def _review_rows(self, key: str) -> None:
         assert self.handler is not None, "a dispatch-only queue runs no job"
         interrupted = await self.store.recover(key)
         if interrupted:
@@ -250,17 +277,25 @@ class ProcrastinateQueue:
 
     async def sweep(self) -> None:
         """Retry the jobs of dead workers; defer keys left with queued rows and no job."""
-        manager = self.app.job_manager
-        for job in await manager.get_stalled_jobs(task_name=TASK, seconds_since_heartbeat=STALLED_AFTER):
-            logger.warning("retrying a job whose worker stopped answering", extra={"job": job.id, "key": job.lock})
-            try:
-                await manager.retry_job(job)
-            except Exception:  # a job for the key already waits (queueing lock): it takes the work up
-                assert job.id is not None
-                await manager.finish_job_by_id_async(job.id, Status.FAILED, delete_job=False)
+        if self.heartbeat.steady_for() >= STALLED_AFTER:  # else our own view of the others is stale
+            await self.retry_stalled()
         for key in await self.defer_all(set(await self.store.open_keys())):
             logger.info("deferred a job for deliveries left without one", extra={"key": key})
         await self._count()
+
+    async def retry_stalled(self) -> None:
+        """Each job a silent worker holds back in the queue, if it still is when retried (the
+        sweep's first step, which it takes only once its own process is steady)."""
+        connector = self.app.connector
+        stalled = await self.app.job_manager.get_stalled_jobs(task_name=TASK, seconds_since_heartbeat=STALLED_AFTER)
+        for job in stalled:
+            where = {"job": job.id, "after": STALLED_AFTER}
+            try:
+                retried = await connector.execute_query_all_async(_RETRY_STALLED, **where)
+            except UniqueViolation:  # a job for the key already waits (queueing lock): it takes the work up
+                retried = await connector.execute_query_all_async(_FAIL_STALLED, **where)
+            if retried:
+                logger.warning("retrying a job whose worker stopped answering", extra={"job": job.id, "key": job.lock})
 
 
 Factory = Callable[[], ProcrastinateQueue]

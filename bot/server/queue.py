@@ -21,11 +21,12 @@ from bot.jobs import Handler, Job, ReviewResult, stored_payload, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import BIG_BODY, decide_in_turn
 from bot.server.metrics import Metrics
-from bot.store.model import Decision, DeliveryStore, Queued, Received, StoreUnavailable
+from bot.store.model import Decision, DeliveryStore, Queued, Received, Started, StoreUnavailable
 
 logger = log.get("queue")
 BATCH = 64
 FINISH_PATIENCE = 120.0  # seconds a finished job waits for the store to record its end
+MAX_INTERRUPTIONS = 5  # attempts in a row the store may fail while it answers, before the job fails
 
 
 @dataclass(order=True)
@@ -160,12 +161,30 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
     """Start a queued delivery's job, run the handler, record the end; False when it was not queued.
 
     A handler's exception marks the job failed (a redelivery retries it); a cancellation (the
-    process stopping) leaves the row `running`, for `recover` to put back in the queue. A review
-    the handler returns is recorded beside the job's `done`: one that failed makes the delivery a
-    failure to the console and /metrics, and redeliverable, though its job ran to its end."""
+    process stopping) leaves the row `running`, for `recover` to put back in the queue. The store
+    going away under the job (StoreUnavailable) is not the job's failure: it waits for the store,
+    however long, and runs again in place as its next attempt, which carries on from what the
+    interrupted one recorded and posted (bot.pipeline.journal). Only a store that answers and yet
+    fails the job MAX_INTERRUPTIONS times in a row fails it, so that nothing loops for ever. A
+    review the handler returns is recorded beside the job's `done`: one that failed makes the
+    delivery a failure to the console and /metrics, and redeliverable, though its job ran to its end."""
     started = await store.start(delivery_id)
-    if started is None:  # no longer queued
-        return False
+    interruptions = 0
+    while started is not None:
+        if await _attempt(store, handler, metrics, started, event, interruptible=interruptions < MAX_INTERRUPTIONS):
+            return True
+        interruptions += 1
+        metrics.jobs.inc(event=event, outcome="interrupted")
+        await _wait_for_store(store)
+        started = await store.restart(delivery_id)
+    return False
+
+
+async def _attempt(store: DeliveryStore, handler: Handler, metrics: Metrics, started: Started, event: str, *,
+                   interruptible: bool) -> bool:
+    """One attempt of a started job; False when the store went away under it (the row is left
+    running) and the job may wait for it."""
+    delivery_id = started.delivery_id
     fields = log.fields(delivery=delivery_id, event=event, action=started.action,
                         repo=started.repo, pr=started.pr_number, attempt=started.attempt)
     logger.debug("job started", extra=fields)
@@ -178,11 +197,15 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
                   started.installation_id, started.repo, started.pr_number, started.head_sha,
                   started.attempt)
         result = await handler(job)
+    except StoreUnavailable as exc:
+        if not interruptible:
+            await _failed(store, metrics, delivery_id, event, exc, fields)
+            return True
+        logger.warning("job interrupted: the store is unavailable; it runs again once the store is back",
+                       extra={**fields, "error": log.error_text(exc)})
+        return False
     except Exception as exc:
-        error = log.error_text(exc)
-        await _finish(store, delivery_id, "failed", error)
-        logger.warning("job failed: %s", error, extra=fields)
-        metrics.jobs.inc(event=event, outcome="failed")
+        await _failed(store, metrics, delivery_id, event, exc, fields)
     else:
         review = result if isinstance(result, ReviewResult) else None
         failed = review is not None and review.outcome == "failed"
@@ -202,6 +225,26 @@ async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, deli
         log.current_delivery.reset(delivery)
         metrics.job_duration.observe(time.monotonic() - began, event=event)
     return True
+
+
+async def _failed(store: DeliveryStore, metrics: Metrics, delivery_id: str, event: str, exc: Exception,
+                  fields: dict[str, object]) -> None:
+    error = log.error_text(exc)
+    await _finish(store, delivery_id, "failed", error)
+    logger.warning("job failed: %s", error, extra=fields)
+    metrics.jobs.inc(event=event, outcome="failed")
+
+
+async def _wait_for_store(store: DeliveryStore) -> None:
+    """Until the store answers again (a cancellation, the process stopping, ends the wait)."""
+    delay = 0.5
+    while True:
+        try:
+            await store.ping()
+            return
+        except StoreUnavailable:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 async def _finish(store: DeliveryStore, delivery_id: str, state: str, error: str | None = None,

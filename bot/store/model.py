@@ -146,8 +146,12 @@ class DeliveryStore(Protocol):
     `claim` is the dispatcher's step for many processes at once: up to `limit` received rows, each
     taken by one caller only, decided (outside any transaction) and recorded in one short
     transaction, each row alone: one the database refuses is marked `failed` and the rest are
-    recorded (a caller that dies mid-way leaves them `received`). `queued(key)`/`recover(key)` serve a worker that holds the key's
-    lock; `open_keys` lists the keys with queued rows (the queue's backstop)."""
+    recorded (a caller that dies mid-way leaves them `received`). `queued(key)`/`recover(key)` serve
+    a worker that holds the key's lock; `open_keys` lists the keys with queued rows (the queue's
+    backstop). `restart` starts a `running` row's next attempt in place (the store went away under
+    the one before). `finish` also deletes the finished jobs' journals (`job_journal`, written by
+    the review memory for bot.pipeline.journal), in the same transaction: a journal lives only
+    while its job is open, so a redelivered job starts afresh."""
 
     on_received: Callable[[], None]  # called after a new delivery is committed (the dispatcher's wake-up)
     unclassified: int  # rows in `received` as this process knows them (metrics, the dispatcher's backlog)
@@ -162,6 +166,7 @@ class DeliveryStore(Protocol):
     async def open_keys(self) -> list[str]: ...
     async def count(self, state: str | None = None) -> int: ...
     async def start(self, delivery_id: str) -> Started | None: ...
+    async def restart(self, delivery_id: str) -> Started | None: ...
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
                      from_state: str = "running", wait: bool = True,
                      review: ReviewResult | None = None) -> None: ...

@@ -16,6 +16,7 @@ a check run or a review posted to GitHub says (`_detail`).
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
@@ -158,6 +159,9 @@ class TimelineRecorder:
 logger = log.get("timeline")
 MAX_BODY = 256 * 1024
 MAX_TEXT = 20_000  # characters of a summary or a review body kept
+# The hidden comments a post carries (the delivery it belongs to, bot.pipeline.journal): GitHub does
+# not show them, and neither does the console
+_HIDDEN = re.compile(r"<!--.*?-->\n?", re.S)
 MAX_COMMENTS = 100
 
 
@@ -179,7 +183,8 @@ def _detail(path: str, body: bytes) -> dict[str, Any] | None:
         return None
     if path.rstrip("/").endswith("/reviews"):
         comments = [c for c in data.get("comments") or [] if isinstance(c, dict)]
-        return {"review": str(data.get("event") or "COMMENT"), "body": str(data.get("body") or "")[:MAX_TEXT],
+        return {"review": str(data.get("event") or "COMMENT"),
+                "body": _HIDDEN.sub("", str(data.get("body") or ""))[:MAX_TEXT],
                 "comments": [{"path": str(c.get("path", "")), "line": c.get("line"),
                               "body": str(c.get("body", ""))[:500]} for c in comments[:MAX_COMMENTS]],
                 "commentCount": len(comments)}

@@ -33,6 +33,17 @@ def dropped(exc: BaseException | None) -> bool:
     return isinstance(exc, psycopg.OperationalError) and not isinstance(exc, psycopg_pool.PoolTimeout)
 
 
+def unreachable(exc: BaseException | None) -> bool:
+    """PostgreSQL could not be reached, or the connection went (a pool with nothing to give in time
+    included), anywhere in the chain of causes (a library's own error wraps the driver's): worth
+    doing again once it is back, unlike a statement the server refused."""
+    while exc is not None:
+        if isinstance(exc, psycopg.OperationalError):
+            return True
+        exc = exc.__cause__
+    return False
+
+
 class Database:
     def __init__(self, url: str, *, min_size: int = MIN_SIZE, max_size: int = MAX_SIZE) -> None:
         self.url = url

@@ -38,6 +38,12 @@ from bot.store.postgres.database import Database, dropped
 
 logger = logging.getLogger("reviewer.store")
 
+_STARTED = ("RETURNING delivery_id, event, action, body, installation_id, repo, pr_number, head_sha, attempts")
+_START = ("UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = %s "
+          "WHERE delivery_id = %s AND state = 'queued' " + _STARTED)
+_RESTART = ("UPDATE deliveries SET attempts = attempts + 1, started_at = %s "
+            "WHERE delivery_id = %s AND state = 'running' " + _STARTED)
+
 # The batch as five arrays: one statement text whatever the batch's size (psycopg parses a text
 # once and keeps it; a VALUES list of every size was parsed again per batch), bodies in binary.
 _UPSERT = """
@@ -176,10 +182,14 @@ class PostgresDeliveryStore:
 
     async def start(self, delivery_id: str) -> Started | None:
         """Mark a queued job running and read it, in one committed statement (None if not queued)."""
-        rows = await self.db.fetch(
-            "UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = %s "
-            "WHERE delivery_id = %s AND state = 'queued' RETURNING delivery_id, event, action, body, "
-            "installation_id, repo, pr_number, head_sha, attempts", (time.time(), delivery_id))
+        return await self._started(_START, delivery_id)
+
+    async def restart(self, delivery_id: str) -> Started | None:
+        """A running job's next attempt, started in place of one the store went away under."""
+        return await self._started(_RESTART, delivery_id)
+
+    async def _started(self, statement: str, delivery_id: str) -> Started | None:
+        rows = await self.db.fetch(statement, (time.time(), delivery_id))
         if not rows:
             return None
         row = rows[0]
@@ -188,13 +198,14 @@ class PostgresDeliveryStore:
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
                      from_state: str = "running", wait: bool = True,
                      review: ReviewResult | None = None) -> None:
-        """Record the end of jobs, and what their review came to. Always waited for, `wait` or
-        not: there is no batch to join here, and a caller must hear that the store was away
-        (StoreUnavailable) to try again."""
+        """Record the end of jobs and what their review came to, and forget their journals in the
+        same statement. Always waited for, `wait` or not: there is no batch to join here, and a
+        caller must hear that the store was away (StoreUnavailable) to try again."""
         outcome, reason = (review.outcome, review.reason) if review is not None else (None, None)
         await self.db.execute(
-            "UPDATE deliveries SET state = %s, error = %s, finished_at = %s, review_outcome = %s, review_reason = %s "
-            "WHERE delivery_id = ANY(%s) AND state = %s",
+            "WITH ended AS (UPDATE deliveries SET state = %s, error = %s, finished_at = %s, review_outcome = %s, "
+            "review_reason = %s WHERE delivery_id = ANY(%s) AND state = %s RETURNING delivery_id) "
+            "DELETE FROM job_journal WHERE delivery_id IN (SELECT delivery_id FROM ended)",
             (state, error, time.time(), outcome, reason, delivery_ids, from_state))
 
     async def delivery(self, delivery_id: str) -> dict[str, Any] | None:

@@ -177,8 +177,12 @@ CREATE TABLE IF NOT EXISTS index_refs (
 CREATE INDEX IF NOT EXISTS index_refs_name ON index_refs (name)
 """
 
+# 7: a job's journal (bot.pipeline.journal), as on SQLite.
+SCHEMA_7 = ("CREATE TABLE IF NOT EXISTS job_journal (delivery_id TEXT PRIMARY KEY, body TEXT NOT NULL, "
+            "recorded_at DOUBLE PRECISION NOT NULL)")
+
 # 8: what a delivery's review came to, beside its job's state (bot.jobs.ReviewResult); rows from
-# before it keep NULL. (7 is another branch's.)
+# before it keep NULL.
 SCHEMA_8 = """
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_outcome TEXT;
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_reason TEXT
@@ -192,6 +196,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (4, SCHEMA_4),
     (5, SCHEMA_5),
     (6, SCHEMA_6),
+    (7, SCHEMA_7),
     (8, SCHEMA_8),
 ]
 LATEST = MIGRATIONS[-1][0]

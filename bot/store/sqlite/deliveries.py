@@ -42,6 +42,11 @@ WHERE {console.failed_condition("deliveries.")}
 RETURNING delivery_id
 """
 
+_STARTED = "RETURNING delivery_id, event, action, body, installation_id, repo, pr_number, head_sha, attempts"
+_START = ("UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = ? "
+          "WHERE delivery_id = ? AND state = 'queued' " + _STARTED)
+_RESTART = ("UPDATE deliveries SET attempts = attempts + 1, started_at = ? "
+            "WHERE delivery_id = ? AND state = 'running' " + _STARTED)
 
 Op = Callable[[sqlite3.Connection], Any]
 
@@ -254,10 +259,14 @@ class SQLiteDeliveryStore:
         run again after a crash knows to take up the check run the interrupted attempt created
         (a mark lost to the crash would make the rerun a first attempt, and a second run).
         """
-        rows = await self._write(lambda conn: conn.execute(
-            "UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = ? "
-            "WHERE delivery_id = ? AND state = 'queued' RETURNING delivery_id, event, action, body, "
-            "installation_id, repo, pr_number, head_sha, attempts", (time.time(), delivery_id)).fetchall())
+        return await self._started(_START, delivery_id)
+
+    async def restart(self, delivery_id: str) -> Started | None:
+        """A running job's next attempt, started in place of one the store went away under."""
+        return await self._started(_RESTART, delivery_id)
+
+    async def _started(self, statement: str, delivery_id: str) -> Started | None:
+        rows = await self._write(lambda conn: conn.execute(statement, (time.time(), delivery_id)).fetchall())
         if not rows:
             return None
         row = rows[0]
@@ -266,15 +275,11 @@ class SQLiteDeliveryStore:
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
                      from_state: str = "running", wait: bool = True,
                      review: ReviewResult | None = None) -> None:
-        """Record the end of jobs, and what their review came to. `wait=False` leaves the commit to
-        the next batch: a job whose `done` is lost to a crash runs again, as one cut off in the
-        handler would (at least once). A failure is waited for, so that a redelivery right after it
-        is not taken for a duplicate."""
-        outcome, reason = (review.outcome, review.reason) if review is not None else (None, None)
-        written = self._writer.post(lambda conn: conn.executemany(
-            "UPDATE deliveries SET state = ?, error = ?, finished_at = ?, review_outcome = ?, review_reason = ? "
-            "WHERE delivery_id = ? AND state = ?",
-            [(state, error, time.time(), outcome, reason, d, from_state) for d in delivery_ids]))
+        """Record the end of jobs and what their review came to, and forget their journals in the
+        same commit. `wait=False` leaves the commit to the next batch: a job whose `done` is lost to
+        a crash runs again, as one cut off in the handler would (at least once). A failure is waited
+        for, so that a redelivery right after it is not taken for a duplicate."""
+        written = self._writer.post(lambda conn: _finish(conn, delivery_ids, state, error, from_state, review))
         if wait:
             await written
         else:
@@ -361,6 +366,26 @@ class SQLiteDeliveryStore:
 
     async def read_op(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         return await self._read(fn)
+
+
+def _finish(conn: sqlite3.Connection, delivery_ids: list[str], state: str, error: str | None,
+            from_state: str, review: ReviewResult | None = None) -> int:
+    """The end of jobs and the deletion of their journals, both or neither (a savepoint: an op
+    that raises fails alone, and the rest of its batch commits)."""
+    conn.execute("SAVEPOINT finish").close()
+    try:
+        outcome, reason = (review.outcome, review.reason) if review is not None else (None, None)
+        ended = [(row[0],) for d in delivery_ids for row in conn.execute(
+            "UPDATE deliveries SET state = ?, error = ?, finished_at = ?, review_outcome = ?, review_reason = ? "
+            "WHERE delivery_id = ? AND state = ? RETURNING delivery_id",
+            (state, error, time.time(), outcome, reason, d, from_state)).fetchall()]
+        conn.executemany("DELETE FROM job_journal WHERE delivery_id = ?", ended).close()
+    except BaseException:
+        conn.execute("ROLLBACK TO finish").close()
+        conn.execute("RELEASE finish").close()
+        raise
+    conn.execute("RELEASE finish").close()
+    return len(ended)
 
 
 def _prune(conn: sqlite3.Connection, before: float, limit: int) -> int:

@@ -86,8 +86,11 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # each made its own with CREATE ... IF NOT EXISTS and no version; their statements verbatim, so a file
 # where they already made them is taken up as it is. PostgreSQL's 6 adds the repository index's
 # tables too; here the index keeps its own file.
+# 7: a job's journal (bot.pipeline.journal): what a job decided to post, recorded before it posts,
+# so that an attempt run again after an interruption posts the same and nothing twice; a row lives
+# while its delivery's job is open (`finish` deletes it).
 # 8: what a delivery's review came to, beside its job's state (bot.jobs.ReviewResult): rows from
-# before it keep NULL, shown by their job's state as before. (7 is another branch's.)
+# before it keep NULL, shown by their job's state as before.
 QUEUED_BY_KEY = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
 SIGN_IN_AND_MEMORY = """
 CREATE TABLE IF NOT EXISTS auth_pending (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL);
@@ -146,6 +149,8 @@ MIGRATIONS: list[tuple[int, str]] = [
     (4, QUEUED_BY_KEY),
     (5, "ALTER TABLE deliveries ADD COLUMN queued_at REAL"),
     (6, SIGN_IN_AND_MEMORY),
+    (7, "CREATE TABLE IF NOT EXISTS job_journal (delivery_id TEXT PRIMARY KEY, body TEXT NOT NULL, "
+        "recorded_at REAL NOT NULL)"),
     (8, REVIEW_OUTCOME),
 ]
 LATEST = MIGRATIONS[-1][0]

@@ -1,0 +1,42 @@
+"""A job's journal (bot.pipeline.journal): the decision it records comes back whole, and the marker
+that names a delivery in a post can never end its hidden comment early."""
+
+from __future__ import annotations
+
+import json
+
+from bot.engine.fingerprints import PostedFinding
+from bot.engine.outcome import Annotation, Attempt, Counts, Decision, InlineComment, ReviewOutcome
+from bot.pipeline.journal import ANSWER, Planned, Remembered, from_record, marker, to_record
+from bot.report.checkrun import CheckRunReport
+
+OUTCOME = ReviewOutcome(
+    status="completed", head_sha="a" * 40, model="local/m1", fallback_used=True, failure=None,
+    attempts=(Attempt("local/m0", "timed out"), Attempt("local/m1", None)),
+    inline=(InlineComment("src/calc.py", 6, "Division by zero.", start_line=5),),
+    summary="<!-- reviewer:summary -->\n## Reviewer\n1 finding", counts=Counts(malformed=1, over_limit=2),
+    annotations=(Annotation("src/calc.py", 5, 6, "failure", "Division by zero.", "bug"),),
+    decisions=(Decision("dismiss", "no blocking finding left", review_id=7), Decision("approve", "ok", commit_id="b" * 40)),
+    conclusion="failure", title="1 blocking finding(s)", notes=("one file was too big",), kind="incremental",
+    fingerprints=(PostedFinding("f1", "src/calc.py", "blocking", "bug", "return a / b", "Division by zero.", "a" * 40),))
+REPORT = CheckRunReport("success", "Reviewing 1 file", "## The plan", "text",
+                        [{"path": "a.py", "start_line": 1, "end_line": 1, "annotation_level": "notice",
+                          "title": "t", "message": "m"}])
+
+
+def test_a_decision_comes_back_as_it_was_recorded_through_json():
+    planned = Planned(REPORT, OUTCOME, ("Incremental review: ...",), Remembered("digest", "c" * 40))
+    assert from_record(json.loads(json.dumps(to_record(planned)))) == planned
+    failed = Planned(CheckRunReport("failure", "Reviewer could not finish: planning", "why"), error="GitHub 502")
+    assert from_record(json.loads(json.dumps(to_record(failed)))) == failed
+
+
+def test_an_answers_journal_is_no_reviews_decision():
+    assert from_record({"kind": ANSWER, "text": "An answer."}) is None
+
+
+def test_the_marker_keeps_only_what_a_delivery_id_is_made_of():
+    assert marker("72d3162e-cc78-11e3-81ab-4c9367dc0958", "review") == (
+        "<!-- reviewer:review delivery=72d3162e-cc78-11e3-81ab-4c9367dc0958 -->")
+    hostile = marker("x --> <img src=y> <!--", "answer")
+    assert hostile.count("-->") == 1 and hostile.endswith(" -->") and "<img" not in hostile
