@@ -32,6 +32,7 @@ COMMANDS = {
     "login": "bot.commands.login:run_login",
     "logout": "bot.commands.login:run_logout",
     "setup": "bot.commands.setup:run",
+    "upload-sarif": "bot.commands.upload_sarif:run",
 }
 
 
@@ -61,6 +62,15 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=32)
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        # argparse measures a subcommand's name one indent short of where it prints it, so a name
+        # longer than ten characters (`upload-sarif`) would push its summary to the next line.
+        if isinstance(action, argparse._SubParsersAction):
+            longest = max((len(name) for name in action.choices), default=0)
+            self._action_max_length = max(self._action_max_length,
+                                          longest + self._current_indent + self._indent_increment)
 
 
 def version() -> str:
@@ -115,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "connector's mfa settings, for permissions in access.mfa.required (default: sign in)")
     _command(sub, "logout", "end the session that `reviewer login` keeps, on the server and on this machine")
     _setup(sub)
+    _upload_sarif(sub)
     return parser
 
 
@@ -150,6 +161,28 @@ def _setup(sub) -> None:
     s.add_argument("--port", type=int, metavar="PORT",
                    help="the port of the setup page (default: PORT, else 8080; 0 picks a free one)")
     _host(s)
+
+
+UPLOAD_EPILOG = """the token: REVIEWER_TOKEN, else the session `reviewer login` keeps for the server.
+exit codes: 0 uploaded, 1 the report or the upload is refused (here or by the server), 2 usage, an
+unreadable file, no token, or a server that cannot be reached."""
+
+
+def _upload_sarif(sub) -> None:
+    u = _command(sub, "upload-sarif", "upload an analyzer's report (SARIF, reviewdog or checkstyle) to a Reviewer "
+                                      "server, as GitHub's code scanning takes it", epilog=UPLOAD_EPILOG)
+    u.add_argument("file", metavar="FILE", help="the report")
+    u.add_argument("--repo", required=True, metavar="OWNER/REPO", help="the repository analysed (required)")
+    u.add_argument("--commit", required=True, metavar="SHA",
+                   help="the 40-hex commit analysed: the head of the pull request (required)")
+    u.add_argument("--ref", metavar="REF", help="refs/heads/BRANCH, refs/pull/N/head or refs/pull/N/merge "
+                                                "(default: GITHUB_REF, else the checked-out branch)")
+    u.add_argument("--format", choices=("sarif", "rdjson", "rdjsonl", "checkstyle"), default="sarif",
+                   help="the report's format; others are converted to SARIF before the upload (default: sarif)")
+    u.add_argument("--server", metavar="URL", help="the Reviewer server (default: REVIEWER_SERVER, else the server "
+                                                   "of `reviewer login`)")
+    u.add_argument("--tool-name", metavar="NAME", help="the analysis' name; for reviewdog and checkstyle reports "
+                                                       "without one, the tool's (default: none)")
 
 
 def _validate(sub) -> None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gzip
+import json
 import re
 import zlib
 from collections.abc import Mapping
@@ -69,6 +71,19 @@ class _Refusal(Exception):
     def __init__(self, problem: Problem) -> None:
         super().__init__(problem.message)
         self.problem = problem
+
+
+def error_body(problems: list[Problem]) -> dict[str, Any]:
+    """The answer to a refused upload, as GitHub shapes its errors (`message`), with each problem."""
+    return {"message": f"the SARIF upload is refused: {problems[0].message}"
+                       + (f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""),
+            "errors": [problem.to_json() for problem in problems]}
+
+
+def encode_sarif(document: Any) -> str:
+    """A SARIF log as the upload's `sarif` field: base64 of gzip of its JSON text."""
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(text, mtime=0)).decode("ascii")
 
 
 def decode_upload_body(raw: bytes, *, repository_url: str | None = None,
