@@ -76,14 +76,17 @@ def make_pull_request(repo: Path, count: int) -> tuple[list[dict], dict[str, byt
     chosen = [p for p in paths if kind(p) in ("sh", "yml")]
     chosen += [p for p in paths if kind(p) == "py"][: count - len(chosen)]
     entries, heads = [], {}
-    for index, path in enumerate(chosen):
+    python = 0
+    for path in chosen:
         base = git(repo, "show", f"HEAD:{path}").decode("utf-8", "replace").splitlines()
         middle = len(base) // 2
         lines = list(ADDED[kind(path) or "py"])
         if kind(path) == "yml":  # a comment keeps the workflow's YAML valid wherever it lands
             lines = [lines[0]]
-        if index % 60 == 0 and kind(path) == "py":
-            lines.append(f"AWS_ACCESS_KEY_ID = '{KEY}'")
+        if kind(path) == "py":
+            if python % 60 == 0:  # five keys in 300 files
+                lines.append(f"AWS_ACCESS_KEY_ID = '{KEY}'")
+            python += 1
         head = base[:middle] + lines + base[middle:]
         patch = "\n".join(list(difflib.unified_diff(base, head, lineterm="", n=3))[2:])
         entries.append({"filename": path, "status": "modified", "patch": patch})
