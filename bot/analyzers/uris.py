@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 MAX_URI_CHARS = 4096
-ROOT_BASES = frozenset({"SRCROOT", "%SRCROOT%", "PROJECTROOT", "%PROJECTROOT%", "REPOROOT", "WORKSPACE"})
+ROOT_BASES = ("SRCROOT", "%SRCROOT%", "PROJECTROOT", "%PROJECTROOT%", "REPOROOT", "WORKSPACE")  # in this order
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 MAX_BASE_CHAIN = 8
