@@ -38,6 +38,7 @@ bench: install
 	$(PY) bench/review_cost.py
 	$(PY) bench/jsonbody.py
 	$(PY) bench/scale.py
+	$(PY) bench/analyzers.py
 
 # The starter corpus of `reviewer eval` (docs/eval.md): its repositories prepared under eval/repos/
 # (from local copies under EVAL_MIRRORS, else GitHub; a repository neither gives is skipped, with a

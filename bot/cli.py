@@ -33,6 +33,7 @@ COMMANDS = {
     "logout": "bot.commands.login:run_logout",
     "setup": "bot.commands.setup:run",
     "learnings": "bot.commands.learnings:run",
+    "upload-sarif": "bot.commands.upload_sarif:run",
 }
 
 
@@ -125,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     _command(sub, "logout", "end the session that `reviewer login` keeps, on the server and on this machine")
     _setup(sub)
     _learnings(sub)
+    _upload_sarif(sub)
     return parser
 
 
@@ -212,6 +214,26 @@ def _learning_fields(parser: argparse.ArgumentParser) -> None:
                                                      "needs a rule or a category)")
     parser.add_argument("--category", metavar="CATEGORY",
                         help="the category it is about (bug, risk, style, …); edit: '' for none")
+UPLOAD_EPILOG = """the token: REVIEWER_TOKEN, else the session `reviewer login` keeps for the server.
+exit codes: 0 uploaded, 1 the report or the upload is refused (here or by the server), 2 usage, an
+unreadable file, no token, or a server that cannot be reached."""
+
+
+def _upload_sarif(sub) -> None:
+    u = _command(sub, "upload-sarif", "upload an analyzer's report (SARIF, reviewdog or checkstyle) to a Reviewer "
+                                      "server, as GitHub's code scanning takes it", epilog=UPLOAD_EPILOG)
+    u.add_argument("file", metavar="FILE", help="the report")
+    u.add_argument("--repo", required=True, metavar="OWNER/REPO", help="the repository analysed (required)")
+    u.add_argument("--commit", required=True, metavar="SHA",
+                   help="the 40-hex commit analysed: the head of the pull request (required)")
+    u.add_argument("--ref", metavar="REF", help="refs/heads/BRANCH, refs/pull/N/head or refs/pull/N/merge "
+                                                "(default: GITHUB_REF, else the checked-out branch)")
+    u.add_argument("--format", choices=("sarif", "rdjson", "rdjsonl", "checkstyle"), default="sarif",
+                   help="the report's format; others are converted to SARIF before the upload (default: sarif)")
+    u.add_argument("--server", metavar="URL", help="the Reviewer server (default: REVIEWER_SERVER, else the server "
+                                                   "of `reviewer login`)")
+    u.add_argument("--tool-name", metavar="NAME", help="the analysis' name; for reviewdog and checkstyle reports "
+                                                       "without one, the tool's (default: none)")
 
 
 def _validate(sub) -> None:

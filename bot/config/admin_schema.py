@@ -136,6 +136,30 @@ ACCOUNT_REVIEWS = Obj(
     },
 )
 
+ANALYZERS = Obj(
+    name="analyzers",
+    description="The analyzers beside the model: which built-in ones run (they never run repository code), how "
+                "their and uploaded SARIF results are filtered to the diff, and their bounds. An account's settings "
+                "replace the instance's, key by key.",
+    properties={
+        "secrets": Bool(description="Scan the added lines for secrets (detect-secrets); a secret found is a "
+                                    "blocking finding that never quotes it (default true)."),
+        "ruff": Bool(description="Run ruff on the changed Python files, with the repository's ruff settings "
+                                 "(default false)."),
+        "shellcheck": Bool(description="Run ShellCheck on the changed shell scripts (default false)."),
+        "actionlint": Bool(description="Run actionlint on the changed GitHub workflow files (default false)."),
+        "filter": Str(enum=("added", "diff_context", "file", "nofilter"),
+                      description="Which results are posted, as reviewdog's modes: `added` lines the pull request "
+                                  "adds (default), `diff_context` lines in the diff's hunks, `file` anywhere in a "
+                                  "changed file, `nofilter` everything; only results on added lines go inline."),
+        "maxInlinePerTool": Int(minimum=0, maximum=1000, description="At most this many inline comments per tool, "
+                                "the most severe first; the rest go to the summary (default 25)."),
+        "timeout": Int(minimum=1, maximum=600, description="Seconds one built-in tool may run (default 60)."),
+        "memoryMiB": Int(minimum=64, maximum=16384, description="Memory one built-in tool may use, in MiB "
+                                                                "(default 1024)."),
+    },
+)
+
 ACCOUNT = Obj(
     name="account",
     description="Settings of one account (owner login): every repository field, plus its providers "
@@ -143,6 +167,7 @@ ACCOUNT = Obj(
     properties={
         **REPO_PROPERTIES,
         "providers": PROVIDERS,
+        "analyzers": ANALYZERS,
         "disabledRepositories": Arr(items=REPO_NAME_GLOB,
                                     description="Repositories of the account that are never reviewed."),
         "reviews": ACCOUNT_REVIEWS,
@@ -218,5 +243,6 @@ ADMIN_CONFIG = Obj(
         "index": INDEX,
         "eval": EVAL,
         "reviews": REVIEWS,
+        "analyzers": ANALYZERS,
     },
 )
