@@ -7,11 +7,12 @@ Both need `analyses:write` on `owner` (a session token, or the admin token), che
 upload is read whole before anything is kept: the body within bot/analyzers/upload.py's bounds
 (refused with 413 past them), then decoded with every bound there (400 with each problem, as
 a JSON pointer, a code and a message); a repository the app is not installed on is refused with
-404. A refused upload stores nothing. An accepted one is stored (bot/store/uploads.py) as its
+404 (checked before the body is read). A refused upload stores nothing. An accepted one is stored (bot/store/uploads.py) as its
 results, `pending`; when the app knows the pull request whose head is `commit_sha` (from the ref
 `refs/pull/N/…`, or its last `pull_request` delivery), a job is queued for that pull request as a
 delivery of its own (bot.jobs.UPLOAD_EVENT), which posts the findings; otherwise the next review
-of a pull request with that head takes them up. Nothing here talks to GitHub, and nothing an
+of a pull request with that head takes them up. GitHub is asked only which installation reaches
+a repository the installation events have not named; nothing is posted from here, and nothing an
 upload holds is logged: only the repository, the head, the tools and the counts.
 """
 
@@ -32,6 +33,7 @@ from bot.analyzers.stored import result_to_json
 from bot.analyzers.upload import MAX_BODY_BYTES, Upload, decode_upload_body, error_body
 from bot.auth.guard import Denial, Gate
 from bot.connectors.api import denial_response
+from bot.github import GitHubError
 from bot.jobs import UPLOAD_EVENT
 from bot.server import logging as log
 from bot.store.model import Incoming
@@ -99,7 +101,11 @@ class _Analyses:
         context = self.context()
         if context is None:
             return _answer(503, "the server is starting; try again")
-        installation = await context.store.installation_for(full_name)
+        try:
+            installation = await _installation(context, owner, repo)
+        except GitHubError as exc:
+            logger.warning("SARIF upload: asking GitHub for the installation of %s failed: %s", full_name, exc)
+            return _answer(502, exc.describe())
         if installation is None:
             return _answer(404, f"the app is not installed on {full_name} (or the repository does not exist): "
                                 "an upload is taken only for a repository the app reviews")
@@ -136,6 +142,14 @@ class _Analyses:
         if record is None:
             return _answer(404, f"no SARIF upload {upload_id[:64]!r} for {owner}/{repo} (uploads are kept 7 days)")
         return web.json_response({"processing_status": record.status, "errors": record.errors})
+
+
+async def _installation(context: ServerContext, owner: str, repo: str) -> int | None:
+    """The installation reaching the repository: as installation events said, else as GitHub says."""
+    stored = await context.store.installation_for(f"{owner}/{repo}")
+    if stored is not None or context.github is None:
+        return stored
+    return await context.github.repo_installation(owner, repo)
 
 
 async def _bounded_body(request: web.Request) -> bytes | None:
