@@ -244,7 +244,7 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
     stage.name = "running the model review"
     outcome = await _model_review(services, gh, target, gathered, plan_json, config, stage, step, analyzed)
     return journal.Planned(report_for_plan(plan_json), outcome,
-                           notes=(describe(step, target.head_sha),) if step is not None else (),
+                           notes=((describe(step, target.head_sha),) if step is not None else ()) + analyzed.notes,
                            remember=journal.Remembered(step.digest, step.merge_base) if step is not None else None)
 
 
