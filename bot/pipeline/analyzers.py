@@ -148,10 +148,22 @@ def upload_target(job: Job) -> Target | None:
 
 async def apply_upload(services: Services, gh: GitHubClient, job: Job) -> ReviewResult | None:
     """An upload's job: its findings on the pull request, if its head is still the upload's
-    commit and the configuration asks for a review; else it waits for a review of that head."""
+    commit and the configuration asks for a review; else it waits for a review of that head.
+    Should the job fail, the upload says so (`failed`, GitHub's answer as the error); a
+    redelivery that succeeds makes it `complete`."""
     target = upload_target(job)
     if target is None:
         return None
+    try:
+        return await _apply(services, gh, target)
+    except GitHubError as exc:
+        upload_id = str((job.payload.get("upload") or {}).get("id") or "")
+        if services.uploads is not None and upload_id:
+            await services.uploads.set_status([upload_id], "failed", [exc.describe()])
+        raise
+
+
+async def _apply(services: Services, gh: GitHubClient, target: Target) -> ReviewResult | None:
     gathered = await gather(gh, target)
     pull = gathered.pull
     if pull.get("state") != "open" or (pull.get("head") or {}).get("sha") != target.head_sha:
