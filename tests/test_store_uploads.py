@@ -55,6 +55,9 @@ async def test_uploads_older_than_a_week_are_pruned_by_the_next_one(storage: Sto
     assert await uploads.for_head("octo/app", HEAD) == []  # past the week: not applied any more
     await uploads.add(_record("b" * 32))
     assert await uploads.get("octo/app", "a" * 32) is None and await uploads.get("octo/app", "b" * 32) is not None
+    assert await uploads.prune() == 0
+    clock.now += KEEP_DAYS * 86400 + 1
+    assert await uploads.prune() == 1 and await uploads.get("octo/app", "b" * 32) is None
 
 
 async def test_the_pull_request_of_a_head_is_the_last_one_delivered(storage: Storage, database_url: str):

@@ -19,11 +19,12 @@ upload holds is logged: only the repository, the head, the tools and the counts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 from aiohttp import web
@@ -49,6 +50,7 @@ _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")  # GitHub's login ru
 _REPO = re.compile(r"^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")  # GitHub's repository name rule
 _ID = re.compile(r"^[0-9a-f]{32}$")
 _CHUNK = 256 * 1024
+PRUNE_EVERY = 3600.0
 
 
 def setup_analyses_routes(app: web.Application, *, gate: Gate, uploads: UploadStore,
@@ -57,6 +59,24 @@ def setup_analyses_routes(app: web.Application, *, gate: Gate, uploads: UploadSt
     api = _Analyses(gate, uploads, context, public_url, github_web_url)
     app.router.add_post("/v1/repos/{owner}/{repo}/code-scanning/sarifs", api.upload)
     app.router.add_get("/v1/repos/{owner}/{repo}/code-scanning/sarifs/{id}", api.status)
+    app.cleanup_ctx.append(lambda _: _pruning(uploads))
+
+
+async def _pruning(uploads: UploadStore) -> AsyncIterator[None]:
+    """Uploads past their week deleted at start and hourly, while the server runs."""
+    async def loop() -> None:
+        while True:
+            try:
+                if deleted := await uploads.prune():
+                    logger.info("deleted SARIF uploads past their 7 days", extra={"count": deleted})
+            except Exception:
+                logger.exception("deleting old SARIF uploads failed; trying again in an hour")
+            await asyncio.sleep(PRUNE_EVERY)
+    task = asyncio.create_task(loop(), name="sarif-upload-retention")
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 def web_url_of(api_url: str) -> str:

@@ -4,8 +4,8 @@ An upload (`POST /v1/repos/{owner}/{repo}/code-scanning/sarifs`, docs/analyzers.
 its decoded results, with the head it is for, and a status the uploader polls: `pending` until a
 review job of a pull request whose head is `commit_sha` applies it, then `complete` (or `failed`,
 with its errors). A pull request opened later with that head takes it up then; an upload nobody
-took up is deleted after `KEEP_DAYS`, by the next upload's write (as the review memory prunes its
-claims), so the table never grows past a week of uploads.
+took up is deleted after `KEEP_DAYS`: by the next upload's write, and hourly by the server that
+takes uploads (bot/server/analyses.py), as finished deliveries are; a reader never sees one older.
 
 One store for both backends, on portable SQL (`?` placeholders, which the PostgreSQL connection
 turns into `%s`), each call on a short connection of its own on a worker thread, as the review
@@ -108,6 +108,12 @@ class UploadStore:
             conn.execute(f"INSERT INTO sarif_uploads ({_COLUMNS}, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          values)
         await self._run(add)
+
+    async def prune(self) -> int:
+        """Delete the uploads older than KEEP_DAYS; returns how many."""
+        before = self._clock() - KEEP_DAYS * 86400
+        return int(await self._run(lambda c: c.execute("DELETE FROM sarif_uploads WHERE received_at < ?",
+                                                       (before,)).rowcount))
 
     async def get(self, repo: str, upload_id: str) -> UploadRecord | None:
         row = await self._run(lambda c: c.execute(
