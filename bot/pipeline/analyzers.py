@@ -24,6 +24,7 @@ from bot.analyzers.ledger import Shaped, comment_body, posted_record, review_bod
 from bot.analyzers.model import AnalyzerResult
 from bot.analyzers.settings import AnalyzerSettings, analyzer_settings
 from bot.analyzers.stored import result_from_json
+from bot.config.admin import AdminConfig
 from bot.engine import decisions
 from bot.engine.diff import FilePatch, read_patches
 from bot.engine.findings import Finding
@@ -55,8 +56,9 @@ class AnalyzerStep:
         return tuple(f.to_finding() for f in self.shaped.standing)
 
 
-def settings_for(admin: object, full_name: str) -> AnalyzerSettings:
-    return analyzer_settings(admin, full_name) if admin is not None else AnalyzerSettings()  # type: ignore[arg-type]
+def settings_for(admin: AdminConfig | None, full_name: str) -> AnalyzerSettings:
+    """The admin file's analyzer settings for the repository (no admin file: the defaults)."""
+    return analyzer_settings(admin, full_name) if admin is not None else AnalyzerSettings()
 
 
 def patches_of(gathered: Gathered) -> dict[str, FilePatch]:
@@ -179,14 +181,15 @@ async def _apply(services: Services, gh: GitHubClient, target: Target) -> Review
         return None
     login = await services.app_login()
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
-    for decision in decisions.decide(completed=True, approve=False, head_sha=target.head_sha, app_login=login,
-                           findings=step.findings, reviews=reviews):
+    decided = decisions.decide(completed=True, approve=False, head_sha=target.head_sha, app_login=login,
+                               findings=step.findings, reviews=reviews)
+    for decision in decided:
         await carry_out(gh, target, decision, login)
     return ReviewResult("findings")
 
 
 def analyzers_outcome(step: AnalyzerStep, target: Target, login: str, reviews: list[dict]) -> ReviewOutcome:
-    """The review's outcome when no model reviews (no provider declared): the analyzers' findings
+    """The review's outcome when no model reviews (no provider, or no model chosen): the analyzers' findings
     decide the check run and dismiss the app's approval when one is blocking or important. The
     app never approves on analyzers alone: no one read the change."""
     shaped = step.shaped
@@ -194,8 +197,8 @@ def analyzers_outcome(step: AnalyzerStep, target: Target, login: str, reviews: l
     withheld = [f.to_finding() for f in shaped.withheld]
     conclusion, title = decisions.conclusion("completed", counted, withheld, None)
     lines = [SUMMARY_MARKER, f"## Reviewer: analyzers at {target.head_sha[:7]}", "",
-             "No model reviewed this pull request (no model provider is declared); these are the analyzers' "
-             "findings at this head:", "", *(summary_line(f) for f in shaped.standing)]
+             "No model reviewed this pull request (no model provider or no model is configured: the check run "
+             "says which); these are the analyzers' findings at this head:", "", *(summary_line(f) for f in shaped.standing)]
     if step.notes:
         lines += ["", *(f"_{note}_" for note in step.notes)]
     annotations = decisions.check_run_annotations(Placed(f, (), False) for f in counted)

@@ -225,15 +225,15 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
         return journal.Planned(report_for_plan(plan_json), result=plan_result(plan_json))
     stage.name = "running the analyzers"
     analyzed = await analyze(services, gh, target, patches_of(gathered), plan_json)
-    if not config.providers:
-        if analyzed.shaped.standing:  # the analyzers' findings are the review (bot/pipeline/analyzers.py)
+    unreviewed = None if config.providers and any(plan_json["models"].values()) else \
+        (NO_PROVIDER, "no-provider") if not config.providers else (NO_MODEL, "no-model")
+    if unreviewed is not None:  # no model reviews: the analyzers' findings, if any, are the review
+        if analyzed.shaped.standing:
             reviews = await list_reviews(gh, target.owner, target.repo, target.number)
             outcome = analyzers_outcome(analyzed, target, await services.app_login(), reviews)
-            return journal.Planned(report_for_plan(plan_json, [NO_PROVIDER]), outcome)
-        return journal.Planned(report_for_plan(plan_json, [NO_PROVIDER, *analyzed.notes]),
-                               result=ReviewResult("skipped", "no-provider"))
-    if not any(plan_json["models"].values()):
-        return journal.Planned(report_for_plan(plan_json, [NO_MODEL]), result=ReviewResult("skipped", "no-model"))
+            return journal.Planned(report_for_plan(plan_json, [unreviewed[0]]), outcome)
+        return journal.Planned(report_for_plan(plan_json, [unreviewed[0], *analyzed.notes]),
+                               result=ReviewResult("skipped", unreviewed[1]))
     step = None
     if services.memory is not None and services.incremental:
         stage.name = "reading what earlier reviews of this pull request did"
