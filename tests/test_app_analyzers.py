@@ -11,11 +11,15 @@ refused with a 4xx naming the problem, and store nothing.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import gzip
 import json
 import logging
+import os
 import shutil
+import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 
@@ -219,6 +223,28 @@ async def test_hostile_uploads_are_refused_naming_the_problem_and_store_nothing(
                 f"{world.url}/v1/repos/octo-org/example/code-scanning/sarifs/{'0' * 32}",
                 headers={"Authorization": f"Bearer {TOKEN}"}) as response:
             assert response.status == 404
-    import sqlite3
     with sqlite3.connect(tmp_path / "reviewer.db") as conn:
         assert conn.execute("SELECT count(*) FROM sarif_uploads").fetchone()[0] == 0
+
+
+async def test_reviewer_upload_sarif_converts_checkstyle_and_the_app_posts_it(tmp_path, github, github_app,
+                                                                             app_private_key):
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "checkstyle.xml").write_text('<checkstyle><file name="src/app.py"><error line="2" severity="error" '
+                                             'message="Operands are swapped" source="lint.Swap"/></file></checkstyle>')
+    async with running_app(tmp_path, github, github_app, app_private_key, REVIEWER_ADMIN_TOKEN=TOKEN) as world:
+        pr = world.pull()  # changes line 2 of src/app.py
+        await world.opened(pr)
+        await world.completed_run(pr)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("REVIEWER_", "GITHUB_"))}
+        env.update(PYTHONPATH=str(root), REVIEWER_TOKEN=TOKEN, XDG_CONFIG_HOME=str(tmp_path / "no-config"))
+        done = await asyncio.to_thread(subprocess.run, [
+            sys.executable, "-m", "bot", "upload-sarif", "checkstyle.xml", "--format", "checkstyle",
+            "--repo", "octo-org/example", "--commit", pr.head_sha, "--ref", f"refs/pull/{pr.number}/head",
+            "--server", world.url], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        upload_id = done.stdout.split("id ")[1].split(",")[0]
+        await _complete(world, upload_id)
+    assert _comments(pr) == {("src/app.py", 2, "lint.Swap")}
+    [comment] = [c for r in _analyzer_reviews(pr) for c in r.comments]
+    assert comment.body.startswith("**important** · other · `checkstyle` `lint.Swap`")
