@@ -166,6 +166,10 @@ async def apply_upload(services: Services, gh: GitHubClient, job: Job) -> Review
 
 
 async def _apply(services: Services, gh: GitHubClient, target: Target) -> ReviewResult | None:
+    if services.memory is not None and await services.memory.paused_by(target.pull_key) is not None:
+        logger.info("upload for %s: the reviews of #%d are paused; kept for its next review", target.head_sha[:7],
+                    target.number)
+        return None
     gathered = await gather(gh, target)
     pull = gathered.pull
     if pull.get("state") != "open" or (pull.get("head") or {}).get("sha") != target.head_sha:
