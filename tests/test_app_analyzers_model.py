@@ -87,6 +87,7 @@ async def test_the_model_is_told_and_a_finding_both_make_is_posted_once(tmp_path
     assert "`pylint-ish` `zero-division`" in on_six[0][1]
     on_nine = [c for r in app_reviews(world, pr) for c in r.comments if c.line == 9]
     assert len(on_nine) == 1 and "Returns a secret from the environment." in on_nine[0].body
+    assert any(a["start_line"] == 6 and "(pylint-ish zero-division)" in a["message"] for a in run.annotations)
     assert "1 model finding(s) said what an analyzer said at the same lines" in (run.output.get("text") or "") + \
         run.output["summary"]
 

@@ -315,7 +315,8 @@ async def run_review(
         status="completed", head_sha=head_sha, model=answer.model,
         fallback_used=answer.fallback_used, failure=None, attempts=answer.attempts,
         inline=comments.inline, summary=comments.summary, counts=counts,
-        annotations=decisions.check_run_annotations((*shaped.posted, *repeated)),
+        annotations=decisions.check_run_annotations(
+            (*shaped.posted, *repeated, *(Placed(f, (), False) for f in analyzer_findings))),
         decisions=decided, conclusion=conclusion, title=title,  # type: ignore[arg-type]
         notes=(*notes, *comments.notes), kind=scope.kind, fingerprints=tuple(prints), gaps=gaps,
         findings=tuple(p.finding for p in shaped.posted),
