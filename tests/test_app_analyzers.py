@@ -26,6 +26,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from bot.analyzers.upload import MAX_BODY_BYTES
 from tests.analyzers_support import encode, load, ruff_sarif
 from tests.app_support import World, running_app, settle
 from tests.server_support import wait_for
@@ -214,6 +215,8 @@ async def test_hostile_uploads_are_refused_naming_the_problem_and_store_nothing(
             assert answer["message"].startswith("the SARIF upload is refused: ")
             if code is not None:
                 assert answer["errors"][0]["code"] == code
+        got, answer = await _post(world, {}, raw=b" " * (MAX_BODY_BYTES + 1))
+        assert got == 413 and answer["errors"][0]["code"] == "too-large"
         got, answer = await _post(world, {}, raw=b"[1, 2")
         assert got == 400 and answer["errors"][0]["code"] == "not-json"
         got, answer = await _post(world, {"commit_sha": sha, "ref": "refs/heads/x", "sarif": encode(good)},
