@@ -39,6 +39,11 @@ CONVERSATION_EVENTS: dict[str, str] = {
     "pull_request_review": "submitted",
 }
 
+# A SARIF upload for a known pull request (bot/server/analyses.py queues it as a delivery of its own,
+# never sent by GitHub): a job under the pull request's key, with no head, so that it neither
+# supersedes a review nor is superseded by one.
+UPLOAD_EVENT = "reviewer_sarif_upload"
+
 Kind = Literal["job", "installation", "ignored"]
 
 
@@ -219,6 +224,11 @@ def classify(event: str, payload: dict[str, Any]) -> Classification:
         return _push(payload, installation_id)
     if event in CONVERSATION_EVENTS:
         return _classify_conversation(event, action, installation_id, payload)
+    if event == UPLOAD_EVENT:
+        repo = _required_text(_get(payload, "repository", "full_name"), "repository.full_name")
+        number = _require(_int(_get(payload, "upload", "pull_number"), "upload.pull_number", PR_BOUND),
+                          "upload.pull_number")
+        return Classification("job", action, _require(installation_id, "installation.id"), repo, number, None)
     actions = JOB_EVENTS.get(event)
     if actions is None:
         return Classification("ignored", action, installation_id, reason=f"event {event} is not handled")

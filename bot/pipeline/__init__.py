@@ -12,7 +12,8 @@ from typing import Any
 import aiohttp
 
 from bot.github import GitHubApp
-from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, Handler, Job, ReviewResult
+from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, UPLOAD_EVENT, Handler, Job, ReviewResult
+from bot.pipeline.analyzers import apply_upload
 from bot.pipeline.followup import handle_conversation
 from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, sqlite_stores
 from bot.pipeline.installation import index_installation, repository_changes
@@ -21,6 +22,7 @@ from bot.pipeline.targets import target_for
 from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
 from bot.store import is_postgres
 from bot.store.sqlite.database import sqlite_path
+from bot.store.uploads import UploadStore
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -37,7 +39,7 @@ def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSess
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
     return Services(github, admin, http, secrets_dir, memory=review_memory(database_url), incremental=incremental,
-                    indexes=_indexes(database_url))
+                    indexes=_indexes(database_url), uploads=UploadStore(database_url))
 
 
 def _indexes(database_url: str) -> RepositoryIndexes:
@@ -79,6 +81,9 @@ def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSessi
         if job.event in INSTALLATION_EVENTS:
             await _installation_indexes(job)
             return None
+        if job.event == UPLOAD_EVENT:
+            services = ready()
+            return await apply_upload(services, services.app.installation(_installation(job)), job)
         if job.event in CONVERSATION_EVENTS:
             services = ready()
             return await handle_conversation(services, services.app.installation(_installation(job)), job)

@@ -37,6 +37,7 @@ from bot.github import (
 from bot.jobs import ReviewResult
 from bot.pipeline import journal
 from bot.pipeline.access import WriteAccess
+from bot.pipeline.analyzers import AnalyzerStep, analyze, analyzers_outcome, patches_of
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.index import IndexContext, RepositoryIndexes, review_context
@@ -46,6 +47,7 @@ from bot.pipeline.targets import Target
 from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
 from bot.reviews.memory import ReviewMemory
 from bot.store.model import StoreUnavailable
+from bot.store.uploads import UploadStore
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -68,6 +70,7 @@ class Services:
     incremental: bool = True  # False: every event reviews the whole pull request afresh, as before #15
     access: WriteAccess = field(default_factory=WriteAccess)  # who may talk to the app, cached
     indexes: RepositoryIndexes | None = None  # None: no repository index (a store without one)
+    uploads: UploadStore | None = None  # SARIF uploads waiting for their pull request (bot/store/uploads.py)
     _login: str | None = field(default=None, init=False)
 
     async def app_login(self) -> str:
@@ -220,10 +223,17 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
         await services.indexes.delete(target.full_name)
     if plan_json["decision"] != "review":
         return journal.Planned(report_for_plan(plan_json), result=plan_result(plan_json))
-    if not config.providers:
-        return journal.Planned(report_for_plan(plan_json, [NO_PROVIDER]), result=ReviewResult("skipped", "no-provider"))
-    if not any(plan_json["models"].values()):
-        return journal.Planned(report_for_plan(plan_json, [NO_MODEL]), result=ReviewResult("skipped", "no-model"))
+    stage.name = "running the analyzers"
+    analyzed = await analyze(services, gh, target, patches_of(gathered), plan_json)
+    unreviewed = None if config.providers and any(plan_json["models"].values()) else \
+        (NO_PROVIDER, "no-provider") if not config.providers else (NO_MODEL, "no-model")
+    if unreviewed is not None:  # no model reviews: the analyzers' findings, if any, are the review
+        if analyzed.shaped.standing:
+            reviews = await list_reviews(gh, target.owner, target.repo, target.number)
+            outcome = analyzers_outcome(analyzed, target, await services.app_login(), reviews)
+            return journal.Planned(report_for_plan(plan_json, [unreviewed[0]]), outcome)
+        return journal.Planned(report_for_plan(plan_json, [unreviewed[0], *analyzed.notes]),
+                               result=ReviewResult("skipped", unreviewed[1]))
     step = None
     if services.memory is not None and services.incremental:
         stage.name = "reading what earlier reviews of this pull request did"
@@ -232,14 +242,15 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
             report, result = repeated(step.last, step.next.reason)
             return journal.Planned(report, result=result)
     stage.name = "running the model review"
-    outcome = await _model_review(services, gh, target, gathered, plan_json, config, stage, step)
+    outcome = await _model_review(services, gh, target, gathered, plan_json, config, stage, step, analyzed)
     return journal.Planned(report_for_plan(plan_json), outcome,
-                           notes=(describe(step, target.head_sha),) if step is not None else (),
+                           notes=((describe(step, target.head_sha),) if step is not None else ()) + analyzed.notes,
                            remember=journal.Remembered(step.digest, step.merge_base) if step is not None else None)
 
 
 async def _model_review(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
-                        plan_json: dict, config: EffectiveConfig, stage: _Stage, step: Step | None) -> ReviewOutcome:
+                        plan_json: dict, config: EffectiveConfig, stage: _Stage, step: Step | None,
+                        analyzed: AnalyzerStep | None = None) -> ReviewOutcome:
     files = await read_paths(gh, target.owner, target.repo, referenced_paths(plan_json), gathered.merge_base)
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     login = await services.app_login()
@@ -252,7 +263,8 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     return await run_review(plan_json, files=files, patches=patches, providers=config.providers,
                             session=services.http, head_sha=target.head_sha, app_login=login,
                             reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
-                            index=index.retrieval if index else None, lookups=index.lookups if index else None)
+                            index=index.retrieval if index else None, lookups=index.lookups if index else None,
+                            analyzer_findings=analyzed.findings if analyzed is not None else ())
 
 
 async def _index_context(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,

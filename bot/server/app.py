@@ -5,7 +5,7 @@ store and the HTTP session exist and returns the job handler (`async def handle(
 so tests inject a small real handler and `main` injects the pipeline.
 
 Routes: the webhook, health (`/healthz`, and the probes `/livez`, `/readyz`: bot.server.probes) and metrics; sign-in through the connectors (`bot.auth.http`); the
-connector resource API and the admin API, both behind the sign-in gate (a session with the
+connector resource API, the admin API and the SARIF uploads (bot.server.analyses), all behind the sign-in gate (a session with the
 permission, or the break-glass `REVIEWER_ADMIN_TOKEN`); the admin console (`/console/`,
 bot.server.console) and the home page (`/`, bot.server.home) wherever sign-in is served (roles
 "all" and "web"). Wherever jobs run (roles
@@ -42,6 +42,7 @@ from bot.secrets import SecretStore
 from bot.server import logging as log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
+from bot.server.analyses import setup_analyses_routes, web_url_of
 from bot.server.console import setup_console
 from bot.server.console.timeline import TimelineRecorder
 from bot.server.home import setup_home
@@ -54,6 +55,7 @@ from bot.server.settings import Settings
 from bot.server.webhook import MAX_BODY, make_handler
 from bot.store import is_postgres, latest_schema_version, redact_url, storage_for
 from bot.store.model import DeliveryStore, Storage
+from bot.store.uploads import UploadStore
 
 logger = log.get("app")
 
@@ -159,6 +161,9 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
                         directory_url=settings.directory_url, descriptors=descriptors)
     setup_connector_routes(app, storage.connectors, admin_token=token, gate=gate, reconciler=reconciler)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
+    setup_analyses_routes(app, gate=gate, uploads=UploadStore(settings.database_url),
+                          context=lambda: app[RUNTIME].context, public_url=settings.public_url,
+                          github_web_url=web_url_of(settings.api_url))
     _with_console(app, settings, gate)
     setup_home(app, settings)
     return app

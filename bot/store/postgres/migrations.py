@@ -188,6 +188,25 @@ ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_outcome TEXT;
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_reason TEXT
 """
 
+# 9: analyzer results uploaded as SARIF (bot/store/uploads.py), as on SQLite.
+SCHEMA_9 = """
+CREATE TABLE IF NOT EXISTS sarif_uploads (
+    id TEXT PRIMARY KEY,
+    repo TEXT NOT NULL,
+    commit_sha TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    pull_number INTEGER,
+    tool_name TEXT,
+    results TEXT NOT NULL,
+    status TEXT NOT NULL,
+    errors TEXT NOT NULL DEFAULT '[]',
+    received_at DOUBLE PRECISION NOT NULL,
+    updated_at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sarif_uploads_head ON sarif_uploads(repo, commit_sha);
+CREATE INDEX IF NOT EXISTS sarif_uploads_received_at ON sarif_uploads(received_at)
+"""
+
 # (version, statements separated by `;`), in order; append, never edit a released one.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
@@ -198,6 +217,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (6, SCHEMA_6),
     (7, SCHEMA_7),
     (8, SCHEMA_8),
+    (9, SCHEMA_9),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"
