@@ -188,6 +188,20 @@ ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_outcome TEXT;
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_reason TEXT
 """
 
+# 11: the trace a delivery's job continues (bot.telemetry), and what each account spent of its
+# budgets (bot.store.budgets): reviews per UTC day, tokens per calendar month, one row per period.
+SCHEMA_11 = """
+ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS traceparent TEXT;
+CREATE TABLE IF NOT EXISTS budget_usage (
+    account TEXT NOT NULL,
+    period TEXT NOT NULL,
+    reviews BIGINT NOT NULL DEFAULT 0,
+    tokens BIGINT NOT NULL DEFAULT 0,
+    updated_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (account, period)
+)
+"""
+
 # (version, statements separated by `;`), in order; append, never edit a released one.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
@@ -198,6 +212,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (6, SCHEMA_6),
     (7, SCHEMA_7),
     (8, SCHEMA_8),
+    (11, SCHEMA_11),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"
