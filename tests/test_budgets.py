@@ -6,6 +6,7 @@ the budget, its reset and the admin file key that sets it, with the plan still s
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
@@ -16,7 +17,8 @@ from bot.pipeline.budgets import admit, day_reset, month_reset, periods
 from bot.store.budgets import budget_store
 from tests.app_support import running_app
 from tests.chat_double import ChatDouble, findings
-from tests.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, config_pull, reviewed
+from tests.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, config_pull, reviewed, shown
+from tests.test_app_followups import say
 
 BUDGETED = """\
 budgets:
@@ -133,3 +135,21 @@ async def test_a_review_after_the_months_tokens_are_spent_is_neutral(
     assert first.conclusion == "failure" and len(chat.requests) == 1
     assert_budget_run(second, "tokensPerMonth", "tokens a month", "budgets.tokensPerMonth")
     assert "has used 750 of its 1 tokens a month" in second.output["summary"]
+
+
+async def test_a_question_after_the_months_tokens_are_spent_is_answered_without_a_model(
+        tmp_path, github, github_app, app_private_key, chat, monkeypatch):
+    monkeypatch.setenv(KEY_VAR, API_KEY)
+    chat.answer(PRIMARY, findings(BUG, usage=(700, 50)))
+    admin = admin_yaml(chat) + "accounts:\n  octo-org:\n    budgets: {tokensPerMonth: 500}\n"
+    async with running_app(tmp_path, github, github_app, app_private_key, admin_yaml=admin) as world:
+        pr = config_pull(world, "feedback: detailed\n")
+        await reviewed(world, pr)  # 750 tokens: the month's 500 are spent
+        world.repo.permissions["alice"] = "write"  # one the app answers
+        question = pr.comment("@reviewer why is the division risky?", "alice")
+        assert await say(world, "issue_comment", pr, comment=question) == "done"
+    answers = [shown(c.body) for c in pr.comments if c.user == world.app.bot and "reviewer:summary" not in c.body]
+    assert len(chat.requests) == 1  # the review's; the question was not sent
+    assert answers == ["I cannot answer right now: this account's budget of 500 tokens a month is spent. It resets "
+                       f"at {month_reset(time.time()).strftime('%Y-%m-%d %H:%M UTC')}; the administrator sets it in "
+                       "the admin file at `accounts.octo-org.budgets.tokensPerMonth`."]

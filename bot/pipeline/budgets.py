@@ -63,17 +63,30 @@ async def admit(store: BudgetStore, limits: BudgetLimits, account: str,
     """None, with the review counted, when the account may send one more review to a model;
     else the budget it would pass (nothing counted)."""
     now = time.time() if now is None else now
-    day, month = periods(now)
-    tokens = limits.tokens_per_month
-    if tokens is not None:
-        spent = await store.spent(account, day, month)
-        if spent.tokens_this_month >= tokens.value:
-            return Exceeded("tokensPerMonth", tokens, spent.tokens_this_month, month_reset(now), account)
+    day, _ = periods(now)
+    over = await tokens_spent(store, limits, account, now)
+    if over is not None:
+        return over
     reviews = limits.reviews_per_day
     counted = await store.claim_review(account, day, reviews.value if reviews is not None else None)
     if counted is None and reviews is not None:
         return Exceeded("reviewsPerDay", reviews, reviews.value, day_reset(now), account)
     return None
+
+
+async def tokens_spent(store: BudgetStore, limits: BudgetLimits, account: str,
+                       now: float | None = None) -> Exceeded | None:
+    """The month's token budget when the account has spent it (a follow-up answer checks this
+    alone: it is no review, and counts none), else None."""
+    now = time.time() if now is None else now
+    tokens = limits.tokens_per_month
+    if tokens is None:
+        return None
+    day, month = periods(now)
+    spent = await store.spent(account, day, month)
+    if spent.tokens_this_month < tokens.value:
+        return None
+    return Exceeded("tokensPerMonth", tokens, spent.tokens_this_month, month_reset(now), account)
 
 
 async def spend(store: BudgetStore, account: str, usage: Usage, now: float | None = None) -> None:

@@ -33,3 +33,11 @@ def report_for_budget(plan: Mapping[str, Any], budget: str, limit: int, used: in
     ]
     return CheckRunReport("neutral", title, "\n".join(lead) + "\n\n" + base.summary, base.text,
                           base.annotations)
+
+
+def answer_for_budget(budget: str, limit: int, resets_at: datetime, key_path: str) -> str:
+    """A follow-up's reply when the account's month of tokens is spent: no model was asked."""
+    noun, _ = NAMES[budget]
+    return (f"I cannot answer right now: this account's budget of {limit:,} {noun} is spent. It resets at "
+            f"{resets_at.strftime('%Y-%m-%d %H:%M UTC')}; the administrator sets it in the admin file at "
+            f"`{key_path}`.")
