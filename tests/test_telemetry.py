@@ -155,3 +155,30 @@ async def test_one_trace_from_the_webhook_through_the_queue_to_the_job(
     for family in ("process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds",
                    "process_start_time_seconds"):
         assert f"\n{family} " in metrics
+
+
+async def test_a_bad_traceparent_starts_a_trace_of_its_own_and_a_failure_exports_its_type_alone(
+        receiver, monkeypatch):
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+    traces = configure()
+    assert traces is not None
+    parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    try:
+        with telemetry.resumed(parent, "continued"):
+            assert telemetry.trace_id() == "0af7651916cd43dd8448eb211c80319c"
+        for hostile in ("00-zz-yy-01", "00-" + "0" * 32 + "-" + "0" * 16 + "-01", "x" * 5000):
+            with telemetry.resumed(hostile, "fresh"):
+                assert telemetry.trace_id() not in (None, "0" * 32)
+        with pytest.raises(ValueError), telemetry.span("failing", note="x" * 1000):
+            raise ValueError("the-exception-marker sk-secret")
+        assert await asyncio.to_thread(traces.flush)
+    finally:
+        traces.shutdown()
+    [continued] = receiver.named("continued")
+    assert (continued.trace_id, continued.parent_id) == ("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331")
+    fresh = receiver.named("fresh")
+    assert len(fresh) == 3 and all(s.parent_id == "" for s in fresh) and len({s.trace_id for s in fresh}) == 3
+    [failing] = receiver.named("failing")
+    assert failing.status == 2 and len(failing.attributes["note"]) == 256  # an attribute is cut, never a blob
+    assert b"the-exception-marker" not in receiver.everything() and b"sk-secret" not in receiver.everything()
+    assert b"ValueError" in receiver.everything()  # the status names the type
