@@ -243,7 +243,7 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
     stage.name = "counting the account's budgets"
     over = await _over_budget(services, target)
     if over is not None:
-        return journal.Planned(_budget_report(services, plan_json, over), result=ReviewResult("skipped", over.reason))
+        return journal.Planned(_budget_report(plan_json, over), result=ReviewResult("skipped", over.reason))
     stage.name = "running the model review"
     usage = Usage()
     outcome = await _model_review(services, gh, target, gathered, plan_json, config, stage, step, usage)
@@ -287,7 +287,7 @@ async def _over_budget(services: Services, target: Target) -> budgets.Exceeded |
     return over
 
 
-def _budget_report(services: Services, plan_json: dict, over: budgets.Exceeded) -> CheckRunReport:
+def _budget_report(plan_json: dict, over: budgets.Exceeded) -> CheckRunReport:
     return report_for_budget(plan_json, over.budget, over.limit.value, over.used, over.resets_at,
                              over.limit.key_path, over.limit.origin.line, over.account)
 
