@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from bot.config.budgets import BUDGETS
 from bot.config.checks import GLOB_SYNTAX
 from bot.config.repo_schema import MODEL, REPO_PROPERTIES
 from bot.schema import AnyOf, Arr, Bool, Check, Int, Num, Obj, Str
@@ -171,6 +172,7 @@ ACCOUNT = Obj(
         "disabledRepositories": Arr(items=REPO_NAME_GLOB,
                                     description="Repositories of the account that are never reviewed."),
         "reviews": ACCOUNT_REVIEWS,
+        "budgets": BUDGETS,
     },
 )
 
@@ -245,5 +247,6 @@ ADMIN_CONFIG = Obj(
         "eval": EVAL,
         "reviews": REVIEWS,
         "analyzers": ANALYZERS,
+        "budgets": BUDGETS,
     },
 )

@@ -21,6 +21,7 @@ from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
 from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
 from bot.store import is_postgres
+from bot.store.budgets import budget_store
 from bot.store.sqlite.database import sqlite_path
 from bot.store.uploads import UploadStore
 
@@ -39,7 +40,8 @@ def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSess
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
     return Services(github, admin, http, secrets_dir, memory=review_memory(database_url), incremental=incremental,
-                    indexes=_indexes(database_url), uploads=UploadStore(database_url))
+                    indexes=_indexes(database_url), uploads=UploadStore(database_url),
+                    budgets=budget_store(database_url))
 
 
 def _indexes(database_url: str) -> RepositoryIndexes:

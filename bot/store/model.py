@@ -60,6 +60,7 @@ class Incoming:
     headers: dict[str, str]
     body: bytes
     received_at: float
+    traceparent: str | None = None  # the W3C trace context of the webhook's span (bot.telemetry), or None
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,8 @@ class Started:
     pr_number: int | None
     head_sha: str | None
     attempt: int
+    traceparent: str | None = None  # the delivery's trace, which the job continues (bot.telemetry)
+    queued_at: float | None = None  # when the dispatcher queued it: the job's wait is measured from it
 
 
 # (delivery id, new state, classification or None, error or None): one dispatcher outcome.

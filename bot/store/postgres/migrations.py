@@ -207,6 +207,20 @@ CREATE INDEX IF NOT EXISTS sarif_uploads_head ON sarif_uploads(repo, commit_sha)
 CREATE INDEX IF NOT EXISTS sarif_uploads_received_at ON sarif_uploads(received_at)
 """
 
+# 11: the trace a delivery's job continues (bot.telemetry), and what each account spent of its
+# budgets (bot.store.budgets): reviews per UTC day, tokens per calendar month, one row per period.
+SCHEMA_11 = """
+ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS traceparent TEXT;
+CREATE TABLE IF NOT EXISTS budget_usage (
+    account TEXT NOT NULL,
+    period TEXT NOT NULL,
+    reviews BIGINT NOT NULL DEFAULT 0,
+    tokens BIGINT NOT NULL DEFAULT 0,
+    updated_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (account, period)
+)
+"""
+
 # (version, statements separated by `;`), in order; append, never edit a released one.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
@@ -218,6 +232,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (7, SCHEMA_7),
     (8, SCHEMA_8),
     (9, SCHEMA_9),
+    (11, SCHEMA_11),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"

@@ -31,18 +31,18 @@ from bot.store.sqlite import database, installations
 T = TypeVar("T")
 logger = logging.getLogger("reviewer.store")
 
-_UPSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state) VALUES "
+_UPSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, traceparent, state) VALUES "
 # A redelivery of a delivery whose job (or review) failed is done again (bot.store.console); any
 # other is a duplicate.
 _ON_CONFLICT = f"""
 ON CONFLICT (delivery_id) DO UPDATE SET
-    event = excluded.event, headers = excluded.headers, body = excluded.body,
+    event = excluded.event, headers = excluded.headers, body = excluded.body, traceparent = excluded.traceparent,
     received_at = excluded.received_at, received_count = received_count + 1, {console.RESET}
 WHERE {console.failed_condition("deliveries.")}
 RETURNING delivery_id
 """
 
-_STARTED = "RETURNING delivery_id, event, action, body, installation_id, repo, pr_number, head_sha, attempts"
+_STARTED = "RETURNING delivery_id, event, action, body, installation_id, repo, pr_number, head_sha, attempts, traceparent, queued_at"
 _START = ("UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = ? "
           "WHERE delivery_id = ? AND state = 'queued' " + _STARTED)
 _RESTART = ("UPDATE deliveries SET attempts = attempts + 1, started_at = ? "
@@ -85,9 +85,9 @@ def _accept_many(conn: sqlite3.Connection, items: list[Incoming]) -> list[bool]:
     the event loop, where every statement is CPU taken from the requests."""
     if not items:
         return []
-    rows = [(item.delivery_id, item.event, json.dumps(item.headers), _pack(item.body), item.received_at)
-            for item in items]
-    taken = {row[0] for row in conn.execute(_UPSERT + ",".join(["(?, ?, ?, ?, ?, 'received')"] * len(rows)) + _ON_CONFLICT,
+    rows = [(item.delivery_id, item.event, json.dumps(item.headers), _pack(item.body), item.received_at,
+             item.traceparent) for item in items]
+    taken = {row[0] for row in conn.execute(_UPSERT + ",".join(["(?, ?, ?, ?, ?, ?, 'received')"] * len(rows)) + _ON_CONFLICT,
                                             [value for row in rows for value in row])}
     results, seen = [], set()
     for item in items:  # a delivery id twice in one batch: the first is taken, the second is a duplicate
@@ -270,7 +270,8 @@ class SQLiteDeliveryStore:
         if not rows:
             return None
         row = rows[0]
-        return Started(row[0], row[1], row[2], _unpack(row[3]), row[4], row[5], row[6], row[7], attempt=row[8])
+        return Started(row[0], row[1], row[2], _unpack(row[3]), row[4], row[5], row[6], row[7], attempt=row[8],
+                       traceparent=row[9], queued_at=row[10])
 
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
                      from_state: str = "running", wait: bool = True,

@@ -161,6 +161,19 @@ CREATE TABLE IF NOT EXISTS sarif_uploads (
 CREATE INDEX IF NOT EXISTS sarif_uploads_head ON sarif_uploads(repo, commit_sha);
 CREATE INDEX IF NOT EXISTS sarif_uploads_received_at ON sarif_uploads(received_at)
 """
+# 11: the trace a delivery's job continues (bot.telemetry), and what each account spent of its
+# budgets (bot.store.budgets): reviews per UTC day, tokens per calendar month, one row per period.
+BUDGETS_AND_TRACES = """
+ALTER TABLE deliveries ADD COLUMN traceparent TEXT;
+CREATE TABLE IF NOT EXISTS budget_usage (
+    account TEXT NOT NULL,
+    period TEXT NOT NULL,
+    reviews INTEGER NOT NULL DEFAULT 0,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (account, period)
+)
+"""
 MIGRATIONS: list[tuple[int, str]] = [
     (1, DELIVERIES),
     (2, ""),
@@ -172,6 +185,7 @@ MIGRATIONS: list[tuple[int, str]] = [
         "recorded_at REAL NOT NULL)"),
     (8, REVIEW_OUTCOME),
     (9, SARIF_UPLOADS),
+    (11, BUDGETS_AND_TRACES),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"
