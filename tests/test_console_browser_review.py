@@ -75,27 +75,22 @@ async def test_a_reviewed_pull_request_in_the_console(tmp_path, github, github_a
             assert await page.locator("a[href^='javascript:']").count() == 0
             assert await page.locator("a[href='https://docs.python.org/3/']").count() >= 1
             content = await page.content()
-            assert content.count("Repository index:") <= 1 and run.summary.count("Repository index:") <= 1
+            assert content.count("Repository index:") <= 1 and run.output["summary"].count("Repository index:") <= 1
 
             # the page fits a 1280-pixel window: nothing overflows sideways, not even the timeline's table
             assert await page.evaluate(NO_OVERFLOW)
             assert await page.evaluate(SCROLLED) == []
 
             # success and failure: different colours and marks, each readable (contrast at least 4.5:1)
-            await page.goto(f"{world.url}/console/deliveries")
-            done = await page.locator(".badge.tone-good").first.evaluate(CONTRAST)
-            await page.goto(f"{world.url}/console/signins?outcome=ok")
-            looks = [done]
-            for path, selector in ((f"/console/repos/{full_name}/pulls/{pr.number}", ".badge.tone-neutral"),):
-                await page.goto(world.url + path)
-                looks.append(await page.locator(selector).first.evaluate(CONTRAST))
-            await page.goto(f"{world.url}/console/connectors/oidcconnectors/missing")  # not found: no badge
-            bad = await _a_failure_badge(page, world)
-            looks.append(bad)
-            for look in looks:
+            await page.goto(f"{world.url}/console/repos/{full_name}/pulls/{pr.number}")
+            done = await page.locator(".badge.tone-good").first.evaluate(CONTRAST)  # the delivery: done
+            bad = await page.locator(".badge.tone-bad").first.evaluate(CONTRAST)  # the check run: failure
+            neutral = await page.locator(".badge.tone-neutral").first.evaluate(CONTRAST)  # a finding: posted
+            for look in (done, bad, neutral):
                 assert look["ratio"] >= 4.5, look
-            assert done["fg"] != bad["fg"] and done["mark"] != bad["mark"], (done, bad)
-            assert "✓" in done["mark"] and "✗" in bad["mark"]
+            assert done["text"] == "done" and bad["text"] == "failure", (done, bad)
+            assert done["fg"] != bad["fg"] and done["bg"] != bad["bg"], (done, bad)
+            assert "✓" in done["mark"] and "✗" in bad["mark"], (done, bad)
 
             # the repositories page: the installation's repository and its last review
             await page.goto(f"{world.url}/console/repos")
@@ -104,7 +99,7 @@ async def test_a_reviewed_pull_request_in_the_console(tmp_path, github, github_a
             await row.get_by_role("link", name=f"pull request #{pr.number}").click()
             await page.wait_for_url(f"{world.url}/console/repos/{full_name}/pulls/{pr.number}")
             reviews = await page.locator("#reviews").locator("xpath=..").inner_text()
-            assert "pull_request.opened" in reviews and pr.head_sha[:7] in reviews and run.title in reviews
+            assert "pull_request.opened" in reviews and pr.head_sha[:7] in reviews and run.output["title"] in reviews
             found = await page.locator("#findings").locator("xpath=..").inner_text()
             assert "src/calc.py" in found and "posted" in found and pr.head_sha[:7] in found
 
@@ -146,15 +141,6 @@ async def test_a_reviewed_pull_request_in_the_console(tmp_path, github, github_a
             await context.close()
     finally:
         await chat.close()
-
-
-async def _a_failure_badge(page, world) -> dict:
-    """A failure as the console shows it: a sign-in refused, on the sign-ins page."""
-    async with aiohttp.ClientSession() as http:
-        async with http.get(f"{world.url}/v1/webapi/oidc/callback?state=forged&code=x") as response:
-            assert response.status >= 400
-    await page.goto(f"{world.url}/console/signins?outcome=failed")
-    return await page.locator(".badge.tone-bad").first.evaluate(CONTRAST)
 
 
 async def _token_cookie(url: str) -> list[dict]:
