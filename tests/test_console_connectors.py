@@ -137,6 +137,7 @@ async def test_the_yaml_keeps_its_authors_order_and_comments(tmp_path, database_
             # changed through the API: the console shows the new value in the author's layout
             async with server.http.get(server.url + API + "corp", headers=AUTH) as response:
                 obj = await response.json()
+            assert "keep this comment" not in str(obj) and "consoleSource" not in obj  # the kept text is the console's
             obj["spec"]["claims_to_roles"][0]["value"] = "owners"
             async with server.http.put(server.url + API + "corp", json=obj, headers=AUTH) as response:
                 assert response.status == 200
