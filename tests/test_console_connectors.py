@@ -43,6 +43,10 @@ REFUSED = [
     AUTHORED.replace("client_id: reviewer", "client_id: 12").replace("  # who may sign in\n", "  colour: blue\n"),
     AUTHORED.replace("resources.service.dev/v3", "resources.service.dev/v9"),
     AUTHORED.replace("kind: ServiceOIDCConnector\n", "kind: ServiceOIDCConnector\nstatus: {conditions: 3}\nextra: 1\n"),
+    AUTHORED.replace("client_id: reviewer", "client_id: [reviewer"),  # not YAML
+    AUTHORED.replace("client_id: reviewer", "client_id: reviewer\n  client_id: again"),  # a duplicate key
+    AUTHORED + "---\n" + AUTHORED,  # two documents
+    AUTHORED.replace(CLIENT_SECRET, "<redacted>"),  # a placeholder with nothing stored to keep
 ]
 # Documents whose shape is right and whose reconcile step finds a problem: both ways store them,
 # their condition False (the console once refused these while the API stored them).

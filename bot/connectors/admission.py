@@ -14,7 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from bot.connectors.kinds import ConnectorKind
+from bot.connectors.resource import RedactedRefusal
 from bot.connectors.structure import structural_issues
+from bot.pointers import human_pointer
 from bot.schema import Issue
 
 
@@ -40,3 +42,16 @@ def shape_issues(kind: ConnectorKind, body: dict[str, Any]) -> list[Issue]:
     """The schema's issues with the document, its `status` dropped first (the server's to write)."""
     body.pop("status", None)
     return structural_issues(kind, body)
+
+
+def redacted_cause(refusal: RedactedRefusal) -> dict:
+    """Why a `<redacted>` is not filled in: a 422's cause (the console lists the same words)."""
+    where = human_pointer(refusal.pointer)
+    if refusal.changed:
+        return {"field": refusal.pointer, "reason": "placeholder",
+                "message": f"{where}: `<redacted>` keeps the stored value only while the fields that decide where "
+                           f"it is sent stay the same, and this request changes {human_pointer(refusal.changed)}; "
+                           "write the value or a `secret://NAME/KEY` reference"}
+    return {"field": refusal.pointer, "reason": "placeholder",
+            "message": f"{where}: `<redacted>` keeps the stored value, but none is stored; "
+                       "write the value or a `secret://NAME/KEY` reference"}

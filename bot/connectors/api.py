@@ -23,15 +23,14 @@ from datetime import UTC, datetime
 from aiohttp import web
 
 from bot.auth.guard import Denial, Gate
-from bot.connectors.admission import envelope_problem, shape_issues
+from bot.connectors.admission import envelope_problem, redacted_cause, shape_issues
 from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read_body, status_response
 from bot.connectors.checks import ConnectorSecrets
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.controller import Reconciler
 from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind, is_connector_name
-from bot.connectors.resource import RedactedRefusal, client_part, next_object, redact, restore_redacted
-from bot.pointers import human_pointer
+from bot.connectors.resource import client_part, next_object, redact, restore_redacted
 from bot.secrets import SecretStore
 from bot.store.model import Conflict, ConnectorStore
 
@@ -163,7 +162,7 @@ class _ConnectorAPI:
         def build(previous: dict | None) -> dict:
             missing = restore_redacted(kind, incoming, previous)
             if missing:
-                raise _Refused(_invalid(kind, name, [_redacted_cause(p) for p in missing]))
+                raise _Refused(_invalid(kind, name, [redacted_cause(p) for p in missing]))
             return next_object(incoming, previous, self.reconciler.checked(kind, incoming, fetched), now)
 
         try:
@@ -201,18 +200,6 @@ def _invalid(kind: ConnectorKind, name: str, causes: list[dict]) -> web.Response
     summary = "; ".join(c["message"] for c in causes)
     return status_response(422, f'{kind.kind}.{GROUP} "{name}" is invalid: {summary}', causes=causes,
                            details={"name": name, "group": GROUP, "kind": kind.plural})
-
-
-def _redacted_cause(refusal: RedactedRefusal) -> dict:
-    where = human_pointer(refusal.pointer)
-    if refusal.changed:
-        return {"field": refusal.pointer, "reason": "placeholder",
-                "message": f"{where}: `<redacted>` keeps the stored value only while the fields that decide where "
-                           f"it is sent stay the same, and this request changes {human_pointer(refusal.changed)}; "
-                           "write the value or a `secret://NAME/KEY` reference"}
-    return {"field": refusal.pointer, "reason": "placeholder",
-            "message": f"{where}: `<redacted>` keeps the stored value, but none is stored; "
-                       "write the value or a `secret://NAME/KEY` reference"}
 
 
 def _not_found(kind: ConnectorKind, name: str) -> web.Response:

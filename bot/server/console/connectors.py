@@ -23,7 +23,8 @@ from ruamel.yaml import YAML
 
 from bot.auth.connectors import is_ready
 from bot.auth.http import take_test_result
-from bot.connectors.admission import envelope_problem, shape_issues
+from bot.connectors.admission import envelope_problem, redacted_cause, shape_issues
+from bot.connectors.api_http import cause_of, unreadable_yaml
 from bot.connectors.kinds import KINDS, OIDC, SAML, ConnectorKind, by_kind, is_connector_name
 from bot.connectors.resource import (
     SOURCE,
@@ -183,19 +184,12 @@ class ConnectorPages:
             obj, _ = await self.console.connectors.put(kind.kind, name, expected, build)
         except Conflict:
             if missing:
-                errors = [Diagnostic(1, 1, r.pointer, "redacted", _redacted_message(r)) for r in missing]
+                errors = [Diagnostic(1, 1, r.pointer, "placeholder", redacted_cause(r)["message"]) for r in missing]
             else:
                 errors = [Diagnostic(1, 1, "/metadata/resourceVersion", "conflict", "the connector changed since "
                                      "this copy was read: open it again and apply your change to the latest")]
-            return self._editor(who, kind, None, text, _located(text, errors), 409)
+            return self._editor(who, kind, None, text, _located(text, errors), 422 if missing else 409)
         return see_other(f"/console/connectors/{kind.plural}/{name}")
-
-
-def _redacted_message(refusal: RedactedRefusal) -> str:
-    if refusal.changed:
-        return (f"{refusal.pointer} is `<redacted>` while {refusal.changed} changes: write the secret or a "
-                "reference again, since the stored one would be sent to the new destination")
-    return f"{refusal.pointer} is `<redacted>` but no value is stored to keep: write the secret or a reference"
 
 
 # The sign-in protocol of each kind: its routes' path segment, and what a test result's `kind` says.
@@ -229,8 +223,12 @@ def admitted(text: str) -> tuple[ConnectorKind | None, dict[str, Any] | None, li
     with their words, each placed at its line. The kind comes from the document (the API's from
     its path), and so does the name."""
     doc, problems = load_yaml(text)
+    unreadable = unreadable_yaml(doc, problems)
+    if unreadable:
+        first = problems[0] if problems else Diagnostic(1, 1, "", "yaml-syntax", "")
+        return None, None, [Diagnostic(first.line, first.column, "", first.code, unreadable)]
     if problems or doc is None:
-        return None, None, problems
+        return None, None, [Diagnostic(p.line, p.column, p.pointer, p.code, cause_of(p)["message"]) for p in problems]
     body = doc.value
     if not isinstance(body, dict):
         line, column = doc.start
