@@ -120,6 +120,13 @@ async def test_a_reviewed_pull_request_in_the_console(tmp_path, github, github_a
             # the sessions page lists this browser's session
             await page.goto(f"{world.url}/console/sessions")
             assert "(this browser)" in await page.locator("main").inner_text()
+
+            # the new pages fit a phone's width too
+            await page.set_viewport_size({"width": 375, "height": 740})
+            for path in ("/console/repos", f"/console/repos/{full_name}/pulls/{pr.number}", "/console/sessions",
+                         "/console/deliveries/d-review"):
+                await page.goto(world.url + path)
+                assert await page.evaluate(NO_OVERFLOW), path
             await context.close()
 
             # without script the UTC value shows
