@@ -209,6 +209,10 @@ async def test_delete_removes_the_connector_and_its_sessions_behind_the_csrf_tok
                 assert response.status == 303 and response.headers["Location"] == "/console/connectors?deleted=corp"
             async with server.http.get(server.url + API + "corp", headers=AUTH) as response:
                 assert response.status == 404
+            async with writer.get(server.url + "/console/connectors?deleted=corp") as response:
+                assert "The connector corp is deleted" in await response.text()
+            async with writer.get(server.url + "/console/connectors?deleted=mock") as response:
+                assert "is deleted" not in await response.text()  # it is there: a link cannot say otherwise
             erin = next(c.value for c in signed_in.cookie_jar if c.key == "reviewer_session")
             assert await server.app[SIGNIN_STORE].get_session(token_key(erin)) is None
             async with writer.post(url, data={"csrf": csrf_of(page)}) as response:

@@ -99,8 +99,12 @@ class ConnectorPages:
             items, _ = await self.console.connectors.list(kind.kind)
             rows.extend((kind, obj) for obj in items)
         chosen = TEMPLATES.get(request.query.get("template", ""))
+        # "deleted" is said only of a connector name that is indeed not there (a link cannot make it up)
+        deleted = request.query.get("deleted", "")
+        if not is_connector_name(deleted) or any(obj["metadata"]["name"] == deleted for _, obj in rows):
+            deleted = ""
         return page("connectors.html", who=who, rows=rows, templates=TEMPLATES, chosen=chosen,
-                    text=chosen.text() if chosen else "", deleted=request.query.get("deleted", "")[:253])
+                    text=chosen.text() if chosen else "", deleted=deleted)
 
     async def one(self, request: web.Request) -> web.Response:
         try:
@@ -161,7 +165,7 @@ class ConnectorPages:
             return page("missing.html", 404, who=who, what="connector")
         ended = await self.console.gate.end_sessions(name)
         logger.info("connector deleted from the console: %s/%s (%d sessions ended)", kind.plural, name, ended,
-                    extra={"user": who.name})
+                    extra=log.fields(user=who.name))
         return see_other(f"/console/connectors?deleted={quote(name)}")
 
     async def _store(self, who: Viewer, kind: ConnectorKind, body: dict[str, Any], text: str) -> web.Response:
