@@ -44,6 +44,7 @@ from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.analyses import setup_analyses_routes, web_url_of
 from bot.server.console import setup_console
+from bot.server.console.findings import memory_for
 from bot.server.console.timeline import TimelineRecorder
 from bot.server.home import setup_home
 from bot.server.metrics import Metrics
@@ -191,7 +192,8 @@ def _with_console(app: web.Application, settings: Settings, gate: Gate) -> None:
     storage = app[STORAGE]
     setup_console(app, gate=gate, store=storage.deliveries, connectors=storage.connectors,
                   signins=app[SIGNIN_STORE], admin=app[ADMIN], timeline=storage.timeline,
-                  reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime)
+                  reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime,
+                  memory=memory_for(settings.database_url))
 
 
 def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics,

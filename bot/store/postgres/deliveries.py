@@ -255,13 +255,27 @@ class PostgresDeliveryStore:
             (full_name,))
         return int(rows[0][0]) if rows else None
 
+    async def installations(self) -> list[dict[str, Any]]:
+        """Every installation not deleted, by id, with the repositories it reaches."""
+        rows = await self.db.fetch("SELECT id, account, last_action, deleted, repositories FROM installations "
+                                   "WHERE NOT deleted ORDER BY id")
+        return [{"id": row[0], "account": row[1], "last_action": row[2], "deleted": bool(row[3]),
+                 "repositories": list(row[4])} for row in rows]
+
+    async def last_reviews(self) -> list[dict[str, Any]]:
+        """Per repository, the newest delivery whose job recorded a review's outcome."""
+        async with self.db.connection() as conn:
+            cursor = await conn.execute(console.LAST_REVIEWS)
+            names = [c.name for c in cursor.description or []]
+            return [dict(zip(names, row, strict=True)) for row in await cursor.fetchall()]
+
     # --- the admin console (bot.store.console: the SQL both backends share) ---------------------
 
     async def recent(self, *, before_seq: int | None = None, limit: int = 200, repo: str | None = None,
                      event: str | None = None, state: str | None = None,
-                     since: float | None = None) -> list[dict[str, Any]]:
+                     since: float | None = None, pr_number: int | None = None) -> list[dict[str, Any]]:
         sql, args = console.recent_query("%s", before_seq=before_seq, limit=limit, repo=repo, event=event,
-                                         state=state, since=since)
+                                         state=state, since=since, pr_number=pr_number)
         async with self.db.connection() as conn:
             cursor = await conn.execute(sql, args)
             names = [c.name for c in cursor.description or []]

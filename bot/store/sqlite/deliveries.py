@@ -324,14 +324,26 @@ class SQLiteDeliveryStore:
         gets None asks GitHub."""
         return await self._read(lambda conn: installations.reaching(conn, full_name))
 
+    async def installations(self) -> list[dict[str, Any]]:
+        """Every installation not deleted, by id, with the repositories it reaches."""
+        return await self._read(installations.every)
+
+    async def last_reviews(self) -> list[dict[str, Any]]:
+        """Per repository, the newest delivery whose job recorded a review's outcome."""
+        def query(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            cursor = conn.execute(console.LAST_REVIEWS)
+            names = [c[0] for c in cursor.description]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        return await self._read(query)
+
     # --- the admin console (bot.store.console: the SQL both backends share) ---------------------
 
     async def recent(self, *, before_seq: int | None = None, limit: int = 200, repo: str | None = None,
                      event: str | None = None, state: str | None = None,
-                     since: float | None = None) -> list[dict[str, Any]]:
+                     since: float | None = None, pr_number: int | None = None) -> list[dict[str, Any]]:
         """Deliveries newest first, without bodies: one page of the console's list."""
         sql, args = console.recent_query("?", before_seq=before_seq, limit=limit, repo=repo, event=event,
-                                         state=state, since=since)
+                                         state=state, since=since, pr_number=pr_number)
 
         def query(conn: sqlite3.Connection) -> list[dict[str, Any]]:
             cursor = conn.execute(sql, args)
