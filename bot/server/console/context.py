@@ -25,3 +25,4 @@ class Console:
     reconciler: Reconciler  # what an applied connector is checked against (the resource API's too)
     session_ttl: int
     runtime: Callable[[], Any]  # the app's Runtime: its queue and server context once started
+    github_url: str = "https://github.com"  # where the links to pull requests, commits and runs go (GITHUB_URL)
