@@ -188,6 +188,22 @@ ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_outcome TEXT;
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_reason TEXT
 """
 
+# 12: the audit log (bot.audit, bot.store.postgres.audit), as on SQLite. (9 to 11 are other tables
+# of the same release.)
+SCHEMA_12 = """
+CREATE TABLE IF NOT EXISTS audit_log (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at DOUBLE PRECISION NOT NULL,
+    actor TEXT NOT NULL,
+    ip TEXT,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    account TEXT,
+    details JSONB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log(at)
+"""
+
 # (version, statements separated by `;`), in order; append, never edit a released one.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
@@ -198,6 +214,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (6, SCHEMA_6),
     (7, SCHEMA_7),
     (8, SCHEMA_8),
+    (12, SCHEMA_12),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"
