@@ -89,9 +89,9 @@ def parse_query(params: Mapping[str, str]) -> AuditQuery:
     """The filters of `GET /v1/audit` and `/console/audit` (an empty value is no filter); QueryError
     names the first one that is wrong: an unknown parameter, an action not in ACTIONS, a time that
     is not ISO 8601, a limit outside 1..MAX_LIMIT, a `before` that is not a positive integer."""
-    keys = list(params.keys())
-    for key in keys:
-        if keys.count(key) > 1:
+    getall = getattr(params, "getall", None)  # a query string's multidict: one key may come twice
+    for key in params:
+        if getall is not None and len(getall(key)) > 1:
             raise QueryError(key, "is given more than once")
         if key not in QUERY_KEYS:
             raise QueryError(key, f"is not a filter of the audit log (filters: {', '.join(QUERY_KEYS)})")

@@ -5,8 +5,8 @@ store and the HTTP session exist and returns the job handler (`async def handle(
 so tests inject a small real handler and `main` injects the pipeline.
 
 Routes: the webhook, health (`/healthz`, and the probes `/livez`, `/readyz`: bot.server.probes) and metrics; sign-in through the connectors (`bot.auth.http`); the
-connector resource API and the admin API, both behind the sign-in gate (a session with the
-permission, or the break-glass `REVIEWER_ADMIN_TOKEN`); the admin console (`/console/`,
+connector resource API, the admin API and the audit log (`GET /v1/audit`, bot.server.audit_api), behind
+the sign-in gate (a session with the permission, or the break-glass `REVIEWER_ADMIN_TOKEN`); the admin console (`/console/`,
 bot.server.console) and the home page (`/`, bot.server.home) wherever sign-in is served (roles
 "all" and "web"). Wherever jobs run (roles
 "all" and "worker"), the delivery timeline is recorded around the job handler and on the outgoing
@@ -27,6 +27,7 @@ from typing import Literal
 import aiohttp
 from aiohttp import web
 
+from bot.audit import Audit
 from bot.auth.access import access_of
 from bot.auth.guard import Gate
 from bot.auth.http import SIGNIN_STORE, setup_signin
@@ -42,6 +43,7 @@ from bot.secrets import SecretStore
 from bot.server import logging as log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
+from bot.server.audit_api import AUDIT, setup_audit_routes
 from bot.server.console import setup_console
 from bot.server.console.timeline import TimelineRecorder
 from bot.server.home import setup_home
@@ -148,6 +150,8 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
         _record_timeline(app, settings)
     if role == "worker":
         return app
+    audit = app[AUDIT] = Audit(storage.audit)
+    admin.audit = audit  # web processes record the admin file's reloads (workers reload it too, unrecorded)
     app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
     descriptors = DescriptorSource()  # SAML metadata: fetched by a connector's reconcile, kept for sign-in
     app.on_cleanup.append(lambda _: descriptors.close())
@@ -157,8 +161,9 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
                         secrets=secrets, public_url=settings.public_url,
                         session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current),
                         directory_url=settings.directory_url, descriptors=descriptors)
-    setup_connector_routes(app, storage.connectors, admin_token=token, gate=gate, reconciler=reconciler)
-    setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
+    setup_connector_routes(app, storage.connectors, admin_token=token, gate=gate, reconciler=reconciler, audit=audit)
+    setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context, audit=audit)
+    setup_audit_routes(app, gate=gate, audit=audit)
     _with_console(app, settings, gate)
     setup_home(app, settings)
     return app
@@ -186,7 +191,8 @@ def _with_console(app: web.Application, settings: Settings, gate: Gate) -> None:
     storage = app[STORAGE]
     setup_console(app, gate=gate, store=storage.deliveries, connectors=storage.connectors,
                   signins=app[SIGNIN_STORE], admin=app[ADMIN], timeline=storage.timeline,
-                  reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime)
+                  reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime,
+                  audit=app[AUDIT])
 
 
 def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics,
@@ -214,7 +220,8 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
             watcher = asyncio.create_task(admin.watch(settings.admin_reload_seconds), name="admin-reload")
             stack.callback(watcher.cancel)
         if app[ROLE] != "worker":
-            pruner = asyncio.create_task(keep_pruning(store, settings.retention_days, app[METRICS]), name="retention")
+            pruner = asyncio.create_task(keep_pruning(store, settings.retention_days, app[METRICS],
+                                                      audit=app[STORAGE].audit), name="retention")
             stack.callback(pruner.cancel)
             reconciling = asyncio.create_task(app[RECONCILER].watch(settings.admin_reload_seconds,
                                                                     settings.reconcile_seconds), name="reconcile")

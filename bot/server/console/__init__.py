@@ -18,6 +18,7 @@ viewer's permission through the sign-in gate, and shows only the accounts the vi
     GET  /console/connectors[/{plural}/{name}]  (connectors:read)
     POST /console/connectors/apply          (connectors:write)
     GET  /console/signins                   the sign-in log (connectors:read)
+    GET  /console/audit                     the audit log, with filters (audit:read)
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.audit import Audit
 from bot.auth.guard import Gate
 from bot.auth.store import AuthStore
 from bot.connectors.controller import Reconciler
 from bot.server.admin_reload import AdminConfigHolder
+from bot.server.console.audit import AuditPages
 from bot.server.console.connectors import ConnectorPages
 from bot.server.console.context import Console
 from bot.server.console.deliveries import DeliveryPages
@@ -43,9 +46,10 @@ from bot.store.model import ConnectorStore, DeliveryStore, TimelineStore
 
 def setup_console(app: web.Application, *, gate: Gate, store: DeliveryStore, connectors: ConnectorStore,
                   signins: AuthStore, admin: AdminConfigHolder, timeline: TimelineStore,
-                  reconciler: Reconciler, session_ttl: int, runtime: Callable[[], Any]) -> None:
+                  reconciler: Reconciler, session_ttl: int, runtime: Callable[[], Any],
+                  audit: Audit | None = None) -> None:
     """Adds the console's routes; the stores are the app's, opened and closed with it."""
-    console = Console(gate, store, connectors, signins, admin, timeline, reconciler, session_ttl, runtime)
+    console = Console(gate, store, connectors, signins, admin, timeline, reconciler, session_ttl, runtime, audit)
     login, deliveries, repos = LoginPages(console), DeliveryPages(console), RepoPages(console)
     connector_pages, signin_pages = ConnectorPages(console), SigninPages(console)
     router = app.router
@@ -63,6 +67,7 @@ def setup_console(app: web.Application, *, gate: Gate, store: DeliveryStore, con
     router.add_post("/console/connectors/apply", connector_pages.apply)
     router.add_get("/console/connectors/{plural}/{name}", connector_pages.one)
     router.add_get("/console/signins", signin_pages.listing)
+    router.add_get("/console/audit", AuditPages(console).listing)
     router.add_get("/console/static/{name}", _static)
 
 

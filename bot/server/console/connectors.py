@@ -21,6 +21,7 @@ from ruamel.yaml import YAML
 
 from bot.auth.connectors import is_ready
 from bot.auth.http import take_test_result
+from bot.connectors.api import applied_details
 from bot.connectors.kinds import KINDS, OIDC, SAML, ConnectorKind, by_kind
 from bot.connectors.resource import RedactedRefusal, client_part, next_object, redact, restore_redacted
 from bot.connectors.validate import validate_connector_text
@@ -109,9 +110,10 @@ class ConnectorPages:
         if len([d for d in docs if d.value is not None]) != 1:
             return self._editor(who, kind, None, text, [Diagnostic(1, 1, "", "documents", "apply one connector "
                                                                    "at a time")], 422)
-        return await self._store(who, kind, body, text)
+        return await self._store(who, kind, body, text, request.remote)
 
-    async def _store(self, who: Viewer, kind: ConnectorKind, body: dict[str, Any], text: str) -> web.Response:
+    async def _store(self, who: Viewer, kind: ConnectorKind, body: dict[str, Any], text: str,
+                     ip: str | None) -> web.Response:
         name = body["metadata"]["name"]
         expected = str(body["metadata"].get("resourceVersion") or "") or None
         incoming = client_part(kind, body)
@@ -119,15 +121,17 @@ class ConnectorPages:
         fetched = await reconciler.fetched(kind, incoming)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         missing: list[RedactedRefusal] = []
+        before: list[dict | None] = []
 
         def build(previous: dict | None) -> dict:
             missing.extend(restore_redacted(kind, incoming, previous))
             if missing:
                 raise Conflict()
+            before[:] = [previous]
             return next_object(incoming, previous, reconciler.checked(kind, incoming, fetched), now)
 
         try:
-            obj, _ = await self.console.connectors.put(kind.kind, name, expected, build)
+            obj, created = await self.console.connectors.put(kind.kind, name, expected, build)
         except Conflict:
             if missing:
                 errors = [Diagnostic(1, 1, r.pointer, "redacted", _redacted_message(r)) for r in missing]
@@ -135,6 +139,9 @@ class ConnectorPages:
                 errors = [Diagnostic(1, 1, "/metadata/resourceVersion", "conflict", "the connector changed since "
                                      "this copy was read: open it again and apply your change to the latest")]
             return self._editor(who, kind, None, text, _located(text, errors), 409)
+        if self.console.audit is not None:
+            await self.console.audit.record(who.principal, "connector.apply", f"{kind.plural}/{name}", ip=ip,
+                                            details=applied_details(kind, before[0] if before else None, obj, created))
         return see_other(f"/console/connectors/{kind.plural}/{name}")
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bot.audit import Audit
 from bot.auth.guard import Gate
 from bot.auth.store import AuthStore
 from bot.connectors.controller import Reconciler
@@ -25,3 +26,4 @@ class Console:
     reconciler: Reconciler  # what an applied connector is checked against (the resource API's too)
     session_ttl: int
     runtime: Callable[[], Any]  # the app's Runtime: its queue and server context once started
+    audit: Audit | None = None  # the audit log: what the console changes is recorded there
