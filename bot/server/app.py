@@ -41,6 +41,7 @@ from bot.github.coordination import Coordination
 from bot.jobs import Handler
 from bot.secrets import SecretStore
 from bot.server import logging as log
+from bot.server.access_log import enable_access_log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.audit_api import AUDIT, setup_audit_routes
@@ -136,6 +137,8 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     admin = admin or AdminConfigHolder.loaded(settings.admin_config, metrics)  # AdminConfigError if bad
     admin.metrics = admin.metrics or metrics
     app = web.Application(client_max_size=MAX_BODY)
+    if settings.access_log:
+        enable_access_log(app)  # first: the outermost middleware
     app[SETTINGS], app[METRICS], app[ADMIN], app[RUNTIME] = settings, metrics, admin, Runtime(handler_for)
     app[ROLE] = role
     storage = app[STORAGE] = storage_for(settings.database_url)
