@@ -46,7 +46,7 @@ def test_without_an_access_section_admin_and_viewer_are_defined():
     admin, _ = load_admin_config("defaults: {enabled: true}\n", "admin.yaml")
     access = access_from(admin.data.get("access"))
     assert access == DEFAULT_ACCESS
-    assert grant_for(access, ["viewer"]).permissions == ["connectors:read", "config:read", "deliveries:read"]
+    assert grant_for(access, ["viewer"]).permissions == ["connectors:read", "config:read", "deliveries:read", "audit:read"]
     assert len(grant_for(access, ["admin"]).permissions) == 6
 
 
