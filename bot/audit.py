@@ -48,9 +48,14 @@ QUERY_KEYS = ("actor", "action", "since", "until", "limit", "before")
 
 def actor_of(principal: Principal) -> str:
     """Who a change is recorded as: the signed-in user's name, or "break-glass token" for the
-    admin token and a console session opened with it (the token names no one)."""
-    if principal.session is None or principal.session.connector == BREAK_GLASS:
+    admin token and a console session opened with it (the token names no one). A user whose
+    identity provider names them like one of the server's own actors is recorded with the
+    connector they came through, so that no sign-in can pass for the token or the server."""
+    session = principal.session
+    if session is None or session.connector == BREAK_GLASS:
         return BREAK_GLASS_ACTOR
+    if principal.username.strip().lower() in (BREAK_GLASS_ACTOR, SERVER_ACTOR):
+        return f"{principal.username} (signed in through {session.connector})"
     return principal.username
 
 

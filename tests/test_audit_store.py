@@ -9,8 +9,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.audit import ACTIONS, Audit, QueryError, changed_fields, parse_query, visible_entries
+from bot.audit import ACTIONS, Audit, QueryError, actor_of, changed_fields, parse_query, visible_entries
 from bot.auth.access import EVERYTHING, Access, Role, grant_for
+from bot.auth.guard import BREAK_GLASS, Principal
+from bot.auth.sessions import Session
 from bot.server.retention import prune_audit
 from bot.store.model import AuditQuery, Storage
 
@@ -27,6 +29,16 @@ def test_changed_fields_names_what_changed_and_never_a_value():
     assert changed_fields(None, {"spec": {"a": 1}}) == ["spec.a"]  # a creation: every field is new
     assert changed_fields({"spec": {"a": 1, "b": 2}}, {"spec": {"a": 1}}) == ["spec.b"]  # a removal
     assert changed_fields(after, after) == []
+
+
+def test_the_actor_is_the_user_or_the_token_and_no_user_passes_for_the_token():
+    def signed_in(username: str, connector: str) -> Principal:
+        return Principal(username, ("admin",), EVERYTHING, Session(username, connector, ["admin"], 0.0, 1.0))
+    assert actor_of(signed_in("dana@example.com", "okta")) == "dana@example.com"
+    assert actor_of(Principal("admin-token", (), EVERYTHING, None)) == "break-glass token"  # the bearer token
+    assert actor_of(signed_in("admin-token", BREAK_GLASS)) == "break-glass token"  # a console session it opened
+    assert actor_of(signed_in("Break-Glass Token", "okta")) == "Break-Glass Token (signed in through okta)"
+    assert actor_of(signed_in("server", "corp")) == "server (signed in through corp)"
 
 
 @pytest.mark.parametrize("params, field, rule", [
