@@ -194,7 +194,12 @@ class Audit:
         """Records one change; `actor` is the caller (a Principal) or an actor's name (SERVER_ACTOR).
         `ip` is the client's address as the server sees it (`request.remote`; None for the server's
         own). Returns the entry recorded, or None when the store refused it. ValueError for an
-        action not in ACTIONS: a programming error, never a user's."""
+        action not in ACTIONS: a programming error, never a user's. From a route, after the change:
+
+            await request.app[AUDIT].record(principal, "learning.add", f"learnings/{id}",
+                                            ip=request.remote, account=owner)
+
+        (`AUDIT` is bot.server.audit_api's app key; the console's pages have `console.audit`.)"""
         if action not in ACTIONS:
             raise ValueError(f"{action!r} is not an audit action (bot/audit.py ACTIONS)")
         name = actor if isinstance(actor, str) else actor_of(actor)

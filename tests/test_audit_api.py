@@ -6,6 +6,8 @@ filter answered 400 naming it. Break-glass sign-ins are in the sign-in log."""
 
 from __future__ import annotations
 
+import logging
+
 import aiohttp
 
 from bot.jobs import ReviewResult
@@ -45,7 +47,8 @@ async def test_connector_changes_are_recorded_with_the_fields_they_touched_never
         doc["spec"]["display"] = "Okta"
         await put_connector(server, doc)
         url = f"{server.url}/apis/resources.service.dev/v3/oidcconnectors/okta"
-        async with server.http.delete(url, headers=ADMIN) as response:
+        forged = {**ADMIN, "X-Forwarded-For": "203.0.113.9", "Forwarded": "for=203.0.113.9", "X-Real-IP": "203.0.113.9"}
+        async with server.http.delete(url, headers=forged) as response:  # any client can write those headers
             assert response.status == 200
         status, body = await _audit(server)
         assert status == 200 and body["nextBefore"] is None
@@ -56,6 +59,7 @@ async def test_connector_changes_are_recorded_with_the_fields_they_touched_never
         assert changed["details"] == {"created": False, "fields": ["spec.client_secret", "spec.display"],
                                       "generation": 2}
         assert (deleted["action"], deleted["details"]) == ("connector.delete", {"sessionsEnded": 0})
+        assert deleted["ip"] == "127.0.0.1"  # the peer the server sees, never a forwarded header's claim
         assert created["at"].endswith("Z") and created["seq"] < changed["seq"] < deleted["seq"]
         async with server.http.get(f"{server.url}/v1/audit", headers=ADMIN) as response:
             text = await response.text()
@@ -170,15 +174,34 @@ async def test_bad_filters_answer_400_naming_the_field_and_good_ones_filter(tmp_
         assert (await _audit(server, "?until=2000-01-01"))[1]["entries"] == []
 
 
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
 async def test_break_glass_sign_ins_are_in_the_sign_in_log(tmp_path, database_url):
-    async with console_server(tmp_path, admin_yaml=ACCESS, database_url=database_url) as server, \
-            aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as browser:
-        for token in ("a-wrong-guess", ADMIN_TOKEN):
-            async with browser.post(f"{server.url}/console/login/token", data={"token": token},
-                                    headers={"Origin": server.url}, allow_redirects=False) as response:
-                assert response.status == 303
-        async with browser.get(f"{server.url}/console/signins") as response:
-            page = await response.text()
-        assert response.status == 200
-        assert page.count("break-glass token") >= 2 and "refused: token" in page and "signed in" in page
-        assert ADMIN_TOKEN not in page and "a-wrong-guess" not in page
+    lines, logger = _Lines(), logging.getLogger("reviewer.signin")
+    level = logger.level
+    logger.setLevel(logging.INFO)  # what `reviewer serve` logs at by default
+    logger.addHandler(lines)
+    try:
+        async with console_server(tmp_path, admin_yaml=ACCESS, database_url=database_url) as server, \
+                aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as browser:
+            for token in ("a-wrong-guess", ADMIN_TOKEN):
+                async with browser.post(f"{server.url}/console/login/token", data={"token": token},
+                                        headers={"Origin": server.url}, allow_redirects=False) as response:
+                    assert response.status == 303
+            async with browser.get(f"{server.url}/console/signins") as response:
+                page = await response.text()
+            assert response.status == 200
+            assert page.count("break-glass token") >= 2 and "refused: token" in page and "signed in" in page
+            assert ADMIN_TOKEN not in page and "a-wrong-guess" not in page
+    finally:
+        logger.removeHandler(lines)
+        logger.setLevel(level)
+    assert lines.lines == ["sign-in refused: connector=(break-glass token) check=token username=break-glass token",
+                           "signed in: connector=(break-glass token) username=break-glass token roles=*"]
