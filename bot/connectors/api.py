@@ -203,8 +203,11 @@ PRINCIPAL = web.RequestKey("principal", Principal)
 def applied_details(kind: ConnectorKind, previous: dict | None, stored: dict, created: bool) -> dict:
     """What the audit log keeps of a connector applied: created or changed, and the names of the
     fields of its client part (metadata and spec) that changed — never their values."""
-    old = client_part(kind, previous) if previous is not None else None
-    return {"created": created, "fields": changed_fields(old, client_part(kind, stored)),
+    def written(doc: dict) -> dict:  # the envelope (apiVersion, kind) is the kind's: never a change
+        part = client_part(kind, doc)
+        return {"metadata": part["metadata"], "spec": part["spec"]}
+    old = written(previous) if previous is not None else None
+    return {"created": created, "fields": changed_fields(old, written(stored)),
             "generation": stored["metadata"].get("generation")}
 
 
