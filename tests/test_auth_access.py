@@ -12,6 +12,7 @@ import pytest
 from bot.auth.access import DEFAULT_ACCESS, access_from, grant_for, needs_mfa
 from bot.auth.roles import RoleMapping, map_roles
 from bot.config.admin import load_admin_config
+from bot.config.admin_schema import PERMISSIONS
 
 ACCESS = """\
 access:
@@ -46,8 +47,8 @@ def test_without_an_access_section_admin_and_viewer_are_defined():
     admin, _ = load_admin_config("defaults: {enabled: true}\n", "admin.yaml")
     access = access_from(admin.data.get("access"))
     assert access == DEFAULT_ACCESS
-    assert grant_for(access, ["viewer"]).permissions == ["connectors:read", "config:read", "deliveries:read"]
-    assert len(grant_for(access, ["admin"]).permissions) == 7  # `*`: every permission, analyses:write too
+    assert grant_for(access, ["viewer"]).permissions == ["connectors:read", "config:read", "deliveries:read", "audit:read"]
+    assert grant_for(access, ["admin"]).permissions == list(PERMISSIONS)  # every one
     assert grant_for(access, ["admin"]).allows("analyses:write", "anyone")
     assert not grant_for(access, ["viewer"]).holds("analyses:write")
 

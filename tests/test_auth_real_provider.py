@@ -157,6 +157,6 @@ async def test_reviewer_serve_signs_a_browser_in_and_logs_no_secret(tmp_path, ap
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
     log = "".join(lines)
-    assert "signed in: connector=mock" in log
+    assert "signed in: connector=mock username=dana@example.com" in log  # the log line names who
     for secret in (token, CLIENT_SECRET, ADMIN_TOKEN):
         assert secret not in log

@@ -30,11 +30,11 @@ from tests.oidc_support import ADMIN_TOKEN, CLIENT_SECRET
 from tests.server_support import Recorder, pr_payload, wait_for
 
 PAGES = ["/console/", "/console/deliveries", "/console/deliveries/nope", "/console/repos/acme/app",
-         "/console/connectors", "/console/connectors/oidcconnectors/x", "/console/signins"]
+         "/console/connectors", "/console/connectors/oidcconnectors/x", "/console/signins", "/console/audit"]
 # (path, the permission it needs)
 NEEDS = [("/console/", "deliveries:read"), ("/console/deliveries", "deliveries:read"),
          ("/console/repos/other/app", "config:read"), ("/console/connectors", "connectors:read"),
-         ("/console/signins", "connectors:read")]
+         ("/console/signins", "connectors:read"), ("/console/audit", "audit:read")]
 
 
 async def token_login(server, browser: aiohttp.ClientSession, token: str = ADMIN_TOKEN,

@@ -71,6 +71,9 @@ BEFORE_SIX = {"schema_version", "deliveries", "installations", "connector_resour
               "delivery_timeline"}
 SEVEN = {"job_journal"}  # the jobs' journal (bot.pipeline.journal)
 NINE = {"sarif_uploads"}  # SARIF uploads waiting for their pull request (bot/store/uploads.py)
+TWELVE = {"audit_log"}  # the audit log (bot.audit)
+# The versions of this release, in order.
+RELEASED = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]
 POSTGRES_ONLY = {"installation_tokens", "github_holds", "procrastinate_jobs"}
 POSTGRES_INDEXES = {"auth_sso_index_name", "followup_answers_thread", "index_files_words", "index_files_trigrams",
                     "index_defs_name", "index_defs_file", "index_refs_name"}
@@ -118,14 +121,14 @@ async def test_a_store_opened_alone_gets_every_table_at_the_latest_version(datab
     await OPENERS[store](database_url)
     tables = _tables(database_url)
     if is_postgres(database_url):
-        assert BEFORE_SIX | SIX_POSTGRES | SEVEN | NINE | POSTGRES_ONLY <= tables
+        assert BEFORE_SIX | SIX_POSTGRES | SEVEN | NINE | TWELVE | POSTGRES_ONLY <= tables
         indexes = {row[0] for row in _sql(database_url, "SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")}
         assert POSTGRES_INDEXES <= indexes
         assert _sql(database_url, "SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'") == [("pg_trgm",)]
     else:
-        assert BEFORE_SIX | SIX_SQLITE | SEVEN | NINE <= tables
+        assert BEFORE_SIX | SIX_SQLITE | SEVEN | NINE | TWELVE <= tables
         assert not {"index_files", "index_search"} & tables  # the SQLite index keeps its own file
-    assert _versions(database_url) == _known(database_url) == [*range(1, 10), 11] and _latest(database_url) == 11
+    assert _versions(database_url) == _known(database_url) == RELEASED and _latest(database_url) == RELEASED[-1]
     storage = storage_for(database_url)  # the server starting afterwards finds nothing left to do
     await storage.open()
     try:
@@ -267,7 +270,7 @@ async def test_a_database_of_the_previous_release_migrates_to_6_keeping_its_rows
     """Whichever store opens it first migrates it; every store then reads what it held."""
     await _previous_release(database_url)
     await OPENERS[store](database_url)
-    assert _versions(database_url) == _known(database_url) == [*range(1, 10), 11]
+    assert _versions(database_url) == _known(database_url) == RELEASED
     sign_in = auth_store_for(database_url)
     await sign_in.open()
     try:

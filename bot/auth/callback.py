@@ -164,10 +164,12 @@ class Callback:
                  "warnings": warnings or []}
         await self.routes.store.record_signin(entry)
         if error:
-            log.info("sign-in refused: connector=%s check=%s", connector, error.check)
+            log.info("sign-in refused: connector=%s check=%s username=%s", connector, error.check, username or "-",
+                     extra={"username": username, "connector": connector, "flow": flow})
         else:
-            log.info("%s: connector=%s roles=%s", "test sign-in (no session)" if flow == "test" else "signed in",
-                     connector, ",".join(roles or []))
+            log.info("%s: connector=%s username=%s roles=%s",
+                     "test sign-in (no session)" if flow == "test" else "signed in", connector, username,
+                     ",".join(roles or []), extra={"username": username, "connector": connector, "flow": flow})
 
 
 # The flow's own claims, not the user's. `_claim_sources` may hold an access token for a

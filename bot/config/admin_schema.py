@@ -180,10 +180,10 @@ LOGIN = Str(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$
             pattern_hint="a GitHub user or organisation login")
 
 PERMISSIONS = ("connectors:read", "connectors:write", "config:read", "config:write",
-               "deliveries:read", "deliveries:write", "analyses:write")
+               "deliveries:read", "deliveries:write", "analyses:write", "audit:read")
 PERMISSION = Str(enum=PERMISSIONS + ("*",),
                  description="A permission: connectors:read|write, config:read|write, deliveries:read|write, "
-                             "analyses:write (upload analyzer results), "
+                             "analyses:write (upload analyzer results), audit:read, "
                              "or `*` for every one.")
 
 ROLE = Obj(

@@ -22,7 +22,8 @@ from datetime import UTC, datetime
 
 from aiohttp import web
 
-from bot.auth.guard import Denial, Gate
+from bot.audit import Audit, changed_fields
+from bot.auth.guard import Denial, Gate, Principal
 from bot.connectors.admission import envelope_problem, redacted_cause, shape_issues
 from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read_body, status_response
 from bot.connectors.checks import ConnectorSecrets
@@ -50,19 +51,20 @@ class _Refused(Exception):
 def setup_routes(app: web.Application, store: ConnectorStore, *, admin_token: str | None,
                  secrets_dir: str | None = None, clock: Callable[[], datetime] | None = None,
                  gate: Gate | None = None, descriptors: DescriptorSource | None = None,
-                 reconciler: Reconciler | None = None) -> None:
+                 reconciler: Reconciler | None = None, audit: Audit | None = None) -> None:
     """Adds the connector routes to `app` (the server's, beside the webhook). `gate` decides who may
     call them; without one, only the admin token (and without that, nobody: the server says so).
     `reconciler` is what a PUT is checked against (the server's, shared with sign-in and its
     background rounds); without one, the routes make their own from `secrets_dir` and
-    `descriptors` (SAML metadata; without one, their own too)."""
+    `descriptors` (SAML metadata; without one, their own too). `audit` records each connector
+    applied or deleted (bot/audit.py), with the names of the fields a change touched."""
     gate = gate or Gate(admin_token=admin_token)
     if reconciler is None:
         if descriptors is None:
             descriptors = DescriptorSource()
             app.on_cleanup.append(lambda _: descriptors.close())
         reconciler = Reconciler(store, ConnectorSecrets(SecretStore(secrets_dir)), descriptors)
-    api = _ConnectorAPI(store, gate, reconciler, clock or _utc_now)
+    api = _ConnectorAPI(store, gate, reconciler, clock or _utc_now, audit)
     app.middlewares.append(_unrouted_as_status)
     for kind in KINDS:
         base = f"/apis/{GROUP}/{kind.version}/{kind.plural}"
@@ -96,11 +98,12 @@ def _utc_now() -> datetime:
 
 class _ConnectorAPI:
     def __init__(self, store: ConnectorStore, gate: Gate, reconciler: Reconciler,
-                 clock: Callable[[], datetime]) -> None:
+                 clock: Callable[[], datetime], audit: Audit | None = None) -> None:
         self.store = store
         self.gate = gate
         self.reconciler = reconciler
         self.clock = clock
+        self.audit = audit
 
     def guard(self, kind: ConnectorKind, handler, permission: str) -> Handler:
         """Who calls, and with `permission`, before anything else; a refusal says nothing more."""
@@ -109,6 +112,7 @@ class _ConnectorAPI:
             allowed = await self.gate.check(request, permission)
             if isinstance(allowed, Denial):
                 return denial_response(allowed)
+            request[PRINCIPAL] = allowed
             return await handler(kind, request)
 
         return guarded
@@ -137,6 +141,9 @@ class _ConnectorAPI:
             return _not_found(kind, name)
         ended = await self.gate.end_sessions(name)
         log.info("connector deleted: %s/%s (%d sessions ended)", kind.plural, name, ended)
+        if self.audit is not None:
+            await self.audit.record(request[PRINCIPAL], "connector.delete", f"{kind.plural}/{name}",
+                                    ip=request.remote, details={"sessionsEnded": ended})
         return web.json_response(redact(kind, obj))
 
     async def put(self, kind: ConnectorKind, request: web.Request) -> web.Response:
@@ -159,10 +166,13 @@ class _ConnectorAPI:
         fetched = await self.reconciler.fetched(kind, incoming)
         now = self.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
 
+        before: list[dict | None] = []
+
         def build(previous: dict | None) -> dict:
             missing = restore_redacted(kind, incoming, previous)
             if missing:
                 raise _Refused(_invalid(kind, name, [redacted_cause(p) for p in missing]))
+            before[:] = [previous]
             return next_object(incoming, previous, self.reconciler.checked(kind, incoming, fetched), now)
 
         try:
@@ -177,7 +187,26 @@ class _ConnectorAPI:
         reconciled = next(c for c in obj["status"]["conditions"] if c["type"] == SUCCESSFULLY_RECONCILED)
         log.info("connector %s: %s/%s generation=%s reconciled=%s (%s)", "created" if created else "replaced",
                  kind.plural, name, obj["metadata"]["generation"], reconciled["status"], reconciled["reason"])
+        if self.audit is not None:
+            await self.audit.record(request[PRINCIPAL], "connector.apply", f"{kind.plural}/{name}",
+                                    ip=request.remote, details=applied_details(kind, before[0] if before else None,
+                                                                               obj, created))
         return web.json_response(redact(kind, obj), status=201 if created else 200)
+
+
+# Where a route's guard leaves the caller it let in, for the handler (the audit log's actor).
+PRINCIPAL = web.RequestKey("principal", Principal)
+
+
+def applied_details(kind: ConnectorKind, previous: dict | None, stored: dict, created: bool) -> dict:
+    """What the audit log keeps of a connector applied: created or changed, and the names of the
+    fields of its client part (metadata and spec) that changed — never their values."""
+    def written(doc: dict) -> dict:  # the envelope (apiVersion, kind) is the kind's: never a change
+        part = client_part(kind, doc)
+        return {"metadata": part["metadata"], "spec": part["spec"]}
+    old = written(previous) if previous is not None else None
+    return {"created": created, "fields": changed_fields(old, written(stored)),
+            "generation": stored["metadata"].get("generation")}
 
 
 def denial_response(denial: Denial) -> web.Response:

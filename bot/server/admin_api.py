@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from bot.audit import Audit
 from bot.auth.guard import Denial, Gate
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config
@@ -44,11 +45,13 @@ _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")  # GitHub's login ru
 _REPO = re.compile(r"^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")  # GitHub's repository name rule
 
 
-def setup_admin_routes(app: web.Application, *, gate: Gate, context: Callable[[], ServerContext | None]) -> None:
-    """`context()` gives the running server's context (None before it starts)."""
+def setup_admin_routes(app: web.Application, *, gate: Gate, context: Callable[[], ServerContext | None],
+                       audit: Audit | None = None) -> None:
+    """`context()` gives the running server's context (None before it starts); `audit` records
+    the changes made through it (a redelivery)."""
     api = _AdminAPI(gate, context)
     app.router.add_get("/api/config/{owner}/{repo}", api.config)
-    setup_delivery_routes(app, gate=gate, context=context)
+    setup_delivery_routes(app, gate=gate, context=context, audit=audit)
 
 
 def config_report(admin: AdminConfig | None, at_head: ConfigAtHead) -> dict[str, Any]:

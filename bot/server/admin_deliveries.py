@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
+from bot.audit import Audit
 from bot.auth.guard import Denial, Gate
 from bot.connectors.api import denial_response
 from bot.server import logging as log
@@ -29,8 +30,9 @@ logger = log.get("admin_api")
 PERMISSION = "deliveries:write"
 
 
-def setup_delivery_routes(app: web.Application, *, gate: Gate, context: Callable[[], ServerContext | None]) -> None:
-    api = _DeliveriesAPI(gate, context)
+def setup_delivery_routes(app: web.Application, *, gate: Gate, context: Callable[[], ServerContext | None],
+                          audit: Audit | None = None) -> None:
+    api = _DeliveriesAPI(gate, context, audit)
     app.router.add_post("/api/deliveries/{delivery_id}/redeliver", api.redeliver)
 
 
@@ -39,9 +41,10 @@ def _answer(status: int, message: str) -> web.Response:
 
 
 class _DeliveriesAPI:
-    def __init__(self, gate: Gate, context: Callable[[], ServerContext | None]) -> None:
+    def __init__(self, gate: Gate, context: Callable[[], ServerContext | None], audit: Audit | None) -> None:
         self.gate = gate
         self.context = context
+        self.audit = audit
 
     async def redeliver(self, request: web.Request) -> web.Response:
         allowed = await self.gate.check(request, PERMISSION, some_account=True)
@@ -64,4 +67,7 @@ class _DeliveriesAPI:
                                 "or its review failed) is run again")
         logger.info("delivery redelivered through the admin API", extra={"delivery": delivery_id,
                                                                           "by": allowed.username})
+        if self.audit is not None:
+            await self.audit.record(checked, "delivery.redeliver", delivery_id, ip=request.remote, account=owner,
+                                    details={"repository": record.get("repo"), "event": record.get("event")})
         return web.json_response({"deliveryId": delivery_id, "state": "received"}, status=202)

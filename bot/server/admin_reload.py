@@ -4,17 +4,21 @@ Jobs read `holder.current` when they start, so a reload applies to the next job 
 one half-way. A bad file at start stops the server (the caller prints the errors); a bad reload keeps
 the configuration in force, logs the errors and counts a failed reload. Change is detected by
 polling the file's mtime and size — simple, and it works on every filesystem and for the
-rename-into-place a ConfigMap update does.
+rename-into-place a ConfigMap update does. With an `audit`, each reload and each refusal is an
+entry of the audit log (actor "server"; one per process that reloaded, named in its details), with
+the names of the fields that changed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import time
 from collections.abc import Callable
 from typing import Any
 
+from bot.audit import SERVER_ACTOR, Audit, changed_fields
 from bot.diagnostics import Diagnostic, format_text
 from bot.server import logging as log
 from bot.server.metrics import Metrics
@@ -49,6 +53,7 @@ class AdminConfigHolder:
         self.loaded_at: float | None = None
         self.last_errors: list[str] = []
         self.last_error_at: float | None = None
+        self.audit: Audit | None = None  # records reloads and refusals (set by the app)
 
     def _read(self) -> tuple[Any | None, list[str], tuple[int, int] | None]:
         """(config, error lines, stamp); config is None when the file is bad."""
@@ -116,9 +121,24 @@ class AdminConfigHolder:
     async def watch(self, interval: float) -> None:
         while True:
             await asyncio.sleep(interval)
+            before = self.current
             try:
-                await asyncio.to_thread(self.reload_if_changed)
+                reloaded = await asyncio.to_thread(self.reload_if_changed)
             except Exception:  # a loader bug must not end the watch
                 logger.exception("admin configuration reload crashed; keeping the previous one")
                 if self.metrics:
                     self.metrics.admin_reload(False)
+                continue
+            if reloaded is not None and self.audit is not None and self.path is not None:
+                await self.audit.record(SERVER_ACTOR, "admin-config.reload" if reloaded else "admin-config.refuse",
+                                        self.path, ip=None, details=self._audit_details(before, reloaded))
+
+    def _audit_details(self, before: Any, reloaded: bool) -> dict[str, Any]:
+        """Which process, and the names of the fields that changed (reloaded) or how many errors the
+        file has (refused): never a value."""
+        details: dict[str, Any] = {"process": f"{socket.gethostname()}:{os.getpid()}"}
+        if reloaded:
+            details["fields"] = changed_fields(getattr(before, "data", None), getattr(self.current, "data", None))
+        else:
+            details["errors"] = len(self.last_errors)
+        return details

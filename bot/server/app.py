@@ -5,7 +5,8 @@ store and the HTTP session exist and returns the job handler (`async def handle(
 so tests inject a small real handler and `main` injects the pipeline.
 
 Routes: the webhook, health (`/healthz`, and the probes `/livez`, `/readyz`: bot.server.probes) and metrics; sign-in through the connectors (`bot.auth.http`); the
-connector resource API, the admin API and the SARIF uploads (bot.server.analyses), all behind the sign-in gate (a session with the
+connector resource API, the admin API, the SARIF uploads (bot.server.analyses) and the audit log
+(`GET /v1/audit`, bot.server.audit_api), all behind the sign-in gate (a session with the
 permission, or the break-glass `REVIEWER_ADMIN_TOKEN`); the admin console (`/console/`,
 bot.server.console) and the home page (`/`, bot.server.home) wherever sign-in is served (roles
 "all" and "web"). Wherever jobs run (roles
@@ -27,6 +28,7 @@ from typing import Literal
 import aiohttp
 from aiohttp import web
 
+from bot.audit import Audit
 from bot.auth.access import access_of
 from bot.auth.guard import Gate
 from bot.auth.http import SIGNIN_STORE, setup_signin
@@ -40,9 +42,11 @@ from bot.github.coordination import Coordination
 from bot.jobs import Handler
 from bot.secrets import SecretStore
 from bot.server import logging as log
+from bot.server.access_log import enable_access_log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.analyses import setup_analyses_routes, web_url_of
+from bot.server.audit_api import AUDIT, setup_audit_routes
 from bot.server.console import setup_console
 from bot.server.console.findings import memory_for
 from bot.server.console.timeline import TimelineRecorder
@@ -137,6 +141,8 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     admin = admin or AdminConfigHolder.loaded(settings.admin_config, metrics)  # AdminConfigError if bad
     admin.metrics = admin.metrics or metrics
     app = web.Application(client_max_size=MAX_BODY)
+    if settings.access_log:
+        enable_access_log(app)  # first: the outermost middleware
     app[SETTINGS], app[METRICS], app[ADMIN], app[RUNTIME] = settings, metrics, admin, Runtime(handler_for)
     app[ROLE] = role
     storage = app[STORAGE] = storage_for(settings.database_url)
@@ -151,6 +157,8 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
         _record_timeline(app, settings)
     if role == "worker":
         return app
+    audit = app[AUDIT] = Audit(storage.audit)
+    admin.audit = audit  # web processes record the admin file's reloads (workers reload it too, unrecorded)
     app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
     descriptors = DescriptorSource()  # SAML metadata: fetched by a connector's reconcile, kept for sign-in
     app.on_cleanup.append(lambda _: descriptors.close())
@@ -160,8 +168,9 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
                         secrets=secrets, public_url=settings.public_url,
                         session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current),
                         directory_url=settings.directory_url, descriptors=descriptors)
-    setup_connector_routes(app, storage.connectors, admin_token=token, gate=gate, reconciler=reconciler)
-    setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
+    setup_connector_routes(app, storage.connectors, admin_token=token, gate=gate, reconciler=reconciler, audit=audit)
+    setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context, audit=audit)
+    setup_audit_routes(app, gate=gate, audit=audit)
     setup_analyses_routes(app, gate=gate, uploads=UploadStore(settings.database_url),
                           context=lambda: app[RUNTIME].context, public_url=settings.public_url,
                           github_web_url=web_url_of(settings.api_url))
@@ -193,7 +202,7 @@ def _with_console(app: web.Application, settings: Settings, gate: Gate) -> None:
     setup_console(app, gate=gate, store=storage.deliveries, connectors=storage.connectors,
                   signins=app[SIGNIN_STORE], admin=app[ADMIN], timeline=storage.timeline,
                   reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime,
-                  memory=memory_for(settings.database_url), github_url=settings.github_url)
+                  memory=memory_for(settings.database_url), github_url=settings.github_url, audit=app[AUDIT])
 
 
 def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics,
@@ -221,7 +230,8 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
             watcher = asyncio.create_task(admin.watch(settings.admin_reload_seconds), name="admin-reload")
             stack.callback(watcher.cancel)
         if app[ROLE] != "worker":
-            pruner = asyncio.create_task(keep_pruning(store, settings.retention_days, app[METRICS]), name="retention")
+            pruner = asyncio.create_task(keep_pruning(store, settings.retention_days, app[METRICS],
+                                                      audit=app[STORAGE].audit), name="retention")
             stack.callback(pruner.cancel)
             reconciling = asyncio.create_task(app[RECONCILER].watch(settings.admin_reload_seconds,
                                                                     settings.reconcile_seconds), name="reconcile")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import logging
 import signal
 import sys
 
@@ -98,6 +99,7 @@ def _run(args: argparse.Namespace, role: Role) -> int:
         for problem in exc.problems:
             _error(problem, command)
         return 2
+    log.configure(level=logging.getLevelName(settings.log_level))  # REVIEWER_LOG_LEVEL, from here on
     log.register_secret(*settings.secrets())
     metrics = Metrics()
     try:

@@ -39,8 +39,10 @@ KEYS = (
     "GITHUB_API_URL", "GITHUB_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
     "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS", "REVIEWER_RECONCILE_SECONDS",
     "REVIEWER_DELIVERY_RETENTION_DAYS", "REVIEWER_PUBLIC_URL", "REVIEWER_SESSION_TTL",
-    "REVIEWER_DIRECTORY_URL", "REVIEWER_HOST",
+    "REVIEWER_DIRECTORY_URL", "REVIEWER_HOST", "REVIEWER_LOG_LEVEL", "REVIEWER_ACCESS_LOG",
 )
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 # GitHub lets a delivery be redelivered for 3 days (GitHub Enterprise Server: 7): a delivery kept
 # at least that long is never done twice by a redelivery.
 MIN_RETENTION_DAYS = 7
@@ -98,6 +100,8 @@ class Settings:
     public_url: str | None = None  # where users and identity providers reach the server
     session_ttl: int = 12 * 3600  # seconds a sign-in session lasts at most
     directory_url: str | None = None  # reach Graph / Google's directory here instead (a proxy, a test double)
+    log_level: str = "INFO"  # REVIEWER_LOG_LEVEL: the least severe level logged, one of LOG_LEVELS
+    access_log: bool = False  # REVIEWER_ACCESS_LOG: a JSON line per HTTP request (bot/server/access_log.py)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # key → "env" | file path
 
     @property
@@ -279,11 +283,29 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         public_url=public_url,
         session_ttl=session_ttl,
         directory_url=_directory_url(values, problems),
+        log_level=_log_level(values, problems),
+        access_log=_flag(values, "REVIEWER_ACCESS_LOG", problems),
         sources=sources,
     )
     if problems:
         raise SettingsError([_named_source(problem, sources) for problem in problems])
     return settings
+
+
+def _log_level(values: dict[str, str], problems: list[str]) -> str:
+    text = values.get("REVIEWER_LOG_LEVEL", Settings.log_level)
+    if text.strip().upper() not in LOG_LEVELS:
+        problems.append(f"REVIEWER_LOG_LEVEL: {text!r} is not a log level (one of {', '.join(LOG_LEVELS)})")
+        return Settings.log_level
+    return text.strip().upper()
+
+
+def _flag(values: dict[str, str], key: str, problems: list[str]) -> bool:
+    text = values.get(key, "0")
+    if text.strip().lower() not in _TRUE + _FALSE:
+        problems.append(f"{key}: {text!r} is neither on (1, true, yes, on) nor off (0, false, no, off)")
+        return False
+    return text.strip().lower() in _TRUE
 
 
 def _seconds(values: dict[str, str], key: str, default: float, most: float, problems: list[str]) -> float:

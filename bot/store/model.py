@@ -8,7 +8,7 @@ server, the queue and the connector API see; nothing above this package names a 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.jobs import Classification, ReviewResult
@@ -210,6 +210,48 @@ class TimelineStore(Protocol):
     async def attempts(self, delivery_id: str) -> list[TimelineEntry]: ...
 
 
+@dataclass(frozen=True)
+class AuditEntry:
+    """One change an administrator made (or the server made on its own: an admin file reloaded):
+    `actor` is the signed-in username, "break-glass token", or "server"; `ip` the client address
+    the server saw (None for the server's own); `action` one of bot.audit.ACTIONS; `target` what was
+    changed (`oidcconnectors/okta`, a delivery id, the admin file's path); `account` the GitHub
+    account it belongs to (None: instance-wide, seen only with an un-narrowed `audit:read`);
+    `details` names only (the fields a connector change touched), never a secret value."""
+
+    at: float
+    actor: str
+    ip: str | None
+    action: str
+    target: str
+    account: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    seq: int | None = None  # the store's, once recorded: newest entries have the highest
+
+
+@dataclass(frozen=True)
+class AuditQuery:
+    """A page of the audit log, newest first: entries with `seq` below `before_seq`, matching
+    every filter given; `with_account` leaves out instance-wide entries (account None)."""
+
+    limit: int = 100
+    before_seq: int | None = None
+    actor: str | None = None
+    action: str | None = None
+    since: float | None = None
+    until: float | None = None
+    with_account: bool = False
+
+
+class AuditStore(Protocol):
+    """The `audit_log` table (schema version 12): appended to, read newest first, and pruned by
+    age like finished deliveries (bot/server/retention.py)."""
+
+    async def record(self, entry: AuditEntry) -> int: ...
+    async def entries(self, query: AuditQuery) -> list[AuditEntry]: ...
+    async def prune(self, before: float, limit: int) -> int: ...
+
+
 Build = Callable[[dict | None], dict]
 
 
@@ -236,6 +278,8 @@ class Storage(Protocol):
     def connectors(self) -> ConnectorStore: ...
     @property
     def timeline(self) -> TimelineStore: ...
+    @property
+    def audit(self) -> AuditStore: ...
     @property
     def coordination(self) -> Any: ...  # bot.github.coordination.Coordination, or None: in-process
 

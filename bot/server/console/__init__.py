@@ -23,6 +23,7 @@ viewer's permission through the sign-in gate, and shows only the accounts the vi
     POST /console/connectors/{plural}/{name}/delete     (connectors:write)
     GET  /console/sessions                  the viewer's sessions (any signed-in viewer; all for sessions:write)
     POST /console/sessions/end              end one (the viewer's own, or any with sessions:write)
+    GET  /console/audit                     the audit log, with filters (audit:read)
 
 Any other page under `/console/` answers 404 inside the console's frame (a middleware, so that
 pages added after these keep their own routes).
@@ -35,12 +36,14 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.audit import Audit
 from bot.auth.guard import Gate
 from bot.auth.store import AuthStore
 from bot.connectors.controller import Reconciler
 from bot.reviews.memory import ReviewMemory
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.console.access import Refused, Viewer, viewer
+from bot.server.console.audit import AuditPages
 from bot.server.console.connectors import ConnectorPages
 from bot.server.console.context import Console
 from bot.server.console.deliveries import DeliveryPages
@@ -56,11 +59,12 @@ from bot.store.model import ConnectorStore, DeliveryStore, TimelineStore
 def setup_console(app: web.Application, *, gate: Gate, store: DeliveryStore, connectors: ConnectorStore,
                   signins: AuthStore, admin: AdminConfigHolder, timeline: TimelineStore,
                   reconciler: Reconciler, session_ttl: int, runtime: Callable[[], Any],
-                  memory: ReviewMemory | None = None, github_url: str = "https://github.com") -> None:
+                  memory: ReviewMemory | None = None, github_url: str = "https://github.com",
+                  audit: Audit | None = None) -> None:
     """Adds the console's routes; the stores are the app's, opened and closed with it. Links to
     GitHub go to `github_url` (a GitHub Enterprise Server's own web address)."""
     console = Console(gate, store, connectors, signins, admin, timeline, reconciler, session_ttl, runtime, memory,
-                      github_url)
+                      github_url, audit)
     login, deliveries, repos = LoginPages(console), DeliveryPages(console), RepoPages(console)
     connector_pages, signin_pages = ConnectorPages(console), SigninPages(console)
     session_pages, review_pages = SessionPages(console), ReviewPages(console)
@@ -84,6 +88,7 @@ def setup_console(app: web.Application, *, gate: Gate, store: DeliveryStore, con
     router.add_get("/console/signins", signin_pages.listing)
     router.add_get("/console/sessions", session_pages.listing)
     router.add_post("/console/sessions/end", session_pages.end)
+    router.add_get("/console/audit", AuditPages(console).listing)
     router.add_get("/console/static/{name}", _static)
     app.middlewares.append(_not_found_in_frame(gate))
 

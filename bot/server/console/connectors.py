@@ -24,6 +24,7 @@ from ruamel.yaml import YAML
 from bot.auth.connectors import is_ready
 from bot.auth.http import take_test_result
 from bot.connectors.admission import envelope_problem, redacted_cause, shape_issues
+from bot.connectors.api import applied_details
 from bot.connectors.api_http import cause_of, unreadable_yaml
 from bot.connectors.kinds import KINDS, OIDC, SAML, ConnectorKind, by_kind, is_connector_name
 from bot.connectors.resource import (
@@ -149,7 +150,7 @@ class ConnectorPages:
         kind, body, errors = admitted(text)
         if errors or kind is None or body is None:
             return self._editor(who, kind, None, text, errors, 422)
-        return await self._store(who, kind, body, text)
+        return await self._store(who, kind, body, text, request.remote)
 
     async def delete(self, request: web.Request) -> web.Response:
         """Deletes the connector, as the resource API's DELETE does: its sessions end with it."""
@@ -164,11 +165,15 @@ class ConnectorPages:
         if kind is None or obj is None:
             return page("missing.html", 404, who=who, what="connector")
         ended = await self.console.gate.end_sessions(name)
+        if self.console.audit is not None:
+            await self.console.audit.record(who.principal, "connector.delete", f"{kind.plural}/{name}",
+                                            ip=request.remote, details={"sessionsEnded": ended})
         logger.info("connector deleted from the console: %s/%s (%d sessions ended)", kind.plural, name, ended,
                     extra=log.fields(user=who.name))
         return see_other(f"/console/connectors?deleted={quote(name)}")
 
-    async def _store(self, who: Viewer, kind: ConnectorKind, body: dict[str, Any], text: str) -> web.Response:
+    async def _store(self, who: Viewer, kind: ConnectorKind, body: dict[str, Any], text: str,
+                     ip: str | None) -> web.Response:
         name = body["metadata"]["name"]
         expected = str(body["metadata"].get("resourceVersion") or "") or None
         incoming = client_part(kind, body)
@@ -177,15 +182,17 @@ class ConnectorPages:
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         missing: list[RedactedRefusal] = []
         kept = kept_text(kind, text)
+        before: list[dict | None] = []
 
         def build(previous: dict | None) -> dict:
             missing.extend(restore_redacted(kind, incoming, previous))
             if missing:
                 raise Conflict()
+            before[:] = [previous]
             return next_object(incoming, previous, reconciler.checked(kind, incoming, fetched), now, kept)
 
         try:
-            obj, _ = await self.console.connectors.put(kind.kind, name, expected, build)
+            obj, created = await self.console.connectors.put(kind.kind, name, expected, build)
         except Conflict:
             if missing:
                 errors = [Diagnostic(1, 1, r.pointer, "placeholder", redacted_cause(r)["message"]) for r in missing]
@@ -193,6 +200,9 @@ class ConnectorPages:
                 errors = [Diagnostic(1, 1, "/metadata/resourceVersion", "conflict", "the connector changed since "
                                      "this copy was read: open it again and apply your change to the latest")]
             return self._editor(who, kind, None, text, _located(text, errors), 422 if missing else 409)
+        if self.console.audit is not None:
+            await self.console.audit.record(who.principal, "connector.apply", f"{kind.plural}/{name}", ip=ip,
+                                            details=applied_details(kind, before[0] if before else None, obj, created))
         return see_other(f"/console/connectors/{kind.plural}/{name}")
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bot.audit import Audit
 from bot.auth.guard import Gate
 from bot.auth.store import AuthStore
 from bot.connectors.controller import Reconciler
@@ -28,3 +29,4 @@ class Console:
     runtime: Callable[[], Any]  # the app's Runtime: its queue and server context once started
     memory: ReviewMemory | None = None  # what reviews remember of pull requests (their findings)
     github_url: str = "https://github.com"  # where the links to pull requests, commits and runs go (GITHUB_URL)
+    audit: Audit | None = None  # the audit log: what the console changes is recorded there

@@ -145,6 +145,10 @@ class DeliveryPages:
             return refused.response
         if not await self.console.store.redeliver(record["delivery_id"]):
             return page("missing.html", 409, who=who, what="failed delivery (it is no longer failed)")
+        if self.console.audit is not None:
+            await self.console.audit.record(who.principal, "delivery.redeliver", record["delivery_id"],
+                                            ip=request.remote, account=owner_of(record),
+                                            details={"repository": record.get("repo"), "event": record.get("event")})
         return see_other(f"/console/deliveries/{record['delivery_id']}")
 
 

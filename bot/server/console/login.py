@@ -5,18 +5,22 @@ one connector with matchers matches, the browser goes straight to it (through th
 which takes it to the provider and back to `next`). With no matching matchers, the connectors
 without matchers (they match everyone) are listed. The break-glass token (`REVIEWER_ADMIN_TOKEN`)
 opens a console session with every permission, for first set-up; it is compared in constant
-time, and the form must come from this server's own pages.
+time, and the form must come from this server's own pages. Each attempt with it, let in or refused,
+is in the sign-in log (`/console/signins`: user "break-glass token", flow `console`) with the
+address it came from, and in the logs.
 """
 
 from __future__ import annotations
 
 import hmac
+import logging
 import time
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from aiohttp import web
 
+from bot.audit import BREAK_GLASS_ACTOR
 from bot.auth.connectors import display_of, is_ready, user_matches
 from bot.auth.guard import BREAK_GLASS
 from bot.auth.redirects import DEFAULT_RETURN, RedirectError, web_return_path
@@ -27,6 +31,7 @@ from bot.server.console.context import Console
 from bot.server.console.render import page, see_other
 
 MAX_USERNAME = 256
+log = logging.getLogger("reviewer.signin")
 
 
 def safe_next(value: str | None) -> str:
@@ -73,7 +78,9 @@ class LoginPages:
         offered = form.get("token")
         expected = self.console.gate.admin_token
         if not expected or not isinstance(offered, str) or not hmac.compare_digest(token_bytes(offered), expected):
+            await self._record(request, ok=False)
             return see_other("/console/login?" + urlencode({"next": target, "error": "token"}))
+        await self._record(request, ok=True)
         now = time.time()
         session = Session("admin-token", BREAK_GLASS, [], now, now + self.console.session_ttl,
                           break_glass_hash=await self.console.gate.break_glass_hash())
@@ -82,6 +89,21 @@ class LoginPages:
         cookies = self.console.gate.cookies
         cookies.set(response, cookies.session, session_token, self.console.session_ttl)
         return response
+
+    async def _record(self, request: web.Request, *, ok: bool) -> None:
+        """A sign-in with the break-glass token, in the sign-in log and the logs (never the token)."""
+        entry = {"at": time.time(), "connector": BREAK_GLASS, "kind": "token", "flow": "console",
+                 "username": BREAK_GLASS_ACTOR, "ok": ok, "roles": ["*"] if ok else [],
+                 "check": None if ok else "token",
+                 "message": None if ok else "the token given is not the server's REVIEWER_ADMIN_TOKEN",
+                 "claims": [], "warnings": [], "ip": request.remote}
+        await self.console.signins.record_signin(entry)
+        fields = {"username": BREAK_GLASS_ACTOR, "connector": BREAK_GLASS, "flow": "console", "ip": request.remote}
+        if ok:
+            log.info("signed in: connector=%s username=%s roles=*", BREAK_GLASS, BREAK_GLASS_ACTOR, extra=fields)
+        else:
+            log.warning("sign-in refused: connector=%s check=token username=%s", BREAK_GLASS, BREAK_GLASS_ACTOR,
+                        extra=fields)
 
     async def logout(self, request: web.Request) -> web.Response:
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bot.store import migrate_database
 from bot.store.postgres import migrations
+from bot.store.postgres.audit import PostgresAuditStore
 from bot.store.postgres.connectors import PostgresConnectorStore
 from bot.store.postgres.coordination import PostgresCoordination
 from bot.store.postgres.database import Database
@@ -23,6 +24,7 @@ class PostgresStorage:
         self.deliveries = PostgresDeliveryStore(self.db)
         self.connectors = PostgresConnectorStore(self.db)
         self.timeline = PostgresTimelineStore(self.db)
+        self.audit = PostgresAuditStore(self.db)
         self.coordination = PostgresCoordination(self.db)
 
     async def open(self) -> None:

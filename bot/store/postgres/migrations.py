@@ -221,6 +221,22 @@ CREATE TABLE IF NOT EXISTS budget_usage (
 )
 """
 
+# 12: the audit log (bot.audit, bot.store.postgres.audit), as on SQLite. (9 to 11 are other tables
+# of the same release.)
+SCHEMA_12 = """
+CREATE TABLE IF NOT EXISTS audit_log (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at DOUBLE PRECISION NOT NULL,
+    actor TEXT NOT NULL,
+    ip TEXT,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    account TEXT,
+    details JSONB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log(at)
+"""
+
 # (version, statements separated by `;`), in order; append, never edit a released one.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
@@ -233,6 +249,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (8, SCHEMA_8),
     (9, SCHEMA_9),
     (11, SCHEMA_11),
+    (12, SCHEMA_12),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"

@@ -2,7 +2,7 @@
 
 `SQLiteStorage(url)` migrates the file (bot.store.migrate_database: bot.store.sqlite.migrations)
 when it opens, then opens each concern's store on it: deliveries (with installations and the console's timeline: they share
-its writer) and connectors.
+its writer, as does the audit log) and connectors.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import sqlite3
 
 from bot.store import migrate_database
 from bot.store.sqlite import database, migrations
+from bot.store.sqlite.audit import SQLiteAuditStore
 from bot.store.sqlite.connectors import SQLiteConnectorStore
 from bot.store.sqlite.deliveries import SQLiteDeliveryStore
 from bot.store.sqlite.timeline import SQLiteTimelineStore
@@ -24,6 +25,7 @@ class SQLiteStorage:
         self.deliveries = SQLiteDeliveryStore(self.path)
         self.connectors = SQLiteConnectorStore(self.path)
         self.timeline = SQLiteTimelineStore(self.deliveries)  # on the deliveries' writer
+        self.audit = SQLiteAuditStore(self.deliveries)  # on the deliveries' writer too
         self.coordination = None  # one process: the GitHub client's own in-memory locks
 
     async def open(self) -> None:

@@ -91,6 +91,8 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # while its delivery's job is open (`finish` deletes it).
 # 8: what a delivery's review came to, beside its job's state (bot.jobs.ReviewResult): rows from
 # before it keep NULL, shown by their job's state as before.
+# 12: the audit log (bot.audit, bot.store.sqlite.audit): who changed what, when, from where; pruned
+# by age like finished deliveries. (9 to 11 are other tables of the same release.)
 QUEUED_BY_KEY = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
 SIGN_IN_AND_MEMORY = """
 CREATE TABLE IF NOT EXISTS auth_pending (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL);
@@ -174,6 +176,21 @@ CREATE TABLE IF NOT EXISTS budget_usage (
     PRIMARY KEY (account, period)
 )
 """
+
+# 12: the audit log (bot.audit, bot.store.sqlite.audit).
+AUDIT_LOG = """
+CREATE TABLE IF NOT EXISTS audit_log (
+    seq INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    actor TEXT NOT NULL,
+    ip TEXT,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    account TEXT,
+    details TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log(at)
+"""
 MIGRATIONS: list[tuple[int, str]] = [
     (1, DELIVERIES),
     (2, ""),
@@ -186,6 +203,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (8, REVIEW_OUTCOME),
     (9, SARIF_UPLOADS),
     (11, BUDGETS_AND_TRACES),
+    (12, AUDIT_LOG),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"
