@@ -56,6 +56,24 @@ def test_bad_budgets_are_reported_at_their_place():
         (6, "/accounts/octo/budgets/tokensPerMonth", "type")]
 
 
+def test_a_reviews_per_day_past_what_the_store_can_count_is_refused_at_its_place():
+    """A careless `reviewsPerDay: 10000000000000000000` (past SQLite's 64-bit integers) would make
+    every claim of a review fail on SQLite, so every review of every account with it: it is an
+    error of the admin file instead, naming the field and the bound."""
+    text = "budgets:\n  reviewsPerDay: 10000000000000000000\n"
+    admin, problems = load_admin_config(text, "admin.yaml")
+    assert admin is None
+    assert [(p.line, p.pointer, p.code) for p in problems] == [(2, "/budgets/reviewsPerDay", "maximum")]
+    assert "must be at most" in problems[0].message
+
+
+async def test_the_largest_reviews_per_day_is_counted_on_both_backends(database_url):
+    admin, problems = load_admin_config("budgets: {reviewsPerDay: 1000000000}\n", "admin.yaml")
+    assert problems == [] and admin is not None
+    now = datetime(2026, 11, 27, 12, tzinfo=UTC).timestamp()
+    assert await admit(budget_store(database_url), admin.budgets_for("octo/app"), "octo", now) is None
+
+
 def test_periods_and_resets_are_utc_days_and_calendar_months():
     moment = datetime(2026, 12, 31, 23, 59, tzinfo=UTC).timestamp()
     assert periods(moment) == ("2026-12-31", "2026-12")
@@ -153,3 +171,4 @@ async def test_a_question_after_the_months_tokens_are_spent_is_answered_without_
     assert answers == ["I cannot answer right now: this account's budget of 500 tokens a month is spent. It resets "
                        f"at {month_reset(time.time()).strftime('%Y-%m-%d %H:%M UTC')}; the administrator sets it in "
                        "the admin file at `accounts.octo-org.budgets.tokensPerMonth`."]
+
