@@ -6,6 +6,8 @@ the budget, its reset and the admin file key that sets it, with the plan still s
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -17,7 +19,8 @@ from bot.pipeline.budgets import admit, day_reset, month_reset, periods
 from bot.store.budgets import budget_store
 from tests.app_support import running_app
 from tests.chat_double import ChatDouble, findings
-from tests.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, config_pull, reviewed, shown
+from tests.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, config_pull, reviewed, run_text, shown
+from tests.test_app_analyzers import AWS_KEY
 from tests.test_app_followups import say
 
 BUDGETED = """\
@@ -172,3 +175,34 @@ async def test_a_question_after_the_months_tokens_are_spent_is_answered_without_
                        f"at {month_reset(time.time()).strftime('%Y-%m-%d %H:%M UTC')}; the administrator sets it in "
                        "the admin file at `accounts.octo-org.budgets.tokensPerMonth`."]
 
+
+async def test_a_review_past_its_budget_still_posts_the_analyzers_findings_and_says_why_no_model_ran(
+        tmp_path, github, github_app, app_private_key, chat, monkeypatch, caplog):
+    """`reviewsPerDay: 0` (the schema's least value): no review of the account goes to a model, yet
+    a cloud key the pull request adds gets its blocking finding (the analyzers spend no budget);
+    the check run names the budget as the reason no model ran (not a missing provider), keeps the
+    blocking finding's failure, and the key is shown nowhere."""
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv(KEY_VAR, API_KEY)
+    chat.answer(PRIMARY, findings(BUG, usage=(700, 50)))
+    admin = admin_yaml(chat) + "accounts:\n  octo-org:\n    budgets: {reviewsPerDay: 0}\n"
+    settings = f"import os\n\nAWS_ACCESS_KEY_ID = \"{AWS_KEY}\"\nREGION = os.environ['REGION']\n"
+    async with running_app(tmp_path, github, github_app, app_private_key, admin_yaml=admin) as world:
+        pr = config_pull(world, "feedback: detailed\n", head={"config/settings.py": settings})
+        run = await reviewed(world, pr)
+    assert chat.requests == []  # past the budget: no model was asked
+    analyzer_reviews = [r for r in pr.reviews if r.user == world.app.bot and r.body.startswith(("<!--", "Analyzers"))]
+    comments = [c for r in analyzer_reviews for c in r.comments]
+    assert [(c.path, c.line) for c in comments] == [("config/settings.py", 3)]
+    assert comments[0].body.startswith("**blocking** · security · `detect-secrets` `aws-access-key`")
+    # the analyzers' blocking finding decides the run, which says the budget is why no model ran
+    assert run.conclusion == "failure" and "1 blocking" in run.output["title"]
+    text = run_text(run)
+    assert "budget of 0 reviews a day is spent" in run.output["title"]
+    assert "accounts.octo-org.budgets.reviewsPerDay" in text and "`reviewsPerDay`" in text
+    assert "no model provider or no model is configured" not in text
+    seen = [run_text(run), json.dumps(run.annotations), *(r.body for r in pr.reviews),
+            *(c.body for r in pr.reviews for c in r.comments), *(c.body for c in pr.comments)]
+    assert all(AWS_KEY not in t for t in seen) and AWS_KEY not in caplog.text
+    for stored in tmp_path.glob("reviewer.db*"):
+        assert AWS_KEY.encode() not in stored.read_bytes(), stored.name
