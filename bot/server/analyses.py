@@ -46,9 +46,9 @@ if TYPE_CHECKING:
 logger = log.get("analyses")
 
 PERMISSION = "analyses:write"
-_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")  # GitHub's login rule
-_REPO = re.compile(r"^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")  # GitHub's repository name rule
-_ID = re.compile(r"^[0-9a-f]{32}$")
+_OWNER = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")  # GitHub's login rule
+_REPO = re.compile(r"(?!\.\.?\Z)[A-Za-z0-9._-]{1,100}")  # GitHub's repository name rule
+_ID = re.compile(r"[0-9a-f]{32}")
 _CHUNK = 256 * 1024
 PRUNE_EVERY = 3600.0
 
@@ -108,7 +108,7 @@ class _Analyses:
         allowed = await self.gate.check(request, PERMISSION, owner)
         if isinstance(allowed, Denial):
             return denial_response(allowed)
-        if not _OWNER.match(owner) or not _REPO.match(repo):
+        if not _OWNER.fullmatch(owner) or not _REPO.fullmatch(repo):
             return _answer(400, f"{owner[:100]}/{repo[:100]} is not a GitHub repository name (owner/name)")
         return owner, repo
 
@@ -158,7 +158,7 @@ class _Analyses:
             return allowed
         owner, repo = allowed
         upload_id = request.match_info["id"]
-        record = await self.uploads.get(f"{owner}/{repo}", upload_id) if _ID.match(upload_id) else None
+        record = await self.uploads.get(f"{owner}/{repo}", upload_id) if _ID.fullmatch(upload_id) else None
         if record is None:
             return _answer(404, f"no SARIF upload {upload_id[:64]!r} for {owner}/{repo} (uploads are kept 7 days)")
         return web.json_response({"processing_status": record.status, "errors": record.errors})
