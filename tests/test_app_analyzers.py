@@ -272,6 +272,9 @@ async def test_an_upload_naming_the_repository_in_another_case_reaches_its_pull_
         await world.opened(pr)
         await world.completed_run(pr)
         assert (await _complete_at(first["url"]))["processing_status"] == "complete"
+        assert "/v1/repos/octo-org/example/" in first["url"]  # the name the installation events gave
+        shouted = first["url"].replace("octo-org/example", "OCTO-ORG/Example")
+        assert (await _complete_at(shouted))["processing_status"] == "complete"  # asked in the uploader's case
         assert _comments(pr) == {("src/app.py", 2, "R1")}
         status, again = await _post(world, {**body, "ref": f"refs/pull/{pr.number}/head"}, repo="Octo-Org/EXAMPLE")
         assert status == 202

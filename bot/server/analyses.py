@@ -160,9 +160,11 @@ class _Analyses:
             return allowed
         owner, repo = allowed
         upload_id = request.match_info["id"]
+        record = await self.uploads.get(f"{owner}/{repo}", upload_id) if _ID.fullmatch(upload_id) else None
         context = self.context()
-        full_name = await _known_name(context, f"{owner}/{repo}") if context is not None else f"{owner}/{repo}"
-        record = await self.uploads.get(full_name, upload_id) if _ID.fullmatch(upload_id) else None
+        if record is None and context is not None and _ID.fullmatch(upload_id):  # named in another case
+            known = await _known_name(context, f"{owner}/{repo}")
+            record = await self.uploads.get(known, upload_id) if known != f"{owner}/{repo}" else None
         if record is None:
             return _answer(404, f"no SARIF upload {upload_id[:64]!r} for {owner}/{repo} (uploads are kept 7 days)")
         return web.json_response({"processing_status": record.status, "errors": record.errors})
