@@ -265,6 +265,7 @@ async def test_an_upload_naming_the_repository_in_another_case_reaches_its_pull_
         status, _ = await world.deliver("installation", world.github.payload("installation", "created",
                                                                              installation=world.installation))
         assert status == 202
+        await wait_for(lambda: _installation_done(world), 20)  # its repositories are recorded
         pr = world.pull()  # changes line 2 of src/app.py
         body = {"commit_sha": pr.head_sha, "ref": "refs/heads/feature", "sarif": encode(document)}
         status, first = await _post(world, body, repo="OCTO-ORG/Example")
@@ -281,6 +282,11 @@ async def test_an_upload_naming_the_repository_in_another_case_reaches_its_pull_
         await _complete_at(again["url"])
         await settle()
     assert len(_analyzer_reviews(pr)) == 1
+
+
+async def _installation_done(world: World) -> bool:
+    async with aiohttp.ClientSession() as http, http.get(world.url + "/metrics") as response:
+        return 'reviewer_jobs_total{event="installation",outcome="done"} 1' in await response.text()
 
 
 async def _complete_at(url: str) -> dict:
