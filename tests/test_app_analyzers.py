@@ -27,7 +27,7 @@ import aiohttp
 import pytest
 
 from bot.analyzers.upload import MAX_BODY_BYTES
-from tests.analyzers_support import encode, load, ruff_sarif
+from tests.analyzers_support import encode, load, log, result, ruff_sarif
 from tests.app_support import World, running_app, settle
 from tests.server_support import wait_for
 
@@ -251,3 +251,50 @@ async def test_reviewer_upload_sarif_converts_checkstyle_and_the_app_posts_it(tm
     assert _comments(pr) == {("src/app.py", 2, "lint.Swap")}
     [comment] = [c for r in _analyzer_reviews(pr) for c in r.comments]
     assert comment.body.startswith("**important** · other · `checkstyle` `lint.Swap`")
+
+
+async def test_an_upload_naming_the_repository_in_another_case_reaches_its_pull_request(
+        tmp_path, github, github_app, app_private_key):
+    """GitHub's names are case-insensitive, and so are the grant and the installation lookup: an
+    upload to `OCTO-ORG/Example` is for `octo-org/example`. It is kept under the name the
+    installation events gave, so that the pull request's next review takes it up (it was left
+    pending), and a re-upload in either case posts nothing twice (the pull request's ledger and
+    pause are by that name)."""
+    document = log(result("src/app.py", 2))
+    async with running_app(tmp_path, github, github_app, app_private_key, REVIEWER_ADMIN_TOKEN=TOKEN) as world:
+        status, _ = await world.deliver("installation", world.github.payload("installation", "created",
+                                                                             installation=world.installation))
+        assert status == 202
+        await wait_for(lambda: _installation_done(world), 20)  # its repositories are recorded
+        pr = world.pull()  # changes line 2 of src/app.py
+        body = {"commit_sha": pr.head_sha, "ref": "refs/heads/feature", "sarif": encode(document)}
+        status, first = await _post(world, body, repo="OCTO-ORG/Example")
+        assert status == 202
+        await world.opened(pr)
+        await world.completed_run(pr)
+        assert (await _complete_at(first["url"]))["processing_status"] == "complete"
+        assert "/v1/repos/octo-org/example/" in first["url"]  # the name the installation events gave
+        shouted = first["url"].replace("octo-org/example", "OCTO-ORG/Example")
+        assert (await _complete_at(shouted))["processing_status"] == "complete"  # asked in the uploader's case
+        assert _comments(pr) == {("src/app.py", 2, "R1")}
+        status, again = await _post(world, {**body, "ref": f"refs/pull/{pr.number}/head"}, repo="Octo-Org/EXAMPLE")
+        assert status == 202
+        await _complete_at(again["url"])
+        await settle()
+    assert len(_analyzer_reviews(pr)) == 1
+
+
+async def _installation_done(world: World) -> bool:
+    async with aiohttp.ClientSession() as http, http.get(world.url + "/metrics") as response:
+        return 'reviewer_jobs_total{event="installation",outcome="done"} 1' in await response.text()
+
+
+async def _complete_at(url: str) -> dict:
+    """The upload's status at the address its answer gave, once it is no longer pending."""
+    async def done() -> dict | None:
+        async with aiohttp.ClientSession() as http, http.get(url, headers={"Authorization": f"Bearer {TOKEN}"}) \
+                as response:
+            assert response.status == 200
+            answer = await response.json()
+        return answer if answer["processing_status"] != "pending" else None
+    return await wait_for(done, 20)

@@ -6,6 +6,8 @@ the budget, its reset and the admin file key that sets it, with the plan still s
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -17,7 +19,8 @@ from bot.pipeline.budgets import admit, day_reset, month_reset, periods
 from bot.store.budgets import budget_store
 from tests.app_support import running_app
 from tests.chat_double import ChatDouble, findings
-from tests.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, config_pull, reviewed, shown
+from tests.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, config_pull, reviewed, run_text, shown
+from tests.test_app_analyzers import AWS_KEY
 from tests.test_app_followups import say
 
 BUDGETED = """\
@@ -54,6 +57,24 @@ def test_bad_budgets_are_reported_at_their_place():
     assert [(p.line, p.pointer, p.code) for p in problems] == [
         (2, "/budgets/reviewsPerDay", "minimum"), (3, "/budgets/reviewsPerWeek", "unknown-property"),
         (6, "/accounts/octo/budgets/tokensPerMonth", "type")]
+
+
+def test_a_reviews_per_day_past_what_the_store_can_count_is_refused_at_its_place():
+    """A careless `reviewsPerDay: 10000000000000000000` (past SQLite's 64-bit integers) would make
+    every claim of a review fail on SQLite, so every review of every account with it: it is an
+    error of the admin file instead, naming the field and the bound."""
+    text = "budgets:\n  reviewsPerDay: 10000000000000000000\n"
+    admin, problems = load_admin_config(text, "admin.yaml")
+    assert admin is None
+    assert [(p.line, p.pointer, p.code) for p in problems] == [(2, "/budgets/reviewsPerDay", "maximum")]
+    assert "must be at most" in problems[0].message
+
+
+async def test_the_largest_reviews_per_day_is_counted_on_both_backends(database_url):
+    admin, problems = load_admin_config("budgets: {reviewsPerDay: 1000000000}\n", "admin.yaml")
+    assert problems == [] and admin is not None
+    now = datetime(2026, 11, 27, 12, tzinfo=UTC).timestamp()
+    assert await admit(budget_store(database_url), admin.budgets_for("octo/app"), "octo", now) is None
 
 
 def test_periods_and_resets_are_utc_days_and_calendar_months():
@@ -153,3 +174,35 @@ async def test_a_question_after_the_months_tokens_are_spent_is_answered_without_
     assert answers == ["I cannot answer right now: this account's budget of 500 tokens a month is spent. It resets "
                        f"at {month_reset(time.time()).strftime('%Y-%m-%d %H:%M UTC')}; the administrator sets it in "
                        "the admin file at `accounts.octo-org.budgets.tokensPerMonth`."]
+
+
+async def test_a_review_past_its_budget_still_posts_the_analyzers_findings_and_says_why_no_model_ran(
+        tmp_path, github, github_app, app_private_key, chat, monkeypatch, caplog):
+    """`reviewsPerDay: 0` (the schema's least value): no review of the account goes to a model, yet
+    a cloud key the pull request adds gets its blocking finding (the analyzers spend no budget);
+    the check run names the budget as the reason no model ran (not a missing provider), keeps the
+    blocking finding's failure, and the key is shown nowhere."""
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv(KEY_VAR, API_KEY)
+    chat.answer(PRIMARY, findings(BUG, usage=(700, 50)))
+    admin = admin_yaml(chat) + "accounts:\n  octo-org:\n    budgets: {reviewsPerDay: 0}\n"
+    settings = f"import os\n\nAWS_ACCESS_KEY_ID = \"{AWS_KEY}\"\nREGION = os.environ['REGION']\n"
+    async with running_app(tmp_path, github, github_app, app_private_key, admin_yaml=admin) as world:
+        pr = config_pull(world, "feedback: detailed\n", head={"config/settings.py": settings})
+        run = await reviewed(world, pr)
+    assert chat.requests == []  # past the budget: no model was asked
+    analyzer_reviews = [r for r in pr.reviews if r.user == world.app.bot and r.body.startswith(("<!--", "Analyzers"))]
+    comments = [c for r in analyzer_reviews for c in r.comments]
+    assert [(c.path, c.line) for c in comments] == [("config/settings.py", 3)]
+    assert comments[0].body.startswith("**blocking** · security · `detect-secrets` `aws-access-key`")
+    # the analyzers' blocking finding decides the run, which says the budget is why no model ran
+    assert run.conclusion == "failure" and "1 blocking" in run.output["title"]
+    text = run_text(run)
+    assert "budget of 0 reviews a day is spent" in run.output["title"]
+    assert "accounts.octo-org.budgets.reviewsPerDay" in text and "`reviewsPerDay`" in text
+    assert "no model provider or no model is configured" not in text
+    seen = [run_text(run), json.dumps(run.annotations), *(r.body for r in pr.reviews),
+            *(c.body for r in pr.reviews for c in r.comments), *(c.body for c in pr.comments)]
+    assert all(AWS_KEY not in t for t in seen) and AWS_KEY not in caplog.text
+    for stored in tmp_path.glob("reviewer.db*"):
+        assert AWS_KEY.encode() not in stored.read_bytes(), stored.name

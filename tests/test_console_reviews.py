@@ -84,3 +84,20 @@ async def test_unknown_pages_answer_404_inside_the_console(tmp_path, database_ur
             assert response.status == 404 and "<h1>" not in await response.text()
         async with server.http.get(server.url + "/elsewhere") as response:
             assert response.status == 404 and "<h1>" not in await response.text()  # outside the console
+
+
+async def test_a_pull_request_page_with_odd_characters_in_its_path_is_not_found(tmp_path):
+    """Digits of other scripts (`²`, `١٢`), a sign, and an owner or a repository name ending in a
+    newline are no GitHub pull request: 404, never a server error nor a page for a name GitHub
+    cannot have."""
+    async with console_server(tmp_path) as server:
+        admin = await session_for(server, ["admin"])
+        try:
+            for bad in ("/console/repos/acme/app/pulls/%C2%B2", "/console/repos/acme/app/pulls/%D9%A1%D9%A2",
+                        "/console/repos/acme/app/pulls/+7", "/console/repos/acme%0A/app/pulls/7",
+                        "/console/repos/acme/app%0A/pulls/7"):
+                async with admin.get(server.url + bad) as response:
+                    assert response.status == 404, bad
+                    assert "<h1>" in await response.text()
+        finally:
+            await admin.close()

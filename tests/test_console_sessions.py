@@ -9,7 +9,7 @@ import re
 
 from bot.auth.http import SIGNIN_STORE
 from bot.auth.sessions import token_key
-from tests.console_support import console_server, csrf_of, session_for
+from tests.console_support import ACCESS_YAML, console_server, csrf_of, session_for
 
 
 def _keys(page: str) -> list[str]:
@@ -101,4 +101,30 @@ async def test_a_forged_form_ends_nothing(tmp_path, database_url):
             assert await server.app[SIGNIN_STORE].get_session(erin_key) is not None
         finally:
             for browser in (admin, other, erin):
+                await browser.close()
+
+
+async def test_ending_anothers_session_needs_the_mfa_round_connectors_write_needs(tmp_path):
+    """Ending another user's session is an administrator's act, allowed by connectors:write: where
+    the admin file asks a fresh MFA check for connectors:write, it asks one for this too. Ending
+    one's own session needs none."""
+    admin_yaml = ACCESS_YAML.replace('required: ["config:write"]', 'required: ["connectors:write"]')
+    async with console_server(tmp_path, admin_yaml=admin_yaml) as server:
+        admin = await session_for(server, ["writer"], username="ada@example.com")
+        admin_laptop = await session_for(server, ["writer"], username="ada@example.com")
+        erin = await session_for(server, ["auditor"], username="erin@example.com")
+        erin_key = token_key(_token(erin))
+        try:
+            async with admin.get(server.url + "/console/sessions") as response:
+                csrf = csrf_of(await response.text())
+            async with admin.post(server.url + "/console/sessions/end", allow_redirects=False,
+                                  data={"csrf": csrf, "session": erin_key}) as response:
+                assert response.status == 403
+                assert "MFA" in await response.text()
+            assert await server.app[SIGNIN_STORE].get_session(erin_key) is not None
+            async with admin.post(server.url + "/console/sessions/end", allow_redirects=False,
+                                  data={"csrf": csrf, "session": token_key(_token(admin_laptop))}) as response:
+                assert response.status == 303  # her own: no MFA round needed
+        finally:
+            for browser in (admin, admin_laptop, erin):
                 await browser.close()

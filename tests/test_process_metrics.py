@@ -58,3 +58,20 @@ def test_model_calls_are_counted_with_tokens_and_money_only_where_known():
     assert 'reviewer_model_cost_total{provider="free"' not in text  # no price declared: no money figure
     assert 'reviewer_check_runs_total{conclusion="neutral"} 1' in text
     assert 'reviewer_queue_wait_seconds_count{event="pull_request"} 1' in text
+
+
+def test_model_names_a_repository_chooses_cannot_grow_the_metrics_without_bound():
+    """A repository's `.reviewer.yaml` may name any model of a declared provider, so the `model`
+    label's values come from the repositories: past a bound of distinct models, calls are counted
+    under `(other)`, and a long name is cut, so that /metrics stays a bounded page."""
+    metrics = Metrics()
+    for n in range(5000):
+        metrics.model_call(ModelCall("local", f"model-{n}", "error"))
+    metrics.model_call(ModelCall("local", "m" * 5000, "error"))
+    metrics.model_call(ModelCall("local", "model-0", "ok", 10, 5))  # one seen before keeps its name
+    lines = [line for line in metrics.render().splitlines() if line.startswith("reviewer_model_calls_total{")]
+    assert len(lines) <= 102
+    assert 'reviewer_model_calls_total{provider="local",model="(other)",outcome="error"} ' in "\n".join(lines)
+    assert 'reviewer_model_calls_total{provider="local",model="model-0",outcome="ok"} 1' in lines
+    assert all(len(line) < 400 for line in lines)
+    assert sum(float(line.rsplit(" ", 1)[1]) for line in lines) == 5002  # every call counted

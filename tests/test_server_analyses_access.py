@@ -49,3 +49,12 @@ async def test_analyses_write_is_checked_per_account_before_the_body(tmp_path):
             assert status == 400 and "not a GitHub repository name" in answer["message"]
             status, answer = await _upload(http, server.url, "acme/app", {"Authorization": f"Bearer {ADMIN_TOKEN}"})
             assert status == 404  # the admin token has every permission; the repository is unknown
+
+
+async def test_a_name_ending_in_a_newline_is_no_repository_name(tmp_path):
+    """GitHub's names end with a letter, digit, `-`, `_` or `.`: an owner or repository name ending
+    in a newline (`%0A`) is refused as a name (400), before any store or GitHub is asked of it."""
+    async with console_server(tmp_path, admin_yaml=ACCESS) as server, aiohttp.ClientSession() as http:
+        for repo in ("acme%0A/app", "acme/app%0A"):
+            status, answer = await _upload(http, server.url, repo, {"Authorization": f"Bearer {ADMIN_TOKEN}"})
+            assert status == 400 and "not a GitHub repository name" in answer["message"], (repo, answer)

@@ -182,3 +182,20 @@ async def test_a_bad_traceparent_starts_a_trace_of_its_own_and_a_failure_exports
     assert failing.status == 2 and len(failing.attributes["note"]) == 256  # an attribute is cut, never a blob
     assert b"the-exception-marker" not in receiver.everything() and b"sk-secret" not in receiver.everything()
     assert b"ValueError" in receiver.everything()  # the status names the type
+
+
+async def test_a_span_name_is_cut_as_its_attributes_are(receiver, monkeypatch):
+    """A model's span is named after the model, which a repository's `.reviewer.yaml` chooses (any
+    model of a declared provider): a name as long as the file allows is cut at 256 characters, as
+    an attribute's value is, so no caller's value ships a blob in a span's name."""
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+    traces = configure()
+    assert traces is not None
+    try:
+        with telemetry.span("model local/" + "m" * 100_000, gen_ai__request__model="m" * 100_000):
+            pass
+        assert await asyncio.to_thread(traces.flush)
+    finally:
+        traces.shutdown()
+    [span] = [s for s in receiver.spans if s.name.startswith("model local/")]
+    assert len(span.name) == 256 and len(span.attributes["gen_ai.request.model"]) == 256

@@ -17,13 +17,17 @@ from bot.config.model import Origin
 from bot.schema import Int, Obj
 from bot.yamldoc import YamlDocument
 
+# The most reviews a day a budget may allow: far past any real day, and well inside the 64-bit
+# integers the store compares the day's count with (SQLite refuses a larger parameter outright).
+MAX_REVIEWS_PER_DAY = 1_000_000_000
+
 BUDGETS = Obj(
     name="budgets",
     description="What one account may spend on model reviews; a review past a budget is not sent to a model and its "
                 "check run is `neutral`, naming the budget and when it resets. At the top level, every account's; "
                 "under an account, its own, key by key over the top level's.",
     properties={
-        "reviewsPerDay": Int(minimum=0, description="Reviews sent to a model per UTC day, across every repository of "
+        "reviewsPerDay": Int(minimum=0, maximum=MAX_REVIEWS_PER_DAY, description="Reviews sent to a model per UTC day, across every repository of "
                                                     "the account (0: none)."),
         "tokensPerMonth": Int(minimum=0, description="Prompt and answer tokens per calendar month (UTC), as the "
                                                      "providers count them; the review that passes it completes, "

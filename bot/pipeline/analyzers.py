@@ -192,17 +192,24 @@ async def _apply(services: Services, gh: GitHubClient, target: Target) -> Review
     return ReviewResult("findings")
 
 
-def analyzers_outcome(step: AnalyzerStep, target: Target, login: str, reviews: list[dict]) -> ReviewOutcome:
-    """The review's outcome when no model reviews (no provider, or no model chosen): the analyzers' findings
-    decide the check run and dismiss the app's approval when one is blocking or important. The
-    app never approves on analyzers alone: no one read the change."""
+NO_MODEL = "no model provider or no model is configured: the check run says which"
+
+
+def analyzers_outcome(step: AnalyzerStep, target: Target, login: str, reviews: list[dict], *, why: str = NO_MODEL,
+                      title_prefix: str = "") -> ReviewOutcome:
+    """The review's outcome when no model reviews (no provider, no model chosen, or a budget spent:
+    `why`, and `title_prefix` before the findings' title): the analyzers' findings decide the
+    check run and dismiss the app's approval when one is blocking or important. The app never
+    approves on analyzers alone: no one read the change."""
     shaped = step.shaped
     counted = [f.to_finding() for f in (*shaped.inline, *shaped.summary, *shaped.already)]
     withheld = [f.to_finding() for f in shaped.withheld]
     conclusion, title = decisions.conclusion("completed", counted, withheld, None)
+    if title_prefix:
+        title = f"{title_prefix}; {title}"
     lines = [SUMMARY_MARKER, f"## Reviewer: analyzers at {target.head_sha[:7]}", "",
-             "No model reviewed this pull request (no model provider or no model is configured: the check run "
-             "says which); these are the analyzers' findings at this head:", "", *(summary_line(f) for f in shaped.standing)]
+             f"No model reviewed this pull request ({why}); these are the analyzers' findings at this head:", "",
+             *(summary_line(f) for f in shaped.standing)]
     if step.notes:
         lines += ["", *(f"_{note}_" for note in step.notes)]
     annotations = decisions.check_run_annotations(Placed(f, (), False) for f in counted)

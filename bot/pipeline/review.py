@@ -255,8 +255,11 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
     if over is not None:  # no model; the analyzers' findings, if any, are still posted
         if analyzed.shaped.standing:
             reviews = await list_reviews(gh, target.owner, target.repo, target.number)
-            outcome = analyzers_outcome(analyzed, target, await services.app_login(), reviews)
-            return journal.Planned(_budget_report(plan_json, over), outcome, notes=analyzed.notes)
+            spent = _budget_report(plan_json, over)  # its title and summary name the budget, and its reset
+            outcome = analyzers_outcome(analyzed, target, await services.app_login(), reviews,
+                                        why=f"the account's budget `{over.budget}` is spent: see the plan below",
+                                        title_prefix=spent.title)
+            return journal.Planned(spent, outcome, notes=analyzed.notes)
         return journal.Planned(_budget_report(plan_json, over), result=ReviewResult("skipped", over.reason))
     stage.name = "running the model review"
     usage = Usage()

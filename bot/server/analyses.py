@@ -8,7 +8,8 @@ upload is read whole before anything is kept: the body within bot/analyzers/uplo
 (refused with 413 past them), then decoded with every bound there (400 with each problem, as
 a JSON pointer, a code and a message); a repository the app is not installed on is refused with
 404 (checked before the body is read). A refused upload stores nothing. An accepted one is stored (bot/store/uploads.py) as its
-results, `pending`; when the app knows the pull request whose head is `commit_sha` (from the ref
+results, `pending`, under the repository's name as the installation events spell it (GitHub's
+names are case-insensitive; the keys of the queue and the review memory are not); when the app knows the pull request whose head is `commit_sha` (from the ref
 `refs/pull/N/…`, or its last `pull_request` delivery), a job is queued for that pull request as a
 delivery of its own (bot.jobs.UPLOAD_EVENT), which posts the findings; otherwise the next review
 of a pull request with that head takes them up. GitHub is asked only which installation reaches
@@ -46,9 +47,9 @@ if TYPE_CHECKING:
 logger = log.get("analyses")
 
 PERMISSION = "analyses:write"
-_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")  # GitHub's login rule
-_REPO = re.compile(r"^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")  # GitHub's repository name rule
-_ID = re.compile(r"^[0-9a-f]{32}$")
+_OWNER = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")  # GitHub's login rule
+_REPO = re.compile(r"(?!\.\.?\Z)[A-Za-z0-9._-]{1,100}")  # GitHub's repository name rule
+_ID = re.compile(r"[0-9a-f]{32}")
 _CHUNK = 256 * 1024
 PRUNE_EVERY = 3600.0
 
@@ -108,7 +109,7 @@ class _Analyses:
         allowed = await self.gate.check(request, PERMISSION, owner)
         if isinstance(allowed, Denial):
             return denial_response(allowed)
-        if not _OWNER.match(owner) or not _REPO.match(repo):
+        if not _OWNER.fullmatch(owner) or not _REPO.fullmatch(repo):
             return _answer(400, f"{owner[:100]}/{repo[:100]} is not a GitHub repository name (owner/name)")
         return owner, repo
 
@@ -129,6 +130,7 @@ class _Analyses:
         if installation is None:
             return _answer(404, f"the app is not installed on {full_name} (or the repository does not exist): "
                                 "an upload is taken only for a repository the app reviews")
+        full_name = await _known_name(context, full_name)
         raw = await _bounded_body(request)
         if raw is None:
             return _refused([Problem("", "too-large", f"the body is larger than {MAX_BODY_BYTES:,} bytes "
@@ -158,7 +160,11 @@ class _Analyses:
             return allowed
         owner, repo = allowed
         upload_id = request.match_info["id"]
-        record = await self.uploads.get(f"{owner}/{repo}", upload_id) if _ID.match(upload_id) else None
+        record = await self.uploads.get(f"{owner}/{repo}", upload_id) if _ID.fullmatch(upload_id) else None
+        context = self.context()
+        if record is None and context is not None and _ID.fullmatch(upload_id):  # named in another case
+            known = await _known_name(context, f"{owner}/{repo}")
+            record = await self.uploads.get(known, upload_id) if known != f"{owner}/{repo}" else None
         if record is None:
             return _answer(404, f"no SARIF upload {upload_id[:64]!r} for {owner}/{repo} (uploads are kept 7 days)")
         return web.json_response({"processing_status": record.status, "errors": record.errors})
@@ -170,6 +176,18 @@ async def _installation(context: ServerContext, owner: str, repo: str) -> int | 
     if stored is not None or context.github is None:
         return stored
     return await context.github.repo_installation(owner, repo)
+
+
+async def _known_name(context: ServerContext, full_name: str) -> str:
+    """The repository's name as the installation events spell it: GitHub's names are
+    case-insensitive, but the uploads' rows, the pull request's key in the queue and the review
+    memory (its ledger of findings, its pause) are not. As given when no event named it."""
+    wanted = full_name.lower()
+    for installation in await context.store.installations():
+        for name in installation.get("repositories") or ():
+            if isinstance(name, str) and name.lower() == wanted:
+                return name
+    return full_name
 
 
 async def _bounded_body(request: web.Request) -> bytes | None:

@@ -15,6 +15,10 @@ from typing import TypeVar
 from bot.server import process_metrics
 from bot.telemetry import ModelCall
 
+# The `model` label's bound (Metrics._model_label): distinct models named, and a name's length.
+MAX_MODEL_LABELS = 100
+MAX_MODEL_CHARS = 128
+OTHER_MODEL = "(other)"
 DEFAULT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
 
@@ -217,19 +221,32 @@ class Metrics:
         self.check_runs = r.register(Counter(
             "reviewer_check_runs_total", "Check runs completed, by conclusion (success, failure, neutral).",
             ("conclusion",)))
+        self._models: set[tuple[str, str]] = set()  # the (provider, model) labels given out
         self.queue_wait_seconds = r.register(Histogram(
             "reviewer_queue_wait_seconds", "Time a job waited between being queued and starting (first attempts).",
             ("event",)))
 
+    def _model_label(self, provider: str, model: str) -> str:
+        """The `model` label: a repository's `.reviewer.yaml` may name any model of a declared
+        provider, so its values come from the repositories. The first MAX_MODEL_LABELS names keep
+        theirs (cut at MAX_MODEL_CHARS); calls to any later one are counted as OTHER_MODEL."""
+        named = (provider, model[:MAX_MODEL_CHARS])
+        if named not in self._models:
+            if len(self._models) >= MAX_MODEL_LABELS:
+                return OTHER_MODEL
+            self._models.add(named)
+        return named[1]
+
     def model_call(self, call: ModelCall) -> None:
         """bot.telemetry.Observer: one model call."""
-        self.model_calls.inc(provider=call.provider, model=call.model, outcome=call.outcome)
+        model = self._model_label(call.provider, call.model)
+        self.model_calls.inc(provider=call.provider, model=model, outcome=call.outcome)
         if call.prompt_tokens is not None:
-            self.model_tokens.inc(call.prompt_tokens, provider=call.provider, model=call.model, kind="prompt")
+            self.model_tokens.inc(call.prompt_tokens, provider=call.provider, model=model, kind="prompt")
         if call.answer_tokens is not None:
-            self.model_tokens.inc(call.answer_tokens, provider=call.provider, model=call.model, kind="answer")
+            self.model_tokens.inc(call.answer_tokens, provider=call.provider, model=model, kind="answer")
         if call.money is not None:
-            self.model_cost.inc(call.money, provider=call.provider, model=call.model)
+            self.model_cost.inc(call.money, provider=call.provider, model=model)
 
     def check_run(self, conclusion: str) -> None:
         """bot.telemetry.Observer: one check run completed."""

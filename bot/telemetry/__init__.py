@@ -39,6 +39,7 @@ def _install(tracer: Any) -> None:
 
 
 Scalar = str | int | float | bool
+MAX_TEXT = 256  # a string attribute's and a span name's most characters (a model's name is a repository's)
 
 
 def _clean(attributes: dict[str, Any]) -> dict[str, Scalar]:
@@ -49,11 +50,11 @@ def _clean(attributes: dict[str, Any]) -> dict[str, Scalar]:
         if value is None:
             continue
         if isinstance(value, str):
-            out[key] = value[:256]
+            out[key] = value[:MAX_TEXT]
         elif isinstance(value, bool | int | float):
             out[key] = value
         else:
-            out[key] = str(value)[:256]
+            out[key] = str(value)[:MAX_TEXT]
     return out
 
 
@@ -106,7 +107,7 @@ def span(name: str, **attributes: Any) -> Iterator[Span]:
     if tracer is None:
         yield _NOOP
         return
-    with _entered(tracer.start_as_current_span(name, attributes=_attrs(attributes), **_QUIET)) as current:
+    with _entered(tracer.start_as_current_span(name[:MAX_TEXT], attributes=_attrs(attributes), **_QUIET)) as current:
         yield current
 
 
@@ -121,7 +122,7 @@ def new_trace(name: str, **attributes: Any) -> Iterator[Span]:
     from opentelemetry import context
     from opentelemetry.trace import SpanKind
 
-    with _entered(tracer.start_as_current_span(name, context=context.Context(), kind=SpanKind.SERVER,
+    with _entered(tracer.start_as_current_span(name[:MAX_TEXT], context=context.Context(), kind=SpanKind.SERVER,
                                                attributes=_attrs(attributes), **_QUIET)) as current:
         yield current
 
@@ -140,7 +141,7 @@ def resumed(parent: str | None, name: str, **attributes: Any) -> Iterator[Span]:
 
     carrier = {"traceparent": parent} if parent else {}
     parent_context = TraceContextTextMapPropagator().extract(carrier, context=context.Context())
-    with _entered(tracer.start_as_current_span(name, context=parent_context, kind=SpanKind.CONSUMER,
+    with _entered(tracer.start_as_current_span(name[:MAX_TEXT], context=parent_context, kind=SpanKind.CONSUMER,
                                                attributes=_attrs(attributes), **_QUIET)) as current:
         yield current
 

@@ -23,8 +23,9 @@ from bot.server.console.findings import findings_of
 from bot.server.console.render import page
 from bot.server.console.timeline import read_attempts
 
-_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
-_REPO = re.compile(r"^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")
+_OWNER = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
+_REPO = re.compile(r"(?!\.\.?\Z)[A-Za-z0-9._-]{1,100}")
+_NUMBER = re.compile(r"[0-9]{1,10}")  # ASCII digits: str.isdigit takes `²`, which int() refuses
 REVIEWS = 100  # deliveries of one pull request shown
 CHECKED = 30  # of those, the newest whose check run is read from the timeline
 
@@ -70,7 +71,8 @@ class ReviewPages:
             who = await viewer(request, self.console.gate, "deliveries:read", owner)
         except Refused as refused:
             return refused.response
-        if not _OWNER.match(owner) or not _REPO.match(name) or not number.isdigit() or not 0 < int(number) < 2**31:
+        if not _OWNER.fullmatch(owner) or not _REPO.fullmatch(name) or not _NUMBER.fullmatch(number) \
+                or not 0 < int(number) < 2**31:
             return page("missing.html", 404, who=who, what="pull request")
         return await self._pull(who, owner, name, int(number))
 

@@ -1,6 +1,6 @@
 """`/console/sessions`: the viewer's own sessions, each of which the viewer may end; an
 administrator — who may change connectors (`connectors:write`), and so who may sign in — sees
-every session and may end any.
+every session and may end any (with the MFA round the admin file asks for connectors:write).
 
 A session is named by its key in the sign-in store: the SHA-256 of its token (bot/auth/sessions.py),
 which is not a usable token, so a page that shows it gives nobody a way in. Ending one deletes it,
@@ -83,6 +83,11 @@ class SessionPages:
             return page("missing.html", 404, who=who, what="session (it has ended already)")
         if not may_end(who, body):
             return denied_page(request, 403, f"only an administrator ({ADMIN}) may end another user's session")
+        if not owned_by(who, body):
+            try:  # the gate's whole check of the permission that allows it: an MFA round it asks for too
+                await viewer(request, self.console.gate, ADMIN)
+            except Refused as refused:
+                return refused.response
         await self.console.signins.delete_session(key)
         if key == self._current(request):
             return see_other("/console/login")
