@@ -188,6 +188,33 @@ ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_outcome TEXT;
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_reason TEXT
 """
 
+# 10: learnings and the outcomes of posted findings (bot.store.learnings), as on SQLite.
+SCHEMA_10 = """
+CREATE TABLE IF NOT EXISTS learnings (
+    id TEXT PRIMARY KEY,
+    account TEXT NOT NULL,
+    repository TEXT NOT NULL DEFAULT '',
+    kind TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS learnings_scope ON learnings (account, repository, created_at);
+CREATE TABLE IF NOT EXISTS finding_outcomes (
+    pull TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    account TEXT NOT NULL,
+    repository TEXT NOT NULL,
+    comment_id BIGINT,
+    state TEXT NOT NULL,
+    posted_at DOUBLE PRECISION NOT NULL,
+    decided_at DOUBLE PRECISION,
+    body TEXT NOT NULL,
+    PRIMARY KEY (pull, fingerprint)
+);
+CREATE INDEX IF NOT EXISTS finding_outcomes_comment ON finding_outcomes (comment_id);
+CREATE INDEX IF NOT EXISTS finding_outcomes_posted ON finding_outcomes (account, repository, posted_at)
+"""
+
 # (version, statements separated by `;`), in order; append, never edit a released one.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
@@ -198,6 +225,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (6, SCHEMA_6),
     (7, SCHEMA_7),
     (8, SCHEMA_8),
+    (10, SCHEMA_10),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"

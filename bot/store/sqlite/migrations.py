@@ -91,6 +91,9 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # while its delivery's job is open (`finish` deletes it).
 # 8: what a delivery's review came to, beside its job's state (bot.jobs.ReviewResult): rows from
 # before it keep NULL, shown by their job's state as before.
+# 10: learnings (bot.store.learnings, bot/learnings/): what teams told the reviewer, one JSON body a
+# row with the columns the API filters on; and what became of each posted finding (its outcome,
+# its inline comment's id, where its lines are now), which the tally, the console and /metrics read.
 QUEUED_BY_KEY = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
 SIGN_IN_AND_MEMORY = """
 CREATE TABLE IF NOT EXISTS auth_pending (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL);
@@ -142,6 +145,31 @@ REVIEW_OUTCOME = """
 ALTER TABLE deliveries ADD COLUMN review_outcome TEXT;
 ALTER TABLE deliveries ADD COLUMN review_reason TEXT
 """
+LEARNINGS = """
+CREATE TABLE IF NOT EXISTS learnings (
+    id TEXT PRIMARY KEY,
+    account TEXT NOT NULL,
+    repository TEXT NOT NULL DEFAULT '',
+    kind TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS learnings_scope ON learnings (account, repository, created_at);
+CREATE TABLE IF NOT EXISTS finding_outcomes (
+    pull TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    account TEXT NOT NULL,
+    repository TEXT NOT NULL,
+    comment_id INTEGER,
+    state TEXT NOT NULL,
+    posted_at REAL NOT NULL,
+    decided_at REAL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (pull, fingerprint)
+);
+CREATE INDEX IF NOT EXISTS finding_outcomes_comment ON finding_outcomes (comment_id);
+CREATE INDEX IF NOT EXISTS finding_outcomes_posted ON finding_outcomes (account, repository, posted_at)
+"""
 MIGRATIONS: list[tuple[int, str]] = [
     (1, DELIVERIES),
     (2, ""),
@@ -152,6 +180,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (7, "CREATE TABLE IF NOT EXISTS job_journal (delivery_id TEXT PRIMARY KEY, body TEXT NOT NULL, "
         "recorded_at REAL NOT NULL)"),
     (8, REVIEW_OUTCOME),
+    (10, LEARNINGS),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"
