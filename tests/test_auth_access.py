@@ -46,8 +46,9 @@ def test_without_an_access_section_admin_and_viewer_are_defined():
     admin, _ = load_admin_config("defaults: {enabled: true}\n", "admin.yaml")
     access = access_from(admin.data.get("access"))
     assert access == DEFAULT_ACCESS
-    assert grant_for(access, ["viewer"]).permissions == ["connectors:read", "config:read", "deliveries:read"]
-    assert len(grant_for(access, ["admin"]).permissions) == 6
+    assert grant_for(access, ["viewer"]).permissions == ["connectors:read", "config:read", "deliveries:read",
+                                                         "learnings:read"]
+    assert len(grant_for(access, ["admin"]).permissions) == 8
 
 
 @pytest.mark.parametrize(("text", "where", "code"), [

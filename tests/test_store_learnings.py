@@ -27,17 +27,17 @@ async def test_learnings_are_kept_filtered_changed_and_deleted(database_url):
     for learning in (whole, app, other):
         await store.add(learning)
 
-    assert [x.id for x in await store.list()] == ["a3", "a2", "a1"]  # newest first
-    assert [x.id for x in await store.list(account="OCTO")] == ["a2", "a1"]
-    assert [x.id for x in await store.list(account="octo", repository="app")] == ["a2", "a1"]  # the account's too
-    assert [x.id for x in await store.list(account="octo", repository="web")] == ["a1"]
-    assert [x.id for x in await store.list(kind="suppress")] == ["a2"]
+    assert [x.id for x in await store.learnings()] == ["a3", "a2", "a1"]  # newest first
+    assert [x.id for x in await store.learnings(account="OCTO")] == ["a2", "a1"]
+    assert [x.id for x in await store.learnings(account="octo", repository="app")] == ["a2", "a1"]  # the account's too
+    assert [x.id for x in await store.learnings(account="octo", repository="web")] == ["a1"]
+    assert [x.id for x in await store.learnings(kind="suppress")] == ["a2"]
     assert await store.get("a2") == app  # every field round-trips
 
     changed = replace(app, text="Use logging.", scope=Scope("octo", None, ()))
     assert await store.replace(changed) is True
     assert await store.get("a2") == changed
-    assert [x.id for x in await store.list(account="octo", repository="web")] == ["a2", "a1"]
+    assert [x.id for x in await store.learnings(account="octo", repository="web")] == ["a2", "a1"]
     assert await store.delete("a2") == changed
     assert await store.delete("a2") is None and await store.get("a2") is None
     assert await store.replace(changed) is False

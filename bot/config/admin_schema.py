@@ -178,10 +178,10 @@ LOGIN = Str(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$
             pattern_hint="a GitHub user or organisation login")
 
 PERMISSIONS = ("connectors:read", "connectors:write", "config:read", "config:write",
-               "deliveries:read", "deliveries:write")
+               "deliveries:read", "deliveries:write", "learnings:read", "learnings:write")
 PERMISSION = Str(enum=PERMISSIONS + ("*",),
                  description="A permission: connectors:read|write, config:read|write, deliveries:read|write, "
-                             "or `*` for every one.")
+                             "learnings:read|write, or `*` for every one.")
 
 ROLE = Obj(
     name="role",

@@ -45,6 +45,7 @@ from bot.server.admin_reload import AdminConfigHolder
 from bot.server.console import setup_console
 from bot.server.console.timeline import TimelineRecorder
 from bot.server.home import setup_home
+from bot.server.learnings_api import setup_learnings_routes
 from bot.server.metrics import Metrics
 from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.probes import Readiness, setup_probes
@@ -53,6 +54,7 @@ from bot.server.retention import keep_pruning
 from bot.server.settings import Settings
 from bot.server.webhook import MAX_BODY, make_handler
 from bot.store import is_postgres, latest_schema_version, redact_url, storage_for
+from bot.store.learnings import LearningStore, learnings_store
 from bot.store.model import DeliveryStore, Storage
 
 logger = log.get("app")
@@ -63,6 +65,7 @@ ADMIN = web.AppKey("admin", AdminConfigHolder)
 STORAGE = web.AppKey("storage", Storage)
 STORE = web.AppKey("store", DeliveryStore)
 RECONCILER = web.AppKey("reconciler", Reconciler)  # connector statuses, kept true to the world (web roles)
+LEARNINGS = web.AppKey("learnings", LearningStore)  # learnings and posted findings' outcomes (bot.store.learnings)
 
 
 @dataclass
@@ -138,6 +141,7 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     app[ROLE] = role
     storage = app[STORAGE] = storage_for(settings.database_url)
     store = app[STORE] = storage.deliveries
+    app[LEARNINGS] = learnings_store(settings.database_url)
     token = settings.admin_token.reveal() if settings.admin_token else None
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
@@ -159,6 +163,7 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
                         directory_url=settings.directory_url, descriptors=descriptors)
     setup_connector_routes(app, storage.connectors, admin_token=token, gate=gate, reconciler=reconciler)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
+    setup_learnings_routes(app, gate=gate, store=app[LEARNINGS])
     _with_console(app, settings, gate)
     setup_home(app, settings)
     return app

@@ -87,11 +87,12 @@ class LearningStore:
             return from_json(json.loads(row[0]))
         return await self._run(work)
 
-    async def list(self, *, account: str | None = None, repository: str | None = None,
+    async def learnings(self, *, account: str | None = None, repository: str | None = None,
                    kind: str | None = None) -> list[Learning]:
         """Newest first. `repository` (with `account`): the learnings that apply to it, those of the
         whole account included."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if account is not None:
             where.append("account = ?")
             params.append(account.lower())
@@ -152,7 +153,8 @@ class LearningStore:
     async def records(self, *, account: str | None = None, repository: str | None = None,
                       since: float | None = None) -> list[Record]:
         """What became of posted findings, for the console's chart and tables."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if account is not None:
             where.append("account = ?")
             params.append(account.lower())
