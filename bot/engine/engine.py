@@ -36,6 +36,7 @@ from bot.engine.tool_loop import PROCESS_TOOL_SUPPORT, ToolSupport, reserve
 from bot.engine.tool_loop import answer as answer_with_tools
 from bot.engine.usage import Usage
 from bot.index.retrieve import Retrieval
+from bot.learnings.review import ForReview
 
 log = logging.getLogger("reviewer.engine")  # under the server's logger: JSON lines, redacted
 
@@ -251,6 +252,7 @@ async def run_review(
     usage: Usage | None = None,
     lookups: Lookups | None = None,
     tool_support: ToolSupport = PROCESS_TOOL_SUPPORT,
+    learned: ForReview | None = None,
 ) -> ReviewOutcome:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
@@ -262,8 +264,13 @@ async def run_review(
     `usage`: when given, every model call of the review is counted in it, with its tokens.
     `lookups`: what the model may look up before it answers (bot/engine/tool_loop.py), offered
     to the providers whose tools `tool_support` (the process's by default) does not know refused.
+    `learned`: the repository's learnings: `guide` ones go into the prompt, `suppress` ones leave
+    findings out, counted in the notes (bot/learnings/review.py).
     """
     plan = as_plan_dict(plan)
+    guided = learned.guidance(plan.get("files") or []) if learned is not None else None
+    if guided is not None and guided.section:
+        plan = {**plan, "guidance": guided.section}
     no_answer = _Answer(None, None, False, ())
     if plan.get("decision") != "review":
         reason = f"the plan skips this pull request ({plan.get('skipReason') or 'no reason given'})"
@@ -282,11 +289,17 @@ async def run_review(
     if answer.parsed is None:
         return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request_notes, scope)
 
-    shaped, repeated, prints = _unposted(
-        shape(answer.parsed.findings, plan, patches=file_patches, files=files), file_patches, scope, head_sha)
+    shaped = shape(answer.parsed.findings, plan, patches=file_patches, files=files)
+    learned_notes = [*(guided.notes if guided is not None else ())]
+    if learned is not None:
+        kept, left = learned.leave_out(shaped.posted, lambda p: p.finding,
+                                       lambda p: fingerprint(p.finding, file_patches).fingerprint)
+        shaped = replace(shaped, posted=tuple(kept))
+        learned_notes += [left.note] if left.note else []
+    shaped, repeated, prints = _unposted(shaped, file_patches, scope, head_sha)
     counts = replace(shaped.counts, malformed=answer.parsed.malformed,
                      over_limit=answer.parsed.over_limit)
-    notes = [*request_notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
+    notes = [*request_notes, *learned_notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
     common = _common(plan, head_sha, answer, counts, notes, "completed", None, scope)
     comments = await render_comments(shaped, plan, files=files, common=common, timeout=template_timeout)
     found = [p.finding for p in (*shaped.posted, *repeated)]

@@ -28,6 +28,7 @@ class Followed:
     message: str
     severity: str = "minor"
     comment_id: int | None = None
+    comment_url: str | None = None  # the inline comment's page, a learning's source
 
     @property
     def state(self) -> State:
@@ -50,7 +51,8 @@ class Followed:
         return {"fingerprint": t.fingerprint, "path": t.path, "startLine": t.start_line, "endLine": t.end_line,
                 "headSha": t.head_sha, "postedAt": format_time(t.posted_at), "rules": list(t.rules),
                 "category": t.category, "changed": _mark(t.changed), "dismissed": _mark(t.dismissed),
-                "threadResolved": _mark(t.thread_resolved), "message": self.message, "severity": self.severity}
+                "threadResolved": _mark(t.thread_resolved), "message": self.message, "severity": self.severity,
+                "commentUrl": self.comment_url}
 
 
 def from_body(pull: str, account: str, repository: str, comment_id: int | None, body: Mapping[str, Any]) -> Followed:
@@ -59,8 +61,9 @@ def from_body(pull: str, account: str, repository: str, comment_id: int | None, 
                       str(body["headSha"]), parse_time(str(body["postedAt"])), tuple(body.get("rules") or ()),
                       str(body.get("category") or "other"), _unmark(body.get("changed")),
                       _unmark(body.get("dismissed")), _unmark(body.get("threadResolved")))
+    url = body.get("commentUrl")
     return Followed(pull, account, repository, tracked, str(body.get("message") or ""),
-                    str(body.get("severity") or "minor"), comment_id)
+                    str(body.get("severity") or "minor"), comment_id, str(url) if url else None)
 
 
 def _mark(mark: Mark | None) -> dict[str, str] | None:

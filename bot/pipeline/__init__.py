@@ -20,6 +20,7 @@ from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
 from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
 from bot.store import is_postgres
+from bot.store.learnings import learnings_store
 from bot.store.sqlite.database import sqlite_path
 
 logger = logging.getLogger("reviewer.pipeline")
@@ -30,14 +31,14 @@ class NotConfigured(Exception):
 
 
 def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,
-                  database_url: str, incremental: bool = True) -> Services:
+                  database_url: str, incremental: bool = True, public_url: str | None = None) -> Services:
     """The server's one GitHub App client (made with the app, shared with the admin API), the
     review memory and the repository indexes in the server's database."""
     if github is None:
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
     return Services(github, admin, http, secrets_dir, memory=review_memory(database_url), incremental=incremental,
-                    indexes=_indexes(database_url))
+                    indexes=_indexes(database_url), learnings=learnings_store(database_url), public_url=public_url)
 
 
 def _indexes(database_url: str) -> RepositoryIndexes:
@@ -59,7 +60,7 @@ def review_memory(database_url: str) -> ReviewMemory:
 
 
 def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,
-                 database_url: str, incremental: bool = True) -> Handler:
+                 database_url: str, incremental: bool = True, public_url: str | None = None) -> Handler:
     """The job handler; `admin` is the server's admin configuration holder (`.current` per job).
     `incremental=False` is the review life before issue #15, kept for the cost bench's baseline:
     every event reviews the whole pull request, and posts whatever the model finds."""
@@ -68,7 +69,7 @@ def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSessi
     def ready() -> Services:
         nonlocal services
         services = services or make_services(github, admin, http, secrets_dir, database_url=database_url,
-                                             incremental=incremental)
+                                             incremental=incremental, public_url=public_url)
         return services
 
     async def handle(job: Job) -> ReviewResult | None:

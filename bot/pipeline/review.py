@@ -35,9 +35,10 @@ from bot.github import (
     start_check_run,
 )
 from bot.jobs import ReviewResult
-from bot.pipeline import journal
+from bot.pipeline import journal, learn
 from bot.pipeline.access import WriteAccess
 from bot.pipeline.configure import plan_for, referenced_paths
+from bot.pipeline.followed import follow_posted
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.index import IndexContext, RepositoryIndexes, review_context
 from bot.pipeline.life import Step, describe, paused_report, remember, repeated, step_for
@@ -45,6 +46,7 @@ from bot.pipeline.post import post_outcome
 from bot.pipeline.targets import Target
 from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
 from bot.reviews.memory import ReviewMemory
+from bot.store.learnings import LearningStore
 from bot.store.model import StoreUnavailable
 
 logger = logging.getLogger("reviewer.pipeline")
@@ -68,6 +70,8 @@ class Services:
     incremental: bool = True  # False: every event reviews the whole pull request afresh, as before #15
     access: WriteAccess = field(default_factory=WriteAccess)  # who may talk to the app, cached
     indexes: RepositoryIndexes | None = None  # None: no repository index (a store without one)
+    learnings: LearningStore | None = None  # learnings and posted findings' outcomes (bot/pipeline/learn.py)
+    public_url: str | None = None  # the server's, for links to its console in answers
     _login: str | None = field(default=None, init=False)
 
     async def app_login(self) -> str:
@@ -194,6 +198,9 @@ async def _carry_out(services: Services, gh: GitHubClient, target: Target, plann
     async def posted_inline() -> None:
         if memory is not None:
             await memory.add_posted(target.pull_key, outcome.fingerprints)
+        if services.learnings is not None:  # what becomes of each finding, from now on (bot/pipeline/followed.py)
+            await follow_posted(services.learnings, gh, target.owner, target.repo, target.number, target.pull_key,
+                                outcome, login)
 
     posted = await post_outcome(gh, target, outcome, login, on_posted=posted_inline)
     carried_out = {**outcome.to_json(), "decisions": posted.decisions} if posted.decisions else outcome.to_json()
@@ -249,10 +256,16 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     index = await _index_context(services, gh, target, gathered, config, patches, plan_json.get("ignored", []))
     stage.name = "running the model review"
     scope: ReviewScope = step.scope if step is not None else FULL
+    learned = None
+    if services.learnings is not None:
+        stage.name = "reading the learnings"
+        learned = await learn.for_review(services.learnings, services.access, learn.Place(
+            gh, target.owner, target.repo, target.pull_key, login.removesuffix("[bot]"), services.public_url))
     return await run_review(plan_json, files=files, patches=patches, providers=config.providers,
                             session=services.http, head_sha=target.head_sha, app_login=login,
                             reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
-                            index=index.retrieval if index else None, lookups=index.lookups if index else None)
+                            index=index.retrieval if index else None, lookups=index.lookups if index else None,
+                            learned=learned)
 
 
 async def _index_context(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
