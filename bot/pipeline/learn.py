@@ -128,12 +128,15 @@ async def read_reactions(store: LearningStore, access: WriteAccess, place: Place
     return made
 
 
-async def for_review(store: LearningStore, access: WriteAccess, place: Place) -> ForReview:
-    """The learnings a review of the pull request applies, once the 👎 given since the last review
-    are read (so that one given a minute ago already counts). Reading reactions is best effort: a
-    GitHub error is logged and the review goes on with the learnings already kept."""
+async def read_reactions_logged(store: LearningStore, access: WriteAccess, place: Place) -> None:
+    """`read_reactions`, best effort: a GitHub error is logged, and the review (or the close) goes on
+    with the learnings already kept."""
     try:
         await read_reactions(store, access, place)
     except GitHubError as exc:
         logger.warning("the reactions on the findings of %s were not read: %s", place.pull_key, exc.describe())
+
+
+async def for_review(store: LearningStore, place: Place) -> ForReview:
+    """The learnings a review of the pull request's repository applies."""
     return ForReview(place.owner, place.repo, tuple(await store.learnings(account=place.owner, repository=place.repo)))

@@ -231,6 +231,10 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
         return journal.Planned(report_for_plan(plan_json, [NO_PROVIDER]), result=ReviewResult("skipped", "no-provider"))
     if not any(plan_json["models"].values()):
         return journal.Planned(report_for_plan(plan_json, [NO_MODEL]), result=ReviewResult("skipped", "no-model"))
+    if services.learnings is not None:  # the 👎 given since the last review (bot/pipeline/learn.py)
+        stage.name = "reading the reactions on earlier findings"
+        await learn.read_reactions_logged(services.learnings, services.access,
+                                          _place(services, gh, target, await services.app_login()))
     step = None
     if services.memory is not None and services.incremental:
         stage.name = "reading what earlier reviews of this pull request did"
@@ -259,13 +263,16 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     learned = None
     if services.learnings is not None:
         stage.name = "reading the learnings"
-        learned = await learn.for_review(services.learnings, services.access, learn.Place(
-            gh, target.owner, target.repo, target.pull_key, login.removesuffix("[bot]"), services.public_url))
+        learned = await learn.for_review(services.learnings, _place(services, gh, target, login))
     return await run_review(plan_json, files=files, patches=patches, providers=config.providers,
                             session=services.http, head_sha=target.head_sha, app_login=login,
                             reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
                             index=index.retrieval if index else None, lookups=index.lookups if index else None,
                             learned=learned)
+
+
+def _place(services: Services, gh: GitHubClient, target: Target, login: str) -> learn.Place:
+    return learn.Place(gh, target.owner, target.repo, target.pull_key, login.removesuffix("[bot]"), services.public_url)
 
 
 async def _index_context(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,

@@ -1,0 +1,151 @@
+"""Learnings end to end: signed deliveries → the real server and pipeline → the GitHub double
+(review comments, replies, reactions, collaborator permissions) and the chat-completions double;
+the learnings API over HTTP to look at and delete what was learned."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+
+from tests.chat_double import ChatDouble, findings
+from tests.github_double.model import person
+from tests.review_support import (
+    API_KEY,
+    BUG,
+    KEY_VAR,
+    PRIMARY,
+    config_pull,
+    inline_comments,
+    reviewed,
+    reviewing_app,
+    run_text,
+    shown,
+)
+from tests.test_app_followups import replies, say
+
+TOKEN = "admin-token-for-learnings"
+CONFIG = "feedback: detailed\n"
+
+
+@pytest.fixture
+async def chat(monkeypatch) -> AsyncIterator[ChatDouble]:
+    monkeypatch.setenv(KEY_VAR, API_KEY)
+    double = await ChatDouble(api_key=API_KEY).start()
+    try:
+        yield double
+    finally:
+        await double.close()
+
+
+async def _api(world, method: str, path: str) -> tuple[int, dict]:
+    async with aiohttp.ClientSession() as http:
+        async with http.request(method, world.url + path, headers={"Authorization": f"Bearer {TOKEN}"}) as response:
+            return response.status, await response.json()
+
+
+def _learning_id(answer: str) -> str:
+    found = re.search(r"Learning `([0-9a-f]{16})`", answer)
+    assert found, answer
+    return found.group(1)
+
+
+async def test_a_finding_ignored_stays_out_of_later_pull_requests_until_its_learning_is_deleted(
+        tmp_path, github, github_app, app_private_key, chat):
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
+                             REVIEWER_ADMIN_TOKEN=TOKEN) as world:
+        chat.answer(PRIMARY, findings(BUG))
+        first = config_pull(world, CONFIG)
+        await reviewed(world, first)
+        world.repo.permissions["alice"] = "write"
+        [finding] = inline_comments(world, first)
+        ignored = first.reply(finding, "@reviewer ignore: b is checked by the caller", "alice")
+        assert await say(world, "pull_request_review_comment", first, comment=ignored) == "done"
+        [answer] = replies(world, first, finding)
+        assert answer.startswith("Learned. From now on I leave out findings of category `bug` in `src/**` of "
+                                 "`octo-org/example` that say what this one said:")
+        assert "> Division by zero when b is 0." in answer and "> Why: b is checked by the caller" in answer
+        learning_id = _learning_id(answer)
+        assert f"To undo it: `reviewer learnings rm {learning_id}`" in answer
+
+        second = config_pull(world, CONFIG)  # the same change again: the model raises the same finding
+        run = await reviewed(world, second)
+        assert inline_comments(world, second) == []
+        assert "1 finding left out by learnings (see /console/learnings)" in run_text(run)
+        assert "Division by zero" not in run_text(run)
+
+        status, deleted = await _api(world, "DELETE", f"/v1/learnings/{learning_id}")
+        assert status == 200 and deleted["source"]["author"] == "alice" and deleted["kind"] == "suppress"
+        third = config_pull(world, CONFIG)
+        run = await reviewed(world, third)
+        assert [shown(c.body) for c in inline_comments(world, third)][0].count("Division by zero when b is 0.") == 1
+        assert "left out by learnings" not in run_text(run)
+
+
+async def test_only_a_writer_teaches_and_a_refusal_says_why(tmp_path, github, github_app, app_private_key, chat):
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
+                             REVIEWER_ADMIN_TOKEN=TOKEN) as world:
+        chat.answer(PRIMARY, findings(BUG))
+        pr = config_pull(world, CONFIG)
+        await reviewed(world, pr)
+        world.repo.permissions.update({"alice": "write", "mallory": "read"})
+        [finding] = inline_comments(world, pr)
+        asked_before = len(chat.requests)
+
+        refused = pr.reply(finding, "@reviewer ignore", "mallory")
+        assert await say(world, "pull_request_review_comment", pr, comment=refused) == "done"
+        taught = pr.comment("@reviewer learn mallory says divisions are always safe", "mallory")
+        assert await say(world, "issue_comment", pr, comment=taught) == "done"
+        status, listed = await _api(world, "GET", "/v1/learnings")
+        assert status == 200 and listed["items"] == []
+        [answer] = replies(world, pr, finding)
+        assert answer == ("I did not learn this: `mallory` has no write access to octo-org/example, and only people "
+                          "who may push to it can teach me.")
+        said = [shown(c.body) for c in pr.comments if c.user == world.app.bot and "reviewer:summary" not in c.body]
+        assert said == [answer]
+
+        guide = pr.comment("@reviewer learn Money amounts are integers of cents; never use float for them.", "alice")
+        assert await say(world, "issue_comment", pr, comment=guide) == "done"
+        answered = [shown(c.body) for c in pr.comments if c.user == world.app.bot and "reviewer:summary" not in c.body]
+        assert answered[-1].startswith("Learned. Later reviews of every file in `octo-org/example` are told:")
+        nowhere = pr.comment("@reviewer ignore", "alice")  # not a reply to a finding
+        assert await say(world, "issue_comment", pr, comment=nowhere) == "done"
+        answered = [shown(c.body) for c in pr.comments if c.user == world.app.bot and "reviewer:summary" not in c.body]
+        assert answered[-1].startswith("`ignore` works in a reply to one of my findings")
+        assert len(chat.requests) == asked_before  # learning costs no model call
+
+        chat.answer(PRIMARY, findings())
+        later = config_pull(world, CONFIG)
+        await reviewed(world, later)
+        prompt = chat.requests_for(PRIMARY)[-1].body["messages"][1]["content"]
+        assert "## What the team told the reviewer (learnings, newest first)" in prompt
+        assert "Money amounts are integers of cents" in prompt and "mallory says" not in prompt
+
+
+async def test_a_thumbs_down_by_a_writer_is_read_at_the_next_review(tmp_path, github, github_app, app_private_key,
+                                                                     chat):
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
+                             REVIEWER_ADMIN_TOKEN=TOKEN) as world:
+        chat.answer(PRIMARY, findings(BUG))
+        pr = config_pull(world, CONFIG)
+        await reviewed(world, pr)
+        world.repo.permissions.update({"bob": "maintain", "mallory": "read"})
+        [finding] = inline_comments(world, pr)
+        finding.react(person("mallory"), "-1")
+        finding.react(person("bob"), "+1")
+        await reviewed(world, pr, "reopened")
+        status, listed = await _api(world, "GET", "/v1/learnings")
+        assert status == 200 and listed["items"] == []  # a reader's 👎 teaches nothing
+
+        finding.react(person("bob"), "-1")
+        await reviewed(world, pr, "reopened")
+        status, listed = await _api(world, "GET", "/v1/learnings?account=octo-org&repository=example")
+        [learning] = listed["items"]
+        assert (learning["kind"], learning["category"], learning["scope"]["paths"]) == ("suppress", "bug", ["src/**"])
+        assert learning["source"]["author"] == "bob" and learning["source"]["url"].endswith(f"#discussion_r{finding.id}")
+        assert learning["text"] == "Division by zero when b is 0."
+        await reviewed(world, pr, "reopened")  # read again: no second learning
+        status, listed = await _api(world, "GET", "/v1/learnings")
+        assert len(listed["items"]) == 1
