@@ -39,6 +39,14 @@ CONVERSATION_EVENTS: dict[str, str] = {
     "pull_request_review": "submitted",
 }
 
+# What became of posted findings (docs/reviews.md "Learnings"): a review thread resolved or
+# unresolved, and a pull request closed (its 👎 are read one last time). Their jobs name the pull
+# request and no head, as conversation jobs do: they run in turn with its reviews.
+OUTCOME_ACTIONS: dict[str, frozenset[str]] = {
+    "pull_request_review_thread": frozenset({"resolved", "unresolved"}),
+    "pull_request": frozenset({"closed"}),
+}
+
 Kind = Literal["job", "installation", "ignored"]
 
 
@@ -219,6 +227,11 @@ def classify(event: str, payload: dict[str, Any]) -> Classification:
         return _push(payload, installation_id)
     if event in CONVERSATION_EVENTS:
         return _classify_conversation(event, action, installation_id, payload)
+    if action in OUTCOME_ACTIONS.get(event, ()):
+        repo = _required_text(_get(payload, "repository", "full_name"), "repository.full_name")
+        number = _require(_int(_get(payload, "pull_request", "number"), "pull_request.number", PR_BOUND),
+                          "pull_request.number")
+        return Classification("job", action, installation_id, repo, number, None)
     actions = JOB_EVENTS.get(event)
     if actions is None:
         return Classification("ignored", action, installation_id, reason=f"event {event} is not handled")

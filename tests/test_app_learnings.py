@@ -10,21 +10,27 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 
+from tests.app_support import running_app
 from tests.chat_double import ChatDouble, findings
 from tests.github_double.model import person
 from tests.review_support import (
     API_KEY,
     BUG,
+    CALC_HEAD,
+    DOCS,
     KEY_VAR,
+    LEAK,
     PRIMARY,
+    admin_yaml,
     config_pull,
     inline_comments,
     reviewed,
     reviewing_app,
     run_text,
     shown,
+    summary_of,
 )
-from tests.test_app_followups import replies, say
+from tests.test_app_followups import finished, replies, say
 
 TOKEN = "admin-token-for-learnings"
 CONFIG = "feedback: detailed\n"
@@ -149,3 +155,70 @@ async def test_a_thumbs_down_by_a_writer_is_read_at_the_next_review(tmp_path, gi
         await reviewed(world, pr, "reopened")  # read again: no second learning
         status, listed = await _api(world, "GET", "/v1/learnings")
         assert len(listed["items"]) == 1
+
+
+async def _thread(world, pr, root, action: str = "resolved", by: str = "alice") -> None:
+    payload = world.github.payload("pull_request_review_thread", action, installation=world.installation,
+                                   repo=pr.repo, sender=person(by))
+    payload["pull_request"] = world.github.render.pull(pr)
+    payload["thread"]["comments"] = [world.github.render.review_comment(pr, root)]
+    delivery = f"thread-{root.id}-{action}"
+    status, _ = await world.deliver("pull_request_review_thread", payload, delivery)
+    assert status == 202
+    assert await finished(world, delivery) == "done"
+
+
+async def test_caps_move_findings_to_the_summary_and_the_tally_follows_them(
+        tmp_path, github, github_app, app_private_key, chat):
+    capped = admin_yaml(chat) + "reviews:\n  maxInlineComments: 1\n  inlineSeverityFloor: important\n"
+    async with running_app(tmp_path, github, github_app, app_private_key, admin_yaml=capped,
+                           REVIEWER_ADMIN_TOKEN=TOKEN) as world:
+        chat.answer(PRIMARY, findings(DOCS, LEAK, BUG))
+        pr = config_pull(world, CONFIG)
+        run = await reviewed(world, pr)
+        [inline] = inline_comments(world, pr)
+        assert "Division by zero" in inline.body  # the most severe stays inline
+        summary = shown(summary_of(world, pr))
+        assert "### Listed here only" in summary
+        assert "1 finding below the inline floor (important) is listed in this summary only" in summary
+        assert ("1 finding past the limit of 1 inline comments a review is listed in this summary only "
+                "(the lowest severities first)") in summary
+        assert "Document what ratio returns." in summary and "Returns a secret from the environment." in summary
+        assert "**Findings of this pull request so far:** 3 findings: 0 resolved, 0 dismissed, 3 open" in summary
+        assert "1 finding below the inline floor" in run_text(run)
+
+        await _thread(world, pr, inline)  # resolved with no change: dismissed
+        first_head = pr.head_sha
+        world.repo.commit({"src/calc.py": CALC_HEAD.replace("    return a / b\n", "    return a / b if b else 0.0\n")},
+                          branch=pr.head_ref)
+        chat.answer(PRIMARY, findings())
+        await reviewed(world, pr, "synchronize", before=first_head)
+        summary = shown(summary_of(world, pr))
+        assert "**Findings of this pull request so far:** 3 findings: 1 resolved, 0 dismissed, 2 open" in summary
+
+        status, metrics = await _text(world, "/metrics")
+        assert 'reviewer_findings{state="resolved"} 1' in metrics and 'reviewer_findings{state="open"} 2' in metrics
+
+
+async def test_a_thread_resolved_without_a_change_is_dismissed(tmp_path, github, github_app, app_private_key, chat):
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
+                             REVIEWER_ADMIN_TOKEN=TOKEN) as world:
+        chat.answer(PRIMARY, findings(BUG, LEAK))
+        pr = config_pull(world, CONFIG)
+        await reviewed(world, pr)
+        bug = next(c for c in inline_comments(world, pr) if "Division" in c.body)
+        await _thread(world, pr, bug)
+        world.repo.permissions["octocat"] = "write"
+        await say(world, "issue_comment", pr, comment=pr.comment("@reviewer full review", "octocat"))
+        summary = shown(summary_of(world, pr))
+        assert "**Findings of this pull request so far:** 2 findings: 0 resolved, 1 dismissed, 1 open" in summary
+        await _thread(world, pr, bug, "unresolved")
+        await say(world, "issue_comment", pr, comment=pr.comment("@reviewer full review", "octocat"))
+        summary = shown(summary_of(world, pr))
+        assert "2 findings: 0 resolved, 0 dismissed, 2 open" in summary
+
+
+async def _text(world, path: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as http:
+        async with http.get(world.url + path) as response:
+            return response.status, await response.text()

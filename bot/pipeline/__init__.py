@@ -12,7 +12,8 @@ from typing import Any
 import aiohttp
 
 from bot.github import GitHubApp
-from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, Handler, Job, ReviewResult
+from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, OUTCOME_ACTIONS, Handler, Job, ReviewResult
+from bot.pipeline import outcome_events
 from bot.pipeline.followup import handle_conversation
 from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, sqlite_stores
 from bot.pipeline.installation import index_installation, repository_changes
@@ -79,6 +80,10 @@ def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSessi
             return None
         if job.event in INSTALLATION_EVENTS:
             await _installation_indexes(job)
+            return None
+        if job.action in OUTCOME_ACTIONS.get(job.event, ()):  # a thread resolved, a pull request closed
+            services = ready()
+            await outcome_events.handle(services, services.app.installation(_installation(job)), job)
             return None
         if job.event in CONVERSATION_EVENTS:
             services = ready()

@@ -15,15 +15,16 @@ without their comment ids (no reply can then make a learning from them), never f
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.engine.fingerprints import PostedFinding
 from bot.engine.outcome import ReviewOutcome
 from bot.github import GitHubClient, GitHubError
 from bot.github.conversation import review_comments
 from bot.learnings.followed import Followed
-from bot.learnings.outcomes import ThreadResolved, Tracked, advance
+from bot.learnings.outcomes import State, ThreadResolved, Tracked, advance
 from bot.learnings.tally import Tally, tally
 from bot.store.learnings import LearningStore
 
@@ -74,6 +75,10 @@ async def thread_resolved(store: LearningStore, pull_key: str, comment_ids: list
     return len(changed)
 
 
-async def pull_tally(store: LearningStore, pull_key: str) -> Tally:
-    """What became of the pull request's posted findings so far."""
-    return tally(f.state for f in await store.followed(pull_key))
+async def pull_tally(store: LearningStore, pull_key: str, posting: Iterable[PostedFinding] = ()) -> Tally:
+    """What became of the pull request's posted findings so far, with those being posted (open)."""
+    known = await store.followed(pull_key)
+    followed = {f.tracked.fingerprint for f in known}
+    fresh = {p.fingerprint for p in posting} - followed
+    opened: list[State] = ["open"] * len(fresh)
+    return tally([*(f.state for f in known), *opened])

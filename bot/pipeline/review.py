@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import aiohttp
@@ -35,13 +35,16 @@ from bot.github import (
     start_check_run,
 )
 from bot.jobs import ReviewResult
+from bot.learnings.caps import Caps
+from bot.learnings.posting import capped, with_tally
 from bot.pipeline import journal, learn
 from bot.pipeline.access import WriteAccess
 from bot.pipeline.configure import plan_for, referenced_paths
-from bot.pipeline.followed import follow_posted
+from bot.pipeline.followed import follow_posted, pull_tally
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.index import IndexContext, RepositoryIndexes, review_context
 from bot.pipeline.life import Step, describe, paused_report, remember, repeated, step_for
+from bot.pipeline.outcome_events import follow_to_head
 from bot.pipeline.post import post_outcome
 from bot.pipeline.targets import Target
 from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
@@ -194,6 +197,8 @@ async def _carry_out(services: Services, gh: GitHubClient, target: Target, plann
         return planned.report, planned.result
     stage.name = "posting the review"
     memory, login = services.memory, await services.app_login()
+    if services.learnings is not None:  # the summary ends with what became of the findings so far
+        outcome = with_tally(outcome, await pull_tally(services.learnings, target.pull_key, outcome.fingerprints))
 
     async def posted_inline() -> None:
         if memory is not None:
@@ -231,8 +236,9 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
         return journal.Planned(report_for_plan(plan_json, [NO_PROVIDER]), result=ReviewResult("skipped", "no-provider"))
     if not any(plan_json["models"].values()):
         return journal.Planned(report_for_plan(plan_json, [NO_MODEL]), result=ReviewResult("skipped", "no-model"))
-    if services.learnings is not None:  # the 👎 given since the last review (bot/pipeline/learn.py)
-        stage.name = "reading the reactions on earlier findings"
+    if services.learnings is not None:  # what became of earlier findings: pushes, 👎 (bot/pipeline/learn.py)
+        stage.name = "following earlier findings"
+        await follow_to_head(services.learnings, gh, target.owner, target.repo, target.pull_key, target.head_sha)
         await learn.read_reactions_logged(services.learnings, services.access,
                                           _place(services, gh, target, await services.app_login()))
     step = None
@@ -243,7 +249,8 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
             report, result = repeated(step.last, step.next.reason)
             return journal.Planned(report, result=result)
     stage.name = "running the model review"
-    outcome = await _model_review(services, gh, target, gathered, plan_json, config, stage, step)
+    outcome = _within_caps(services, target, await _model_review(services, gh, target, gathered, plan_json, config,
+                                                                 stage, step))
     return journal.Planned(report_for_plan(plan_json), outcome,
                            notes=(describe(step, target.head_sha),) if step is not None else (),
                            remember=journal.Remembered(step.digest, step.merge_base) if step is not None else None)
@@ -269,6 +276,16 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
                             reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
                             index=index.retrieval if index else None, lookups=index.lookups if index else None,
                             learned=learned)
+
+
+def _within_caps(services: Services, target: Target, outcome: ReviewOutcome) -> ReviewOutcome:
+    """The admin file's noise caps over the inline comments (bot/learnings/posting.py)."""
+    admin = services.admin.current
+    if admin is None or outcome.status != "completed":
+        return outcome
+    limits = admin.review_limits(target.full_name)
+    kept, notes = capped(outcome, Caps(limits.max_inline_comments, limits.inline_severity_floor))
+    return replace(kept, notes=(*kept.notes, *notes)) if notes else kept
 
 
 def _place(services: Services, gh: GitHubClient, target: Target, login: str) -> learn.Place:

@@ -117,6 +117,10 @@ async def metrics_page(request: web.Request) -> web.Response:
         metrics.queue_depth.set(queue.store.unclassified, state="received")
         metrics.queue_depth.set(queue.depth(), state="queued")
         metrics.running.set(queue.running)
+    try:  # what became of posted findings (bot.store.learnings); the page is served without them
+        metrics.findings_by_state(await asyncio.wait_for(request.app[LEARNINGS].count_states(), timeout=5))
+    except Exception as exc:
+        logger.warning("the findings' outcomes were not counted for /metrics", extra={"error": log.error_text(exc)})
     return web.Response(text=metrics.render(), content_type="text/plain", charset="utf-8",
                         headers={"X-Content-Type-Options": "nosniff"})
 

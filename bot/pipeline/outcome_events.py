@@ -1,0 +1,82 @@
+"""What became of posted findings, kept current (I/O; docs/reviews.md "Learnings").
+
+- `follow_to_head`: before a review, and when a thread is resolved or the pull request closed, each
+  followed finding not yet changed is brought to the pull request's head: the diff from the head
+  its lines are numbered at (GitHub's compare) either changes its lines (`resolved`) or moves them.
+  A head GitHub no longer knows, or one the new head does not descend from (a force-push), moves
+  nothing: the finding keeps its lines and stays as it was.
+- `handle`: the jobs of `pull_request_review_thread` (resolved / unresolved: the findings of the
+  thread's comments marked) and of `pull_request.closed` (the 👎 read one last time).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from bot.engine.diff import read_patches
+from bot.github import GitHubClient, GitHubError
+from bot.github.repos import changes_between
+from bot.jobs import Job
+from bot.learnings.outcomes import Pushed, advance
+from bot.pipeline import learn
+from bot.pipeline.followed import thread_resolved
+from bot.store.learnings import LearningStore
+
+if TYPE_CHECKING:
+    from bot.pipeline.review import Services
+
+logger = logging.getLogger("reviewer.outcomes")
+
+
+async def follow_to_head(store: LearningStore, gh: GitHubClient, owner: str, repo: str, pull_key: str,
+                         head_sha: str, now: datetime | None = None) -> None:
+    moment = now or datetime.now(UTC)
+    waiting = [f for f in await store.followed(pull_key)
+               if f.tracked.changed is None and f.tracked.head_sha and f.tracked.head_sha != head_sha]
+    pushes: dict[str, Pushed | None] = {}
+    changed = []
+    for followed in waiting:
+        old = followed.tracked.head_sha
+        if old not in pushes:
+            pushes[old] = await _push(gh, owner, repo, old, head_sha, moment)
+        push = pushes[old]
+        if push is not None:
+            changed.append(followed.with_tracked(advance(followed.tracked, push)))
+    await store.update(changed)
+
+
+async def _push(gh: GitHubClient, owner: str, repo: str, old: str, new: str, at: datetime) -> Pushed | None:
+    try:
+        increment = await changes_between(gh, owner, repo, old, new)
+    except GitHubError as exc:
+        logger.warning("the changes from %s to %s were not read: %s", old[:7], new[:7], exc.describe())
+        return None
+    if increment is None or increment.status not in ("ahead", "identical") or not increment.complete:
+        return None
+    entries = list(increment.files)
+    renamed = {str(e["previous_filename"]): str(e["filename"]) for e in entries
+               if e.get("status") == "renamed" and e.get("previous_filename")}
+    return Pushed(new, read_patches(entries), at, renamed)
+
+
+async def handle(services: Services, gh: GitHubClient, job: Job) -> None:
+    store = services.learnings
+    if store is None or job.repo is None or job.pr_number is None:
+        return
+    owner, _, repo = job.repo.partition("/")
+    pull_key = f"{job.repo}#{job.pr_number}"
+    head = str(((job.payload.get("pull_request") or {}).get("head") or {}).get("sha") or "")
+    if head:
+        await follow_to_head(store, gh, owner, repo, pull_key, head)
+    if job.event == "pull_request_review_thread":
+        comments = (job.payload.get("thread") or {}).get("comments") or []
+        ids = [int(c["id"]) for c in comments if isinstance(c, dict) and isinstance(c.get("id"), int)]
+        by = str((job.payload.get("sender") or {}).get("login", ""))
+        count = await thread_resolved(store, pull_key, ids, job.action == "resolved", by)
+        logger.info("thread %s on %s: %d finding(s) marked", job.action, pull_key, count)
+        return
+    login = await services.app_login()
+    await learn.read_reactions_logged(store, services.access, learn.Place(
+        gh, owner, repo, pull_key, login.removesuffix("[bot]"), services.public_url))
