@@ -4,6 +4,7 @@ the learnings API over HTTP to look at and delete what was learned."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator
 
@@ -11,7 +12,7 @@ import aiohttp
 import pytest
 
 from tests.app_support import running_app
-from tests.chat_double import ChatDouble, findings
+from tests.chat_double import ChatDouble, Reply, findings
 from tests.github_double.model import person
 from tests.review_support import (
     API_KEY,
@@ -222,3 +223,22 @@ async def _text(world, path: str) -> tuple[int, str]:
     async with aiohttp.ClientSession() as http:
         async with http.get(world.url + path) as response:
             return response.status, await response.text()
+
+
+WALK = {"path": "src/calc.py", "summary": "Adds ratio() and secret(), ping @alice"}
+
+
+@pytest.mark.parametrize("switch, shown_too", [("", True), ("reviews:\n  walkthrough: false\n", False)])
+async def test_the_summary_opens_with_the_walkthrough_of_the_same_answer(
+        tmp_path, github, github_app, app_private_key, chat, switch, shown_too):
+    async with running_app(tmp_path, github, github_app, app_private_key, admin_yaml=admin_yaml(chat) + switch) as world:
+        chat.answer(PRIMARY, Reply(content=json.dumps({"findings": [BUG], "walkthrough": [
+            WALK, {"path": "elsewhere.py", "summary": "not in this review"}]})))
+        pr = config_pull(world, CONFIG)
+        run = await reviewed(world, pr)
+        summary = shown(summary_of(world, pr))
+    assert len(chat.requests) == 1  # no request of its own
+    opening = "**What changed**\n\n- `src/calc.py` — Adds ratio() and secret(), ping `@alice`"
+    assert (opening in summary) is shown_too
+    assert summary.startswith(opening) is shown_too  # it opens the summary
+    assert ("walkthrough[1]: path: not a file of this review; left out" in run_text(run)) is shown_too

@@ -20,12 +20,12 @@ import aiohttp
 
 from bot.config.model import Provider
 from bot.engine import decisions
-from bot.engine.comments import render_comments, render_summary_builtin
+from bot.engine.comments import Comments, render_comments, render_summary_builtin
 from bot.engine.diff import FilePatch, read_patches
 from bot.engine.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedAnswer, parse_answer
 from bot.engine.fingerprints import PostedFinding, fingerprint, still_standing
 from bot.engine.lookups import Lookups
-from bot.engine.outcome import Attempt, Counts, ReviewOutcome
+from bot.engine.outcome import SUMMARY_MARKER, Attempt, Counts, ReviewOutcome
 from bot.engine.providers import ModelClient, ProviderError, make_client, split_model_ref
 from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict, build_request
 from bot.engine.scope import FULL, ReviewScope
@@ -37,6 +37,8 @@ from bot.engine.tool_loop import answer as answer_with_tools
 from bot.engine.usage import Usage
 from bot.index.retrieve import Retrieval
 from bot.learnings.review import ForReview
+from bot.learnings.walkthrough import read_walkthrough
+from bot.learnings.walkthrough import render as render_walkthrough
 
 log = logging.getLogger("reviewer.engine")  # under the server's logger: JSON lines, redacted
 
@@ -156,7 +158,8 @@ async def _ask_all(models: Models, plan: dict, requests: list[ModelRequest]) -> 
     if len(parsed) < len(answers):
         return _Answer(None, None, False, attempts)
     merged = ParsedAnswer(tuple(f for p in parsed for f in p.findings), sum(p.malformed for p in parsed),
-                          sum(p.over_limit for p in parsed), tuple(x for p in parsed for x in p.problems)[:5])
+                          sum(p.over_limit for p in parsed), tuple(x for p in parsed for x in p.problems)[:5],
+                          walkthrough=tuple(w for p in parsed for w in p.walkthrough))
     used = next((a for a in answers if a.fallback_used), answers[0])
     return _Answer(merged, used.model, any(a.fallback_used for a in answers), attempts)
 
@@ -223,6 +226,19 @@ def _unposted(shaped: Shaped, patches: Mapping[str, FilePatch], scope: ReviewSco
     return replace(shaped, posted=tuple(fresh), counts=counts), repeated, prints
 
 
+def _walked_through(comments: Comments, entries: tuple[Any, ...], files: list[str], notes: list[str]) -> Comments:
+    """The summary with the walkthrough after its marker; what was left out of it, in the notes."""
+    read = read_walkthrough(list(entries) if entries else None, files)
+    notes.extend(read.remarks)
+    opening = render_walkthrough(read)
+    if not opening:
+        return comments
+    summary = comments.summary
+    head, marker, rest = summary.partition(SUMMARY_MARKER)
+    summary = f"{head}{marker}\n{opening}\n\n{rest.lstrip(chr(10))}" if marker else f"{opening}\n\n{summary}"
+    return replace(comments, summary=summary)
+
+
 def _carried(scope: ReviewScope, full: Mapping[str, FilePatch], found_again: set[str]) -> list[Finding]:
     """Earlier findings an incremental review could not repeat but which still stand (their code
     is unchanged): they still stop an approval and still fail the check run."""
@@ -253,6 +269,7 @@ async def run_review(
     lookups: Lookups | None = None,
     tool_support: ToolSupport = PROCESS_TOOL_SUPPORT,
     learned: ForReview | None = None,
+    walkthrough: bool = False,
 ) -> ReviewOutcome:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
@@ -265,7 +282,8 @@ async def run_review(
     `lookups`: what the model may look up before it answers (bot/engine/tool_loop.py), offered
     to the providers whose tools `tool_support` (the process's by default) does not know refused.
     `learned`: the repository's learnings: `guide` ones go into the prompt, `suppress` ones leave
-    findings out, counted in the notes (bot/learnings/review.py).
+    findings out, counted in the notes (bot/learnings/review.py). `walkthrough`: the summary opens
+    with the answer's one line per changed file (bot/learnings/walkthrough.py).
     """
     plan = as_plan_dict(plan)
     guided = learned.guidance(plan.get("files") or []) if learned is not None else None
@@ -302,6 +320,8 @@ async def run_review(
     notes = [*request_notes, *learned_notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
     common = _common(plan, head_sha, answer, counts, notes, "completed", None, scope)
     comments = await render_comments(shaped, plan, files=files, common=common, timeout=template_timeout)
+    if walkthrough:  # the summary opens with one line per changed file, from this same answer
+        comments = _walked_through(comments, answer.parsed.walkthrough, plan.get("files") or [], notes)
     found = [p.finding for p in (*shaped.posted, *repeated)]
     standing = [*found, *_carried(scope, file_patches, {fingerprint(f, file_patches).fingerprint for f in found})]
     log.info("%s review of %s completed with %s: %d posted (%d inline), counts %s", scope.kind, head_sha[:7],

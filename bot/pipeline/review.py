@@ -275,7 +275,13 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
                             session=services.http, head_sha=target.head_sha, app_login=login,
                             reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
                             index=index.retrieval if index else None, lookups=index.lookups if index else None,
-                            learned=learned)
+                            learned=learned, walkthrough=_walkthrough_on(services, target))
+
+
+def _walkthrough_on(services: Services, target: Target) -> bool:
+    """The admin file's `reviews.walkthrough` (on unless switched off)."""
+    admin = services.admin.current
+    return admin is None or bool(admin.review_limits(target.full_name).walkthrough)
 
 
 def _within_caps(services: Services, target: Target, outcome: ReviewOutcome) -> ReviewOutcome:
