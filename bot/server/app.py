@@ -43,6 +43,7 @@ from bot.server import logging as log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.console import setup_console
+from bot.server.console.learnings import setup_learnings_console
 from bot.server.console.timeline import TimelineRecorder
 from bot.server.home import setup_home
 from bot.server.learnings_api import setup_learnings_routes
@@ -196,6 +197,7 @@ def _with_console(app: web.Application, settings: Settings, gate: Gate) -> None:
     setup_console(app, gate=gate, store=storage.deliveries, connectors=storage.connectors,
                   signins=app[SIGNIN_STORE], admin=app[ADMIN], timeline=storage.timeline,
                   reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime)
+    setup_learnings_console(app, gate=gate, store=app[LEARNINGS])
 
 
 def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics,
