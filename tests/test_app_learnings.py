@@ -242,3 +242,22 @@ async def test_the_summary_opens_with_the_walkthrough_of_the_same_answer(
     assert (opening in summary) is shown_too
     assert summary.startswith(opening) is shown_too  # it opens the summary
     assert ("walkthrough[1]: path: not a file of this review; left out" in run_text(run)) is shown_too
+
+
+async def test_a_thumbs_down_is_read_when_the_pull_request_is_closed(tmp_path, github, github_app, app_private_key,
+                                                                      chat):
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
+                             REVIEWER_ADMIN_TOKEN=TOKEN) as world:
+        chat.answer(PRIMARY, findings(BUG))
+        pr = config_pull(world, CONFIG)
+        await reviewed(world, pr)
+        world.repo.permissions["bob"] = "write"
+        [finding] = inline_comments(world, pr)
+        finding.react(person("bob"), "-1")
+        asked = len(chat.requests)
+        payload = world.github.payload("pull_request", "closed", installation=world.installation, pull=pr)
+        status, _ = await world.deliver("pull_request", payload, "closing")
+        assert status == 202 and await finished(world, "closing") == "done"
+        _, listed = await _api(world, "GET", "/v1/learnings")
+        assert [x["source"]["author"] for x in listed["items"]] == ["bob"]
+        assert len(chat.requests) == asked  # closing reviews nothing
