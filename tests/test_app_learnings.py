@@ -261,3 +261,32 @@ async def test_a_thumbs_down_is_read_when_the_pull_request_is_closed(tmp_path, g
         _, listed = await _api(world, "GET", "/v1/learnings")
         assert [x["source"]["author"] for x in listed["items"]] == ["bob"]
         assert len(chat.requests) == asked  # closing reviews nothing
+
+
+async def test_a_reply_the_model_reads_as_does_not_apply_is_learned_and_confirmed(
+        tmp_path, github, github_app, app_private_key, chat):
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
+                             REVIEWER_ADMIN_TOKEN=TOKEN) as world:
+        chat.answer(PRIMARY, findings(BUG))
+        pr = config_pull(world, CONFIG)
+        await reviewed(world, pr)
+        world.repo.permissions["alice"] = "write"
+        [finding] = inline_comments(world, pr)
+        chat.answer(PRIMARY, Reply(content="[does-not-apply]\nRight: callers check b first, @alice."))
+        reply = pr.reply(finding, "This is intended, b is validated by every caller.", "alice")
+        assert await say(world, "pull_request_review_comment", pr, comment=reply) == "done"
+        [answer] = replies(world, pr, finding)
+        assert answer.startswith("Right: callers check b first, `@alice`.\n\n---\n\nLearned. From now on I leave out")
+        assert "> Why: This is intended, b is validated by every caller." in answer
+        assert "[does-not-apply]" not in answer
+        assert "does-not-apply" in chat.requests_for(PRIMARY)[-1].body["messages"][0]["content"]  # it was asked
+        _, listed = await _api(world, "GET", "/v1/learnings")
+        [learning] = listed["items"]
+        assert learning["source"]["author"] == "alice" and learning["kind"] == "suppress"
+
+        chat.answer(PRIMARY, Reply(content="It can be 0 when the config is empty."))
+        other = pr.reply(finding, "Can b really be 0?", "alice")
+        assert await say(world, "pull_request_review_comment", pr, comment=other) == "done"
+        assert replies(world, pr, finding)[-1] == "It can be 0 when the config is empty."
+        _, listed = await _api(world, "GET", "/v1/learnings")
+        assert len(listed["items"]) == 1  # a plain answer teaches nothing

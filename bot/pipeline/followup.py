@@ -21,7 +21,7 @@ from bot.engine import followup
 from bot.github import GitHubClient, pull_request, read_file
 from bot.github.conversation import create_comment, issue_comments, reply_in_thread, review_comments
 from bot.jobs import Job, ReviewResult
-from bot.learnings.capture import Heard, read_learning
+from bot.learnings.capture import Heard, classified, read_learning
 from bot.pipeline import journal, learn
 from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import gather, read_paths
@@ -253,7 +253,16 @@ async def _answer_text(ctx: _Context) -> str:
     if answer.text is None:
         logger.warning("no model answered the follow-up in %s", ctx.where.thread)
         return "I could not answer this time: no model gave an answer. Ask again later."
-    return neutralise_mentions(answer.text)
+    does_not_apply, text = classified(answer.text)
+    text = neutralise_mentions(text)
+    store, where = ctx.services.learnings, ctx.where
+    if does_not_apply and store is not None and where.root_id is not None and ctx.thread:
+        last = ctx.thread[-1]  # the reply answered: its author has write access (checked before)
+        place = learn.Place(where.gh, where.target.owner, where.target.repo, where.target.pull_key,
+                            where.login.removesuffix("[bot]"), ctx.services.public_url)
+        text += await learn.from_model_reply(store, place, where.root_id, str((last.get("user") or {}).get("login", "")),
+                                             last.get("html_url"), str(last.get("body") or ""))
+    return text
 
 
 async def _follow_up(ctx: _Context) -> followup.FollowUp:

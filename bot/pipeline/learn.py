@@ -140,3 +140,22 @@ async def read_reactions_logged(store: LearningStore, access: WriteAccess, place
 async def for_review(store: LearningStore, place: Place) -> ForReview:
     """The learnings a review of the pull request's repository applies."""
     return ForReview(place.owner, place.repo, tuple(await store.learnings(account=place.owner, repository=place.repo)))
+
+
+async def from_model_reply(store: LearningStore, place: Place, root_id: int, author: str, url: str | None,
+                           reason: str, now: datetime | None = None) -> str:
+    """The model classified a writer's reply to a finding as "intended / does not apply here":
+    the learning `ignore` would make, and the lines confirming it under the model's answer ("" when
+    the thread's finding is not one the store follows)."""
+    followed = await store.by_comment(place.pull_key, root_id)
+    if followed is None:
+        return ""
+    said = Said(place.owner, place.repo, author, True, place.slug, url, followed.finding())
+    moment = now or datetime.now(UTC)
+    decided = decide(Heard("ignore", reason[:500]), said, id=new_id(), now=moment)
+    if not isinstance(decided, Learned):
+        return ""
+    kept, again = await keep(store, decided.learning)
+    await store.update([followed.with_tracked(advance(followed.tracked, LearnedFrom(kept.id, moment)))])
+    logger.info("learning %s from %s's reply on %s, as the model read it", kept.id, author, place.pull_key)
+    return "\n\n---\n\n" + answer(kept, console_url=place.console_url, again=again)
