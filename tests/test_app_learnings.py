@@ -290,3 +290,19 @@ async def test_a_reply_the_model_reads_as_does_not_apply_is_learned_and_confirme
         assert replies(world, pr, finding)[-1] == "It can be 0 when the config is empty."
         _, listed = await _api(world, "GET", "/v1/learnings")
         assert len(listed["items"]) == 1  # a plain answer teaches nothing
+
+
+async def test_a_force_push_that_drops_a_findings_code_resolves_it(tmp_path, github, github_app, app_private_key,
+                                                                  chat):
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
+        chat.answer(PRIMARY, findings(BUG, LEAK))
+        pr = config_pull(world, CONFIG)
+        first_head = pr.head_sha
+        await reviewed(world, pr)
+        chat.answer(PRIMARY, findings())
+        rewritten = CALC_HEAD.replace("    return a / b\n", "    return a / b if b else 0.0\n")
+        world.repo.commit({"src/calc.py": rewritten}, branch=pr.head_ref, parent=pr.merge_base)  # a force-push
+        await reviewed(world, pr, "synchronize", before=first_head)
+        summary = shown(summary_of(world, pr))
+    # the division's line is gone from the pull request's diff; the secret's is still there
+    assert "**Findings of this pull request so far:** 2 findings: 1 resolved, 0 dismissed, 1 open" in summary

@@ -29,6 +29,7 @@ class Followed:
     severity: str = "minor"
     comment_id: int | None = None
     comment_url: str | None = None  # the inline comment's page, a learning's source
+    code: str = ""  # its lines as the diff showed them when posted (bot.engine.fingerprints.code_of)
 
     @property
     def state(self) -> State:
@@ -52,7 +53,7 @@ class Followed:
                 "headSha": t.head_sha, "postedAt": format_time(t.posted_at), "rules": list(t.rules),
                 "category": t.category, "changed": _mark(t.changed), "dismissed": _mark(t.dismissed),
                 "threadResolved": _mark(t.thread_resolved), "message": self.message, "severity": self.severity,
-                "commentUrl": self.comment_url}
+                "commentUrl": self.comment_url, "code": self.code}
 
 
 def from_body(pull: str, account: str, repository: str, comment_id: int | None, body: Mapping[str, Any]) -> Followed:
@@ -63,7 +64,8 @@ def from_body(pull: str, account: str, repository: str, comment_id: int | None, 
                       _unmark(body.get("dismissed")), _unmark(body.get("threadResolved")))
     url = body.get("commentUrl")
     return Followed(pull, account, repository, tracked, str(body.get("message") or ""),
-                    str(body.get("severity") or "minor"), comment_id, str(url) if url else None)
+                    str(body.get("severity") or "minor"), comment_id, str(url) if url else None,
+                    str(body.get("code") or ""))
 
 
 def _mark(mark: Mark | None) -> dict[str, str] | None:

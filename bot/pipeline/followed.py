@@ -60,7 +60,8 @@ async def follow_posted(store: LearningStore, gh: GitHubClient, owner: str, repo
                           outcome.head_sha, moment, tuple(finding.rules), finding.category)
         new.append(Followed(pull_key, owner, repo, tracked, finding.message, finding.severity,
                             int(comment["id"]) if comment is not None else None,
-                            str(comment.get("html_url")) if comment is not None and comment.get("html_url") else None))
+                            str(comment.get("html_url")) if comment is not None and comment.get("html_url") else None,
+                            printed.code))
     await store.follow(new)
 
 

@@ -3,8 +3,9 @@
 - `follow_to_head`: before a review, and when a thread is resolved or the pull request closed, each
   followed finding not yet changed is brought to the pull request's head: the diff from the head
   its lines are numbered at (GitHub's compare) either changes its lines (`resolved`) or moves them.
-  A head GitHub no longer knows, or one the new head does not descend from (a force-push), moves
-  nothing: the finding keeps its lines and stays as it was.
+  After a force-push (a head GitHub no longer knows, or one the new head does not descend from),
+  lines cannot be mapped: given the pull request's diff at the new head, a finding whose code is
+  no longer in it is `resolved` (its code is gone), else it stays; without that diff nothing moves.
 - `handle`: the jobs of `pull_request_review_thread` (resolved / unresolved: the findings of the
   thread's comments marked) and of `pull_request.closed` (the 👎 read one last time).
 """
@@ -12,14 +13,16 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from bot.engine.diff import read_patches
+from bot.engine.diff import FilePatch, read_patches
+from bot.engine.fingerprints import code_of
 from bot.github import GitHubClient, GitHubError
 from bot.github.repos import changes_between
 from bot.jobs import Job
-from bot.learnings.outcomes import Pushed, advance
+from bot.learnings.outcomes import Pushed, Rewritten, advance
 from bot.pipeline import learn
 from bot.pipeline.followed import thread_resolved
 from bot.store.learnings import LearningStore
@@ -31,7 +34,9 @@ logger = logging.getLogger("reviewer.outcomes")
 
 
 async def follow_to_head(store: LearningStore, gh: GitHubClient, owner: str, repo: str, pull_key: str,
-                         head_sha: str, now: datetime | None = None) -> None:
+                         head_sha: str, now: datetime | None = None,
+                         diff: Mapping[str, FilePatch] | None = None) -> None:
+    """`diff`: the pull request's diff at `head_sha`, by path (for findings a force-push left behind)."""
     moment = now or datetime.now(UTC)
     waiting = [f for f in await store.followed(pull_key)
                if f.tracked.changed is None and f.tracked.head_sha and f.tracked.head_sha != head_sha]
@@ -44,7 +49,18 @@ async def follow_to_head(store: LearningStore, gh: GitHubClient, owner: str, rep
         push = pushes[old]
         if push is not None:
             changed.append(followed.with_tracked(advance(followed.tracked, push)))
+        elif diff is not None:
+            rewritten = Rewritten(head_sha, _code_present(followed.code, followed.tracked.path, diff), moment)
+            changed.append(followed.with_tracked(advance(followed.tracked, rewritten)))
     await store.update(changed)
+
+
+def _code_present(code: str, path: str, diff: Mapping[str, FilePatch]) -> bool:
+    """Whether a finding's code is still in the pull request's diff (one outside the diff: while its
+    file is), as `bot.engine.fingerprints.still_standing` decides for earlier findings."""
+    if not code:
+        return path in diff
+    return f"\n{code}\n" in f"\n{code_of(diff.get(path), 1, 10**9)}\n"
 
 
 async def _push(gh: GitHubClient, owner: str, repo: str, old: str, new: str, at: datetime) -> Pushed | None:

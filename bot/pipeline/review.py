@@ -19,6 +19,7 @@ import aiohttp
 import psycopg
 
 from bot.config.model import EffectiveConfig, IndexLimits
+from bot.engine.diff import read_patches
 from bot.engine.engine import run_review
 from bot.engine.outcome import ReviewOutcome
 from bot.engine.request import DEFAULT_BUDGETS
@@ -238,7 +239,8 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
         return journal.Planned(report_for_plan(plan_json, [NO_MODEL]), result=ReviewResult("skipped", "no-model"))
     if services.learnings is not None:  # what became of earlier findings: pushes, 👎 (bot/pipeline/learn.py)
         stage.name = "following earlier findings"
-        await follow_to_head(services.learnings, gh, target.owner, target.repo, target.pull_key, target.head_sha)
+        await follow_to_head(services.learnings, gh, target.owner, target.repo, target.pull_key, target.head_sha,
+                             diff=_diff_of(gathered))
         await learn.read_reactions_logged(services.learnings, services.access,
                                           _place(services, gh, target, await services.app_login()))
     step = None
@@ -292,6 +294,11 @@ def _within_caps(services: Services, target: Target, outcome: ReviewOutcome) -> 
     limits = admin.review_limits(target.full_name)
     kept, notes = capped(outcome, Caps(limits.max_inline_comments, limits.inline_severity_floor))
     return replace(kept, notes=(*kept.notes, *notes)) if notes else kept
+
+
+def _diff_of(gathered: Gathered) -> dict:
+    """The pull request's diff at its head, by path (what a force-push is judged against)."""
+    return read_patches([{"filename": f.path, "status": f.status, "patch": f.patch} for f in gathered.comparison.files])
 
 
 def _place(services: Services, gh: GitHubClient, target: Target, login: str) -> learn.Place:
