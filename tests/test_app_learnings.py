@@ -77,6 +77,13 @@ async def test_a_finding_ignored_stays_out_of_later_pull_requests_until_its_lear
         learning_id = _learning_id(answer)
         assert f"To undo it: `reviewer learnings rm {learning_id}`" in answer
 
+        first_head = first.head_sha  # the same pull request, pushed to: the ignored finding no longer stands
+        world.repo.commit({"docs/notes.md": "notes\n"}, branch=first.head_ref)
+        chat.answer(PRIMARY, findings())
+        run = await reviewed(world, first, "synchronize", before=first_head)
+        assert run.conclusion != "failure" and "blocking" not in run.output["title"], run.output["title"]
+
+        chat.answer(PRIMARY, findings(BUG))
         second = config_pull(world, CONFIG)  # the same change again: the model raises the same finding
         run = await reviewed(world, second)
         assert inline_comments(world, second) == []

@@ -323,7 +323,10 @@ async def run_review(
     if walkthrough:  # the summary opens with one line per changed file, from this same answer
         comments = _walked_through(comments, answer.parsed.walkthrough, plan.get("files") or [], notes)
     found = [p.finding for p in (*shaped.posted, *repeated)]
-    standing = [*found, *_carried(scope, file_patches, {fingerprint(f, file_patches).fingerprint for f in found})]
+    carried = _carried(scope, file_patches, {fingerprint(f, file_patches).fingerprint for f in found})
+    if learned is not None:  # an earlier finding a learning now leaves out no longer stands
+        carried, _ = learned.leave_out(carried, lambda f: f)
+    standing = [*found, *carried]
     log.info("%s review of %s completed with %s: %d posted (%d inline), counts %s", scope.kind, head_sha[:7],
              answer.model, len(shaped.posted), len(comments.inline), counts.to_json())
     conclusion, title = decisions.conclusion("completed", standing, shaped.withheld, None)
