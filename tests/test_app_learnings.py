@@ -215,7 +215,9 @@ async def test_a_thread_resolved_without_a_change_is_dismissed(tmp_path, github,
         pr = config_pull(world, CONFIG)
         await reviewed(world, pr)
         bug = next(c for c in inline_comments(world, pr) if "Division" in c.body)
-        await _thread(world, pr, bug)
+        await _thread(world, pr, bug)  # the summary's tally is updated in place
+        summary = shown(summary_of(world, pr))
+        assert "**Findings of this pull request so far:** 2 findings: 0 resolved, 1 dismissed, 1 open" in summary
         world.repo.permissions["octocat"] = "write"
         await say(world, "issue_comment", pr, comment=pr.comment("@reviewer full review", "octocat"))
         summary = shown(summary_of(world, pr))

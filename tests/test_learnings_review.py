@@ -11,7 +11,7 @@ from bot.engine.outcome import Counts, InlineComment, ReviewOutcome
 from bot.learnings.caps import Caps
 from bot.learnings.chart import Series, rate_chart
 from bot.learnings.model import Learning, Scope
-from bot.learnings.posting import capped, with_tally
+from bot.learnings.posting import capped, retallied, with_tally
 from bot.learnings.review import ForReview, leave_out_findings
 from bot.learnings.tally import RatePoint, Tally
 
@@ -89,3 +89,9 @@ def test_the_chart_escapes_names_and_breaks_at_empty_weeks():
     assert svg.count("<polyline") == 2  # the empty week breaks the line
     assert "1 of 2 resolved" in svg and "4 of 4 resolved" in svg
     assert rate_chart([], "nothing") == ""
+
+
+def test_the_tally_line_is_replaced_in_place():
+    summary = "<!-- reviewer:summary -->\n## Reviewer\n\n**Findings of this pull request so far:** 2 findings: 0 resolved, 0 dismissed, 2 open"
+    assert retallied(summary, Tally(0, 1, 1)) == summary.replace("0 dismissed, 2 open", "1 dismissed, 1 open")
+    assert retallied("<!-- reviewer:summary -->\n## Reviewer", Tally(1, 0, 0)) is None

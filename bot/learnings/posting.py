@@ -42,3 +42,14 @@ def with_tally(outcome: ReviewOutcome, counted: Tally) -> ReviewOutcome:
     if not counted.total:
         return outcome
     return replace(outcome, summary=f"{outcome.summary}\n\n{TALLY_LABEL} {counted.line()}")
+
+
+def retallied(summary: str, counted: Tally) -> str | None:
+    """The summary comment with its tally line brought up to date; None when it has none to update
+    (a summary from before learnings, or one of a review that posted nothing)."""
+    lines = summary.split("\n")
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].startswith(TALLY_LABEL):
+            lines[index] = f"{TALLY_LABEL} {counted.line()}"
+            return "\n".join(lines)
+    return None

@@ -19,12 +19,15 @@ from typing import TYPE_CHECKING
 
 from bot.engine.diff import FilePatch, read_patches
 from bot.engine.fingerprints import code_of
-from bot.github import GitHubClient, GitHubError
+from bot.engine.outcome import SUMMARY_MARKER
+from bot.github import GitHubClient, GitHubError, upsert_comment
+from bot.github.conversation import issue_comments
 from bot.github.repos import changes_between
 from bot.jobs import Job
 from bot.learnings.outcomes import Pushed, Rewritten, advance
+from bot.learnings.posting import retallied
 from bot.pipeline import learn
-from bot.pipeline.followed import thread_resolved
+from bot.pipeline.followed import pull_tally, thread_resolved
 from bot.store.learnings import LearningStore
 
 if TYPE_CHECKING:
@@ -77,6 +80,22 @@ async def _push(gh: GitHubClient, owner: str, repo: str, old: str, new: str, at:
     return Pushed(new, read_patches(entries), at, renamed)
 
 
+async def _retally(store: LearningStore, gh: GitHubClient, owner: str, repo: str, number: int, pull_key: str,
+                   login: str) -> None:
+    """The summary comment's tally brought up to date in place (best effort: logged when GitHub refuses)."""
+    try:
+        summary = next((c for c in await issue_comments(gh, owner, repo, number)
+                        if (c.get("user") or {}).get("login") == login and SUMMARY_MARKER in (c.get("body") or "")), None)
+        if summary is None:
+            return
+        body = retallied(str(summary["body"]), await pull_tally(store, pull_key))
+        if body is not None and body != summary["body"]:
+            await upsert_comment(gh, owner, repo, number, marker=SUMMARY_MARKER,
+                                 body=body.replace(SUMMARY_MARKER, "", 1).lstrip("\n"), author=login)
+    except GitHubError as exc:
+        logger.warning("the tally of %s was not updated: %s", pull_key, exc.describe())
+
+
 async def handle(services: Services, gh: GitHubClient, job: Job) -> None:
     store = services.learnings
     if store is None or job.repo is None or job.pr_number is None:
@@ -92,6 +111,8 @@ async def handle(services: Services, gh: GitHubClient, job: Job) -> None:
         by = str((job.payload.get("sender") or {}).get("login", ""))
         count = await thread_resolved(store, pull_key, ids, job.action == "resolved", by)
         logger.info("thread %s on %s: %d finding(s) marked", job.action, pull_key, count)
+        if count:
+            await _retally(store, gh, owner, repo, job.pr_number, pull_key, await services.app_login())
         return
     login = await services.app_login()
     await learn.read_reactions_logged(store, services.access, learn.Place(
