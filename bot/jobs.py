@@ -46,6 +46,10 @@ OUTCOME_ACTIONS: dict[str, frozenset[str]] = {
     "pull_request_review_thread": frozenset({"resolved", "unresolved"}),
     "pull_request": frozenset({"closed"}),
 }
+# A SARIF upload for a known pull request (bot/server/analyses.py queues it as a delivery of its own,
+# never sent by GitHub): a job under the pull request's key, with no head, so that it neither
+# supersedes a review nor is superseded by one.
+UPLOAD_EVENT = "reviewer_sarif_upload"
 
 Kind = Literal["job", "installation", "ignored"]
 
@@ -232,6 +236,11 @@ def classify(event: str, payload: dict[str, Any]) -> Classification:
         number = _require(_int(_get(payload, "pull_request", "number"), "pull_request.number", PR_BOUND),
                           "pull_request.number")
         return Classification("job", action, installation_id, repo, number, None)
+    if event == UPLOAD_EVENT:
+        repo = _required_text(_get(payload, "repository", "full_name"), "repository.full_name")
+        number = _require(_int(_get(payload, "upload", "pull_number"), "upload.pull_number", PR_BOUND),
+                          "upload.pull_number")
+        return Classification("job", action, _require(installation_id, "installation.id"), repo, number, None)
     actions = JOB_EVENTS.get(event)
     if actions is None:
         return Classification("ignored", action, installation_id, reason=f"event {event} is not handled")

@@ -1,10 +1,12 @@
-"""Renders the console with sample data in headless Chromium and saves PNGs (docs/console.png).
+"""Renders the console with sample data in headless Chromium and saves PNGs (docs/console.png,
+and beside it -delivery and -repos: a failed delivery's page and the repositories page).
 
     .venv/bin/python -m scripts.console_screenshot [docs/console.png]
 
 The browser tests run the same `capture` (into a temporary directory), so the README's picture is
 made by code that is tested. The sample data is made through the server's own interfaces: signed
-webhook deliveries (one job fails, one succeeds) and the break-glass sign-in.
+webhook deliveries (an installation; jobs whose reviews approve, find, skip, and one that
+fails) and the break-glass sign-in.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bot.jobs import ReviewResult
 from tests.browser_support import chromium
 from tests.console_support import console_server, failed_delivery
 from tests.oidc_support import ADMIN_TOKEN
-from tests.server_support import Recorder, pr_payload
+from tests.server_support import Recorder, example, pr_payload
 
 
 async def sign_in_with_token(page: Any, url: str, next_path: str = "/console/") -> None:
@@ -28,8 +31,27 @@ async def sign_in_with_token(page: Any, url: str, next_path: str = "/console/") 
     await page.wait_for_url(f"{url}{next_path}")
 
 
+def installed(repos: list[str]) -> dict:
+    """GitHub's `installation.created` example, on `repos`."""
+    payload = example("installation.created")
+    payload["repositories"] = [{"id": 1000 + n, "name": name.split("/")[1], "full_name": name, "private": False}
+                               for n, name in enumerate(repos)]
+    return payload
+
+
 async def sample(server: Any, recorder: Recorder) -> str:
     """Deliveries of several outcomes; returns the id of the failed one."""
+    status, _ = await server.post("installation", installed(["acme/app", "acme/docs", "acme/web", "acme/api"]),
+                                  "install-1")
+    assert status == 202
+    await server.wait_state("install-1", "done")
+    outcomes = [ReviewResult("findings"), ReviewResult("approved"), ReviewResult("skipped", "filtered")]
+    for n, outcome in enumerate(outcomes):
+        recorder.reviews[f"ok-{n}"] = outcome
+    recorder.reviews["api-0"] = ReviewResult("approved")
+    status, _ = await server.post("pull_request", pr_payload(4, "d" * 40, repo="acme/api"), "api-0")
+    assert status == 202
+    await server.wait_state("api-0", "done")
     for n in range(3):
         status, _ = await server.post("pull_request", pr_payload(10 + n, f"{n}" * 40, repo="acme/web"), f"ok-{n}")
         assert status == 202
@@ -41,7 +63,8 @@ async def sample(server: Any, recorder: Recorder) -> str:
 
 
 async def capture(workdir: Path, out: Path, *, width: int = 1100, height: int = 760) -> list[Path]:
-    """The overview and a failed delivery's page, as `out` and `out`-delivery; returns the files."""
+    """The overview, a failed delivery's page and the repositories, as `out`, `out`-delivery and
+    `out`-repos; returns the files."""
     recorder = Recorder()
     async with console_server(workdir, recorder) as server, chromium() as browser:
         failed = await sample(server, recorder)
@@ -52,8 +75,11 @@ async def capture(workdir: Path, out: Path, *, width: int = 1100, height: int = 
         second = out.with_name(out.stem + "-delivery" + out.suffix)
         await page.goto(f"{server.url}/console/deliveries/{failed}")
         await page.screenshot(path=str(second), full_page=False)
+        third = out.with_name(out.stem + "-repos" + out.suffix)
+        await page.goto(f"{server.url}/console/repos")
+        await page.screenshot(path=str(third), full_page=False)
         await context.close()
-    return [out, second]
+    return [out, second, third]
 
 
 def main(argv: list[str]) -> int:

@@ -48,7 +48,9 @@ def test_without_an_access_section_admin_and_viewer_are_defined():
     assert access == DEFAULT_ACCESS
     assert grant_for(access, ["viewer"]).permissions == ["connectors:read", "config:read", "deliveries:read",
                                                          "learnings:read"]
-    assert len(grant_for(access, ["admin"]).permissions) == 8
+    assert len(grant_for(access, ["admin"]).permissions) == 9  # `*`: every permission, analyses:write too
+    assert grant_for(access, ["admin"]).allows("analyses:write", "anyone")
+    assert not grant_for(access, ["viewer"]).holds("analyses:write")
 
 
 @pytest.mark.parametrize(("text", "where", "code"), [
@@ -128,3 +130,11 @@ def test_a_regular_expression_must_match_the_whole_claim_value(value, claim, rol
 def test_a_case_only_match_grants_nothing_and_says_why():
     result = map_roles([mapping("groups", "Admins", "admin")], {"groups": ["admins"]})
     assert result.roles == [] and "case" in result.warnings[0]
+
+
+def test_analyses_write_is_narrowed_to_accounts_like_the_others():
+    access = access_from({"roles": {"ci": {"allow": ["analyses:write"], "accounts": ["acme*"]}}})
+    ci = grant_for(access, ["ci"])
+    assert ci.allows("analyses:write", "acme-corp") and ci.allows("analyses:write", "ACME")
+    assert not ci.allows("analyses:write", "other") and not ci.allows("analyses:write", None)
+    assert not ci.allows("deliveries:write", "acme-corp")

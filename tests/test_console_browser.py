@@ -31,7 +31,7 @@ kind: ServiceOIDCConnector
 metadata:
   name: broken
 spec:
-  issuer_url: ftp://idp.example.com
+  issuer_url: 12345
   client_id: reviewer
   client_secret: file://client-secret
   redirect_url: ["https://reviewer.example.com/v1/webapi/oidc/callback"]

@@ -177,7 +177,7 @@ async def test_a_delivery_whose_review_failed_shows_as_failed_and_is_redelivered
             async with writer.get(server.url + "/console/deliveries?state=failed") as response:
                 failed = await response.text()
             assert "d-review-1" in failed and "d-approved-1" not in failed and "d-skipped-1" not in failed
-            assert '<span class="badge state-failed">failed</span> <span class="review">review failed' in failed
+            assert '<span class="badge tone-bad state-failed">failed</span> <span class="review">review failed' in failed
             async with writer.get(server.url + "/console/deliveries?state=done") as response:
                 done = await response.text()
             assert "d-review-1" not in done and "d-approved-1" in done and "review skipped: the pull request" in done
@@ -188,7 +188,7 @@ async def test_a_delivery_whose_review_failed_shows_as_failed_and_is_redelivered
             assert "review approved" in approved and "Redeliver" not in approved
             async with writer.get(server.url + "/console/deliveries/d-review-1") as response:
                 page = await response.text()
-            assert '<span class="badge state-failed">failed</span> (its job is done)' in page
+            assert '<span class="badge tone-bad state-failed">failed</span> (its job is done)' in page
             assert "The job ran to its end, but the pull request got no review" in page
             assert "attempt 1: done, review failed (no-usable-answer)" in page and "Redeliver" in page
             assert "finished: failed" in page
@@ -225,9 +225,9 @@ async def test_the_timeline_shows_when_the_delivery_was_queued_and_each_wait(tmp
     received, queued, started = record["received_at"], record["queued_at"], record["started_at"]
     assert received <= queued <= started
     lines = [f"{when(received)}</time> received",
-             f"<time>{when(queued)}</time> queued ({queued - received:.3f} s after it was received)</li>",
-             f"<time>{when(started)}</time> started (attempt 1, after {started - queued:.3f} s in the queue)</li>",
-             f"<time>{when(record['finished_at'])}</time> finished: done</li>"]
+             f"{when(queued)}</time> queued ({queued - received:.3f} s after it was received)</li>",
+             f"{when(started)}</time> started (attempt 1, after {started - queued:.3f} s in the queue)</li>",
+             f"{when(record['finished_at'])}</time> finished: done</li>"]
     places = [page.find(line) for line in lines]
     assert -1 not in places and places == sorted(places), (places, page[page.find('id="timeline"'):][:1500])
 
@@ -239,7 +239,7 @@ async def test_a_connector_applied_with_an_error_is_shown_at_its_line_and_not_st
             async with writer.get(server.url + "/console/connectors") as response:
                 csrf = csrf_of(await response.text())
             bad = ("apiVersion: resources.service.dev/v3\nkind: ServiceOIDCConnector\nmetadata:\n  name: corp\n"
-                   "spec:\n  issuer_url: not a url\n  client_id: reviewer\n"
+                   "spec:\n  issuer_url: [not a url]\n  client_id: reviewer\n"
                    f"  client_secret: {CLIENT_SECRET}\n"
                    "  redirect_url: [\"https://reviewer.example.com/v1/webapi/oidc/callback\"]\n"
                    "  claims_to_roles: [{claim: groups, value: admins, roles: [admin]}]\n")
@@ -251,7 +251,7 @@ async def test_a_connector_applied_with_an_error_is_shown_at_its_line_and_not_st
             assert 'class="line bad" id="line-6"' in page
             async with writer.get(server.url + "/console/connectors/oidcconnectors/corp") as response:
                 assert response.status == 404
-            good = bad.replace("not a url", "https://idp.example.com")
+            good = bad.replace("[not a url]", "https://idp.example.com")
             async with writer.post(server.url + "/console/connectors/apply", data={"csrf": csrf, "yaml": good},
                                    allow_redirects=False) as response:
                 assert response.status == 303

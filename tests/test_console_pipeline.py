@@ -37,7 +37,9 @@ async def test_a_reviewed_delivery_shows_its_calls_check_run_and_review(tmp_path
     finally:
         await chat.close()
     assert "1 model call" in page and " GitHub calls" in page
-    assert f'<span class="badge">{run.conclusion}</span>' in page
+    assert f'state-{run.conclusion}">{run.conclusion}</span>' in page
+    # the summary is rendered, not shown as its source: headings and lists, no Markdown marks
+    assert "<h2>The plan</h2>" in page and "<h3>Settings</h3>" in page and "### " not in page
     assert "1 blocking finding(s)" in page  # the check run's title
     assert "feedback: detailed; inline comments: on" in page  # the summary, with the plan
     assert "<h2 id=\"review-1\">Review: " in page and "finding" in page and "src/calc.py:" in page

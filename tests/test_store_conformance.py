@@ -452,9 +452,11 @@ async def test_a_database_at_version_6_gains_the_review_outcome(database_url: st
 
 
 async def _undo_review_outcome(storage: Storage) -> None:
-    """What migration 8 adds."""
+    """What migration 8 adds, and migration 11 after it."""
     await _run(storage, "ALTER TABLE deliveries DROP COLUMN review_outcome")
     await _run(storage, "ALTER TABLE deliveries DROP COLUMN review_reason")
+    await _run(storage, "ALTER TABLE deliveries DROP COLUMN traceparent")
+    await _run(storage, "DROP TABLE budget_usage")
 
 
 async def _reopened_from(database_url: str, version: int, undo: Callable[[Storage], Awaitable[None]]) -> Storage:
@@ -512,3 +514,20 @@ async def test_a_jobs_journal_lives_until_its_job_finishes(storage: Storage, dat
     assert await memory.journal("ends") is None and await memory.journal("stays") == {"decided": "stays"}
     await store.finish(["stays"], "done")
     assert await memory.journal("stays") is None
+
+
+async def test_a_job_starts_with_its_deliverys_trace_and_queued_time(storage: Storage):
+    """The trace context the webhook stored comes back when the job starts, and on its restart
+    (bot.telemetry: the job continues the delivery's trace in whichever process runs it)."""
+    store = storage.deliveries
+    parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    traced = Incoming("traced", "pull_request", {}, b'{"action": "opened"}', time.time(), parent)
+    assert await store.accept(traced) and await store.accept(_incoming("plain"))
+    await store.classified([("traced", "queued", _job(1, "a" * 40), None), ("plain", "queued", _job(2, "b" * 40), None)])
+    started = await store.start("traced")
+    assert started is not None and started.traceparent == parent
+    assert started.queued_at is not None and started.queued_at <= time.time()
+    restarted = await store.restart("traced")
+    assert restarted is not None and restarted.traceparent == parent and restarted.attempt == 2
+    plain = await store.start("plain")
+    assert plain is not None and plain.traceparent is None

@@ -70,6 +70,7 @@ SIX_POSTGRES = SIX_SQLITE | {"index_repos", "index_files", "index_defs", "index_
 BEFORE_SIX = {"schema_version", "deliveries", "installations", "connector_resources", "connector_counters",
               "delivery_timeline"}
 SEVEN = {"job_journal"}  # the jobs' journal (bot.pipeline.journal)
+NINE = {"sarif_uploads"}  # SARIF uploads waiting for their pull request (bot/store/uploads.py)
 POSTGRES_ONLY = {"installation_tokens", "github_holds", "procrastinate_jobs"}
 POSTGRES_INDEXES = {"auth_sso_index_name", "followup_answers_thread", "index_files_words", "index_files_trigrams",
                     "index_defs_name", "index_defs_file", "index_refs_name"}
@@ -117,16 +118,15 @@ async def test_a_store_opened_alone_gets_every_table_at_the_latest_version(datab
     await OPENERS[store](database_url)
     tables = _tables(database_url)
     if is_postgres(database_url):
-        assert BEFORE_SIX | SIX_POSTGRES | SEVEN | POSTGRES_ONLY <= tables
+        assert BEFORE_SIX | SIX_POSTGRES | SEVEN | NINE | POSTGRES_ONLY <= tables
         indexes = {row[0] for row in _sql(database_url, "SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")}
         assert POSTGRES_INDEXES <= indexes
         assert _sql(database_url, "SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'") == [("pg_trgm",)]
     else:
-        assert BEFORE_SIX | SIX_SQLITE | SEVEN <= tables
+        assert BEFORE_SIX | SIX_SQLITE | SEVEN | NINE <= tables
         assert not {"index_files", "index_search"} & tables  # the SQLite index keeps its own file
-    # 9 is the analyzers' (another branch); 10 the learnings' and the findings' outcomes
-    assert {"learnings", "finding_outcomes"} <= tables
-    assert _versions(database_url) == _known(database_url) == [*range(1, 9), 10] and _latest(database_url) == 10
+    assert {"learnings", "finding_outcomes"} <= tables  # 10: learnings and the findings' outcomes
+    assert _versions(database_url) == _known(database_url) == list(range(1, 12)) and _latest(database_url) == 11
     storage = storage_for(database_url)  # the server starting afterwards finds nothing left to do
     await storage.open()
     try:
@@ -233,8 +233,9 @@ async def _previous_release(url: str) -> None:
     for table in sorted(made_by_six):
         _sql(url, f"DROP TABLE {table}" + (" CASCADE" if is_postgres(url) else ""))
     _sql(url, "DELETE FROM schema_version WHERE version >= 6")
-    for column in ("review_outcome", "review_reason"):  # what migration 8 adds to deliveries
+    for column in ("review_outcome", "review_reason", "traceparent"):  # what migrations 8 and 11 add to deliveries
         _sql(url, f"ALTER TABLE deliveries DROP COLUMN {column}")
+    _sql(url, "DROP TABLE budget_usage")  # migration 11's
     if is_postgres(url):
         statements = [*PREVIOUS_POSTGRES, PREVIOUS_MEMORY.format(float="DOUBLE PRECISION")]
     else:
@@ -267,7 +268,7 @@ async def test_a_database_of_the_previous_release_migrates_to_6_keeping_its_rows
     """Whichever store opens it first migrates it; every store then reads what it held."""
     await _previous_release(database_url)
     await OPENERS[store](database_url)
-    assert _versions(database_url) == _known(database_url) == [1, 2, 3, 4, 5, 6, 7, 8, 10]
+    assert _versions(database_url) == _known(database_url) == list(range(1, 12))
     sign_in = auth_store_for(database_url)
     await sign_in.open()
     try:

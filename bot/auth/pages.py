@@ -26,7 +26,8 @@ def refusal_page(status: int, check: str, message: str, *, claim_names: list[str
         parts.append(f"<p>Claims received from the provider (names only): {names}.</p>")
     if hint:
         parts.append(f"<p>{html.escape(hint)}</p>")
-    parts.append("<p>Start the sign-in again once the cause is fixed.</p>")
+    parts.append("<p>Start the sign-in again once the cause is fixed: "
+                 "<a href=\"/console/login\">back to the sign-in page</a>.</p>")
     body = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sign-in refused</title>"
             "</head><body><main><h1>Sign-in refused</h1>" + "".join(parts) + "</main></body></html>")
     return web.Response(text=body, status=status, content_type="text/html", charset="utf-8",

@@ -65,6 +65,12 @@ class PostgresAuthStore:
     async def delete_session(self, key: str) -> bool:
         return await self.db.execute("DELETE FROM auth_sessions WHERE id = %s", (key,)) == 1
 
+    async def sessions(self, limit: int = 1000) -> list[tuple[str, dict[str, Any]]]:
+        """The sessions not expired, newest first, each with its key (the token's hash, never the token)."""
+        rows = await self.db.fetch("SELECT id, body FROM auth_sessions WHERE expires_at >= %s "
+                                   "ORDER BY ((body::jsonb)->>'created')::float8 DESC LIMIT %s", (self.clock(), limit))
+        return [(str(row[0]), dict(json.loads(row[1]))) for row in rows]
+
     async def delete_connector_sessions(self, connector: str) -> int:
         """Ends every session signed in through `connector` (deleted: its sessions go with it)."""
         return int(await self.db.execute("DELETE FROM auth_sessions WHERE (body::jsonb)->>'connector' = %s",

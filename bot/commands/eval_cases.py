@@ -8,8 +8,9 @@ merge base (kept in the repository's git directory, `reviewer context`'s place, 
 case of the same repository only reads what changed) and what it retrieves for the change. Then
 `review_step`: the one call into the engine (bot.engine.engine.run_review), with the admin file's
 providers and, as on the server, the lookups the model may ask for (the changed files at the head,
-the rest from the index at the merge base), so that a case's cost counts their rounds; what later
-issues add to a review (analyzers) extends that call, and reaches `reviewer eval` through it.
+the rest from the index at the merge base), so that a case's cost counts their rounds, and the
+built-in analyzers' findings (bot/commands/eval_analyzers.py): beside the model's in its call, and
+among the case's findings, as a pull request shows both.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from typing import TypeVar
 
 import aiohttp
 
+from bot.commands.eval_analyzers import case_analyzers
 from bot.config.admin import AdminConfig
 from bot.config.model import REPO_CONFIG_NAMES, Provider
 from bot.engine.diff import read_patches
 from bot.engine.engine import run_review
+from bot.engine.findings import Finding
 from bot.engine.index_context import changed_files
 from bot.engine.lookups import RepositoryLookups
 from bot.engine.outcome import ReviewOutcome
@@ -70,6 +73,8 @@ class Prepared:
     head_sha: str
     notes: tuple[str, ...] = ()
     lookups: RepositoryLookups | None = None  # with the index: what the model may look up
+    repo: str = ""  # the case's git repository, and its name on GitHub (the analyzers' settings)
+    full_name: str | None = None
 
 
 class Indexes:
@@ -151,16 +156,17 @@ def prepare(corpus: Corpus, case: Case, admin: AdminConfig, indexes: Indexes) ->
                                         [g.pattern for g in config.ignore], indexes, plan_json["ignored"])
         except (OSError, sqlite3.Error) as error:  # as on the server: the index helps, it never stops a review
             notes = (f"the repository index was not used: {error}",)
-    return Prepared(plan_json, config.providers, files, patches, index, merge_base, head_sha, notes, lookups)
+    return Prepared(plan_json, config.providers, files, patches, index, merge_base, head_sha, notes, lookups, repo,
+                    full_name)
 
 
 async def review_step(prepared: Prepared, session: aiohttp.ClientSession, usage: Usage,
-                      secrets_dir: str | None) -> ReviewOutcome:
+                      secrets_dir: str | None, analyzer_findings: tuple[Finding, ...] = ()) -> ReviewOutcome:
     """The review of one prepared case: one call into the engine, as the server makes it."""
     return await run_review(prepared.plan, files=prepared.files, patches=prepared.patches,
                             providers=prepared.providers, session=session, head_sha=prepared.head_sha,
                             app_login=APP_LOGIN, secrets_dir=secrets_dir, index=prepared.index, usage=usage,
-                            lookups=prepared.lookups)
+                            lookups=prepared.lookups, analyzer_findings=analyzer_findings)
 
 
 def cost_of(usage: Usage, providers: Mapping[str, Provider]) -> Cost:
@@ -207,13 +213,16 @@ async def run_case(corpus: Corpus, case: Case, admin: AdminConfig, session: aioh
                        merge_base=prepared.merge_base, head_sha=prepared.head_sha)
     usage = Usage()
     started = time.monotonic()
-    outcome = await review_step(prepared, session, usage, secrets_dir)
+    analyzed, analyzer_notes = await case_analyzers(prepared.repo, prepared.full_name, prepared.head_sha,
+                                                    prepared.plan, prepared.patches, admin)
+    outcome = await review_step(prepared, session, usage, secrets_dir, analyzed)
     seconds = time.monotonic() - started
     findings = tuple(Found(f.path, f.start_line, f.end_line, f.severity, f.category, f.message)
-                     for f in outcome.findings)
+                     for f in (*analyzed, *outcome.findings))
     return CaseRun(case, outcome.status, reason=outcome.failure, findings=findings,
                    cost=cost_of(usage, prepared.providers), seconds=seconds, prepare_seconds=prepare_seconds,
-                   model=outcome.model, notes=(*prepared.notes, *outcome.notes), merge_base=prepared.merge_base,
+                   model=outcome.model, notes=(*prepared.notes, *analyzer_notes, *outcome.notes),
+                   merge_base=prepared.merge_base,
                    head_sha=prepared.head_sha)
 
 

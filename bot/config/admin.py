@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.config.admin_schema import ADMIN_CONFIG
+from bot.config.budgets import BudgetLimits, read_budgets
 from bot.config.crosschecks import duplicate_ids, id_entries, model_entries, taken_ids, undeclared_providers
 from bot.config.document import load_checked, sorted_diagnostics
 from bot.config.layer import LayerSettings, layer_settings, origin_at
@@ -50,6 +51,7 @@ class Account:
     disabled_repositories: tuple[Glob, ...] = ()
     reviews: ReviewLayer | None = None  # `reviews`, without its `repositories`
     review_repositories: tuple[tuple[Glob, ReviewLayer], ...] = ()  # `reviews.repositories`, in file order
+    budgets: BudgetLimits = BudgetLimits()  # the account's own `budgets`
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class AdminConfig:
     # level: model keys and the like, which no connector may ever read (bot/connectors/checks.py).
     secret_names: frozenset[str] = frozenset()
     reviews: ReviewLayer | None = None  # the instance's `reviews`
+    budgets: BudgetLimits = BudgetLimits()  # the instance's `budgets`, every account's unless it sets its own
 
     @classmethod
     def empty(cls) -> AdminConfig:
@@ -104,6 +107,11 @@ class AdminConfig:
                             values.get("inlineSeverityFloor", default.inline_severity_floor),
                             values.get("walkthrough", default.walkthrough),
                             frozen_mapping(sources), frozen_mapping(origins))
+
+    def budgets_for(self, full_name_or_owner: str | None) -> BudgetLimits:
+        """The budgets of a repository's account: its own keys over the instance's."""
+        account = self.account(full_name_or_owner)
+        return self.budgets.over(account.budgets) if account is not None else self.budgets
 
     def rules_by_id(self, full_name_or_owner: str | None = None) -> dict[str, Rule]:
         """Every admin rule a repository of this owner is layered on, by id."""
@@ -225,13 +233,16 @@ def _build(data: Mapping[str, Any], doc: YamlDocument, path: str) -> AdminConfig
             for pattern, entry in ((reviews or {}).get("repositories") or {}).items())
         accounts[login.lower()] = Account(login, settings, frozen_mapping(_providers(account.get("providers"), "account")),
                                           disabled, _review_layer(reviews, doc, path, "account", f"{base}/reviews")
-                                          if isinstance(reviews, Mapping) else None, repositories)
+                                          if isinstance(reviews, Mapping) else None, repositories,
+                                          read_budgets(account.get("budgets"), doc, path, f"{base}/budgets",
+                                                       f"accounts.{login}.budgets"))
     return AdminConfig(path, doc, data, frozen_mapping(_providers(data.get("providers"), "instance")),
                        layer_settings(data.get("defaults"), doc, path, "instance", "/defaults"), frozen_mapping(accounts),
                        _index_limits(data.get("index") or {}), judge=(data.get("eval") or {}).get("judge"),
                        secret_names=referenced_names(data),
                        reviews=_review_layer(data["reviews"], doc, path, "instance", "/reviews")
-                       if isinstance(data.get("reviews"), Mapping) else None)
+                       if isinstance(data.get("reviews"), Mapping) else None,
+                       budgets=read_budgets(data.get("budgets"), doc, path, "/budgets", "budgets"))
 
 
 REVIEW_KEYS = ("maxInlineComments", "inlineSeverityFloor", "walkthrough")

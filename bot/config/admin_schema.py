@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from bot.config.budgets import BUDGETS
 from bot.config.checks import GLOB_SYNTAX
 from bot.config.repo_schema import MODEL, REPO_PROPERTIES
 from bot.schema import AnyOf, Arr, Bool, Check, Int, Num, Obj, Str
@@ -171,6 +172,7 @@ ACCOUNT = Obj(
         "disabledRepositories": Arr(items=REPO_NAME_GLOB,
                                     description="Repositories of the account that are never reviewed."),
         "reviews": ACCOUNT_REVIEWS,
+        "budgets": BUDGETS,
     },
 )
 
@@ -178,10 +180,11 @@ LOGIN = Str(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$
             pattern_hint="a GitHub user or organisation login")
 
 PERMISSIONS = ("connectors:read", "connectors:write", "config:read", "config:write",
-               "deliveries:read", "deliveries:write", "learnings:read", "learnings:write")
+               "deliveries:read", "deliveries:write", "analyses:write", "learnings:read", "learnings:write")
 PERMISSION = Str(enum=PERMISSIONS + ("*",),
                  description="A permission: connectors:read|write, config:read|write, deliveries:read|write, "
-                             "learnings:read|write, or `*` for every one.")
+                             "analyses:write (upload analyzer results), learnings:read|write, "
+                             "or `*` for every one.")
 
 ROLE = Obj(
     name="role",
@@ -244,5 +247,6 @@ ADMIN_CONFIG = Obj(
         "eval": EVAL,
         "reviews": REVIEWS,
         "analyzers": ANALYZERS,
+        "budgets": BUDGETS,
     },
 )

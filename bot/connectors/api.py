@@ -23,15 +23,14 @@ from datetime import UTC, datetime
 from aiohttp import web
 
 from bot.auth.guard import Denial, Gate
+from bot.connectors.admission import envelope_problem, redacted_cause, shape_issues
 from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read_body, status_response
 from bot.connectors.checks import ConnectorSecrets
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.controller import Reconciler
 from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind, is_connector_name
-from bot.connectors.resource import RedactedRefusal, client_part, next_object, redact, restore_redacted
-from bot.connectors.structure import structural_issues
-from bot.pointers import human_pointer
+from bot.connectors.resource import client_part, next_object, redact, restore_redacted
 from bot.secrets import SecretStore
 from bot.store.model import Conflict, ConnectorStore
 
@@ -151,8 +150,7 @@ class _ConnectorAPI:
         refusal = _envelope_refusal(kind, name, body)
         if refusal is not None:
             return refusal
-        body.pop("status", None)  # the server's to write; a client's is ignored entirely
-        issues = structural_issues(kind, body)
+        issues = shape_issues(kind, body)  # a client's status is dropped: the server's to write
         if issues:
             causes = [{"field": i.pointer, "reason": i.code, "message": i.message} for i in issues]
             return _invalid(kind, name, causes)
@@ -164,7 +162,7 @@ class _ConnectorAPI:
         def build(previous: dict | None) -> dict:
             missing = restore_redacted(kind, incoming, previous)
             if missing:
-                raise _Refused(_invalid(kind, name, [_redacted_cause(p) for p in missing]))
+                raise _Refused(_invalid(kind, name, [redacted_cause(p) for p in missing]))
             return next_object(incoming, previous, self.reconciler.checked(kind, incoming, fetched), now)
 
         try:
@@ -192,43 +190,16 @@ def denial_response(denial: Denial) -> web.Response:
 
 
 def _envelope_refusal(kind: ConnectorKind, name: str, body: dict) -> web.Response | None:
-    """400s: a version this endpoint does not accept, or a kind or name other than the path's.
-
-    The kind and name may be left out of the body: the path gives them.
-    """
-    version = body.get("apiVersion")
-    if version not in kind.accepted_api_versions:
-        shown = "missing" if version is None else f"`{version}`" if isinstance(version, str) else "not a string"
-        return status_response(400, f"apiVersion {shown} is not accepted for {kind.kind}; accepted: "
-                                    + ", ".join(kind.accepted_api_versions))
-    body_kind = body.setdefault("kind", kind.kind)
-    if body_kind != kind.kind:
-        return status_response(400, f"kind {body_kind!r} does not match the endpoint, which takes {kind.kind}")
-    metadata = body.setdefault("metadata", {})
-    if isinstance(metadata, dict):
-        body_name = metadata.setdefault("name", name)
-        if body_name != name:
-            return status_response(400, f"metadata.name {body_name!r} does not match the name in the path "
-                                        f"({name!r})")
-    return None
+    """400s: a version this endpoint does not accept, or a kind or name other than the path's
+    (bot/connectors/admission.py, which the console's "Apply" asks too)."""
+    problem = envelope_problem(kind, name, body)
+    return status_response(400, problem) if problem else None
 
 
 def _invalid(kind: ConnectorKind, name: str, causes: list[dict]) -> web.Response:
     summary = "; ".join(c["message"] for c in causes)
     return status_response(422, f'{kind.kind}.{GROUP} "{name}" is invalid: {summary}', causes=causes,
                            details={"name": name, "group": GROUP, "kind": kind.plural})
-
-
-def _redacted_cause(refusal: RedactedRefusal) -> dict:
-    where = human_pointer(refusal.pointer)
-    if refusal.changed:
-        return {"field": refusal.pointer, "reason": "placeholder",
-                "message": f"{where}: `<redacted>` keeps the stored value only while the fields that decide where "
-                           f"it is sent stay the same, and this request changes {human_pointer(refusal.changed)}; "
-                           "write the value or a `secret://NAME/KEY` reference"}
-    return {"field": refusal.pointer, "reason": "placeholder",
-            "message": f"{where}: `<redacted>` keeps the stored value, but none is stored; "
-                       "write the value or a `secret://NAME/KEY` reference"}
 
 
 def _not_found(kind: ConnectorKind, name: str) -> web.Response:

@@ -85,18 +85,27 @@ def _decode_json(raw: bytes) -> Any:
 
 def _decode_yaml(raw: bytes) -> Any:
     doc, problems = load_yaml(raw)
-    undecodable = [p for p in problems if p.code in _UNDECODABLE or (p.code == "too-large" and not p.pointer)]
-    if undecodable or (doc is None and not problems):
-        first = undecodable[0] if undecodable else None
-        where = f" (line {first.line}, column {first.column})" if first else ""
-        raise BodyError(status_response(400, f"the body is not valid YAML{where}: "
-                                             f"{first.message if first else 'empty'}"))
+    refusal = unreadable_yaml(doc, problems)
+    if refusal:
+        raise BodyError(status_response(400, refusal))
     if problems:
-        raise InvalidBody([_cause(p) for p in problems])
+        raise InvalidBody([cause_of(p) for p in problems])
     return doc.value if doc is not None else None
 
 
-def _cause(problem: Diagnostic) -> dict:
+def unreadable_yaml(doc: Any, problems: list[Diagnostic]) -> str | None:
+    """Why a YAML body cannot be read at all (a 400), or None: the words the console's "Apply"
+    gives too (bot/server/console/connectors.py)."""
+    undecodable = [p for p in problems if p.code in _UNDECODABLE or (p.code == "too-large" and not p.pointer)]
+    if not undecodable and not (doc is None and not problems):
+        return None
+    first = undecodable[0] if undecodable else None
+    where = f" (line {first.line}, column {first.column})" if first else ""
+    return f"the body is not valid YAML{where}: {first.message if first else 'empty'}"
+
+
+def cause_of(problem: Diagnostic) -> dict:
+    """A YAML problem as a 422's cause (the console's "Apply" lists the same words)."""
     return {"field": problem.pointer, "reason": problem.code,
             "message": f"{problem.message} (line {problem.line}, column {problem.column})"}
 

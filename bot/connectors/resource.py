@@ -4,6 +4,10 @@ what an answer may show.
 The server owns `generation`, `resourceVersion`, `uid`, `creationTimestamp` and `status`; a
 client's values for them are dropped. Secrets never leave: a literal secret is answered as
 `<redacted>`, and `<redacted>` written back means "keep what is stored".
+
+Beside the object the server keeps, under `SOURCE`, the text of the last document the console
+applied (redacted, bot/connectors/source.py), so that the console shows the author's order and
+comments again; no answer carries it (`redact` drops it), and a client cannot write it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from bot.pointers import get_at, set_at
 from bot.secrets import REDACTED, is_reference
 
 CLIENT_METADATA = ("name", "namespace", "labels", "annotations")
+SOURCE = "consoleSource"  # the server's own field: the console's applied text, never answered
 
 
 def client_part(kind: ConnectorKind, body: dict) -> dict:
@@ -74,8 +79,10 @@ def _changed_destination(kind: ConnectorKind, incoming: dict, previous: dict | N
 
 
 def redact(kind: ConnectorKind, obj: dict) -> dict:
-    """The object as an answer may show it: references stay, literal secrets become `<redacted>`."""
+    """The object as an answer may show it: references stay, literal secrets become `<redacted>`,
+    and the console's kept text is not shown."""
     shown = copy.deepcopy(obj)
+    shown.pop(SOURCE, None)
     for pointer in kind.secret_pointers:
         value = get_at(shown, pointer)
         if isinstance(value, str) and value and not is_reference(value):
@@ -83,11 +90,13 @@ def redact(kind: ConnectorKind, obj: dict) -> dict:
     return shown
 
 
-def next_object(incoming: dict, previous: dict | None, problems: list[Problem], now: str) -> dict:
+def next_object(incoming: dict, previous: dict | None, problems: list[Problem], now: str,
+                source: str | None = None) -> dict:
     """The object to store: `incoming` (client part) with server-managed metadata and status.
 
     `generation` starts at 1 and moves only when the spec changes; `resourceVersion` and
-    `status.serviceResourceID` are the store's to assign.
+    `status.serviceResourceID` are the store's to assign. `source` is the text the console applied
+    (None: the previous object's is kept, so that a change through the API keeps the layout).
     """
     old_meta: dict[str, Any] = previous["metadata"] if previous else {}
     old_status: dict[str, Any] = previous.get("status", {}) if previous else {}
@@ -106,4 +115,5 @@ def next_object(incoming: dict, previous: dict | None, problems: list[Problem], 
     }
     if "serviceResourceID" in old_status:
         status["serviceResourceID"] = old_status["serviceResourceID"]
-    return {**incoming, "metadata": metadata, "status": status}
+    kept = source if source is not None else (previous or {}).get(SOURCE)
+    return {**incoming, "metadata": metadata, "status": status, **({SOURCE: kept} if kept else {})}

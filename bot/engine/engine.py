@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 import aiohttp
 
 from bot.config.model import Provider
-from bot.engine import decisions
+from bot.engine import decisions, overlap
 from bot.engine.comments import Comments, render_comments, render_summary_builtin
 from bot.engine.diff import FilePatch, read_patches
 from bot.engine.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedAnswer, parse_answer
@@ -270,6 +270,7 @@ async def run_review(
     tool_support: ToolSupport = PROCESS_TOOL_SUPPORT,
     learned: ForReview | None = None,
     walkthrough: bool = False,
+    analyzer_findings: Sequence[Finding] = (),
 ) -> ReviewOutcome:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
@@ -284,6 +285,9 @@ async def run_review(
     `learned`: the repository's learnings: `guide` ones go into the prompt, `suppress` ones leave
     findings out, counted in the notes (bot/learnings/review.py). `walkthrough`: the summary opens
     with the answer's one line per changed file (bot/learnings/walkthrough.py).
+    `analyzer_findings`: what the analyzers found at this head (bot/pipeline/analyzers.py), posted
+    by them: listed in the prompt, a model finding saying the same at the same lines left out
+    (bot/engine/overlap.py), and counted with the model's in the approval and the conclusion.
     """
     plan = as_plan_dict(plan)
     guided = learned.guidance(plan.get("files") or []) if learned is not None else None
@@ -296,6 +300,8 @@ async def run_review(
     file_patches = read_patches(patches)
     index_notes = (index.summary(),) if index is not None else ()
     asked, asked_patches, earlier = _requested(plan, file_patches, scope)
+    if analyzer_findings:
+        asked = {**asked, "analyzerFindings": overlap.prompt_section(analyzer_findings)}
     tools_room = reserve(plan.get("models") or {}, providers, tool_support) if lookups is not None else 0
     requests, split_notes = _fitted(asked, files, asked_patches, earlier, budgets, providers, index, tools_room)
     models = Models(providers, session, secrets_dir, environ, usage, lookups, tool_support)
@@ -307,7 +313,8 @@ async def run_review(
     if answer.parsed is None:
         return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request_notes, scope)
 
-    shaped = shape(answer.parsed.findings, plan, patches=file_patches, files=files)
+    own = tuple(f for f in answer.parsed.findings if not overlap.same_as_analyzer(f, analyzer_findings))
+    shaped = shape(own, plan, patches=file_patches, files=files)
     learned_notes = [*(guided.notes if guided is not None else ())]
     if learned is not None:
         kept, left = learned.leave_out(shaped.posted, lambda p: p.finding,
@@ -318,6 +325,9 @@ async def run_review(
     counts = replace(shaped.counts, malformed=answer.parsed.malformed,
                      over_limit=answer.parsed.over_limit)
     notes = [*request_notes, *learned_notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
+    if len(own) < len(answer.parsed.findings):
+        notes.append(f"{len(answer.parsed.findings) - len(own)} model finding(s) said what an analyzer said at the "
+                     "same lines: posted once, by the analyzer")
     common = _common(plan, head_sha, answer, counts, notes, "completed", None, scope)
     comments = await render_comments(shaped, plan, files=files, common=common, timeout=template_timeout)
     if walkthrough:  # the summary opens with one line per changed file, from this same answer
@@ -326,7 +336,7 @@ async def run_review(
     carried = _carried(scope, file_patches, {fingerprint(f, file_patches).fingerprint for f in found})
     if learned is not None:  # an earlier finding a learning now leaves out no longer stands
         carried, _ = learned.leave_out(carried, lambda f: f)
-    standing = [*found, *carried]
+    standing = [*found, *carried, *analyzer_findings]
     log.info("%s review of %s completed with %s: %d posted (%d inline), counts %s", scope.kind, head_sha[:7],
              answer.model, len(shaped.posted), len(comments.inline), counts.to_json())
     conclusion, title = decisions.conclusion("completed", standing, shaped.withheld, None)
@@ -340,7 +350,8 @@ async def run_review(
         status="completed", head_sha=head_sha, model=answer.model,
         fallback_used=answer.fallback_used, failure=None, attempts=answer.attempts,
         inline=comments.inline, summary=comments.summary, counts=counts,
-        annotations=decisions.check_run_annotations((*shaped.posted, *repeated)),
+        annotations=decisions.check_run_annotations(
+            (*shaped.posted, *repeated, *(Placed(f, (), False) for f in analyzer_findings))),
         decisions=decided, conclusion=conclusion, title=title,  # type: ignore[arg-type]
         notes=(*notes, *comments.notes), kind=scope.kind, fingerprints=tuple(prints), gaps=gaps,
         findings=tuple(p.finding for p in shaped.posted),

@@ -22,6 +22,7 @@ from bot.engine.markdown import fence
 from bot.engine.outcome import Attempt
 from bot.engine.providers import ProviderError, split_model_ref
 from bot.engine.request import cut_to_bytes
+from bot.engine.usage import Usage
 
 log = logging.getLogger("reviewer.engine")
 _THINK = re.compile(r"^\s*<think>.*?</think>", re.S)  # a local reasoning model's preamble
@@ -92,9 +93,10 @@ def numbered(text: str, line: int, around: int = 15) -> str:
 
 
 async def answer(follow: FollowUp, models: Mapping[str, str | None], *, providers: Mapping[str, Provider],
-                 session: aiohttp.ClientSession, secrets_dir: str | Path | None = None) -> Answer:
-    """Ask the review model, then the fallback, as a review does."""
-    clients = Models(providers, session, secrets_dir, None)
+                 session: aiohttp.ClientSession, secrets_dir: str | Path | None = None,
+                 usage: Usage | None = None) -> Answer:
+    """Ask the review model, then the fallback, as a review does (`usage` counts their tokens)."""
+    clients = Models(providers, session, secrets_dir, None, usage)
     messages = build_messages(follow)
     attempts: list[Attempt] = []
     for ref in (models.get("review"), models.get("fallback")):

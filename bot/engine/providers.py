@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import aiohttp
 
+from bot import telemetry
 from bot.bounded_read import read_at_most
 from bot.config.model import Provider
 from bot.engine.api_keys import ApiKeyError, resolve_api_key
@@ -45,6 +46,13 @@ _TOOL_FIELD = 2_048
 
 class ProviderError(Exception):
     """A call that gave no answer. The message is safe to log and to post."""
+
+
+_NO_TOKENS: tuple[int | None, int | None] = (None, None)
+
+
+class ProviderTimeout(ProviderError):
+    """No answer within the provider's `timeout`."""
 
 
 class ToolsRefused(ProviderError):
@@ -122,7 +130,31 @@ class OpenAIChatClient:
     async def chat(self, model: str, messages: list[dict], schema: dict | None, tools: list[dict] | None = None,
                    tool_choice: str = "auto") -> Completion:
         """One request; with `tools`, the model may answer with calls to them (`tool_choice`:
-        `auto`, or `none` to have it answer). Raises ToolsRefused when the provider refuses them."""
+        `auto`, or `none` to have it answer). Raises ToolsRefused when the provider refuses them.
+        Traced and counted (bot.telemetry): the provider, model, outcome and tokens, never the
+        messages or the key."""
+        name = self._provider.name
+        with telemetry.span(f"model {name}/{model}", gen_ai__operation__name="chat", gen_ai__provider__name=name,
+                            gen_ai__request__model=model, tools=len(tools or ())) as span:
+            outcome, tokens = "error", _NO_TOKENS
+            try:
+                completion, tokens = await self._chat(model, messages, schema, tools, tool_choice)
+                outcome = "ok"
+                return completion
+            except ToolsRefused:
+                outcome = "refused"
+                raise
+            except ProviderTimeout:
+                outcome = "timeout"
+                raise
+            finally:
+                price, (prompt, answer) = self._provider.price_of(model), tokens
+                money = price.cost(prompt, answer) if price is not None and prompt is not None and answer is not None \
+                    else None
+                telemetry.model_call(telemetry.ModelCall(name, model, outcome, *tokens, money=money), span)
+
+    async def _chat(self, model: str, messages: list[dict], schema: dict | None, tools: list[dict] | None,
+                    tool_choice: str) -> tuple[Completion, tuple[int | None, int | None]]:
         key = self._api_key()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if key:
@@ -149,10 +181,11 @@ class OpenAIChatClient:
         if status != 200:
             raise self._error(f"HTTP {status}: {_excerpt(payload, key)}", key)
         data = self._completion(payload, key)
+        tokens = reported_tokens(data)
         if self._usage is not None:
-            self._usage.answered(ref, *reported_tokens(data))
+            self._usage.answered(ref, *tokens)
         calls = self._tool_calls(data) if tools else ()
-        return Completion(self._content(data, key) if not calls else self._text(data), calls)
+        return Completion(self._content(data, key) if not calls else self._text(data), calls), tokens
 
     def _api_key(self) -> str | None:
         if not self._provider.api_key:
@@ -173,7 +206,8 @@ class OpenAIChatClient:
             async with self._session.post(url, json=body, headers=headers, timeout=timeout) as resp:
                 return resp.status, await _read_bounded(resp)
         except TimeoutError:  # aiohttp raises asyncio.TimeoutError, the same class since 3.11
-            raise self._error(f"no answer within {self._provider.timeout:g} s (timeout)", key) from None
+            raise ProviderTimeout(str(self._error(f"no answer within {self._provider.timeout:g} s (timeout)", key))) \
+                from None
         except aiohttp.ClientError as exc:
             raise self._error(f"request failed ({type(exc).__name__}: {exc})", key) from None
 

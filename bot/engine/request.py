@@ -232,6 +232,7 @@ def build_request(
         if plan.get("agentFiles") else "",
         index_section(index),
         plan.get("guidance") or "",  # the learnings' section, within its own budget (bot/learnings/apply.py)
+        plan.get("analyzerFindings") or "",  # bot/engine/overlap.py: what analyzers posted already
         ("## The rest of the pull request's diff (reviewed before: context only, report nothing on it)\n"
          + earlier_text) if earlier_text else "",
         ("## Changes since the last review (new-file line numbers in the left margin)\n" if earlier_text

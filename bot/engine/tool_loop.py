@@ -23,6 +23,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bot import telemetry
 from bot.config.model import Provider, ToolSettings
 from bot.engine.lookups import TOOLS, Lookup, Lookups, named
 from bot.engine.providers import ModelClient, ProviderError, ToolsRefused
@@ -156,6 +157,9 @@ def _left(conversation: Conversation, messages: list[dict], room: int) -> int:
     return min(conversation.settings.max_bytes - conversation.used, room - _size(messages) - _MESSAGE_OVERHEAD)
 
 
+_TOOL_NAMES = frozenset(t["function"]["name"] for t in TOOLS)
+
+
 async def _one(tool: str, arguments: str, index: int, allowed: bool, lookups: Lookups, conversation: Conversation,
                left: int) -> tuple[str, Lookup]:
     """One call's answer: looked up, or refused for a bound."""
@@ -168,11 +172,17 @@ async def _one(tool: str, arguments: str, index: int, allowed: bool, lookups: Lo
         reason = f"no more lookups: this review's limit ({spent}) is reached; answer now with the findings JSON"
     elif index >= MAX_CALLS_PER_ROUND:
         reason = f"at most {MAX_CALLS_PER_ROUND} lookups a round; ask again in the next round"
-    if reason is None:
-        return await lookups.lookup(tool, arguments, left)
-    text = f"Error: {reason}"
     name, shown = named(tool, arguments)
-    return text, Lookup(name, shown, len(text.encode("utf-8")), reason)
+    # A span per lookup: the tool's name and the answer's size, never what was asked or answered
+    known = name if name in _TOOL_NAMES else "unknown"  # the model writes the name: only ours are spelt out
+    with telemetry.span(f"lookup {known}", tool=known) as span:
+        if reason is None:
+            text, record = await lookups.lookup(tool, arguments, left)
+        else:
+            text = f"Error: {reason}"
+            record = Lookup(name, shown, len(text.encode("utf-8")), reason)
+        span.set(bytes=record.bytes, refused=reason is not None)
+        return text, record
 
 
 async def answer(client: ModelClient, provider: Provider, model: str, messages: list[dict], schema: dict | None, *,

@@ -12,6 +12,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from bot import telemetry
+
 from .client import GitHubClient
 from .errors import GitHubUnavailable
 from .limits import ANNOTATION_TEXT_CHARS, ANNOTATION_TITLE_CHARS, ANNOTATIONS_PER_REQUEST, CHECK_OUTPUT_CHARS, fit
@@ -122,3 +124,4 @@ async def complete_check_run(gh: GitHubClient, owner: str, repo: str, check_run_
     for body in completion_requests(conclusion, output):
         await gh.patch("/repos/{owner}/{repo}/check-runs/{check_run_id}",
                        {"owner": owner, "repo": repo, "check_run_id": check_run_id}, data=body)
+    telemetry.check_run(conclusion)  # counted by the job's metrics (bot.server.metrics)

@@ -37,6 +37,8 @@ import aiohttp
 import gidgethub
 import gidgethub.aiohttp
 
+from bot import telemetry
+
 from .auth import AppAuth
 from .coordination import Coordination, LocalCoordination, wait_for_writes
 from .errors import GitHubError, GitHubUnavailable
@@ -113,6 +115,16 @@ class _Transport(gidgethub.aiohttp.GitHubAPI):
 
     async def _request(self, method: str, url: str, headers: Mapping[str, str], body: bytes = b"") -> tuple[int, Mapping[str, str], bytes]:
         route = _route.get() or urlsplit(url).path
+        # One span per call, its retries included; the route's template, never its values or headers
+        with telemetry.span(f"github {method} {route}", http__request__method=method, http__route=route) as span:
+            status, answer_headers, data = await self._attempts(method, url, route, headers, body, span)
+            span.set(http__response__status_code=status)
+            if status >= 400:
+                span.fail(f"GitHub answered {status}")
+            return status, answer_headers, data
+
+    async def _attempts(self, method: str, url: str, route: str, headers: Mapping[str, str], body: bytes,
+                        span: telemetry.Span) -> tuple[int, Mapping[str, str], bytes]:
         waited, attempt = 0.0, 0
         while True:
             attempt += 1
@@ -127,6 +139,7 @@ class _Transport(gidgethub.aiohttp.GitHubAPI):
                 self._on_call(method, route, status)
                 decision = self._retry_decision(status, answer_headers, data, attempt)
                 if decision is None:
+                    span.set(attempts=attempt)
                     return status, answer_headers, data
                 wait, why, retry_at = decision
                 if retry_at is not None and (tell := _limit_seen.get()) is not None:

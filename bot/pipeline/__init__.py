@@ -12,8 +12,9 @@ from typing import Any
 import aiohttp
 
 from bot.github import GitHubApp
-from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, OUTCOME_ACTIONS, Handler, Job, ReviewResult
+from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, OUTCOME_ACTIONS, UPLOAD_EVENT, Handler, Job, ReviewResult
 from bot.pipeline import outcome_events
+from bot.pipeline.analyzers import apply_upload
 from bot.pipeline.followup import handle_conversation
 from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, sqlite_stores
 from bot.pipeline.installation import index_installation, repository_changes
@@ -21,8 +22,10 @@ from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
 from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
 from bot.store import is_postgres
+from bot.store.budgets import budget_store
 from bot.store.learnings import learnings_store
 from bot.store.sqlite.database import sqlite_path
+from bot.store.uploads import UploadStore
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -39,7 +42,8 @@ def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSess
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
     return Services(github, admin, http, secrets_dir, memory=review_memory(database_url), incremental=incremental,
-                    indexes=_indexes(database_url), learnings=learnings_store(database_url), public_url=public_url)
+                    indexes=_indexes(database_url), uploads=UploadStore(database_url),
+                    budgets=budget_store(database_url), learnings=learnings_store(database_url), public_url=public_url)
 
 
 def _indexes(database_url: str) -> RepositoryIndexes:
@@ -81,6 +85,9 @@ def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSessi
         if job.event in INSTALLATION_EVENTS:
             await _installation_indexes(job)
             return None
+        if job.event == UPLOAD_EVENT:
+            services = ready()
+            return await apply_upload(services, services.app.installation(_installation(job)), job)
         if job.action in OUTCOME_ACTIONS.get(job.event, ()):  # a thread resolved, a pull request closed
             services = ready()
             await outcome_events.handle(services, services.app.installation(_installation(job)), job)

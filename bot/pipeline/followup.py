@@ -18,16 +18,18 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from bot.engine import followup
+from bot.engine.usage import Usage
 from bot.github import GitHubClient, pull_request, read_file
 from bot.github.conversation import create_comment, issue_comments, reply_in_thread, review_comments
 from bot.jobs import Job, ReviewResult
 from bot.learnings.capture import Heard, classified, read_learning
-from bot.pipeline import journal, learn
+from bot.pipeline import budgets, journal, learn
 from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import gather, read_paths
 from bot.pipeline.post import once
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import Target
+from bot.report.budget import answer_for_budget
 from bot.report.checkrun import report_for_plan
 from bot.reviews.conversation import RATE_NOTICE, WINDOW, Asked, help_text, neutralise_mentions, rate, read_comment
 from bot.reviews.memory import ReviewMemory
@@ -247,9 +249,15 @@ async def _answer(memory: ReviewMemory, ctx: _Context) -> None:
 async def _answer_text(ctx: _Context) -> str:
     if not ctx.config.providers or not any(ctx.plan["models"].values()):
         return "No model is configured for this repository, so I cannot answer questions here."
+    refusal = await _over_budget(ctx)
+    if refusal is not None:
+        return refusal
     follow = await _follow_up(ctx)
+    usage = Usage()
     answer = await followup.answer(follow, ctx.plan["models"], providers=ctx.config.providers,
-                                   session=ctx.services.http, secrets_dir=ctx.services.secrets_dir)
+                                   session=ctx.services.http, secrets_dir=ctx.services.secrets_dir, usage=usage)
+    if ctx.services.budgets is not None:  # a follow-up's tokens are the month's too (docs/configuration.md)
+        await budgets.spend(ctx.services.budgets, budgets.account_of(ctx.where.target.full_name), usage)
     if answer.text is None:
         logger.warning("no model answered the follow-up in %s", ctx.where.thread)
         return "I could not answer this time: no model gave an answer. Ask again later."
@@ -263,6 +271,18 @@ async def _answer_text(ctx: _Context) -> str:
         text += await learn.from_model_reply(store, place, where.root_id, str((last.get("user") or {}).get("login", "")),
                                              last.get("html_url"), str(last.get("body") or ""))
     return text
+
+
+async def _over_budget(ctx: _Context) -> str | None:
+    """The reply when the account's month of tokens is spent (no model is asked), else None."""
+    admin, store = ctx.services.admin.current, ctx.services.budgets
+    if store is None or admin is None:
+        return None
+    full_name = ctx.where.target.full_name
+    over = await budgets.tokens_spent(store, admin.budgets_for(full_name), budgets.account_of(full_name))
+    if over is None:
+        return None
+    return answer_for_budget(over.budget, over.limit.value, over.resets_at, over.limit.key_path)
 
 
 async def _follow_up(ctx: _Context) -> followup.FollowUp:

@@ -23,6 +23,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
+from bot import telemetry
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config
 from bot.config.model import EffectiveConfig, IndexLimits
@@ -139,13 +140,15 @@ class RepositoryIndexes:
         """Bring `repo`'s index to `commit`, reading only the blobs that changed."""
         owner, name = repo.split("/", 1)
         async with self._lock(repo):
-            listed = await _list_tree(gh, owner, name, commit)
-            stored = await self._with_store(repo, lambda store: store.blobs())
-            wanted = plan_update(stored, listed, limits, ignore).read[: self.reads_per_update]
-            texts = await read_paths(gh, owner, name, [e.path for e in wanted], commit)
-            blobs = {p: t.encode("utf-8") for p, t in texts.items()}
-            snapshot = _Prefetched(commit, tuple(listed), blobs)
-            report = await self._with_store(repo, lambda store: sync(store, snapshot, limits, ignore))
+            with telemetry.span("index update", repo=repo, commit=commit) as span:
+                listed = await _list_tree(gh, owner, name, commit)
+                stored = await self._with_store(repo, lambda store: store.blobs())
+                wanted = plan_update(stored, listed, limits, ignore).read[: self.reads_per_update]
+                texts = await read_paths(gh, owner, name, [e.path for e in wanted], commit)
+                blobs = {p: t.encode("utf-8") for p, t in texts.items()}
+                snapshot = _Prefetched(commit, tuple(listed), blobs)
+                report = await self._with_store(repo, lambda store: sync(store, snapshot, limits, ignore))
+                span.set(listed=len(listed), read=len(wanted))
         logger.info("index of %s: %s", repo, report.line())
         return report
 

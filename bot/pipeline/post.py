@@ -74,6 +74,16 @@ async def _has_review(gh: GitHubClient, target: Target, login: str, mark: str) -
     return any((r.get("user") or {}).get("login") == login and mark in (r.get("body") or "") for r in reviews)
 
 
+async def has_review(gh: GitHubClient, target: Target, login: str, mark: str) -> bool:
+    """Whether the app's review carrying `mark` is on the pull request (bot/pipeline/analyzers.py)."""
+    return await _has_review(gh, target, login, mark)
+
+
+async def carry_out(gh: GitHubClient, target: Target, decision: Decision, login: str) -> str | None:
+    """One approval decision carried out, as after a review (bot/pipeline/analyzers.py)."""
+    return await _carry_out(gh, target, decision, login)
+
+
 async def post_outcome(gh: GitHubClient, target: Target, outcome: ReviewOutcome, app_login: str,
                        on_posted: Callable[[], Awaitable[None]] | None = None) -> Posted:
     """`on_posted` runs once the findings are on GitHub (inline, or in the summary when GitHub

@@ -18,12 +18,15 @@ from typing import Any
 import aiohttp
 import psycopg
 
+from bot import telemetry
+from bot.config.budgets import BudgetLimits
 from bot.config.model import EffectiveConfig, IndexLimits
 from bot.engine.diff import read_patches
 from bot.engine.engine import run_review
 from bot.engine.outcome import ReviewOutcome
 from bot.engine.request import DEFAULT_BUDGETS
 from bot.engine.scope import FULL, ReviewScope
+from bot.engine.usage import Usage
 from bot.github import (
     Annotation,
     CheckOutput,
@@ -38,8 +41,9 @@ from bot.github import (
 from bot.jobs import ReviewResult
 from bot.learnings.caps import Caps
 from bot.learnings.posting import capped, with_tally
-from bot.pipeline import journal, learn
+from bot.pipeline import budgets, journal, learn
 from bot.pipeline.access import WriteAccess
+from bot.pipeline.analyzers import AnalyzerStep, analyze, analyzers_outcome, patches_of
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.followed import follow_posted, pull_tally
 from bot.pipeline.gather import Gathered, gather, read_paths
@@ -48,10 +52,13 @@ from bot.pipeline.life import Step, describe, paused_report, remember, repeated,
 from bot.pipeline.outcome_events import follow_to_head
 from bot.pipeline.post import post_outcome
 from bot.pipeline.targets import Target
+from bot.report.budget import report_for_budget
 from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
 from bot.reviews.memory import ReviewMemory
+from bot.store.budgets import BudgetStore
 from bot.store.learnings import LearningStore
 from bot.store.model import StoreUnavailable
+from bot.store.uploads import UploadStore
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -76,6 +83,8 @@ class Services:
     indexes: RepositoryIndexes | None = None  # None: no repository index (a store without one)
     learnings: LearningStore | None = None  # learnings and posted findings' outcomes (bot/pipeline/learn.py)
     public_url: str | None = None  # the server's, for links to its console in answers
+    uploads: UploadStore | None = None  # SARIF uploads waiting for their pull request (bot/store/uploads.py)
+    budgets: BudgetStore | None = None  # the accounts' budget counts (None: budgets are not enforced)
     _login: str | None = field(default=None, init=False)
 
     async def app_login(self) -> str:
@@ -208,7 +217,8 @@ async def _carry_out(services: Services, gh: GitHubClient, target: Target, plann
             await follow_posted(services.learnings, gh, target.owner, target.repo, target.number, target.pull_key,
                                 outcome, login)
 
-    posted = await post_outcome(gh, target, outcome, login, on_posted=posted_inline)
+    with telemetry.span("post", inline=len(outcome.inline)):
+        posted = await post_outcome(gh, target, outcome, login, on_posted=posted_inline)
     carried_out = {**outcome.to_json(), "decisions": posted.decisions} if posted.decisions else outcome.to_json()
     final = with_review(planned.report, carried_out, outcome.summary, [*planned.notes, *outcome.notes, *posted.notes])
     result = review_result(outcome, posted.decisions)
@@ -227,22 +237,31 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
     stage.name = "reading the pull request from GitHub"
     gathered = await gather(gh, target)
     stage.name = "planning"
-    plan, config = plan_for(services.admin.current, gathered, target)
-    plan_json = plan.to_json()
+    with telemetry.span("plan") as span:
+        plan, config = plan_for(services.admin.current, gathered, target)
+        plan_json = plan.to_json()
+        span.set(decision=plan_json["decision"], files=len(plan_json.get("files", [])))
     if not config.enabled and services.indexes is not None:  # enabled: false stops indexing too
         await services.indexes.delete(target.full_name)
     if plan_json["decision"] != "review":
         return journal.Planned(report_for_plan(plan_json), result=plan_result(plan_json))
-    if not config.providers:
-        return journal.Planned(report_for_plan(plan_json, [NO_PROVIDER]), result=ReviewResult("skipped", "no-provider"))
-    if not any(plan_json["models"].values()):
-        return journal.Planned(report_for_plan(plan_json, [NO_MODEL]), result=ReviewResult("skipped", "no-model"))
     if services.learnings is not None:  # what became of earlier findings: pushes, 👎 (bot/pipeline/learn.py)
         stage.name = "following earlier findings"
         await follow_to_head(services.learnings, gh, target.owner, target.repo, target.pull_key, target.head_sha,
                              diff=_diff_of(gathered))
         await learn.read_reactions_logged(services.learnings, services.access,
                                           _place(services, gh, target, await services.app_login()))
+    stage.name = "running the analyzers"
+    analyzed = await analyze(services, gh, target, patches_of(gathered), plan_json)
+    unreviewed = None if config.providers and any(plan_json["models"].values()) else \
+        (NO_PROVIDER, "no-provider") if not config.providers else (NO_MODEL, "no-model")
+    if unreviewed is not None:  # no model reviews: the analyzers' findings, if any, are the review
+        if analyzed.shaped.standing:
+            reviews = await list_reviews(gh, target.owner, target.repo, target.number)
+            outcome = analyzers_outcome(analyzed, target, await services.app_login(), reviews)
+            return journal.Planned(report_for_plan(plan_json, [unreviewed[0]]), outcome)
+        return journal.Planned(report_for_plan(plan_json, [unreviewed[0], *analyzed.notes]),
+                               result=ReviewResult("skipped", unreviewed[1]))
     step = None
     if services.memory is not None and services.incremental:
         stage.name = "reading what earlier reviews of this pull request did"
@@ -250,16 +269,29 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
         if step.next.action == "repeat" and step.last is not None:
             report, result = repeated(step.last, step.next.reason)
             return journal.Planned(report, result=result)
+    stage.name = "counting the account's budgets"
+    over = await _over_budget(services, target)
+    if over is not None:  # no model; the analyzers' findings, if any, are still posted
+        if analyzed.shaped.standing:
+            reviews = await list_reviews(gh, target.owner, target.repo, target.number)
+            outcome = analyzers_outcome(analyzed, target, await services.app_login(), reviews)
+            return journal.Planned(_budget_report(plan_json, over), outcome, notes=analyzed.notes)
+        return journal.Planned(_budget_report(plan_json, over), result=ReviewResult("skipped", over.reason))
     stage.name = "running the model review"
-    outcome = _within_caps(services, target, await _model_review(services, gh, target, gathered, plan_json, config,
-                                                                 stage, step))
+    usage = Usage()
+    outcome = await _model_review(services, gh, target, gathered, plan_json, config, stage, step, analyzed,
+                                  usage)
+    outcome = _within_caps(services, target, outcome)
+    if services.budgets is not None:
+        await budgets.spend(services.budgets, budgets.account_of(target.full_name), usage)
     return journal.Planned(report_for_plan(plan_json), outcome,
-                           notes=(describe(step, target.head_sha),) if step is not None else (),
+                           notes=((describe(step, target.head_sha),) if step is not None else ()) + analyzed.notes,
                            remember=journal.Remembered(step.digest, step.merge_base) if step is not None else None)
 
 
 async def _model_review(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
-                        plan_json: dict, config: EffectiveConfig, stage: _Stage, step: Step | None) -> ReviewOutcome:
+                        plan_json: dict, config: EffectiveConfig, stage: _Stage, step: Step | None,
+                        analyzed: AnalyzerStep | None = None, usage: Usage | None = None) -> ReviewOutcome:
     files = await read_paths(gh, target.owner, target.repo, referenced_paths(plan_json), gathered.merge_base)
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     login = await services.app_login()
@@ -277,7 +309,9 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
                             session=services.http, head_sha=target.head_sha, app_login=login,
                             reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
                             index=index.retrieval if index else None, lookups=index.lookups if index else None,
-                            learned=learned, walkthrough=_walkthrough_on(services, target))
+                            learned=learned, walkthrough=_walkthrough_on(services, target),
+                            analyzer_findings=analyzed.findings if analyzed is not None else (),
+                            usage=usage)
 
 
 def _walkthrough_on(services: Services, target: Target) -> bool:
@@ -303,6 +337,25 @@ def _diff_of(gathered: Gathered) -> dict:
 
 def _place(services: Services, gh: GitHubClient, target: Target, login: str) -> learn.Place:
     return learn.Place(gh, target.owner, target.repo, target.pull_key, login.removesuffix("[bot]"), services.public_url)
+
+
+async def _over_budget(services: Services, target: Target) -> budgets.Exceeded | None:
+    """The budget this review would pass, or None with the review counted (docs/configuration.md)."""
+    admin = services.admin.current
+    if services.budgets is None:
+        return None
+    # counted with or without limits: a budget set later in the day finds the day's reviews counted
+    limits = admin.budgets_for(target.full_name) if admin is not None else BudgetLimits()
+    over = await budgets.admit(services.budgets, limits, budgets.account_of(target.full_name))
+    if over is not None:
+        logger.info("review of %s not sent to a model: budget %s (%s) is spent", target.full_name, over.budget,
+                    over.limit.key_path)
+    return over
+
+
+def _budget_report(plan_json: dict, over: budgets.Exceeded) -> CheckRunReport:
+    return report_for_budget(plan_json, over.budget, over.limit.value, over.used, over.resets_at,
+                             over.limit.key_path, over.limit.origin.line, over.account)
 
 
 async def _index_context(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,

@@ -158,8 +158,11 @@ def with_review(plan_report: CheckRunReport, outcome: Mapping[str, Any], summary
     if plan_report.conclusion == "failure":
         conclusion = "failure"
         title = plan_report.title.split(";")[0] + "; " + title[0].lower() + title[1:]
-    body = [summary.replace("<!-- reviewer:summary -->", "").strip(), *_decisions_section(outcome["decisions"]),
-            *_notes_section([*_failed_attempts(outcome), *notes]), "", "---", "", "## The plan", "",
-            plan_report.summary]
+    text = summary.replace("<!-- reviewer:summary -->", "").strip()
+    # The review's summary lists its own notes (the repository index's line among them): a note
+    # it already says is not said again beneath it.
+    unsaid = [n for n in [*_failed_attempts(outcome), *notes] if n not in text]
+    body = [text, *_decisions_section(outcome["decisions"]), *_notes_section(unsaid), "", "---", "",
+            "## The plan", "", plan_report.summary]
     return CheckRunReport(conclusion, title, "\n".join(body).strip() + "\n",
                           annotations=[*plan_report.annotations, *outcome["annotations"]])

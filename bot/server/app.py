@@ -5,7 +5,7 @@ store and the HTTP session exist and returns the job handler (`async def handle(
 so tests inject a small real handler and `main` injects the pipeline.
 
 Routes: the webhook, health (`/healthz`, and the probes `/livez`, `/readyz`: bot.server.probes) and metrics; sign-in through the connectors (`bot.auth.http`); the
-connector resource API and the admin API, both behind the sign-in gate (a session with the
+connector resource API, the admin API and the SARIF uploads (bot.server.analyses), all behind the sign-in gate (a session with the
 permission, or the break-glass `REVIEWER_ADMIN_TOKEN`); the admin console (`/console/`,
 bot.server.console) and the home page (`/`, bot.server.home) wherever sign-in is served (roles
 "all" and "web"). Wherever jobs run (roles
@@ -42,7 +42,9 @@ from bot.secrets import SecretStore
 from bot.server import logging as log
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
+from bot.server.analyses import setup_analyses_routes, web_url_of
 from bot.server.console import setup_console
+from bot.server.console.findings import memory_for
 from bot.server.console.learnings import setup_learnings_console
 from bot.server.console.timeline import TimelineRecorder
 from bot.server.home import setup_home
@@ -57,6 +59,7 @@ from bot.server.webhook import MAX_BODY, make_handler
 from bot.store import is_postgres, latest_schema_version, redact_url, storage_for
 from bot.store.learnings import LearningStore, learnings_store
 from bot.store.model import DeliveryStore, Storage
+from bot.store.uploads import UploadStore
 
 logger = log.get("app")
 
@@ -169,6 +172,9 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     setup_connector_routes(app, storage.connectors, admin_token=token, gate=gate, reconciler=reconciler)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context)
     setup_learnings_routes(app, gate=gate, store=app[LEARNINGS])
+    setup_analyses_routes(app, gate=gate, uploads=UploadStore(settings.database_url),
+                          context=lambda: app[RUNTIME].context, public_url=settings.public_url,
+                          github_web_url=web_url_of(settings.api_url))
     _with_console(app, settings, gate)
     setup_home(app, settings)
     return app
@@ -196,7 +202,8 @@ def _with_console(app: web.Application, settings: Settings, gate: Gate) -> None:
     storage = app[STORAGE]
     setup_console(app, gate=gate, store=storage.deliveries, connectors=storage.connectors,
                   signins=app[SIGNIN_STORE], admin=app[ADMIN], timeline=storage.timeline,
-                  reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime)
+                  reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime,
+                  memory=memory_for(settings.database_url))
     setup_learnings_console(app, gate=gate, store=app[LEARNINGS])
 
 

@@ -1,5 +1,8 @@
 """Structured logs: one JSON object per line, with the delivery id when there is one, never a secret.
 
+A line logged inside a trace (bot/telemetry: when the OTEL_* variables turn traces on) carries
+its trace id as `trace`, so a log line leads to its trace and back.
+
 Secrets are kept out twice: the code never passes them to a logger, and every line is scrubbed
 before it is written — of the values the server was configured with (registered at start), of
 every model provider key the engine resolves (registered as it resolves them), and of anything
@@ -17,6 +20,7 @@ import time
 from contextvars import ContextVar
 from typing import IO
 
+from bot import telemetry
 from bot.redaction import REDACTED, Redactor, redact, register_secret
 
 __all__ = ["REDACTED", "Redactor", "redact", "register_secret", "configure", "get", "error_text", "fields",
@@ -42,6 +46,9 @@ class JsonFormatter(logging.Formatter):
         delivery = current_delivery.get()
         if delivery is not None:
             data["delivery"] = delivery
+        trace = telemetry.trace_id()
+        if trace is not None:
+            data["trace"] = trace
         for key, value in record.__dict__.items():
             if key not in _STANDARD and not key.startswith("_"):
                 data[key] = value

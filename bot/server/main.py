@@ -27,6 +27,7 @@ from bot.server.metrics import Metrics
 from bot.server.settings import Settings, SettingsError, load_settings
 from bot.store import is_postgres, redact_url
 from bot.store.model import MigrationFailed, SchemaTooNew, StoreUnavailable
+from bot.telemetry.setup import configure as configure_traces
 
 logger = log.get("main")
 STOP_WITHIN = 55.0  # seconds from SIGTERM to exit at most (jobs get 45 of them: pg_queue.GRACE)
@@ -113,6 +114,9 @@ def _run(args: argparse.Namespace, role: Role) -> int:
         _error(f"{'--no-workers' if role == 'web' else 'reviewer worker'} needs a store shared by every process: "
                "set REVIEWER_DATABASE_URL=postgresql://user:password@host:5432/database", command)
         return 2
+    traces = configure_traces(service="reviewer-worker" if role == "worker" else "reviewer")
+    if traces is not None:
+        logger.info("traces are exported over OTLP/HTTP (the OTEL_* variables)")
     try:
         asyncio.run(serve(settings, admin, metrics, role=role))
     except ListenError as exc:
@@ -121,4 +125,7 @@ def _run(args: argparse.Namespace, role: Role) -> int:
     except (StoreUnavailable, SchemaTooNew, MigrationFailed) as exc:
         _error(f"the store {redact_url(settings.database_url)}: {exc}", command)
         return 1
+    finally:
+        if traces is not None:
+            traces.shutdown()  # what the batch still holds is sent before the process ends
     return 0

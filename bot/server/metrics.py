@@ -12,6 +12,9 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from typing import TypeVar
 
+from bot.server import process_metrics
+from bot.telemetry import ModelCall
+
 DEFAULT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
 
@@ -182,6 +185,7 @@ class Metrics:
             self.queue_depth.set(0, state=state)
         self.running.set(0)
         self.pruned.inc(0)
+        self._operations(r)
         self._learnings_metrics()
 
     def _learnings_metrics(self) -> None:
@@ -210,5 +214,44 @@ class Metrics:
     def admin_reload(self, ok: bool) -> None:
         self.admin_reloads.inc(result="ok" if ok else "failed")
 
+    # --- operations (issue #27): models, money, check runs, queue wait, the process ------------------
+    # The job's queue hands these metrics to bot.telemetry as the job's observer (`model_call`,
+    # `check_run`), so that the engine and the GitHub client count here without importing the server.
+
+    def _operations(self, r: Registry) -> None:
+        self.model_calls = r.register(Counter(
+            "reviewer_model_calls_total", "Model calls by provider, model and outcome (ok, error, timeout, refused: "
+            "the provider refused the lookups' tools).", ("provider", "model", "outcome")))
+        self.model_tokens = r.register(Counter(
+            "reviewer_model_tokens_total", "Tokens of model calls as the providers count them, by provider, model "
+            "and kind (prompt, answer); an answer without counts adds none.", ("provider", "model", "kind")))
+        self.model_cost = r.register(Counter(
+            "reviewer_model_cost_total", "What model calls cost at the admin file's `price` (per million tokens, in "
+            "its currency), for the models that declare one.", ("provider", "model")))
+        self.check_runs = r.register(Counter(
+            "reviewer_check_runs_total", "Check runs completed, by conclusion (success, failure, neutral).",
+            ("conclusion",)))
+        self.queue_wait_seconds = r.register(Histogram(
+            "reviewer_queue_wait_seconds", "Time a job waited between being queued and starting (first attempts).",
+            ("event",)))
+
+    def model_call(self, call: ModelCall) -> None:
+        """bot.telemetry.Observer: one model call."""
+        self.model_calls.inc(provider=call.provider, model=call.model, outcome=call.outcome)
+        if call.prompt_tokens is not None:
+            self.model_tokens.inc(call.prompt_tokens, provider=call.provider, model=call.model, kind="prompt")
+        if call.answer_tokens is not None:
+            self.model_tokens.inc(call.answer_tokens, provider=call.provider, model=call.model, kind="answer")
+        if call.money is not None:
+            self.model_cost.inc(call.money, provider=call.provider, model=call.model)
+
+    def check_run(self, conclusion: str) -> None:
+        """bot.telemetry.Observer: one check run completed."""
+        self.check_runs.inc(conclusion=conclusion)
+
+    def queue_wait(self, seconds: float, event: str) -> None:
+        self.queue_wait_seconds.observe(seconds, event=event)
+
     def render(self) -> str:
-        return self.registry.render()
+        own = process_metrics.render(process_metrics.sample())
+        return self.registry.render() + "".join(line + "\n" for line in own)

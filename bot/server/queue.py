@@ -17,6 +17,7 @@ import bisect
 import time
 from dataclasses import dataclass, field
 
+from bot import telemetry
 from bot.jobs import Handler, Job, ReviewResult, stored_payload, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import BIG_BODY, decide_in_turn
@@ -187,8 +188,20 @@ async def _attempt(store: DeliveryStore, handler: Handler, metrics: Metrics, sta
     delivery_id = started.delivery_id
     fields = log.fields(delivery=delivery_id, event=event, action=started.action,
                         repo=started.repo, pr=started.pr_number, attempt=started.attempt)
-    logger.debug("job started", extra=fields)
     began = time.monotonic()
+    with telemetry.resumed(started.traceparent, "job", delivery=delivery_id, event=event, action=started.action,
+                           repo=started.repo, pr=started.pr_number, attempt=started.attempt) as span, \
+            telemetry.observing(metrics):
+        logger.debug("job started", extra=fields)
+        if started.queued_at is not None and started.attempt == 1:
+            metrics.queue_wait(max(0.0, time.time() - started.queued_at), event)
+        return await _attempt_body(store, handler, metrics, started, event, fields, began, span,
+                                   interruptible=interruptible)
+
+
+async def _attempt_body(store: DeliveryStore, handler: Handler, metrics: Metrics, started: Started, event: str,
+                        fields: dict[str, object], began: float, span: telemetry.Span, *, interruptible: bool) -> bool:
+    delivery_id = started.delivery_id
     delivery = log.current_delivery.set(delivery_id)
     try:
         body = started.body  # a big one is read on a thread, as the dispatcher reads it
@@ -214,6 +227,7 @@ async def _attempt(store: DeliveryStore, handler: Handler, metrics: Metrics, sta
         done = {**fields, "seconds": round(time.monotonic() - began, 3)}
         if review is not None:
             done.update(review=review.outcome, reason=review.reason)
+            span.set(review=review.outcome, reason=review.reason)
         if failed:
             logger.warning("job done; its review failed (%s)", review.reason if review else "", extra=done)
         else:
@@ -230,6 +244,7 @@ async def _attempt(store: DeliveryStore, handler: Handler, metrics: Metrics, sta
 async def _failed(store: DeliveryStore, metrics: Metrics, delivery_id: str, event: str, exc: Exception,
                   fields: dict[str, object]) -> None:
     error = log.error_text(exc)
+    telemetry.fail_current("the job failed")
     await _finish(store, delivery_id, "failed", error)
     logger.warning("job failed: %s", error, extra=fields)
     metrics.jobs.inc(event=event, outcome="failed")

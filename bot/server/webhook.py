@@ -16,6 +16,7 @@ import time
 
 from aiohttp import web
 
+from bot import telemetry
 from bot.server import logging as log
 from bot.server.metrics import Metrics
 from bot.store.model import DeliveryStore, Incoming, StoreUnavailable
@@ -70,10 +71,14 @@ def make_handler(secret: bytes, store: DeliveryStore, metrics: Metrics):
         if not _EVENT.fullmatch(event) or not _DELIVERY.fullmatch(delivery):
             return _reject(metrics, 400, "X-GitHub-Event or X-GitHub-Delivery is malformed")
         kept = {name: headers[name] for name in KEPT_HEADERS if name in headers}
-        try:
-            new = await store.accept(Incoming(delivery, event, kept, body, time.time()))
-        except StoreUnavailable as exc:  # never 202 for what is not stored: GitHub will redeliver
-            return _reject(metrics, 503, f"the delivery cannot be stored right now ({exc})", delivery)
+        # A trace of its own per delivery (bot.telemetry), continued by its job in whichever process
+        with telemetry.new_trace("webhook", delivery=delivery, event=event, bytes=len(body)) as span:
+            try:
+                new = await store.accept(Incoming(delivery, event, kept, body, time.time(), telemetry.traceparent()))
+            except StoreUnavailable as exc:  # never 202 for what is not stored: GitHub will redeliver
+                span.fail("the delivery could not be stored")
+                return _reject(metrics, 503, f"the delivery cannot be stored right now ({exc})", delivery)
+            span.set(duplicate=not new)
         if not new:
             metrics.delivery(event, "duplicate")
             logger.info("duplicate delivery acknowledged", extra={"delivery": delivery, "event": event})

@@ -61,13 +61,13 @@ def _state_filter(mark: str) -> str:
 
 
 def recent_query(mark: str, *, before_seq: int | None, limit: int, repo: str | None, event: str | None,
-                 state: str | None, since: float | None) -> tuple[str, list[Any]]:
+                 state: str | None, since: float | None, pr_number: int | None = None) -> tuple[str, list[Any]]:
     """(SQL, parameters) for one page of deliveries, newest first: `before_seq` is the cursor; an
-    empty or None filter is no filter; repository and event match exactly, and the state as shown
+    empty or None filter is no filter; repository, event and pull request number match exactly, and the state as shown
     (`failed` takes in done jobs whose review failed, `done` leaves them out)."""
     where: list[str] = ["1 = 1"]
     args: list[Any] = []
-    for column, value in (("repo", repo), ("event", event)):
+    for column, value in (("repo", repo), ("event", event), ("pr_number", pr_number)):
         if value:
             where.append(f"{column} = {mark}")
             args.append(value)
@@ -90,3 +90,8 @@ def redeliver_statement(mark: str) -> str:
 
 def outcomes_statement(mark: str) -> str:
     return _OUTCOMES.format(mark=mark)
+
+
+# The last review of each repository: the newest row whose job recorded a review's outcome.
+LAST_REVIEWS = (f"SELECT {SUMMARY} FROM deliveries WHERE seq IN (SELECT max(seq) FROM deliveries "
+                "WHERE review_outcome IS NOT NULL AND repo IS NOT NULL GROUP BY repo)")

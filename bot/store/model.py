@@ -60,6 +60,7 @@ class Incoming:
     headers: dict[str, str]
     body: bytes
     received_at: float
+    traceparent: str | None = None  # the W3C trace context of the webhook's span (bot.telemetry), or None
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,8 @@ class Started:
     pr_number: int | None
     head_sha: str | None
     attempt: int
+    traceparent: str | None = None  # the delivery's trace, which the job continues (bot.telemetry)
+    queued_at: float | None = None  # when the dispatcher queued it: the job's wait is measured from it
 
 
 # (delivery id, new state, classification or None, error or None): one dispatcher outcome.
@@ -177,10 +180,12 @@ class DeliveryStore(Protocol):
     async def record_installation(self, event: str, payload: dict[str, Any]) -> None: ...
     async def installation(self, installation_id: int) -> dict[str, Any] | None: ...
     async def installation_for(self, full_name: str) -> int | None: ...
+    async def installations(self) -> list[dict[str, Any]]: ...  # every one not deleted, by id
+    async def last_reviews(self) -> list[dict[str, Any]]: ...  # per repository, its newest reviewed row
     # the admin console: pages of deliveries without their bodies, counts, and its "Redeliver"
     async def recent(self, *, before_seq: int | None = None, limit: int = 200, repo: str | None = None,
                      event: str | None = None, state: str | None = None,
-                     since: float | None = None) -> list[dict[str, Any]]: ...
+                     since: float | None = None, pr_number: int | None = None) -> list[dict[str, Any]]: ...
     async def outcomes_since(self, since: float) -> dict[str, int]: ...
     async def redeliver(self, delivery_id: str) -> bool: ...
 

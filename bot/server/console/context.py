@@ -10,6 +10,7 @@ from typing import Any
 from bot.auth.guard import Gate
 from bot.auth.store import AuthStore
 from bot.connectors.controller import Reconciler
+from bot.reviews.memory import ReviewMemory
 from bot.server.admin_reload import AdminConfigHolder
 from bot.store.model import ConnectorStore, DeliveryStore, TimelineStore
 
@@ -25,3 +26,4 @@ class Console:
     reconciler: Reconciler  # what an applied connector is checked against (the resource API's too)
     session_ttl: int
     runtime: Callable[[], Any]  # the app's Runtime: its queue and server context once started
+    memory: ReviewMemory | None = None  # what reviews remember of pull requests (their findings)

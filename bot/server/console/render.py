@@ -14,6 +14,9 @@ from typing import Any
 
 import jinja2
 from aiohttp import web
+from markupsafe import Markup
+
+from bot.server.console.markdown import render_markdown
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
@@ -38,7 +41,38 @@ def when(seconds: float | None) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def at(seconds: float | None) -> Markup:
+    """A moment as `<time>`: the UTC value as text and in `datetime`; the console's script shows
+    it in the viewer's zone and keeps the UTC value on hover (without script, the UTC shows)."""
+    if seconds is None:
+        return Markup("")
+    moment = datetime.fromtimestamp(seconds, UTC)
+    return Markup('<time datetime="{}">{}</time>').format(moment.strftime("%Y-%m-%dT%H:%M:%SZ"), when(seconds))
+
+
+# How an outcome looks: a tone (its colour, bot/server/console/static/console.css) and a mark
+# beside its word, so that success and failure differ in text as well as in colour.
+_GOOD = {"done", "success", "approved", "True", "ok", "resolved", "fixed"}
+_BAD = {"failed", "failure", "False", "error", "timed_out", "action_required", "cancelled"}
+_WAIT = {"running", "queued", "received", "in_progress", "pending"}
+
+
+def tone(value: object) -> str:
+    text = str(value)
+    return "good" if text in _GOOD else "bad" if text in _BAD else "wait" if text in _WAIT else "neutral"
+
+
+def outcome(value: object, label: object = None) -> Markup:
+    """A badge for an outcome (a delivery's state, a check run's conclusion, a review's outcome);
+    its tone's mark (✓, ✗, …) is drawn by the style sheet before the word."""
+    return Markup('<span class="badge tone-{} state-{}">{}</span>').format(
+        tone(value), str(value), label if label is not None else value)
+
+
 _ENV.filters["when"] = when
+_ENV.filters["at"] = at
+_ENV.filters["markdown"] = render_markdown
+_ENV.filters["outcome"] = outcome
 
 
 def page(template: str, status: int = 200, *, form_origins: Iterable[str] = (), **values: Any) -> web.Response:

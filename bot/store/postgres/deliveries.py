@@ -38,25 +38,25 @@ from bot.store.postgres.database import Database, dropped
 
 logger = logging.getLogger("reviewer.store")
 
-_STARTED = ("RETURNING delivery_id, event, action, body, installation_id, repo, pr_number, head_sha, attempts")
+_STARTED = ("RETURNING delivery_id, event, action, body, installation_id, repo, pr_number, head_sha, attempts, traceparent, queued_at")
 _START = ("UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = %s "
           "WHERE delivery_id = %s AND state = 'queued' " + _STARTED)
 _RESTART = ("UPDATE deliveries SET attempts = attempts + 1, started_at = %s "
             "WHERE delivery_id = %s AND state = 'running' " + _STARTED)
 
-# The batch as five arrays: one statement text whatever the batch's size (psycopg parses a text
+# The batch as six arrays: one statement text whatever the batch's size (psycopg parses a text
 # once and keeps it; a VALUES list of every size was parsed again per batch), bodies in binary.
 _UPSERT = """
-INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state)
-SELECT delivery_id, event, headers, body, received_at, 'received'
-FROM unnest(%s::text[], %s::text[], %s::text[], %b::bytea[], %s::float8[])
-    AS batch(delivery_id, event, headers, body, received_at)
+INSERT INTO deliveries (delivery_id, event, headers, body, received_at, traceparent, state)
+SELECT delivery_id, event, headers, body, received_at, traceparent, 'received'
+FROM unnest(%s::text[], %s::text[], %s::text[], %b::bytea[], %s::float8[], %s::text[])
+    AS batch(delivery_id, event, headers, body, received_at, traceparent)
 """
 # A redelivery of a delivery whose job (or review) failed is done again (bot.store.console); any
 # other is a duplicate.
 _ON_CONFLICT = f"""
 ON CONFLICT (delivery_id) DO UPDATE SET
-    event = excluded.event, headers = excluded.headers, body = excluded.body,
+    event = excluded.event, headers = excluded.headers, body = excluded.body, traceparent = excluded.traceparent,
     received_at = excluded.received_at, received_count = deliveries.received_count + 1, {console.RESET}
 WHERE {console.failed_condition("deliveries.")}
 RETURNING delivery_id
@@ -87,7 +87,7 @@ class PostgresDeliveryStore:
             first.setdefault(item.delivery_id, item)
         batch = list(first.values())
         columns = ([i.delivery_id for i in batch], [i.event for i in batch], [json.dumps(i.headers) for i in batch],
-                   [pack(i.body) for i in batch], [i.received_at for i in batch])
+                   [pack(i.body) for i in batch], [i.received_at for i in batch], [i.traceparent for i in batch])
         try:
             stored = await self.db.fetch(_UPSERT + _ON_CONFLICT, columns)
         except StoreUnavailable as exc:
@@ -193,7 +193,8 @@ class PostgresDeliveryStore:
         if not rows:
             return None
         row = rows[0]
-        return Started(row[0], row[1], row[2], unpack(row[3]), row[4], row[5], row[6], row[7], attempt=row[8])
+        return Started(row[0], row[1], row[2], unpack(row[3]), row[4], row[5], row[6], row[7], attempt=row[8],
+                       traceparent=row[9], queued_at=row[10])
 
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
                      from_state: str = "running", wait: bool = True,
@@ -254,13 +255,27 @@ class PostgresDeliveryStore:
             (full_name,))
         return int(rows[0][0]) if rows else None
 
+    async def installations(self) -> list[dict[str, Any]]:
+        """Every installation not deleted, by id, with the repositories it reaches."""
+        rows = await self.db.fetch("SELECT id, account, last_action, deleted, repositories FROM installations "
+                                   "WHERE NOT deleted ORDER BY id")
+        return [{"id": row[0], "account": row[1], "last_action": row[2], "deleted": bool(row[3]),
+                 "repositories": list(row[4])} for row in rows]
+
+    async def last_reviews(self) -> list[dict[str, Any]]:
+        """Per repository, the newest delivery whose job recorded a review's outcome."""
+        async with self.db.connection() as conn:
+            cursor = await conn.execute(console.LAST_REVIEWS)
+            names = [c.name for c in cursor.description or []]
+            return [dict(zip(names, row, strict=True)) for row in await cursor.fetchall()]
+
     # --- the admin console (bot.store.console: the SQL both backends share) ---------------------
 
     async def recent(self, *, before_seq: int | None = None, limit: int = 200, repo: str | None = None,
                      event: str | None = None, state: str | None = None,
-                     since: float | None = None) -> list[dict[str, Any]]:
+                     since: float | None = None, pr_number: int | None = None) -> list[dict[str, Any]]:
         sql, args = console.recent_query("%s", before_seq=before_seq, limit=limit, repo=repo, event=event,
-                                         state=state, since=since)
+                                         state=state, since=since, pr_number=pr_number)
         async with self.db.connection() as conn:
             cursor = await conn.execute(sql, args)
             names = [c.name for c in cursor.description or []]

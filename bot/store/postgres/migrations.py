@@ -188,6 +188,39 @@ ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_outcome TEXT;
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_reason TEXT
 """
 
+# 9: analyzer results uploaded as SARIF (bot/store/uploads.py), as on SQLite.
+SCHEMA_9 = """
+CREATE TABLE IF NOT EXISTS sarif_uploads (
+    id TEXT PRIMARY KEY,
+    repo TEXT NOT NULL,
+    commit_sha TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    pull_number INTEGER,
+    tool_name TEXT,
+    results TEXT NOT NULL,
+    status TEXT NOT NULL,
+    errors TEXT NOT NULL DEFAULT '[]',
+    received_at DOUBLE PRECISION NOT NULL,
+    updated_at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sarif_uploads_head ON sarif_uploads(repo, commit_sha);
+CREATE INDEX IF NOT EXISTS sarif_uploads_received_at ON sarif_uploads(received_at)
+"""
+
+# 11: the trace a delivery's job continues (bot.telemetry), and what each account spent of its
+# budgets (bot.store.budgets): reviews per UTC day, tokens per calendar month, one row per period.
+SCHEMA_11 = """
+ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS traceparent TEXT;
+CREATE TABLE IF NOT EXISTS budget_usage (
+    account TEXT NOT NULL,
+    period TEXT NOT NULL,
+    reviews BIGINT NOT NULL DEFAULT 0,
+    tokens BIGINT NOT NULL DEFAULT 0,
+    updated_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (account, period)
+)
+"""
+
 # 10: learnings and the outcomes of posted findings (bot.store.learnings), as on SQLite.
 SCHEMA_10 = """
 CREATE TABLE IF NOT EXISTS learnings (
@@ -225,7 +258,9 @@ MIGRATIONS: list[tuple[int, str]] = [
     (6, SCHEMA_6),
     (7, SCHEMA_7),
     (8, SCHEMA_8),
+    (9, SCHEMA_9),
     (10, SCHEMA_10),
+    (11, SCHEMA_11),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"

@@ -31,18 +31,18 @@ from bot.store.sqlite import database, installations
 T = TypeVar("T")
 logger = logging.getLogger("reviewer.store")
 
-_UPSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, state) VALUES "
+_UPSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, traceparent, state) VALUES "
 # A redelivery of a delivery whose job (or review) failed is done again (bot.store.console); any
 # other is a duplicate.
 _ON_CONFLICT = f"""
 ON CONFLICT (delivery_id) DO UPDATE SET
-    event = excluded.event, headers = excluded.headers, body = excluded.body,
+    event = excluded.event, headers = excluded.headers, body = excluded.body, traceparent = excluded.traceparent,
     received_at = excluded.received_at, received_count = received_count + 1, {console.RESET}
 WHERE {console.failed_condition("deliveries.")}
 RETURNING delivery_id
 """
 
-_STARTED = "RETURNING delivery_id, event, action, body, installation_id, repo, pr_number, head_sha, attempts"
+_STARTED = "RETURNING delivery_id, event, action, body, installation_id, repo, pr_number, head_sha, attempts, traceparent, queued_at"
 _START = ("UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = ? "
           "WHERE delivery_id = ? AND state = 'queued' " + _STARTED)
 _RESTART = ("UPDATE deliveries SET attempts = attempts + 1, started_at = ? "
@@ -85,9 +85,9 @@ def _accept_many(conn: sqlite3.Connection, items: list[Incoming]) -> list[bool]:
     the event loop, where every statement is CPU taken from the requests."""
     if not items:
         return []
-    rows = [(item.delivery_id, item.event, json.dumps(item.headers), _pack(item.body), item.received_at)
-            for item in items]
-    taken = {row[0] for row in conn.execute(_UPSERT + ",".join(["(?, ?, ?, ?, ?, 'received')"] * len(rows)) + _ON_CONFLICT,
+    rows = [(item.delivery_id, item.event, json.dumps(item.headers), _pack(item.body), item.received_at,
+             item.traceparent) for item in items]
+    taken = {row[0] for row in conn.execute(_UPSERT + ",".join(["(?, ?, ?, ?, ?, ?, 'received')"] * len(rows)) + _ON_CONFLICT,
                                             [value for row in rows for value in row])}
     results, seen = [], set()
     for item in items:  # a delivery id twice in one batch: the first is taken, the second is a duplicate
@@ -270,7 +270,8 @@ class SQLiteDeliveryStore:
         if not rows:
             return None
         row = rows[0]
-        return Started(row[0], row[1], row[2], _unpack(row[3]), row[4], row[5], row[6], row[7], attempt=row[8])
+        return Started(row[0], row[1], row[2], _unpack(row[3]), row[4], row[5], row[6], row[7], attempt=row[8],
+                       traceparent=row[9], queued_at=row[10])
 
     async def finish(self, delivery_ids: list[str], state: str, error: str | None = None,
                      from_state: str = "running", wait: bool = True,
@@ -323,14 +324,26 @@ class SQLiteDeliveryStore:
         gets None asks GitHub."""
         return await self._read(lambda conn: installations.reaching(conn, full_name))
 
+    async def installations(self) -> list[dict[str, Any]]:
+        """Every installation not deleted, by id, with the repositories it reaches."""
+        return await self._read(installations.every)
+
+    async def last_reviews(self) -> list[dict[str, Any]]:
+        """Per repository, the newest delivery whose job recorded a review's outcome."""
+        def query(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            cursor = conn.execute(console.LAST_REVIEWS)
+            names = [c[0] for c in cursor.description]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        return await self._read(query)
+
     # --- the admin console (bot.store.console: the SQL both backends share) ---------------------
 
     async def recent(self, *, before_seq: int | None = None, limit: int = 200, repo: str | None = None,
                      event: str | None = None, state: str | None = None,
-                     since: float | None = None) -> list[dict[str, Any]]:
+                     since: float | None = None, pr_number: int | None = None) -> list[dict[str, Any]]:
         """Deliveries newest first, without bodies: one page of the console's list."""
         sql, args = console.recent_query("?", before_seq=before_seq, limit=limit, repo=repo, event=event,
-                                         state=state, since=since)
+                                         state=state, since=since, pr_number=pr_number)
 
         def query(conn: sqlite3.Connection) -> list[dict[str, Any]]:
             cursor = conn.execute(sql, args)

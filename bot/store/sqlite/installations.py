@@ -2,7 +2,7 @@
 
 The `installations` table (bot.store.sqlite.migrations) lives in the deliveries file; these are its
 statements, each a function of a connection that the delivery store runs on its writer (`record`)
-or reader (`get`, `reaching`), so that they share the store's transactions and threads.
+or reader (`get`, `reaching`, `every`), so that they share the store's transactions and threads.
 """
 
 from __future__ import annotations
@@ -46,3 +46,11 @@ def reaching(conn: sqlite3.Connection, full_name: str) -> int | None:
         "WHERE installations.deleted = 0 AND lower(repo.value) = lower(?) "
         "ORDER BY installations.updated_at DESC LIMIT 1", (full_name,)).fetchone()
     return row[0] if row else None
+
+
+def every(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every installation not deleted, by id."""
+    rows = conn.execute("SELECT id, account, last_action, deleted, repositories FROM installations "
+                        "WHERE deleted = 0 ORDER BY id").fetchall()
+    return [{"id": row[0], "account": row[1], "last_action": row[2], "deleted": bool(row[3]),
+             "repositories": json.loads(row[4])} for row in rows]

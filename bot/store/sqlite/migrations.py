@@ -145,6 +145,38 @@ REVIEW_OUTCOME = """
 ALTER TABLE deliveries ADD COLUMN review_outcome TEXT;
 ALTER TABLE deliveries ADD COLUMN review_reason TEXT
 """
+# 9: analyzer results uploaded as SARIF (bot/store/uploads.py), kept until a pull request with their
+# head takes them up, 7 days at most.
+SARIF_UPLOADS = """
+CREATE TABLE IF NOT EXISTS sarif_uploads (
+    id TEXT PRIMARY KEY,
+    repo TEXT NOT NULL,
+    commit_sha TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    pull_number INTEGER,
+    tool_name TEXT,
+    results TEXT NOT NULL,
+    status TEXT NOT NULL,
+    errors TEXT NOT NULL DEFAULT '[]',
+    received_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sarif_uploads_head ON sarif_uploads(repo, commit_sha);
+CREATE INDEX IF NOT EXISTS sarif_uploads_received_at ON sarif_uploads(received_at)
+"""
+# 11: the trace a delivery's job continues (bot.telemetry), and what each account spent of its
+# budgets (bot.store.budgets): reviews per UTC day, tokens per calendar month, one row per period.
+BUDGETS_AND_TRACES = """
+ALTER TABLE deliveries ADD COLUMN traceparent TEXT;
+CREATE TABLE IF NOT EXISTS budget_usage (
+    account TEXT NOT NULL,
+    period TEXT NOT NULL,
+    reviews INTEGER NOT NULL DEFAULT 0,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (account, period)
+)
+"""
 LEARNINGS = """
 CREATE TABLE IF NOT EXISTS learnings (
     id TEXT PRIMARY KEY,
@@ -180,7 +212,9 @@ MIGRATIONS: list[tuple[int, str]] = [
     (7, "CREATE TABLE IF NOT EXISTS job_journal (delivery_id TEXT PRIMARY KEY, body TEXT NOT NULL, "
         "recorded_at REAL NOT NULL)"),
     (8, REVIEW_OUTCOME),
+    (9, SARIF_UPLOADS),
     (10, LEARNINGS),
+    (11, BUDGETS_AND_TRACES),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"

@@ -1,0 +1,215 @@
+"""The analyzers' step of a review job (I/O): results for the head — uploaded from CI (the
+`sarif_uploads` table, bot/store/uploads.py) and the built-in analyzers' (bot/analyzers/builtin) —
+filtered to the diff, shaped and deduplicated (bot/analyzers/ledger.py), posted on the head as a
+review of their own, and remembered in the pull request's ledger of findings (the review memory's
+`review_findings`), so that a re-upload or a second run posts nothing new. What stands at the head
+is returned for the approval and the check run, beside the model's findings or without them.
+
+A SARIF upload for a pull request whose review already ran makes a job of its own
+(bot.jobs.UPLOAD_EVENT, queued by bot/server/analyses.py under the pull request's key): it posts the
+upload's new findings the same way and dismisses the app's approval if one is blocking or
+important. Logs name tools and counts only: a result's message or code never reaches them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bot.analyzers.builtin import config_paths, run_builtins, wanted_files
+from bot.analyzers.filter import place
+from bot.analyzers.ledger import Shaped, comment_body, posted_record, review_body, shape, summary_line
+from bot.analyzers.model import AnalyzerResult
+from bot.analyzers.settings import AnalyzerSettings, analyzer_settings
+from bot.analyzers.stored import result_from_json
+from bot.config.admin import AdminConfig
+from bot.engine import decisions
+from bot.engine.diff import FilePatch, read_patches
+from bot.engine.findings import Finding
+from bot.engine.outcome import SUMMARY_MARKER, Counts, ReviewOutcome
+from bot.engine.shaping import Placed
+from bot.github import GitHubClient, GitHubError, ReviewComment, create_review, list_reviews
+from bot.jobs import Job, ReviewResult
+from bot.pipeline.configure import plan_for
+from bot.pipeline.gather import Gathered, gather, read_paths
+from bot.pipeline.journal import marker
+from bot.pipeline.post import carry_out, has_review, once
+from bot.pipeline.targets import Target
+
+if TYPE_CHECKING:
+    from bot.pipeline.review import Services
+
+logger = logging.getLogger("reviewer.analyzers")
+
+
+
+@dataclass(frozen=True)
+class AnalyzerStep:
+    shaped: Shaped
+    notes: tuple[str, ...] = ()
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """What stands at the head, as findings of bot/engine/findings.py (approval, conclusion)."""
+        return tuple(f.to_finding() for f in self.shaped.standing)
+
+
+def settings_for(admin: AdminConfig | None, full_name: str) -> AnalyzerSettings:
+    """The admin file's analyzer settings for the repository (no admin file: the defaults)."""
+    return analyzer_settings(admin, full_name) if admin is not None else AnalyzerSettings()
+
+
+def patches_of(gathered: Gathered) -> dict[str, FilePatch]:
+    return read_patches([{"filename": f.path, "status": f.status, "patch": f.patch,
+                          "previous_filename": f.previous_path} for f in gathered.comparison.files])
+
+
+async def _uploaded(services: Services, target: Target) -> tuple[list[AnalyzerResult], list[str]]:
+    uploads = services.uploads
+    if uploads is None:
+        return [], []
+    records = await uploads.for_head(target.full_name, target.head_sha)
+    return [result_from_json(r) for record in records for r in record.results], [record.id for record in records]
+
+
+async def _builtins(gh: GitHubClient, target: Target, settings: AnalyzerSettings,
+                    patches: Mapping[str, FilePatch]) -> tuple[list[AnalyzerResult], list[str]]:
+    """The built-in analyzers' results; the head's files are read only for the tools that need them."""
+    if not settings.builtins:
+        return [], []
+    wanted, configs = wanted_files(settings, patches), config_paths(settings, patches)
+    files = await read_paths(gh, target.owner, target.repo, wanted, target.head_sha) if wanted else {}
+    config_files = await read_paths(gh, target.owner, target.repo, configs, target.head_sha) if configs else {}
+    run = await run_builtins(settings, patches, {p: t.encode() for p, t in files.items()},
+                             {p: t.encode() for p, t in config_files.items()})
+    for tool in run.runs:
+        logger.info("analyzer %s: %d result(s) on %d file(s) in %.2fs", tool.tool, len(tool.results), tool.files,
+                    tool.seconds)
+    return list(run.results), list(run.notes)
+
+
+async def analyze(services: Services, gh: GitHubClient, target: Target, patches: Mapping[str, FilePatch],
+                  plan_json: dict, *, builtins: bool = True) -> AnalyzerStep:
+    """Run the analyzers on the head, post their new findings (a review of their own), and say
+    what stands. Nothing is posted when nothing is new."""
+    settings = settings_for(services.admin.current, target.full_name)
+    results, upload_ids = await _uploaded(services, target)
+    notes: list[str] = []
+    if builtins:
+        found, notes = await _builtins(gh, target, settings, patches)
+        results += found
+    memory = services.memory
+    placement = place(results, patches, mode=settings.filter, max_inline_per_tool=settings.max_inline_per_tool)
+    posted = await memory.posted(target.pull_key) if memory is not None and results else []
+    shaped = shape(placement, plan_json, {p.fingerprint for p in posted})
+    if shaped.new:
+        await _post(gh, target, shaped, await services.app_login())
+        if memory is not None:
+            await memory.add_posted(target.pull_key, [posted_record(f, patches, target.head_sha) for f in shaped.new])
+    if upload_ids and services.uploads is not None:
+        await services.uploads.set_status(upload_ids, "complete")
+    logger.info("analyzers at %s: %d result(s), %d new finding(s) posted (%d inline), %d standing",
+                target.head_sha[:7], len(results), len(shaped.new), len(shaped.inline), len(shaped.standing))
+    return AnalyzerStep(shaped, (*notes, *shaped.notes))
+
+
+async def _post(gh: GitHubClient, target: Target, shaped: Shaped, login: str) -> None:
+    """The review carrying the analyzers' new findings, once (its marker names the delivery);
+    should GitHub refuse a comment's place, the findings go in the review's body instead."""
+    mark = marker(target.delivery_id, "analyzers") if target.delivery_id else ""
+    comments = [ReviewComment(f.path, f.end_line or 1, comment_body(f), start_line=f.start_line
+                              if f.start_line != f.end_line else None) for f in shaped.inline]
+    body = review_body(shaped, mark)
+
+    async def create(resend: bool) -> None:
+        try:
+            await create_review(gh, target.owner, target.repo, target.number, commit_id=target.head_sha,
+                                event="COMMENT", body=body, comments=comments, resend_unanswered=resend)
+        except GitHubError as exc:
+            if exc.status != 422 or not comments:
+                raise
+            logger.warning("GitHub refused the analyzers' inline comments: %s", exc.message)
+            moved = "\n".join(summary_line(f) for f in shaped.inline)
+            await create_review(gh, target.owner, target.repo, target.number, commit_id=target.head_sha,
+                                event="COMMENT", body=f"{body}\n\nFindings GitHub did not place on the diff:\n{moved}",
+                                resend_unanswered=resend)
+    await once(create, lambda: has_review(gh, target, login, mark), retry=target.attempt > 1)
+
+
+def upload_target(job: Job) -> Target | None:
+    """The pull request an upload's job is for, from its payload (bot/server/analyses.py)."""
+    upload = job.payload.get("upload") if isinstance(job.payload.get("upload"), dict) else None
+    if job.repo is None or job.pr_number is None or upload is None or not isinstance(upload.get("commit_sha"), str):
+        return None
+    owner, _, repo = job.repo.partition("/")
+    return Target(owner, repo, job.pr_number, upload["commit_sha"], "synchronize", None, attempt=job.attempt,
+                  delivery_id=job.delivery_id)
+
+
+async def apply_upload(services: Services, gh: GitHubClient, job: Job) -> ReviewResult | None:
+    """An upload's job: its findings on the pull request, if its head is still the upload's
+    commit and the configuration asks for a review; else it waits for a review of that head.
+    Should the job fail, the upload says so (`failed`, GitHub's answer as the error); a
+    redelivery that succeeds makes it `complete`."""
+    target = upload_target(job)
+    if target is None:
+        return None
+    try:
+        return await _apply(services, gh, target)
+    except GitHubError as exc:
+        upload_id = str((job.payload.get("upload") or {}).get("id") or "")
+        if services.uploads is not None and upload_id:
+            await services.uploads.set_status([upload_id], "failed", [exc.describe()])
+        raise
+
+
+async def _apply(services: Services, gh: GitHubClient, target: Target) -> ReviewResult | None:
+    if services.memory is not None and await services.memory.paused_by(target.pull_key) is not None:
+        logger.info("upload for %s: the reviews of #%d are paused; kept for its next review", target.head_sha[:7],
+                    target.number)
+        return None
+    gathered = await gather(gh, target)
+    pull = gathered.pull
+    if pull.get("state") != "open" or (pull.get("head") or {}).get("sha") != target.head_sha:
+        logger.info("upload for %s: pull request #%d is closed or at another head; kept for 7 days",
+                    target.head_sha[:7], target.number)
+        return None
+    plan, _ = plan_for(services.admin.current, gathered, target)
+    plan_json = plan.to_json()
+    if plan_json["decision"] != "review":
+        return None
+    step = await analyze(services, gh, target, patches_of(gathered), plan_json, builtins=False)
+    if not step.shaped.new:
+        return None
+    login = await services.app_login()
+    reviews = await list_reviews(gh, target.owner, target.repo, target.number)
+    decided = decisions.decide(completed=True, approve=False, head_sha=target.head_sha, app_login=login,
+                               findings=step.findings, reviews=reviews)
+    for decision in decided:
+        await carry_out(gh, target, decision, login)
+    return ReviewResult("findings")
+
+
+def analyzers_outcome(step: AnalyzerStep, target: Target, login: str, reviews: list[dict]) -> ReviewOutcome:
+    """The review's outcome when no model reviews (no provider, or no model chosen): the analyzers' findings
+    decide the check run and dismiss the app's approval when one is blocking or important. The
+    app never approves on analyzers alone: no one read the change."""
+    shaped = step.shaped
+    counted = [f.to_finding() for f in (*shaped.inline, *shaped.summary, *shaped.already)]
+    withheld = [f.to_finding() for f in shaped.withheld]
+    conclusion, title = decisions.conclusion("completed", counted, withheld, None)
+    lines = [SUMMARY_MARKER, f"## Reviewer: analyzers at {target.head_sha[:7]}", "",
+             "No model reviewed this pull request (no model provider or no model is configured: the check run "
+             "says which); these are the analyzers' findings at this head:", "", *(summary_line(f) for f in shaped.standing)]
+    if step.notes:
+        lines += ["", *(f"_{note}_" for note in step.notes)]
+    annotations = decisions.check_run_annotations(Placed(f, (), False) for f in counted)
+    return ReviewOutcome(
+        status="completed", head_sha=target.head_sha, model=None, fallback_used=False, failure=None, attempts=(),
+        inline=(), summary="\n".join(lines), counts=Counts(), annotations=annotations,
+        decisions=decisions.decide(completed=True, approve=False, head_sha=target.head_sha, app_login=login,
+                                   findings=[*counted, *withheld], reviews=reviews),
+        conclusion=conclusion, title=title, notes=step.notes,  # type: ignore[arg-type]
+        findings=tuple(counted))
