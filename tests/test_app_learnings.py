@@ -315,3 +315,22 @@ async def test_a_force_push_that_drops_a_findings_code_resolves_it(tmp_path, git
         summary = shown(summary_of(world, pr))
     # the division's line is gone from the pull request's diff; the secret's is still there
     assert "**Findings of this pull request so far:** 2 findings: 1 resolved, 0 dismissed, 1 open" in summary
+
+
+async def test_an_analyzers_finding_is_left_out_by_a_learning_of_its_rule_id(tmp_path, github, github_app,
+                                                                            app_private_key):
+    key = "AKIA" + "Q3EGRT5JXMPLVW4Z"  # split: this file must not hold the key whole for scanners
+    settings = f"AWS_ACCESS_KEY_ID = \"{key}\"\n"
+    async with running_app(tmp_path, github, github_app, app_private_key, REVIEWER_ADMIN_TOKEN=TOKEN) as world:
+        async with aiohttp.ClientSession() as http:
+            async with http.post(world.url + "/v1/learnings", headers={"Authorization": f"Bearer {TOKEN}"},
+                                 json={"scope": {"account": "octo-org", "repository": "example", "paths": ["fixtures/**"]},
+                                       "kind": "suppress", "rule": "aws-access-key",
+                                       "text": 'Test fixtures hold fake keys: ignore "AWS Access Key added"'}) as response:
+                assert response.status == 201, await response.text()
+        pr = world.pull(head={"fixtures/settings.py": settings, "config/settings.py": settings})
+        await world.opened(pr)
+        run = await world.completed_run(pr)
+        analyzed = [c.path for r in pr.reviews if r.user == world.app.bot for c in r.comments]
+    assert analyzed == ["config/settings.py"]  # the fixture's key is left out; the other still reported
+    assert "1 finding left out by learnings (see /console/learnings)" in run_text(run)
