@@ -12,6 +12,7 @@ import sqlite3
 import uuid
 from collections.abc import AsyncIterator
 
+import aiohttp
 import pytest
 from cryptography.hazmat.primitives import serialization
 
@@ -29,6 +30,7 @@ from tests.review_support import (
     config_pull,
     inline_comments,
     reviewed,
+    runs_done,
     shown,
 )
 from tests.server_support import wait_for
@@ -103,3 +105,30 @@ async def test_a_review_a_push_and_a_question_under_api_v3(tmp_path, ghes, ghes_
             "GET /repos/{owner}/{repo}/compare/{basehead}", "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
             "GET /repos/{owner}/{repo}/collaborators/{username}/permission"} <= routes
     assert all(call.route is not None for call in ghes.calls)  # every call matched an operation under /api/v3
+
+
+async def test_the_console_links_to_the_servers_own_web_address(tmp_path, ghes, ghes_app, app_private_key, chat):
+    """Under GitHub Enterprise Server the pull request, the commit and the check run live on its own
+    web address (its origin, GITHUB_API_URL without `/api/v3`), never on github.com."""
+    chat.answer(PRIMARY, findings(BUG))
+    token = "admin-token-for-ghes-links"
+    async with running_app(tmp_path, ghes, ghes_app, app_private_key, admin_yaml=admin_yaml(chat),
+                           REVIEWER_ADMIN_TOKEN=token) as world, \
+            aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True), headers={"Origin": world.url}) as browser:
+        pr = config_pull(world, "approve: true\n")
+        payload = ghes.payload("pull_request", "opened", installation=world.installation, pull=pr)
+        assert (await world.deliver("pull_request", payload, "d-ghes-links"))[0] == 202
+        [run] = await runs_done(world, pr)
+        async with browser.post(world.url + "/console/login/token", data={"token": token}) as response:
+            assert response.status == 200
+        async with browser.get(world.url + "/console/deliveries/d-ghes-links") as response:
+            page = await response.text()
+        async with browser.get(f"{world.url}/console/repos/{pr.repo.full_name}") as response:
+            repo_page = await response.text()
+        async with browser.get(f"{world.url}/console/repos/{pr.repo.full_name}/pulls/{pr.number}") as response:
+            pull_page = await response.text()
+    web = f"{ghes.origin}/{pr.repo.full_name}"
+    assert f'href="{web}/pull/{pr.number}"' in page and f'href="{web}/commit/{pr.head_sha}"' in page
+    assert f'href="{web}/runs/{run.id}"' in page
+    assert f'href="{web}"' in repo_page and f'href="{web}/pull/{pr.number}"' in pull_page
+    assert not any("https://github.com/" in shown for shown in (page, repo_page, pull_page))

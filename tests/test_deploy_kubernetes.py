@@ -92,6 +92,23 @@ def _pod(rendered: list[dict], name: str) -> dict:
     return _one(rendered, "Deployment", name)["spec"]["template"]["spec"]
 
 
+def _pre_stop_seconds(container: dict) -> int:
+    """How long the container's preStop hook sleeps (0 without one); any other hook is refused here."""
+    hook = container.get("lifecycle", {}).get("preStop")
+    if hook is None:
+        return 0
+    command = hook["exec"]["command"]
+    assert len(command) == 2 and command[0] == "sleep" and command[1].isdigit(), command
+    return int(command[1])
+
+
+def test_the_web_pods_keep_answering_until_the_service_stops_routing_to_them(rendered):
+    """SIGTERM comes only after a preStop sleep: the endpoints' removal reaches the kube-proxies and
+    the Ingress first, so a delivery in flight to a stopping pod is still answered."""
+    [container] = _pod(rendered, "reviewer-web")["containers"]
+    assert _pre_stop_seconds(container) >= 5
+
+
 def test_web_and_worker_probe_the_process_and_readiness_apart_and_outlast_a_graceful_stop(rendered):
     for name, args in (("reviewer-web", ["serve", "--no-workers"]), ("reviewer-worker", ["worker"])):
         pod = _pod(rendered, name)
@@ -100,7 +117,8 @@ def test_web_and_worker_probe_the_process_and_readiness_apart_and_outlast_a_grac
         assert container["livenessProbe"]["httpGet"]["path"] == "/livez"
         assert container["startupProbe"]["httpGet"]["path"] == "/livez"
         assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
-        assert pod["terminationGracePeriodSeconds"] > STOP_WITHIN  # jobs finish or are handed back first
+        # the preStop hook, then SIGTERM's graceful stop (jobs finish or are handed back), all within the grace
+        assert pod["terminationGracePeriodSeconds"] > _pre_stop_seconds(container) + STOP_WITHIN
         assert {"cpu", "memory"} <= set(container["resources"]["requests"])
         assert pod["securityContext"]["runAsNonRoot"] and pod["securityContext"]["runAsUser"] == 10001
         assert container["securityContext"]["readOnlyRootFilesystem"]

@@ -199,3 +199,25 @@ def test_directory_url_stands_in_for_the_directory_apis():
     assert error.value.problems == [
         "REVIEWER_DIRECTORY_URL: 'graph-proxy/v1.0' is not an http(s) address without a path, such as "
         "https://graph-proxy.example.com"]
+
+
+@pytest.mark.parametrize(("env", "web"), [
+    ({}, "https://github.com"),
+    ({"GITHUB_API_URL": "https://api.github.com/"}, "https://github.com"),
+    ({"GITHUB_API_URL": "https://ghe.example.com/api/v3"}, "https://ghe.example.com"),  # GitHub Enterprise Server
+    ({"GITHUB_API_URL": "https://ghe.example.com:8443/api/v3/"}, "https://ghe.example.com:8443"),
+    ({"GITHUB_API_URL": "http://127.0.0.1:9000"}, "https://github.com"),  # a double or a proxy of github.com's API
+    ({"GITHUB_API_URL": "https://ghe.example.com/api/v3", "GITHUB_URL": "https://git.example.com/"},
+     "https://git.example.com"),  # said outright
+])
+def test_the_github_web_address_follows_the_api_unless_given(env, web):
+    assert load_settings({"GITHUB_WEBHOOK_SECRET": "s", **env}).github_url == web
+
+
+@pytest.mark.parametrize("value", ["ghe.example.com", "https://ghe.example.com?x=1", "ftp://ghe.example.com",
+                                   "https://user@ghe.example.com"])
+def test_a_github_url_that_is_no_web_address_names_the_setting(value):
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s", "GITHUB_URL": value})
+    assert error.value.problems == [f"GITHUB_URL: {value!r} is not an http(s) URL without a query, such as "
+                                    "https://ghe.example.com"]

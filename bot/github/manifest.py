@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
-from urllib.parse import quote, urlencode, urljoin, urlsplit
+from urllib.parse import quote, urlencode, urljoin, urlsplit, urlunsplit
 
 from bot.github.client import DEFAULT_API_URL
 from bot.github.credentials import AppCredentials
@@ -76,6 +76,18 @@ def endpoints(github_url: str | None, api_url: str | None = None) -> GitHubEndpo
     else:
         api = urljoin(web + "/", "api/v3")
     return GitHubEndpoints(web, api)
+
+
+def web_url(api_url: str) -> str:
+    """Where people see what the API at `api_url` serves (the pull requests, commits and check
+    runs the console links to): `https://github.com` for api.github.com, a GitHub Enterprise
+    Server's own origin for `{its origin}/api/v3` (the inverse of `endpoints`), and github.com
+    for any other API root (a proxy or a double of github.com's API); `GITHUB_URL` overrides."""
+    parts = urlsplit(api_url.strip().rstrip("/"))
+    path = parts.path.rstrip("/")
+    if parts.hostname != "api.github.com" and path.endswith("/api/v3"):
+        return urlunsplit((parts.scheme, parts.netloc, path[:-len("/api/v3")], "", ""))
+    return GITHUB_COM
 
 
 def check_org(org: str | None) -> str | None:

@@ -203,7 +203,7 @@ def _with_console(app: web.Application, settings: Settings, gate: Gate) -> None:
     setup_console(app, gate=gate, store=storage.deliveries, connectors=storage.connectors,
                   signins=app[SIGNIN_STORE], admin=app[ADMIN], timeline=storage.timeline,
                   reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime,
-                  memory=memory_for(settings.database_url))
+                  memory=memory_for(settings.database_url), github_url=settings.github_url)
     setup_learnings_console(app, gate=gate, store=app[LEARNINGS])
 
 

@@ -45,6 +45,7 @@ from bot.server.metrics import Metrics
 from bot.server.pg_worker import Heartbeat, ReviewerWorker
 from bot.server.queue import BATCH, run_job
 from bot.store.model import Decision, DeliveryStore, Queued, Received
+from bot.store.postgres import database
 
 logger = log.get("queue")
 TASK = "reviewer.review_key"
@@ -68,9 +69,10 @@ _FAIL_STALLED = _STILL_STALLED + "SELECT procrastinate_finish_job_v1(id, 'failed
 
 
 def make_app(url: str) -> procrastinate.App:
-    """The procrastinate app on the same database (its own small pool; statements not prepared)."""
+    """The procrastinate app on the same database (its own small pool, built as the stores' pool is,
+    so that it too recovers promptly after a restart of PostgreSQL; statements not prepared)."""
     connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, max_size=4, timeout=5.0,
-                                               kwargs={"prepare_threshold": None})
+                                               kwargs={"prepare_threshold": None}, pool_factory=database.pool)
     return procrastinate.App(connector=connector)
 
 

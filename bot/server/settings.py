@@ -29,13 +29,14 @@ from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from bot.connectors.values import NANOS_PER_SECOND, parse_duration
 from bot.github import credentials
 from bot.github.client import DEFAULT_API_URL
+from bot.github.manifest import GITHUB_COM, web_url
 from bot.server.listen import DEFAULT_HOST, resolve_host
 from bot.store import check_url, url_password
 from bot.store.sqlite.database import DEFAULT_URL, sqlite_path
 
 KEYS = (
     "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH", "GITHUB_WEBHOOK_SECRET",
-    "GITHUB_API_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
+    "GITHUB_API_URL", "GITHUB_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
     "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS", "REVIEWER_RECONCILE_SECONDS",
     "REVIEWER_DELIVERY_RETENTION_DAYS", "REVIEWER_PUBLIC_URL", "REVIEWER_SESSION_TTL",
     "REVIEWER_DIRECTORY_URL", "REVIEWER_HOST",
@@ -83,6 +84,7 @@ class Settings:
     app_id: int | None = None
     private_key: Secret | None = None
     api_url: str = DEFAULT_API_URL
+    github_url: str = GITHUB_COM  # GITHUB_URL: where people see GitHub (links), derived from api_url when unset
     port: int = 8080
     host: str = DEFAULT_HOST  # REVIEWER_HOST / --host: the address to listen on (bot/server/listen.py)
     database_url: str = DEFAULT_URL
@@ -245,6 +247,10 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
     api_url = values.get("GITHUB_API_URL", Settings.api_url).rstrip("/")
     if not re.match(r"https?://[^/\s]+", api_url):
         problems.append(f"GITHUB_API_URL: {api_url!r} is not an http(s) URL")
+    github_url = values.get("GITHUB_URL", "").strip().rstrip("/") or web_url(api_url)
+    if not re.fullmatch(r"https?://[^/\s?#@]+(/[^\s?#]*)?", github_url):
+        problems.append(f"GITHUB_URL: {github_url!r} is not an http(s) URL without a query, such as "
+                        "https://ghe.example.com")
     database_url = values.get("REVIEWER_DATABASE_URL", DEFAULT_URL)
     try:
         check_url(database_url)
@@ -258,6 +264,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         app_id=app_id,
         private_key=Secret(private_key) if private_key else None,
         api_url=api_url,
+        github_url=github_url,
         port=_port(port, values, problems),
         host=resolve_host(host, values, problems),
         database_url=database_url,

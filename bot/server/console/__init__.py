@@ -56,9 +56,11 @@ from bot.store.model import ConnectorStore, DeliveryStore, TimelineStore
 def setup_console(app: web.Application, *, gate: Gate, store: DeliveryStore, connectors: ConnectorStore,
                   signins: AuthStore, admin: AdminConfigHolder, timeline: TimelineStore,
                   reconciler: Reconciler, session_ttl: int, runtime: Callable[[], Any],
-                  memory: ReviewMemory | None = None) -> None:
-    """Adds the console's routes; the stores are the app's, opened and closed with it."""
-    console = Console(gate, store, connectors, signins, admin, timeline, reconciler, session_ttl, runtime, memory)
+                  memory: ReviewMemory | None = None, github_url: str = "https://github.com") -> None:
+    """Adds the console's routes; the stores are the app's, opened and closed with it. Links to
+    GitHub go to `github_url` (a GitHub Enterprise Server's own web address)."""
+    console = Console(gate, store, connectors, signins, admin, timeline, reconciler, session_ttl, runtime, memory,
+                      github_url)
     login, deliveries, repos = LoginPages(console), DeliveryPages(console), RepoPages(console)
     connector_pages, signin_pages = ConnectorPages(console), SigninPages(console)
     session_pages, review_pages = SessionPages(console), ReviewPages(console)

@@ -27,3 +27,4 @@ class Console:
     session_ttl: int
     runtime: Callable[[], Any]  # the app's Runtime: its queue and server context once started
     memory: ReviewMemory | None = None  # what reviews remember of pull requests (their findings)
+    github_url: str = "https://github.com"  # where the links to pull requests, commits and runs go (GITHUB_URL)

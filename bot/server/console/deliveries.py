@@ -134,7 +134,7 @@ class DeliveryPages:
         check_run = last_check_run(attempts)
         reviews = [d for d in details if "review" in d]
         return page("delivery.html", who=who, d=shown(record), attempts=attempts,
-                    links=github_links(record, attempts), check_run=check_run, reviews=reviews,
+                    links=github_links(record, attempts, self.console.github_url), check_run=check_run, reviews=reviews,
                     may_redeliver=redeliverable(record) and who.may("deliveries:write", owner_of(record)))
 
     async def redeliver(self, request: web.Request) -> web.Response:
@@ -154,12 +154,13 @@ def last_check_run(attempts: list[Attempt]) -> dict[str, Any] | None:
     return details[-1] if details else None
 
 
-def github_links(record: dict[str, Any], attempts: list[Attempt]) -> dict[str, str]:
-    """Where the delivery's things live on GitHub: the pull request, the commit, the check runs."""
+def github_links(record: dict[str, Any], attempts: list[Attempt], github_url: str) -> dict[str, str]:
+    """Where the delivery's things live on GitHub (`github_url`: github.com or a GitHub Enterprise
+    Server's web address): the pull request, the commit, the check runs."""
     repo, links = record.get("repo"), {}
     if not repo:
         return {}
-    base = f"https://github.com/{repo}"
+    base = f"{github_url.rstrip('/')}/{repo}"
     if record.get("pr_number"):
         links["pull request"] = f"{base}/pull/{record['pr_number']}"
     if record.get("head_sha"):

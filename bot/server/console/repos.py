@@ -55,7 +55,8 @@ class RepoPages:
             row["check"] = last_check_run(await read_attempts(self.console.timeline, row["delivery_id"]))
         values = _fields(report["effective"], report["sources"]) if report else []
         return page("repo.html", status, who=who, full_name=f"{owner}/{name}", report=report, problem=problem,
-                    values=values, rows=rows, may_simulate=who.may("config:write", owner) and at_head is not None,
+                    github_url=self.console.github_url.rstrip("/"), values=values, rows=rows,
+                    may_simulate=who.may("config:write", owner) and at_head is not None,
                     effective=json.dumps(report["effective"], indent=2, sort_keys=True) if report else "",
                     number=number, plan=json.dumps(plan, indent=2) if plan else "", plan_data=plan,
                     plan_problem=plan_problem)

@@ -83,4 +83,4 @@ class ReviewPages:
         memory = self.console.memory
         findings = await findings_of(memory, f"{full_name}#{number}") if memory is not None else []
         return page("pull.html", who=who, full_name=full_name, number=number, rows=rows, findings=findings,
-                    remembered=memory is not None)
+                    remembered=memory is not None, github_url=self.console.github_url.rstrip("/"))

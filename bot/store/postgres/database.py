@@ -8,6 +8,19 @@ A pool that cannot hand one out in `TIMEOUT` seconds fails the call instead of h
 request: the caller sees StoreUnavailable (the webhook answers 503) and the pool reconnects on its
 own in the background.
 
+Two sleeps of psycopg_pool would outlast `TIMEOUT` right after PostgreSQL comes back, and refuse a
+request although the server answers (tests/test_pg_pool.py):
+- a request that meets a connection failing its check takes the next idle one, and waits 1 s,
+  2 s, 4 s... between further failed checks; after a restart every idle connection is from before
+  it, so with four or more idle the request timed out. The first failed check therefore checks
+  every idle connection at once (`pool.check()`, which replaces the broken ones), and the request
+  then gets a working or a new connection.
+- reconnection attempts back off the same way for `reconnect_timeout`: after an outage of a
+  minute the next attempt can be half a minute away. A chain of attempts gives up after
+  RECONNECT_TIMEOUT (gaps of at most two seconds), and the next request that finds no connection
+  starts a new one at once. `connect_timeout` bounds an attempt to a host that does not answer.
+`pool()` builds such a pool; procrastinate's connector is given it too (bot/server/pg_queue.py).
+
 Statements are not prepared (`prepare_threshold=None`): a transaction-mode PgBouncer may hand each
 transaction another server connection, where a prepared statement does not exist.
 """
@@ -16,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 import psycopg
 import psycopg_pool
@@ -23,6 +37,8 @@ import psycopg_pool
 from bot.store.model import StoreUnavailable
 
 TIMEOUT = 5.0  # seconds to wait for a connection before answering "unavailable"
+RECONNECT_TIMEOUT = 4.0  # seconds a chain of reconnection attempts goes on before a request starts another
+CONNECT_TIMEOUT = 5  # seconds (libpq's whole seconds) one connection attempt may take
 MIN_SIZE, MAX_SIZE = 1, 20  # a GitHub write or token fetch holds one for its lock
 
 
@@ -44,13 +60,50 @@ def unreachable(exc: BaseException | None) -> bool:
     return False
 
 
+class _CheckAll:
+    """The pool's check before use: a connection that fails it is seldom alone (a restart broke
+    every connection opened before it), so the idle ones are all checked now, before the request
+    takes the next one (psycopg_pool would wait 1 s, 2 s, 4 s... between them)."""
+
+    def __init__(self) -> None:
+        self.pool: psycopg_pool.AsyncConnectionPool | None = None
+        self._checking = False
+
+    async def __call__(self, conn: psycopg.AsyncConnection) -> None:
+        try:
+            await psycopg_pool.AsyncConnectionPool.check_connection(conn)
+        except Exception:
+            if self.pool is not None and not self._checking:  # one sweep at a time takes them all
+                self._checking = True
+                try:
+                    await self.pool.check()
+                finally:
+                    self._checking = False
+            raise
+
+
+def pool(conninfo: str, *, min_size: int = MIN_SIZE, max_size: int = MAX_SIZE, timeout: float = TIMEOUT,
+         kwargs: dict[str, Any] | None = None, **options: Any) -> psycopg_pool.AsyncConnectionPool:
+    """A closed pool that recovers promptly from a restart of PostgreSQL (see the module's doc).
+    Its signature is psycopg_pool's, so that procrastinate's connector can build it as its
+    `pool_factory`; a `check` or `reconnect_timeout` given is replaced by this module's."""
+    options.pop("check", None)
+    options.pop("reconnect_timeout", None)
+    options["open"] = False
+    check = _CheckAll()
+    made = psycopg_pool.AsyncConnectionPool(
+        conninfo, min_size=min_size, max_size=max_size, timeout=timeout,
+        kwargs={"connect_timeout": CONNECT_TIMEOUT, **(kwargs or {})},
+        check=check, reconnect_timeout=RECONNECT_TIMEOUT, **options)
+    check.pool = made
+    return made
+
+
 class Database:
     def __init__(self, url: str, *, min_size: int = MIN_SIZE, max_size: int = MAX_SIZE) -> None:
         self.url = url
-        self.pool = psycopg_pool.AsyncConnectionPool(
-            url, min_size=min_size, max_size=max_size, open=False, timeout=TIMEOUT,
-            kwargs={"autocommit": True, "prepare_threshold": None},
-            check=psycopg_pool.AsyncConnectionPool.check_connection, reconnect_timeout=3600)
+        self.pool = pool(url, min_size=min_size, max_size=max_size,
+                         kwargs={"autocommit": True, "prepare_threshold": None})
 
     async def open(self) -> None:
         """Open the pool; StoreUnavailable when not even one connection can be made now."""
