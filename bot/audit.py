@@ -35,6 +35,7 @@ ACTIONS = (
     "admin-config.reload",  # the admin file changed and was put in force
     "admin-config.refuse",  # the admin file changed and was refused (the previous one stays)
     "learning.add",         # a learning added through the API or the console
+    "learning.change",      # a learning's text, scope or rule changed
     "learning.delete",      # a learning deleted
 )
 BREAK_GLASS_ACTOR = "break-glass token"  # the actor of the admin token and of console sessions it opened

@@ -39,6 +39,13 @@ CONVERSATION_EVENTS: dict[str, str] = {
     "pull_request_review": "submitted",
 }
 
+# What became of posted findings (docs/reviews.md "Learnings"): a review thread resolved or
+# unresolved, and a pull request closed (its 👎 are read one last time). Their jobs name the pull
+# request and no head, as conversation jobs do: they run in turn with its reviews.
+OUTCOME_ACTIONS: dict[str, frozenset[str]] = {
+    "pull_request_review_thread": frozenset({"resolved", "unresolved"}),
+    "pull_request": frozenset({"closed"}),
+}
 # A SARIF upload for a known pull request (bot/server/analyses.py queues it as a delivery of its own,
 # never sent by GitHub): a job under the pull request's key, with no head, so that it neither
 # supersedes a review nor is superseded by one.
@@ -224,6 +231,11 @@ def classify(event: str, payload: dict[str, Any]) -> Classification:
         return _push(payload, installation_id)
     if event in CONVERSATION_EVENTS:
         return _classify_conversation(event, action, installation_id, payload)
+    if action in OUTCOME_ACTIONS.get(event, ()):
+        repo = _required_text(_get(payload, "repository", "full_name"), "repository.full_name")
+        number = _require(_int(_get(payload, "pull_request", "number"), "pull_request.number", PR_BOUND),
+                          "pull_request.number")
+        return Classification("job", action, installation_id, repo, number, None)
     if event == UPLOAD_EVENT:
         repo = _required_text(_get(payload, "repository", "full_name"), "repository.full_name")
         number = _require(_int(_get(payload, "upload", "pull_number"), "upload.pull_number", PR_BOUND),

@@ -60,6 +60,9 @@ OPERATIONS: dict[str, tuple[str, str]] = {
         "post", "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"),
     "repos/get-collaborator-permission-level": (
         "get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
+    # learnings: a 👎 on a finding comment is read at the next review (reactions are no webhook event)
+    "reactions/list-for-pull-request-review-comment": (
+        "get", "/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions"),
 }
 
 _PROSE = {"description", "example", "examples", "externalDocs", "summary", "deprecated", "discriminator"}

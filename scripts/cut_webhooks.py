@@ -32,12 +32,13 @@ MEMBER = "api.github.com/index.json"
 OUTPUT = Path("tests/data/webhooks")
 
 WANTED: dict[str, list[str | None]] = {
-    "pull_request": ["opened", "synchronize", "reopened", "ready_for_review", "labeled", "unlabeled"],
+    "pull_request": ["opened", "synchronize", "reopened", "ready_for_review", "labeled", "unlabeled", "closed"],
     "check_run": ["rerequested"],
     "check_suite": ["requested", "rerequested"],
     "issue_comment": ["created"],
     "pull_request_review_comment": ["created"],
     "pull_request_review": ["submitted"],
+    "pull_request_review_thread": ["resolved", "unresolved"],  # what became of a finding (learnings)
     "installation": ["created"],
     "installation_repositories": ["added"],
     "ping": [None],

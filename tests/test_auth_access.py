@@ -47,8 +47,10 @@ def test_without_an_access_section_admin_and_viewer_are_defined():
     admin, _ = load_admin_config("defaults: {enabled: true}\n", "admin.yaml")
     access = access_from(admin.data.get("access"))
     assert access == DEFAULT_ACCESS
-    assert grant_for(access, ["viewer"]).permissions == ["connectors:read", "config:read", "deliveries:read", "audit:read"]
+    assert grant_for(access, ["viewer"]).permissions == ["connectors:read", "config:read", "deliveries:read",
+                                                         "learnings:read", "audit:read"]
     assert grant_for(access, ["admin"]).permissions == list(PERMISSIONS)  # every one
+    assert len(PERMISSIONS) == 10
     assert grant_for(access, ["admin"]).allows("analyses:write", "anyone")
     assert not grant_for(access, ["viewer"]).holds("analyses:write")
 

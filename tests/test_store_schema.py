@@ -73,7 +73,7 @@ SEVEN = {"job_journal"}  # the jobs' journal (bot.pipeline.journal)
 NINE = {"sarif_uploads"}  # SARIF uploads waiting for their pull request (bot/store/uploads.py)
 TWELVE = {"audit_log"}  # the audit log (bot.audit)
 # The versions of this release, in order.
-RELEASED = [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]
+RELEASED = list(range(1, 13))
 POSTGRES_ONLY = {"installation_tokens", "github_holds", "procrastinate_jobs"}
 POSTGRES_INDEXES = {"auth_sso_index_name", "followup_answers_thread", "index_files_words", "index_files_trigrams",
                     "index_defs_name", "index_defs_file", "index_refs_name"}
@@ -128,6 +128,7 @@ async def test_a_store_opened_alone_gets_every_table_at_the_latest_version(datab
     else:
         assert BEFORE_SIX | SIX_SQLITE | SEVEN | NINE | TWELVE <= tables
         assert not {"index_files", "index_search"} & tables  # the SQLite index keeps its own file
+    assert {"learnings", "finding_outcomes"} <= tables  # 10: learnings and the findings' outcomes
     assert _versions(database_url) == _known(database_url) == RELEASED and _latest(database_url) == RELEASED[-1]
     storage = storage_for(database_url)  # the server starting afterwards finds nothing left to do
     await storage.open()

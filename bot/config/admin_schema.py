@@ -180,10 +180,11 @@ LOGIN = Str(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$
             pattern_hint="a GitHub user or organisation login")
 
 PERMISSIONS = ("connectors:read", "connectors:write", "config:read", "config:write",
-               "deliveries:read", "deliveries:write", "analyses:write", "audit:read")
+               "deliveries:read", "deliveries:write", "analyses:write", "learnings:read", "learnings:write",
+               "audit:read")
 PERMISSION = Str(enum=PERMISSIONS + ("*",),
                  description="A permission: connectors:read|write, config:read|write, deliveries:read|write, "
-                             "analyses:write (upload analyzer results), audit:read, "
+                             "analyses:write (upload analyzer results), learnings:read|write, audit:read, "
                              "or `*` for every one.")
 
 ROLE = Obj(

@@ -20,12 +20,12 @@ import aiohttp
 
 from bot.config.model import Provider
 from bot.engine import decisions, overlap
-from bot.engine.comments import render_comments, render_summary_builtin
+from bot.engine.comments import Comments, render_comments, render_summary_builtin
 from bot.engine.diff import FilePatch, read_patches
 from bot.engine.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedAnswer, parse_answer
 from bot.engine.fingerprints import PostedFinding, fingerprint, still_standing
 from bot.engine.lookups import Lookups
-from bot.engine.outcome import Attempt, Counts, ReviewOutcome
+from bot.engine.outcome import SUMMARY_MARKER, Attempt, Counts, ReviewOutcome
 from bot.engine.providers import ModelClient, ProviderError, make_client, split_model_ref
 from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict, build_request
 from bot.engine.scope import FULL, ReviewScope
@@ -36,6 +36,9 @@ from bot.engine.tool_loop import PROCESS_TOOL_SUPPORT, ToolSupport, reserve
 from bot.engine.tool_loop import answer as answer_with_tools
 from bot.engine.usage import Usage
 from bot.index.retrieve import Retrieval
+from bot.learnings.review import ForReview
+from bot.learnings.walkthrough import read_walkthrough
+from bot.learnings.walkthrough import render as render_walkthrough
 
 log = logging.getLogger("reviewer.engine")  # under the server's logger: JSON lines, redacted
 
@@ -155,7 +158,8 @@ async def _ask_all(models: Models, plan: dict, requests: list[ModelRequest]) -> 
     if len(parsed) < len(answers):
         return _Answer(None, None, False, attempts)
     merged = ParsedAnswer(tuple(f for p in parsed for f in p.findings), sum(p.malformed for p in parsed),
-                          sum(p.over_limit for p in parsed), tuple(x for p in parsed for x in p.problems)[:5])
+                          sum(p.over_limit for p in parsed), tuple(x for p in parsed for x in p.problems)[:5],
+                          walkthrough=tuple(w for p in parsed for w in p.walkthrough))
     used = next((a for a in answers if a.fallback_used), answers[0])
     return _Answer(merged, used.model, any(a.fallback_used for a in answers), attempts)
 
@@ -222,6 +226,19 @@ def _unposted(shaped: Shaped, patches: Mapping[str, FilePatch], scope: ReviewSco
     return replace(shaped, posted=tuple(fresh), counts=counts), repeated, prints
 
 
+def _walked_through(comments: Comments, entries: tuple[Any, ...], files: list[str], notes: list[str]) -> Comments:
+    """The summary with the walkthrough after its marker; what was left out of it, in the notes."""
+    read = read_walkthrough(list(entries) if entries else None, files)
+    notes.extend(read.remarks)
+    opening = render_walkthrough(read)
+    if not opening:
+        return comments
+    summary = comments.summary
+    head, marker, rest = summary.partition(SUMMARY_MARKER)
+    summary = f"{head}{marker}\n{opening}\n\n{rest.lstrip(chr(10))}" if marker else f"{opening}\n\n{summary}"
+    return replace(comments, summary=summary)
+
+
 def _carried(scope: ReviewScope, full: Mapping[str, FilePatch], found_again: set[str]) -> list[Finding]:
     """Earlier findings an incremental review could not repeat but which still stand (their code
     is unchanged): they still stop an approval and still fail the check run."""
@@ -251,6 +268,8 @@ async def run_review(
     usage: Usage | None = None,
     lookups: Lookups | None = None,
     tool_support: ToolSupport = PROCESS_TOOL_SUPPORT,
+    learned: ForReview | None = None,
+    walkthrough: bool = False,
     analyzer_findings: Sequence[Finding] = (),
 ) -> ReviewOutcome:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
@@ -263,11 +282,17 @@ async def run_review(
     `usage`: when given, every model call of the review is counted in it, with its tokens.
     `lookups`: what the model may look up before it answers (bot/engine/tool_loop.py), offered
     to the providers whose tools `tool_support` (the process's by default) does not know refused.
+    `learned`: the repository's learnings: `guide` ones go into the prompt, `suppress` ones leave
+    findings out, counted in the notes (bot/learnings/review.py). `walkthrough`: the summary opens
+    with the answer's one line per changed file (bot/learnings/walkthrough.py).
     `analyzer_findings`: what the analyzers found at this head (bot/pipeline/analyzers.py), posted
     by them: listed in the prompt, a model finding saying the same at the same lines left out
     (bot/engine/overlap.py), and counted with the model's in the approval and the conclusion.
     """
     plan = as_plan_dict(plan)
+    guided = learned.guidance(plan.get("files") or []) if learned is not None else None
+    if guided is not None and guided.section:
+        plan = {**plan, "guidance": guided.section}
     no_answer = _Answer(None, None, False, ())
     if plan.get("decision") != "review":
         reason = f"the plan skips this pull request ({plan.get('skipReason') or 'no reason given'})"
@@ -289,19 +314,29 @@ async def run_review(
         return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request_notes, scope)
 
     own = tuple(f for f in answer.parsed.findings if not overlap.same_as_analyzer(f, analyzer_findings))
-    shaped, repeated, prints = _unposted(
-        shape(own, plan, patches=file_patches, files=files), file_patches, scope, head_sha)
+    shaped = shape(own, plan, patches=file_patches, files=files)
+    learned_notes = [*(guided.notes if guided is not None else ())]
+    if learned is not None:
+        kept, left = learned.leave_out(shaped.posted, lambda p: p.finding,
+                                       lambda p: fingerprint(p.finding, file_patches).fingerprint)
+        shaped = replace(shaped, posted=tuple(kept))
+        learned_notes += [left.note] if left.note else []
+    shaped, repeated, prints = _unposted(shaped, file_patches, scope, head_sha)
     counts = replace(shaped.counts, malformed=answer.parsed.malformed,
                      over_limit=answer.parsed.over_limit)
-    notes = [*request_notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
+    notes = [*request_notes, *learned_notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
     if len(own) < len(answer.parsed.findings):
         notes.append(f"{len(answer.parsed.findings) - len(own)} model finding(s) said what an analyzer said at the "
                      "same lines: posted once, by the analyzer")
     common = _common(plan, head_sha, answer, counts, notes, "completed", None, scope)
     comments = await render_comments(shaped, plan, files=files, common=common, timeout=template_timeout)
+    if walkthrough:  # the summary opens with one line per changed file, from this same answer
+        comments = _walked_through(comments, answer.parsed.walkthrough, plan.get("files") or [], notes)
     found = [p.finding for p in (*shaped.posted, *repeated)]
-    standing = [*found, *_carried(scope, file_patches, {fingerprint(f, file_patches).fingerprint for f in found}),
-                *analyzer_findings]
+    carried = _carried(scope, file_patches, {fingerprint(f, file_patches).fingerprint for f in found})
+    if learned is not None:  # an earlier finding a learning now leaves out no longer stands
+        carried, _ = learned.leave_out(carried, lambda f: f)
+    standing = [*found, *carried, *analyzer_findings]
     log.info("%s review of %s completed with %s: %d posted (%d inline), counts %s", scope.kind, head_sha[:7],
              answer.model, len(shaped.posted), len(comments.inline), counts.to_json())
     conclusion, title = decisions.conclusion("completed", standing, shaped.withheld, None)

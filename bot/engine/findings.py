@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.jsonbody import parse_json
+from bot.learnings.walkthrough import SCHEMA as WALKTHROUGH_SCHEMA
 
 SEVERITIES = ("blocking", "important", "minor", "nit")
 CATEGORIES = (
@@ -51,7 +52,8 @@ FINDINGS_SCHEMA: dict[str, Any] = {
                     "rules": {"type": "array", "items": {"type": "string"}},
                 },
             },
-        }
+        },
+        "walkthrough": WALKTHROUGH_SCHEMA,  # one line per changed file (docs/reviews.md "Learnings")
     },
 }
 
@@ -75,6 +77,7 @@ class ParsedAnswer:
     over_limit: int = 0  # well-formed entries past MAX_FINDINGS
     problems: tuple[str, ...] = field(default=())  # the first few reasons and remarks, for the check run
     error: str | None = None  # set: the answer as a whole is unusable
+    walkthrough: tuple[Any, ...] = ()  # the answer's `walkthrough` entries, unchecked (bot/learnings/walkthrough.py)
 
 
 _OPENER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)")
@@ -205,4 +208,6 @@ def parse_answer(text: str) -> ParsedAnswer:
             remark = _recategorised(entry)
             if remark is not None and len(problems) < 5:
                 problems.append(f"findings[{index}]: {remark}")
-    return ParsedAnswer(tuple(findings), malformed, over_limit, tuple(problems))
+    walkthrough = obj.get("walkthrough")
+    return ParsedAnswer(tuple(findings), malformed, over_limit, tuple(problems),
+                        walkthrough=tuple(walkthrough) if isinstance(walkthrough, list) else ())

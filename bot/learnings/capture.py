@@ -196,3 +196,15 @@ def answer(learning: Learning, *, console_url: str | None = None, again: bool = 
         undo += f", or delete it in the console: {console_url.rstrip('/')}/console/learnings#{learning.id}"
     opening = "I knew this already." if again else "Learned."
     return neutralise_mentions(f"{opening} {head}\n\n{quoted}\n\nLearning `{learning.id}`. To undo it: {undo}.")
+
+
+DOES_NOT_APPLY = "[does-not-apply]"
+
+
+def classified(answer_text: str) -> tuple[bool, str]:
+    """Whether the model's follow-up answer classifies the reply as "intended / does not apply here"
+    (its first line is DOES_NOT_APPLY), and the answer without that line."""
+    first, _, rest = answer_text.lstrip().partition("\n")
+    if first.strip().lower() == DOES_NOT_APPLY:
+        return True, rest.strip()
+    return False, answer_text

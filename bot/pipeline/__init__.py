@@ -12,7 +12,8 @@ from typing import Any
 import aiohttp
 
 from bot.github import GitHubApp
-from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, UPLOAD_EVENT, Handler, Job, ReviewResult
+from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, OUTCOME_ACTIONS, UPLOAD_EVENT, Handler, Job, ReviewResult
+from bot.pipeline import outcome_events
 from bot.pipeline.analyzers import apply_upload
 from bot.pipeline.followup import handle_conversation
 from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, sqlite_stores
@@ -22,6 +23,7 @@ from bot.pipeline.targets import target_for
 from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
 from bot.store import is_postgres
 from bot.store.budgets import budget_store
+from bot.store.learnings import learnings_store
 from bot.store.sqlite.database import sqlite_path
 from bot.store.uploads import UploadStore
 
@@ -33,7 +35,7 @@ class NotConfigured(Exception):
 
 
 def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,
-                  database_url: str, incremental: bool = True) -> Services:
+                  database_url: str, incremental: bool = True, public_url: str | None = None) -> Services:
     """The server's one GitHub App client (made with the app, shared with the admin API), the
     review memory and the repository indexes in the server's database."""
     if github is None:
@@ -41,7 +43,7 @@ def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSess
                             "to act on GitHub")
     return Services(github, admin, http, secrets_dir, memory=review_memory(database_url), incremental=incremental,
                     indexes=_indexes(database_url), uploads=UploadStore(database_url),
-                    budgets=budget_store(database_url))
+                    budgets=budget_store(database_url), learnings=learnings_store(database_url), public_url=public_url)
 
 
 def _indexes(database_url: str) -> RepositoryIndexes:
@@ -63,7 +65,7 @@ def review_memory(database_url: str) -> ReviewMemory:
 
 
 def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,
-                 database_url: str, incremental: bool = True) -> Handler:
+                 database_url: str, incremental: bool = True, public_url: str | None = None) -> Handler:
     """The job handler; `admin` is the server's admin configuration holder (`.current` per job).
     `incremental=False` is the review life before issue #15, kept for the cost bench's baseline:
     every event reviews the whole pull request, and posts whatever the model finds."""
@@ -72,7 +74,7 @@ def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSessi
     def ready() -> Services:
         nonlocal services
         services = services or make_services(github, admin, http, secrets_dir, database_url=database_url,
-                                             incremental=incremental)
+                                             incremental=incremental, public_url=public_url)
         return services
 
     async def handle(job: Job) -> ReviewResult | None:
@@ -86,6 +88,10 @@ def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSessi
         if job.event == UPLOAD_EVENT:
             services = ready()
             return await apply_upload(services, services.app.installation(_installation(job)), job)
+        if job.action in OUTCOME_ACTIONS.get(job.event, ()):  # a thread resolved, a pull request closed
+            services = ready()
+            await outcome_events.handle(services, services.app.installation(_installation(job)), job)
+            return None
         if job.event in CONVERSATION_EVENTS:
             services = ready()
             return await handle_conversation(services, services.app.installation(_installation(job)), job)

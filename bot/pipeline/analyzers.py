@@ -32,6 +32,7 @@ from bot.engine.outcome import SUMMARY_MARKER, Counts, ReviewOutcome
 from bot.engine.shaping import Placed
 from bot.github import GitHubClient, GitHubError, ReviewComment, create_review, list_reviews
 from bot.jobs import Job, ReviewResult
+from bot.learnings.review import leave_out_findings
 from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.journal import marker
@@ -100,6 +101,11 @@ async def analyze(services: Services, gh: GitHubClient, target: Target, patches:
     if builtins:
         found, notes = await _builtins(gh, target, settings, patches)
         results += found
+    if services.learnings is not None and results:  # left out by a suppress learning of their rule id
+        results, left_out = leave_out_findings(
+            results, await services.learnings.learnings(account=target.owner, repository=target.repo),
+            account=target.owner, repository=target.repo, finding_of=_as_learned)
+        notes = [*notes, left_out] if left_out else notes
     memory = services.memory
     placement = place(results, patches, mode=settings.filter, max_inline_per_tool=settings.max_inline_per_tool)
     posted = await memory.posted(target.pull_key) if memory is not None and results else []
@@ -113,6 +119,20 @@ async def analyze(services: Services, gh: GitHubClient, target: Target, patches:
     logger.info("analyzers at %s: %d result(s), %d new finding(s) posted (%d inline), %d standing",
                 target.head_sha[:7], len(results), len(shaped.new), len(shaped.inline), len(shaped.standing))
     return AnalyzerStep(shaped, (*notes, *shaped.notes))
+
+
+@dataclass(frozen=True)
+class _Learned:
+    """An analyzer's result as a learning reads it (bot/learnings/review.py): by its rule id."""
+
+    path: str
+    message: str
+    rules: tuple[str, ...]
+    category: str = "other"
+
+
+def _as_learned(result: AnalyzerResult) -> _Learned:
+    return _Learned(result.path or "", result.message, (result.rule_id,) if result.rule_id else ())
 
 
 async def _post(gh: GitHubClient, target: Target, shaped: Shaped, login: str) -> None:

@@ -22,7 +22,8 @@ from bot.engine.usage import Usage
 from bot.github import GitHubClient, pull_request, read_file
 from bot.github.conversation import create_comment, issue_comments, reply_in_thread, review_comments
 from bot.jobs import Job, ReviewResult
-from bot.pipeline import budgets, journal
+from bot.learnings.capture import Heard, classified, read_learning
+from bot.pipeline import budgets, journal, learn
 from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import gather, read_paths
 from bot.pipeline.post import once
@@ -134,6 +135,11 @@ async def handle_conversation(services: Services, gh: GitHubClient, job: Job) ->
     if plan_json["skipReason"] == "disabled":
         logger.info("follow-ups are off for %s: enabled is false", target.full_name)
         return None
+    slug = (await services.app_login()).removesuffix("[bot]")
+    teaching = read_learning(said.body, slug)
+    if teaching is not None and services.learnings is not None:  # before the write check: a refusal is answered
+        await _learn(services, gh, job, heard, target, teaching)
+        return None
     if not await services.access.may_write(gh, owner, repo, said.author):
         logger.info("%s has no write access to %s: not answered", said.author, target.full_name)
         return None
@@ -148,6 +154,36 @@ async def handle_conversation(services: Services, gh: GitHubClient, job: Job) ->
     asking = heard.thread or [{"user": {"login": said.author}, "body": said.body}]
     await _answer(memory, _Context(services, where, plan_json, config, asking, gathered.merge_base))
     return None
+
+
+async def _learn(services: Services, gh: GitHubClient, job: Job, heard: _Heard, target: Target,
+                 teaching: Heard) -> None:
+    """A learning command: claimed once, answered in its thread (or on the pull request), within
+    the thread's rate, the answer journaled like every other (bot/pipeline/learn.py decides)."""
+    memory, store, said = services.memory, services.learnings, heard.said
+    assert memory is not None and store is not None
+    if not await memory.claim_comment(target.pull_key, f"{job.event}:{said.comment_id}", job.delivery_id):
+        logger.info("comment %s was answered before", said.comment_id)
+        return
+    login = await services.app_login()
+    where = _Where(gh, target, said.root_id, login)
+    kept = await journal.recorded(memory, target.delivery_id, target.attempt)
+    if kept is not None and kept.get("kind") == journal.ANSWER and isinstance(kept.get("text"), str):
+        await where.post(kept["text"])  # an earlier attempt learned and decided the answer
+        return
+    if not await _within_rate(memory, where):
+        return
+
+    async def post(text: str) -> None:
+        await journal.record(memory, target.delivery_id, {"kind": journal.ANSWER, "text": text})
+        await where.post(text)
+        await memory.record_answer(where.thread, "answer")
+    holder = job.payload.get("comment") or job.payload.get("review") or {}
+    root_by_app = bool(heard.thread) and (heard.thread[0].get("user") or {}).get("login") == login
+    place = learn.Place(gh, target.owner, target.repo, target.pull_key, login.removesuffix("[bot]"),
+                        services.public_url)
+    comment = learn.Comment(said.author, holder.get("html_url"), said.root_id, root_by_app)
+    await learn.from_comment(store, services.access, place, teaching, comment, post)
 
 
 async def _command(services: Services, where: _Where, command: str, author: str,
@@ -225,7 +261,16 @@ async def _answer_text(ctx: _Context) -> str:
     if answer.text is None:
         logger.warning("no model answered the follow-up in %s", ctx.where.thread)
         return "I could not answer this time: no model gave an answer. Ask again later."
-    return neutralise_mentions(answer.text)
+    does_not_apply, text = classified(answer.text)
+    text = neutralise_mentions(text)
+    store, where = ctx.services.learnings, ctx.where
+    if does_not_apply and store is not None and where.root_id is not None and ctx.thread:
+        last = ctx.thread[-1]  # the reply answered: its author has write access (checked before)
+        place = learn.Place(where.gh, where.target.owner, where.target.repo, where.target.pull_key,
+                            where.login.removesuffix("[bot]"), ctx.services.public_url)
+        text += await learn.from_model_reply(store, place, where.root_id, str((last.get("user") or {}).get("login", "")),
+                                             last.get("html_url"), str(last.get("body") or ""))
+    return text
 
 
 async def _over_budget(ctx: _Context) -> str | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import aiohttp
@@ -21,6 +21,7 @@ import psycopg
 from bot import telemetry
 from bot.config.budgets import BudgetLimits
 from bot.config.model import EffectiveConfig, IndexLimits
+from bot.engine.diff import read_patches
 from bot.engine.engine import run_review
 from bot.engine.outcome import ReviewOutcome
 from bot.engine.request import DEFAULT_BUDGETS
@@ -38,19 +39,24 @@ from bot.github import (
     start_check_run,
 )
 from bot.jobs import ReviewResult
-from bot.pipeline import budgets, journal
+from bot.learnings.caps import Caps
+from bot.learnings.posting import capped, with_tally
+from bot.pipeline import budgets, journal, learn
 from bot.pipeline.access import WriteAccess
 from bot.pipeline.analyzers import AnalyzerStep, analyze, analyzers_outcome, patches_of
 from bot.pipeline.configure import plan_for, referenced_paths
+from bot.pipeline.followed import follow_posted, pull_tally
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.index import IndexContext, RepositoryIndexes, review_context
 from bot.pipeline.life import Step, describe, paused_report, remember, repeated, step_for
+from bot.pipeline.outcome_events import follow_to_head
 from bot.pipeline.post import post_outcome
 from bot.pipeline.targets import Target
 from bot.report.budget import report_for_budget
 from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
 from bot.reviews.memory import ReviewMemory
 from bot.store.budgets import BudgetStore
+from bot.store.learnings import LearningStore
 from bot.store.model import StoreUnavailable
 from bot.store.uploads import UploadStore
 
@@ -75,6 +81,8 @@ class Services:
     incremental: bool = True  # False: every event reviews the whole pull request afresh, as before #15
     access: WriteAccess = field(default_factory=WriteAccess)  # who may talk to the app, cached
     indexes: RepositoryIndexes | None = None  # None: no repository index (a store without one)
+    learnings: LearningStore | None = None  # learnings and posted findings' outcomes (bot/pipeline/learn.py)
+    public_url: str | None = None  # the server's, for links to its console in answers
     uploads: UploadStore | None = None  # SARIF uploads waiting for their pull request (bot/store/uploads.py)
     budgets: BudgetStore | None = None  # the accounts' budget counts (None: budgets are not enforced)
     _login: str | None = field(default=None, init=False)
@@ -199,10 +207,15 @@ async def _carry_out(services: Services, gh: GitHubClient, target: Target, plann
         return planned.report, planned.result
     stage.name = "posting the review"
     memory, login = services.memory, await services.app_login()
+    if services.learnings is not None:  # the summary ends with what became of the findings so far
+        outcome = with_tally(outcome, await pull_tally(services.learnings, target.pull_key, outcome.fingerprints))
 
     async def posted_inline() -> None:
         if memory is not None:
             await memory.add_posted(target.pull_key, outcome.fingerprints)
+        if services.learnings is not None:  # what becomes of each finding, from now on (bot/pipeline/followed.py)
+            await follow_posted(services.learnings, gh, target.owner, target.repo, target.number, target.pull_key,
+                                outcome, login)
 
     with telemetry.span("post", inline=len(outcome.inline)):
         posted = await post_outcome(gh, target, outcome, login, on_posted=posted_inline)
@@ -232,6 +245,12 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
         await services.indexes.delete(target.full_name)
     if plan_json["decision"] != "review":
         return journal.Planned(report_for_plan(plan_json), result=plan_result(plan_json))
+    if services.learnings is not None:  # what became of earlier findings: pushes, 👎 (bot/pipeline/learn.py)
+        stage.name = "following earlier findings"
+        await follow_to_head(services.learnings, gh, target.owner, target.repo, target.pull_key, target.head_sha,
+                             diff=_diff_of(gathered))
+        await learn.read_reactions_logged(services.learnings, services.access,
+                                          _place(services, gh, target, await services.app_login()))
     stage.name = "running the analyzers"
     analyzed = await analyze(services, gh, target, patches_of(gathered), plan_json)
     unreviewed = None if config.providers and any(plan_json["models"].values()) else \
@@ -265,6 +284,7 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
     usage = Usage()
     outcome = await _model_review(services, gh, target, gathered, plan_json, config, stage, step, analyzed,
                                   usage)
+    outcome = _within_caps(services, target, outcome)
     if services.budgets is not None:
         await budgets.spend(services.budgets, budgets.account_of(target.full_name), usage)
     return journal.Planned(report_for_plan(plan_json), outcome,
@@ -284,12 +304,42 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     index = await _index_context(services, gh, target, gathered, config, patches, plan_json.get("ignored", []))
     stage.name = "running the model review"
     scope: ReviewScope = step.scope if step is not None else FULL
+    learned = None
+    if services.learnings is not None:
+        stage.name = "reading the learnings"
+        learned = await learn.for_review(services.learnings, _place(services, gh, target, login))
     return await run_review(plan_json, files=files, patches=patches, providers=config.providers,
                             session=services.http, head_sha=target.head_sha, app_login=login,
                             reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
                             index=index.retrieval if index else None, lookups=index.lookups if index else None,
+                            learned=learned, walkthrough=_walkthrough_on(services, target),
                             analyzer_findings=analyzed.findings if analyzed is not None else (),
                             usage=usage)
+
+
+def _walkthrough_on(services: Services, target: Target) -> bool:
+    """The admin file's `reviews.walkthrough` (on unless switched off)."""
+    admin = services.admin.current
+    return admin is None or bool(admin.review_limits(target.full_name).walkthrough)
+
+
+def _within_caps(services: Services, target: Target, outcome: ReviewOutcome) -> ReviewOutcome:
+    """The admin file's noise caps over the inline comments (bot/learnings/posting.py)."""
+    admin = services.admin.current
+    if admin is None or outcome.status != "completed":
+        return outcome
+    limits = admin.review_limits(target.full_name)
+    kept, notes = capped(outcome, Caps(limits.max_inline_comments, limits.inline_severity_floor))
+    return replace(kept, notes=(*kept.notes, *notes)) if notes else kept
+
+
+def _diff_of(gathered: Gathered) -> dict:
+    """The pull request's diff at its head, by path (what a force-push is judged against)."""
+    return read_patches([{"filename": f.path, "status": f.status, "patch": f.patch} for f in gathered.comparison.files])
+
+
+def _place(services: Services, gh: GitHubClient, target: Target, login: str) -> learn.Place:
+    return learn.Place(gh, target.owner, target.repo, target.pull_key, login.removesuffix("[bot]"), services.public_url)
 
 
 async def _over_budget(services: Services, target: Target) -> budgets.Exceeded | None:

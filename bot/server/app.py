@@ -49,8 +49,10 @@ from bot.server.analyses import setup_analyses_routes, web_url_of
 from bot.server.audit_api import AUDIT, setup_audit_routes
 from bot.server.console import setup_console
 from bot.server.console.findings import memory_for
+from bot.server.console.learnings import setup_learnings_console
 from bot.server.console.timeline import TimelineRecorder
 from bot.server.home import setup_home
+from bot.server.learnings_api import setup_learnings_routes
 from bot.server.metrics import Metrics
 from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.probes import Readiness, setup_probes
@@ -59,6 +61,7 @@ from bot.server.retention import keep_pruning
 from bot.server.settings import Settings
 from bot.server.webhook import MAX_BODY, make_handler
 from bot.store import is_postgres, latest_schema_version, redact_url, storage_for
+from bot.store.learnings import LearningStore, learnings_store
 from bot.store.model import DeliveryStore, Storage
 from bot.store.uploads import UploadStore
 
@@ -70,6 +73,7 @@ ADMIN = web.AppKey("admin", AdminConfigHolder)
 STORAGE = web.AppKey("storage", Storage)
 STORE = web.AppKey("store", DeliveryStore)
 RECONCILER = web.AppKey("reconciler", Reconciler)  # connector statuses, kept true to the world (web roles)
+LEARNINGS = web.AppKey("learnings", LearningStore)  # learnings and posted findings' outcomes (bot.store.learnings)
 
 
 @dataclass
@@ -121,6 +125,10 @@ async def metrics_page(request: web.Request) -> web.Response:
         metrics.queue_depth.set(queue.store.unclassified, state="received")
         metrics.queue_depth.set(queue.depth(), state="queued")
         metrics.running.set(queue.running)
+    try:  # what became of posted findings (bot.store.learnings); the page is served without them
+        metrics.findings_by_state(await asyncio.wait_for(request.app[LEARNINGS].count_states(), timeout=5))
+    except Exception as exc:
+        logger.warning("the findings' outcomes were not counted for /metrics", extra={"error": log.error_text(exc)})
     return web.Response(text=metrics.render(), content_type="text/plain", charset="utf-8",
                         headers={"X-Content-Type-Options": "nosniff"})
 
@@ -147,6 +155,7 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     app[ROLE] = role
     storage = app[STORAGE] = storage_for(settings.database_url)
     store = app[STORE] = storage.deliveries
+    app[LEARNINGS] = learnings_store(settings.database_url)
     token = settings.admin_token.reveal() if settings.admin_token else None
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
@@ -171,6 +180,7 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     setup_connector_routes(app, storage.connectors, admin_token=token, gate=gate, reconciler=reconciler, audit=audit)
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context, audit=audit)
     setup_audit_routes(app, gate=gate, audit=audit)
+    setup_learnings_routes(app, gate=gate, store=app[LEARNINGS], audit=audit)
     setup_analyses_routes(app, gate=gate, uploads=UploadStore(settings.database_url),
                           context=lambda: app[RUNTIME].context, public_url=settings.public_url,
                           github_web_url=web_url_of(settings.api_url))
@@ -203,6 +213,7 @@ def _with_console(app: web.Application, settings: Settings, gate: Gate) -> None:
                   signins=app[SIGNIN_STORE], admin=app[ADMIN], timeline=storage.timeline,
                   reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime,
                   memory=memory_for(settings.database_url), github_url=settings.github_url, audit=app[AUDIT])
+    setup_learnings_console(app, gate=gate, store=app[LEARNINGS], audit=app[AUDIT])
 
 
 def github_app(settings: Settings, http: aiohttp.ClientSession, metrics: Metrics,

@@ -190,6 +190,20 @@ class Metrics:
         self.running.set(0)
         self.pruned.inc(0)
         self._operations(r)
+        self._learnings_metrics()
+
+    def _learnings_metrics(self) -> None:
+        """Learnings (docs/reviews.md "Learnings"): what became of posted findings, read from the
+        store at each scrape, so every process shows the same figures."""
+        self.findings = self.registry.register(Gauge(
+            "reviewer_findings", "Posted findings by what became of them (resolved, dismissed, open); their sum "
+            "is every finding posted.", ("state",)))
+        for state in ("resolved", "dismissed", "open"):
+            self.findings.set(0, state=state)
+
+    def findings_by_state(self, counts: dict[str, int]) -> None:
+        for state in ("resolved", "dismissed", "open"):
+            self.findings.set(counts.get(state, 0), state=state)
 
     def delivery(self, event: str, outcome: str) -> None:
         self.deliveries.inc(event=event, outcome=outcome)

@@ -87,6 +87,21 @@ class ReviewComment:
     created_at: str
     diff_hunk: str
     in_reply_to_id: int | None = None  # a reply: the thread's first comment
+    reactions: list[Reaction] = field(default_factory=list)
+
+    def react(self, user: User, content: str = "-1") -> Reaction:
+        """Someone reacts to the comment (GitHub sends no webhook for it)."""
+        reaction = Reaction(self.id * 1000 + len(self.reactions) + 1, user, content, now_iso())
+        self.reactions.append(reaction)
+        return reaction
+
+
+@dataclass
+class Reaction:
+    id: int
+    user: User
+    content: str
+    created_at: str
 
 
 @dataclass

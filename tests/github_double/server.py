@@ -22,7 +22,14 @@ from functools import lru_cache
 import jwt
 from aiohttp import web
 
-from . import routes_apps, routes_checks, routes_git, routes_issues, routes_pulls  # noqa: F401 - register handlers
+from . import (  # noqa: F401 - register handlers
+    routes_apps,
+    routes_checks,
+    routes_git,
+    routes_issues,
+    routes_pulls,
+    routes_reactions,
+)
 from .api import HANDLERS, ApiError, Context, Reply
 from .faults import Fault, Faults, bad_credentials, primary_rate_limit, secondary_rate_limit, server_error
 from .manifest_flow import ManifestFlow

@@ -221,6 +221,33 @@ CREATE TABLE IF NOT EXISTS budget_usage (
 )
 """
 
+# 10: learnings and the outcomes of posted findings (bot.store.learnings), as on SQLite.
+SCHEMA_10 = """
+CREATE TABLE IF NOT EXISTS learnings (
+    id TEXT PRIMARY KEY,
+    account TEXT NOT NULL,
+    repository TEXT NOT NULL DEFAULT '',
+    kind TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS learnings_scope ON learnings (account, repository, created_at);
+CREATE TABLE IF NOT EXISTS finding_outcomes (
+    pull TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    account TEXT NOT NULL,
+    repository TEXT NOT NULL,
+    comment_id BIGINT,
+    state TEXT NOT NULL,
+    posted_at DOUBLE PRECISION NOT NULL,
+    decided_at DOUBLE PRECISION,
+    body TEXT NOT NULL,
+    PRIMARY KEY (pull, fingerprint)
+);
+CREATE INDEX IF NOT EXISTS finding_outcomes_comment ON finding_outcomes (comment_id);
+CREATE INDEX IF NOT EXISTS finding_outcomes_posted ON finding_outcomes (account, repository, posted_at)
+"""
+
 # 12: the audit log (bot.audit, bot.store.postgres.audit), as on SQLite. (9 to 11 are other tables
 # of the same release.)
 SCHEMA_12 = """
@@ -248,6 +275,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (7, SCHEMA_7),
     (8, SCHEMA_8),
     (9, SCHEMA_9),
+    (10, SCHEMA_10),
     (11, SCHEMA_11),
     (12, SCHEMA_12),
 ]

@@ -91,8 +91,6 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # while its delivery's job is open (`finish` deletes it).
 # 8: what a delivery's review came to, beside its job's state (bot.jobs.ReviewResult): rows from
 # before it keep NULL, shown by their job's state as before.
-# 12: the audit log (bot.audit, bot.store.sqlite.audit): who changed what, when, from where; pruned
-# by age like finished deliveries. (9 to 11 are other tables of the same release.)
 QUEUED_BY_KEY = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
 SIGN_IN_AND_MEMORY = """
 CREATE TABLE IF NOT EXISTS auth_pending (id TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at REAL NOT NULL);
@@ -176,8 +174,37 @@ CREATE TABLE IF NOT EXISTS budget_usage (
     PRIMARY KEY (account, period)
 )
 """
+# 10: learnings (bot.store.learnings, bot/learnings/): what teams told the reviewer, one JSON body a
+# row with the columns the API filters on; and what became of each posted finding (its outcome,
+# its inline comment's id, where its lines are now), which the tally, the console and /metrics read.
+LEARNINGS = """
+CREATE TABLE IF NOT EXISTS learnings (
+    id TEXT PRIMARY KEY,
+    account TEXT NOT NULL,
+    repository TEXT NOT NULL DEFAULT '',
+    kind TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS learnings_scope ON learnings (account, repository, created_at);
+CREATE TABLE IF NOT EXISTS finding_outcomes (
+    pull TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    account TEXT NOT NULL,
+    repository TEXT NOT NULL,
+    comment_id INTEGER,
+    state TEXT NOT NULL,
+    posted_at REAL NOT NULL,
+    decided_at REAL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (pull, fingerprint)
+);
+CREATE INDEX IF NOT EXISTS finding_outcomes_comment ON finding_outcomes (comment_id);
+CREATE INDEX IF NOT EXISTS finding_outcomes_posted ON finding_outcomes (account, repository, posted_at)
+"""
 
-# 12: the audit log (bot.audit, bot.store.sqlite.audit).
+# 12: the audit log (bot.audit, bot.store.sqlite.audit): who changed what, when, from where; pruned
+# by age like finished deliveries.
 AUDIT_LOG = """
 CREATE TABLE IF NOT EXISTS audit_log (
     seq INTEGER PRIMARY KEY,
@@ -202,6 +229,7 @@ MIGRATIONS: list[tuple[int, str]] = [
         "recorded_at REAL NOT NULL)"),
     (8, REVIEW_OUTCOME),
     (9, SARIF_UPLOADS),
+    (10, LEARNINGS),
     (11, BUDGETS_AND_TRACES),
     (12, AUDIT_LOG),
 ]
