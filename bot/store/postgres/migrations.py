@@ -181,7 +181,7 @@ CREATE INDEX IF NOT EXISTS index_refs_name ON index_refs (name)
 SCHEMA_7 = ("CREATE TABLE IF NOT EXISTS job_journal (delivery_id TEXT PRIMARY KEY, body TEXT NOT NULL, "
             "recorded_at DOUBLE PRECISION NOT NULL)")
 
-# 8: what a delivery's review came to, beside its job's state (bot.jobs.ReviewResult); rows from
+# 8: what a delivery's review came to, beside its job's state (bot.store.model.ReviewResult); rows from
 # before it keep NULL.
 SCHEMA_8 = """
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_outcome TEXT;

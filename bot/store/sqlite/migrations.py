@@ -75,7 +75,7 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 
 # (version, statements separated by `;`), in order; append, never edit a released one.
 # 2: PostgreSQL's tables for what processes share about GitHub; one SQLite process keeps that in
-# memory (bot.github.coordination.LocalCoordination), so here the number is kept and nothing made.
+# memory (bot.store.coordination.LocalCoordination), so here the number is kept and nothing made.
 # 3: the admin console's delivery timeline (bot.store.sqlite.timeline); IF NOT EXISTS takes up the
 # table a pre-release console made on its own.
 # 4: a pull request's queued deliveries found by their key (a worker's `queued(key)`), not by
@@ -89,7 +89,7 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # 7: a job's journal (bot.pipeline.journal): what a job decided to post, recorded before it posts,
 # so that an attempt run again after an interruption posts the same and nothing twice; a row lives
 # while its delivery's job is open (`finish` deletes it).
-# 8: what a delivery's review came to, beside its job's state (bot.jobs.ReviewResult): rows from
+# 8: what a delivery's review came to, beside its job's state (bot.store.model.ReviewResult): rows from
 # before it keep NULL, shown by their job's state as before.
 QUEUED_BY_KEY = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
 SIGN_IN_AND_MEMORY = """
