@@ -19,9 +19,10 @@ from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, s
 from bot.pipeline.installation import index_installation, repository_changes
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
-from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
+from bot.reviews.memory import ReviewMemory
 from bot.store import is_postgres
 from bot.store.budgets import budget_store
+from bot.store.reviews import review_memory_for
 from bot.store.sqlite.database import sqlite_path
 from bot.store.uploads import UploadStore
 
@@ -57,9 +58,7 @@ def _indexes(database_url: str) -> RepositoryIndexes:
 
 def review_memory(database_url: str) -> ReviewMemory:
     """The review memory in the server's database: PostgreSQL when the URL names it, else SQLite."""
-    if is_postgres(database_url):
-        return PostgresReviewMemory(database_url)
-    return SQLiteReviewMemory(sqlite_path(database_url))
+    return review_memory_for(database_url)
 
 
 def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,

@@ -57,6 +57,32 @@ class ReviewResult:
     reason: str | None = None
 
 
+# What the review memory keeps of a pull request (bot/store/reviews.py).
+@dataclass(frozen=True)
+class ReviewedHead:
+    """The last head a model review completed for, with the plan it followed and what the check
+    run said (so an event that changes nothing can complete its run the same way)."""
+
+    head_sha: str
+    plan_digest: str
+    report: dict[str, Any]
+    merge_base: str = ""
+
+
+@dataclass(frozen=True)
+class PostedFinding:
+    """A finding posted on a pull request: its fingerprint and what stands behind it (the review
+    memory's `review_findings` row; bot.engine.fingerprints makes them)."""
+
+    fingerprint: str
+    path: str
+    severity: str
+    category: str
+    code: str  # the normalised code the finding is about; "" when it was not in the diff
+    message: str
+    head_sha: str = ""
+
+
 # The states of a delivery's row (see DeliveryStore); `OPEN` ones are never pruned.
 OPEN_STATES = ("received", "queued", "running")
 FINISHED_STATES = ("done", "ignored", "failed", "superseded")

@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 # reading every queued row.
 # 5: when the dispatcher last queued a delivery (`queued_at`, set with its classification or by a
 # recovery), for the console's timeline; rows from before it keep NULL.
-# 6: the sign-in store's tables (bot.store.signin) and the review memory's (bot.reviews.memory), which
+# 6: the sign-in store's tables (bot.store.signin) and the review memory's (bot.store.reviews), which
 # each made its own with CREATE ... IF NOT EXISTS and no version; their statements verbatim, so a file
 # where they already made them is taken up as it is. PostgreSQL's 6 adds the repository index's
 # tables too; here the index keeps its own file.
