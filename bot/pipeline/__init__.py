@@ -15,13 +15,14 @@ from bot.github import GitHubApp
 from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, UPLOAD_EVENT, Handler, Job, ReviewResult
 from bot.pipeline.analyzers import apply_upload
 from bot.pipeline.followup import handle_conversation
-from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, sqlite_stores
+from bot.pipeline.index import RepositoryIndexes, index_push
 from bot.pipeline.installation import index_installation, repository_changes
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
 from bot.reviews.memory import ReviewMemory
 from bot.store import is_postgres
 from bot.store.budgets import budget_store
+from bot.store.index import postgres_stores, sqlite_stores
 from bot.store.reviews import review_memory_for
 from bot.store.sqlite.database import sqlite_path
 from bot.store.uploads import UploadStore

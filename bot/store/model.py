@@ -88,7 +88,12 @@ OPEN_STATES = ("received", "queued", "running")
 FINISHED_STATES = ("done", "ignored", "failed", "superseded")
 
 
-class StoreUnavailable(Exception):
+class StoreError(Exception):
+    """A store failed a statement (its driver's error is the cause: `raise ... from`), so that a
+    caller above the store catches one type, whichever backend or driver it runs on."""
+
+
+class StoreUnavailable(StoreError):
     """The store cannot be reached right now (a restart, a network cut); the caller may retry.
 
     The webhook answers 503 for it, so that GitHub marks the delivery failed, to be redelivered."""

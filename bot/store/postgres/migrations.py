@@ -104,7 +104,7 @@ SCHEMA_5 = "ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS queued_at DOUBLE PRE
 
 # 6: the tables three stores used to make on their own, each with CREATE ... IF NOT EXISTS under an
 # advisory lock of its own and no version: the sign-in store's (bot.store.signin.postgres), the review
-# memory's (bot.store.reviews) and the repository index's (bot.index.pgstore, with pg_trgm). The
+# memory's (bot.store.reviews) and the repository index's (bot.store.index.postgres, with pg_trgm). The
 # statements are theirs verbatim, so a database where they already made them is taken up as it is.
 SCHEMA_6 = """
 CREATE TABLE IF NOT EXISTS auth_pending (id text PRIMARY KEY, body text NOT NULL,

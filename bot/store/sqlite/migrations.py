@@ -8,7 +8,7 @@ the other, and the second finds nothing left to do. A file migrated by a newer r
 (SchemaTooNew). They run when the storage opens, and when a store on the same file opens alone
 (`bot.store.migrate_database`), so a store never finds a table not yet committed.
 
-The repository index is not here: on SQLite it has a file of its own (bot.index.store), so that a
+The repository index is not here: on SQLite it has a file of its own (bot.store.index.sqlite), so that a
 long build never holds the write lock the webhook intake commits under.
 """
 
