@@ -38,7 +38,7 @@ from bot.index.gitdiff import diff_entries  # noqa: E402
 from bot.index.gitsource import GitSnapshot  # noqa: E402
 from bot.index.parse import parse_symbols  # noqa: E402
 from bot.index.retrieve import CALLABLE, ChangedFile, retrieve  # noqa: E402
-from bot.index.store import SqliteIndex, connect  # noqa: E402
+from bot.store.index.sqlite import SqliteIndex, connect  # noqa: E402
 
 
 def commits(repo: str, count: int) -> list[tuple[str, str]]:

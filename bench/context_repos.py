@@ -61,7 +61,7 @@ def worker(code: str) -> None:
     from bot.index.build import sync
     from bot.index.gitsource import GitSnapshot
     from bot.index.retrieve import retrieve
-    from bot.index.store import SqliteIndex, connect
+    from bot.store.index.sqlite import SqliteIndex, connect
 
     jobs = json.load(sys.stdin)
     results = {}

@@ -35,7 +35,7 @@ from bot.index.build import sync  # noqa: E402
 from bot.index.gitdiff import diff_entries  # noqa: E402
 from bot.index.gitsource import GitSnapshot  # noqa: E402
 from bot.index.retrieve import retrieve  # noqa: E402
-from bot.index.store import SqliteIndex, connect  # noqa: E402
+from bot.store.index.sqlite import SqliteIndex, connect  # noqa: E402
 
 LANGS = ["py", "ts", "go", "java", "rs", "c"]
 FUNCS_PER_FILE = 6

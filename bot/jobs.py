@@ -12,9 +12,16 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from bot.jsonbody import JsonBodyError, parse_json
+
+# The shapes the store keeps of a job (bot/store/model.py holds them, so that the store imports
+# nothing above it); named here too, where the classification and the queue read them.
+from bot.store.model import REVIEW_OUTCOMES as REVIEW_OUTCOMES
+from bot.store.model import Classification as Classification
+from bot.store.model import Kind as Kind
+from bot.store.model import ReviewResult as ReviewResult
 
 # event → actions that make a review job (None: every action). `edited` counts only when the base
 # branch changed, which `wants_job` checks.
@@ -51,36 +58,8 @@ OUTCOME_ACTIONS: dict[str, frozenset[str]] = {
 # supersedes a review nor is superseded by one.
 UPLOAD_EVENT = "reviewer_sarif_upload"
 
-Kind = Literal["job", "installation", "ignored"]
-
-
 class InvalidPayload(ValueError):
     """A signed body that cannot be a webhook payload; the job is failed, never retried."""
-
-
-@dataclass(frozen=True)
-class Classification:
-    kind: Kind
-    action: str | None = None
-    installation_id: int | None = None
-    repo: str | None = None  # full name, owner/name
-    pr_number: int | None = None
-    head_sha: str | None = None
-    reason: str = ""  # why it is ignored
-    indexes: bool = False  # an installation event whose job builds or deletes repository indexes
-
-    @property
-    def key(self) -> str | None:
-        """Work with the same key runs one at a time: the pull request, else the head commit (a
-        job always has one: `classify` requires its repository and head). An installation's
-        index work runs one job at a time per installation, so one repository at a time."""
-        if self.indexes and self.installation_id is not None:
-            return f"installation/{self.installation_id}"
-        if self.repo and self.pr_number is not None:
-            return f"{self.repo}#{self.pr_number}"
-        if self.repo and self.head_sha:
-            return f"{self.repo}@{self.head_sha}"
-        return None
 
 
 @dataclass(frozen=True)
@@ -96,22 +75,6 @@ class Job:
     pr_number: int | None
     head_sha: str | None
     attempt: int = 1  # 2+ when a failed delivery was redelivered, or a job interrupted by a restart
-
-
-REVIEW_OUTCOMES = ("approved", "findings", "failed", "skipped")
-
-
-@dataclass(frozen=True)
-class ReviewResult:
-    """What one review came to, beside its job's state: `approved` (the app approved the head, or
-    had already), `findings` (it completed, with or without findings, and did not approve),
-    `failed` (the configuration is invalid, or no model gave a usable answer: a redelivery runs it
-    again), `skipped` (nothing to review, or no model to review with). `reason` is a stable
-    kebab-case code: why it was skipped or failed, or what the completed review repeated
-    (`already-reviewed`); None otherwise."""
-
-    outcome: Literal["approved", "findings", "failed", "skipped"]
-    reason: str | None = None
 
 
 Handler = Callable[[Job], Awaitable[ReviewResult | None]]

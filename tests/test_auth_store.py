@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from bot.auth.pgstore import PostgresAuthStore
-from bot.auth.store import SqliteAuthStore
+from bot.store.signin.postgres import PostgresAuthStore
+from bot.store.signin.sqlite import SqliteAuthStore
 
 
 class Clock:

@@ -20,7 +20,8 @@ from bot.engine.usage import Usage
 from bot.index.build import sync
 from bot.index.gitsource import GitSnapshot
 from bot.index.queries import HeadView
-from bot.index.store import IndexStore, SqliteIndex, connect
+from bot.index.store import IndexStore
+from bot.store.index.sqlite import SqliteIndex, connect
 from tests.chat_double import Reply, asks, failing, findings
 from tests.engine_support import API_KEY, APP_LOGIN, FILES, HEAD, PATCHES, finding, make_plan
 from tests.test_plan_cli import Repo

@@ -15,7 +15,8 @@ from bot.cli import main
 from bot.index.build import Entry, Limits, plan_update, sync
 from bot.index.gitsource import GitSnapshot
 from bot.index.retrieve import ChangedFile, retrieve
-from bot.index.store import IndexStore, SqliteIndex, connect
+from bot.index.store import IndexStore
+from bot.store.index.sqlite import SqliteIndex, connect
 from tests.test_plan_cli import Repo
 
 
@@ -27,7 +28,7 @@ def make_store(request, tmp_path: Path) -> Iterator[Callable[[str], IndexStore]]
         yield lambda repo: SqliteIndex(conn, repo)
         conn.close()
         return
-    from bot.index.pgstore import PostgresIndex, connect_pg
+    from bot.store.index.postgres import PostgresIndex, connect_pg
 
     pg = connect_pg(request.getfixturevalue("pg_url"))
     run = uuid.uuid4().hex[:8]
@@ -169,6 +170,19 @@ def test_context_reports_git_errors_without_a_traceback(capsys, tmp_path: Path) 
     assert main(["context", "--repo", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("reviewer context: ") and "no such directory" in err and "Traceback" not in err
+
+
+def test_context_reports_an_unusable_index_without_a_traceback(capsys, repo: Repo) -> None:
+    # the store's error (bot.store.model.StoreError), whatever the driver said, reaches the command
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit("call it", {"app.py": APP.replace("rows", "entries")})
+    database = repo.path / ".git" / "reviewer" / "index.sqlite3"
+    database.parent.mkdir(parents=True, exist_ok=True)
+    database.write_bytes(b"not a database, though named like one" * 100)
+    assert main(["context", "--repo", str(repo.path), "--base", "main"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"reviewer context: the index under {repo.path}/.git/reviewer cannot be used: ")
+    assert "not a database" in err and "Traceback" not in err
 
 
 def test_context_reads_paths_with_spaces_quotes_and_accents(capsys, repo: Repo) -> None:

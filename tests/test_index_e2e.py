@@ -19,9 +19,10 @@ from bot.engine.request import build_request
 from bot.github import GitHubApp
 from bot.index.model import Piece
 from bot.index.retrieve import Retrieval
-from bot.index.store import SqliteIndex, connect
 from bot.jobs import classify
-from bot.pipeline.index import RepositoryIndexes, postgres_stores, sqlite_stores
+from bot.pipeline.index import RepositoryIndexes
+from bot.store.index import postgres_stores, sqlite_stores
+from bot.store.index.sqlite import SqliteIndex, connect
 from tests.app_support import running_app, settle
 from tests.chat_double import ChatDouble, findings
 from tests.review_support import API_KEY, KEY_VAR, PRIMARY, admin_yaml, reviewed, reviewing_app, run_text
@@ -234,3 +235,17 @@ async def test_the_index_never_moves_back_to_an_old_base(tmp_path, github, githu
         assert store.commit() == new_base  # the index stayed at the newer commit
         assert github.count(contents) - before == 1  # the changed file at the head, no index re-read
         assert "    if rate > 0.75:" in prompt(chat)
+
+
+async def test_a_store_error_on_sqlite_does_not_stop_the_review(tmp_path, github, github_app, app_private_key,
+                                                                chat, caplog) -> None:
+    # The twin of test_index_postgres's: the driver's error reaches the pipeline as the store's own
+    # (bot.store.model.StoreError), which it logs and goes on without the index.
+    chat.answer(PRIMARY, findings())
+    (tmp_path / "reviewer-index.sqlite3").write_bytes(b"not a database, though named like one" * 100)
+    async with running_app(tmp_path, github, github_app, app_private_key, admin_yaml=admin_yaml(chat)) as world:
+        pr = world.pull({"src/pricing.py": PRICING, "src/checkout.py": CHECKOUT_BASE},
+                        {"src/checkout.py": CHECKOUT_HEAD})
+        run = await reviewed(world, pr)
+    assert run.conclusion == "success", run_text(run)
+    assert "the repository index of octo-org/example was not used: file is not a database" in caplog.text

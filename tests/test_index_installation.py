@@ -13,9 +13,10 @@ import aiohttp
 import pytest
 
 from bot.github import GitHubApp
-from bot.index.store import SqliteIndex, connect
-from bot.pipeline.index import RepositoryIndexes, sqlite_stores
+from bot.pipeline.index import RepositoryIndexes
 from bot.pipeline.installation import index_installation, repository_changes
+from bot.store.index import sqlite_stores
+from bot.store.index.sqlite import SqliteIndex, connect
 from tests.chat_double import ChatDouble, findings
 from tests.review_support import API_KEY, KEY_VAR, PRIMARY, reviewed, reviewing_app
 from tests.server_support import wait_for

@@ -13,8 +13,9 @@ import psycopg
 import pytest
 
 from bot.github import GitHubApp
-from bot.index.pgstore import PostgresIndex, connect_pg
-from bot.pipeline.index import RepositoryIndexes, postgres_stores
+from bot.pipeline.index import RepositoryIndexes
+from bot.store.index import postgres_stores
+from bot.store.index.postgres import PostgresIndex, connect_pg
 from tests.app_support import running_app
 from tests.chat_double import ChatDouble, findings
 from tests.review_support import API_KEY, KEY_VAR, PRIMARY, admin_yaml, reviewed, run_text

@@ -15,7 +15,7 @@ from bot.index.build import sync
 from bot.index.gitdiff import diff_entries
 from bot.index.gitsource import GitSnapshot
 from bot.index.queries import MAX_READ_LINES, HeadView, Unanswerable, answer
-from bot.index.store import SqliteIndex, connect
+from bot.store.index.sqlite import SqliteIndex, connect
 from tests.test_plan_cli import Repo
 
 PRICING = ("RATE_LIMIT = 3\n"

@@ -14,7 +14,8 @@ from bot.engine.diff import read_patches
 from bot.engine.findings import Finding
 from bot.engine.fingerprints import PostedFinding, fingerprint, normalise_message, still_standing
 from bot.reviews.life import next_review, plan_digest
-from bot.reviews.memory import PostgresReviewMemory, ReviewedHead, SQLiteReviewMemory
+from bot.store.model import ReviewedHead
+from bot.store.reviews import PostgresReviewMemory, SQLiteReviewMemory
 
 PATCH = "@@ -1,2 +1,3 @@\n def f(a, b):\n-    return a\n+    return a / b\n+\n"
 PATCHES = read_patches([{"filename": "src/f.py", "status": "modified", "patch": PATCH}])

@@ -1,7 +1,7 @@
 """Analyzer findings in the pull request's one ledger of findings (pure): shaped by the repository's
 `feedback`, `comments` and `requireSuggestedFix` as a model's findings are (bot/engine/shaping.py),
 deduplicated by fingerprint against what was posted on the pull request before (the
-`review_findings` rows, bot/reviews/memory.py), and rendered as the comments of a review of their
+`review_findings` rows, bot/store/reviews.py), and rendered as the comments of a review of their
 own. Beside the model's findings they are set by bot/engine/overlap.py.
 
 A secret scanner's finding is remembered with no code ("" — the line holds the secret) and its

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
 import sys
 
 from bot.diagnostics import dumps
@@ -23,9 +22,10 @@ from bot.index.build import BuildReport, sync
 from bot.index.gitdiff import diff_entries
 from bot.index.gitsource import GitSnapshot
 from bot.index.retrieve import Retrieval, retrieve
-from bot.index.store import SqliteIndex, connect
 from bot.plan.git import GitError, git
 from bot.plan.offline import OfflinePlan, UsageError, plan_from_git
+from bot.store.index import open_sqlite_index
+from bot.store.model import StoreError
 
 LOCAL_REPO = "local"
 
@@ -43,9 +43,7 @@ def index_path(repo: str) -> str:
 def local_context(repo: str, base: str | None, head: str) -> tuple[OfflinePlan, BuildReport | None, Retrieval]:
     """Build or update the checkout's index at the merge base, then retrieve for the change."""
     planned = plan_from_git(repo, base=base, head=head)
-    conn = connect(index_path(repo))
-    try:
-        store = SqliteIndex(conn, LOCAL_REPO)
+    with open_sqlite_index(index_path(repo), LOCAL_REPO) as store:
         if not planned.config.enabled:
             store.drop()
             return planned, None, Retrieval(budget=DEFAULT_BUDGETS.index)
@@ -56,8 +54,6 @@ def local_context(repo: str, base: str | None, head: str) -> tuple[OfflinePlan, 
         head_texts = GitSnapshot(repo, planned.head_sha).read([e["filename"] for e in entries])
         texts = {path: data.decode("utf-8", errors="replace") for path, data in head_texts.items()}
         return planned, report, retrieve(store, changed_files(patches, texts), DEFAULT_BUDGETS.index)
-    finally:
-        conn.close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     except (GitError, UsageError) as error:
         print(f"reviewer context: {error}", file=sys.stderr)
         return 2
-    except sqlite3.Error as error:
+    except StoreError as error:
         print(f"reviewer context: the index under {args.repo}/.git/reviewer cannot be used: {error}", file=sys.stderr)
         return 2
     if args.format == "json":

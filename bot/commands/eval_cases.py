@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -48,12 +47,14 @@ from bot.index.gitdiff import diff_entries
 from bot.index.gitsource import GitSnapshot
 from bot.index.queries import Answer, HeadView
 from bot.index.retrieve import Retrieval, retrieve
-from bot.index.store import IndexStore, SqliteIndex, connect
+from bot.index.store import IndexStore
 from bot.pipeline.configure import referenced_paths
 from bot.plan import git
 from bot.plan.config_files import changes_config, present_names
 from bot.plan.pr import pr_from_git
 from bot.plan.prepare import plan_change
+from bot.store.index import open_sqlite_index
+from bot.store.model import StoreError
 
 APP_LOGIN = "reviewer[bot]"  # the login a review would run as; eval approves and dismisses nothing
 T = TypeVar("T")
@@ -105,14 +106,10 @@ def _retrieval(repo: str, merge_base: str, head_sha: str, patches: list[dict], a
         """`work` over the index at this case's merge base: cases of one repository take turns
         at its index, and another case may have moved it to its own merge base meanwhile."""
         with indexes.lock(repo):
-            conn = connect(_index_file(repo))
-            try:
-                store = SqliteIndex(conn, INDEX_NAME)
+            with open_sqlite_index(_index_file(repo), INDEX_NAME) as store:
                 if store.commit() != merge_base:
                     sync(store, GitSnapshot(repo, merge_base), limits=admin.index_limits, ignore=ignore)
                 return work(store)
-            finally:
-                conn.close()
 
     async def read(work: Callable[[IndexStore], Answer]) -> Answer:
         return await asyncio.to_thread(at_merge_base, work)
@@ -154,7 +151,7 @@ def prepare(corpus: Corpus, case: Case, admin: AdminConfig, indexes: Indexes) ->
         try:
             index, lookups = _retrieval(repo, merge_base, head_sha, patches, admin,
                                         [g.pattern for g in config.ignore], indexes, plan_json["ignored"])
-        except (OSError, sqlite3.Error) as error:  # as on the server: the index helps, it never stops a review
+        except (OSError, StoreError) as error:  # as on the server: the index helps, it never stops a review
             notes = (f"the repository index was not used: {error}",)
     return Prepared(plan_json, config.providers, files, patches, index, merge_base, head_sha, notes, lookups, repo,
                     full_name)

@@ -23,7 +23,7 @@ from bot.engine import decisions, overlap
 from bot.engine.comments import Comments, render_comments, render_summary_builtin
 from bot.engine.diff import FilePatch, read_patches
 from bot.engine.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedAnswer, parse_answer
-from bot.engine.fingerprints import PostedFinding, fingerprint, still_standing
+from bot.engine.fingerprints import PostedFinding, as_finding, fingerprint, still_standing
 from bot.engine.lookups import Lookups
 from bot.engine.outcome import SUMMARY_MARKER, Attempt, Counts, ReviewOutcome
 from bot.engine.providers import ModelClient, ProviderError, make_client, split_model_ref
@@ -246,7 +246,7 @@ def _carried(scope: ReviewScope, full: Mapping[str, FilePatch], found_again: set
         return []
     changed = {e.get("filename") for e in scope.increment}
     standing = still_standing(scope.posted, full, {c for c in changed if isinstance(c, str)})
-    return [p.finding() for p in standing if p.fingerprint not in found_again]
+    return [as_finding(p) for p in standing if p.fingerprint not in found_again]
 
 
 async def run_review(

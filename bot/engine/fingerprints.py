@@ -12,29 +12,21 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from bot.engine.diff import FilePatch
 from bot.engine.findings import Finding
 
+# the review memory's row (bot/store/model.py keeps the shapes the store keeps); named here, where
+# findings are fingerprinted and matched against those posted
+from bot.store.model import PostedFinding
+
 _SPACE = re.compile(r"\s+")
 
 
-@dataclass(frozen=True)
-class PostedFinding:
-    """A finding posted on a pull request: its fingerprint and what stands behind it."""
-
-    fingerprint: str
-    path: str
-    severity: str
-    category: str
-    code: str  # the normalised code the finding is about; "" when it was not in the diff
-    message: str
-    head_sha: str = ""
-
-    def finding(self) -> Finding:
-        """As a finding again (its lines unknown now), for the tallies of approval and conclusion."""
-        return Finding(self.path, 1, 1, self.severity, self.category, self.message)
+def as_finding(posted: PostedFinding) -> Finding:
+    """A posted finding as a finding again (its lines unknown now), for the tallies of approval and
+    conclusion."""
+    return Finding(posted.path, 1, 1, posted.severity, posted.category, posted.message)
 
 
 def normalise_message(message: str) -> str:

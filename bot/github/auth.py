@@ -23,7 +23,8 @@ import cachetools
 from gidgethub.abc import GitHubAPI
 from gidgethub.apps import get_installation_access_token, get_jwt
 
-from bot.github.coordination import Coordination, LocalCoordination, Sealer
+from bot.github.coordination import Coordination, Sealer
+from bot.store.coordination import LocalCoordination
 
 REFRESH_MARGIN = 300.0  # seconds before expiry at which a cached token is replaced
 

@@ -38,9 +38,10 @@ import gidgethub
 import gidgethub.aiohttp
 
 from bot import telemetry
+from bot.store.coordination import LocalCoordination
 
 from .auth import AppAuth
-from .coordination import Coordination, LocalCoordination, wait_for_writes
+from .coordination import Coordination, wait_for_writes
 from .errors import GitHubError, GitHubUnavailable
 
 log = logging.getLogger("reviewer.github")

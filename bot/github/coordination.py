@@ -4,8 +4,8 @@ write to an installation.
 GitHub asks that content-creating requests to one installation go one at a time, and that a
 `retry-after` be honoured; with several worker processes, both must hold across processes, and one
 installation token at a time (each fetch costs a call and GitHub caps them). `Coordination` is the
-seam: `LocalCoordination` (one process, SQLite: today's in-memory locks and nothing shared) is the
-default; the PostgreSQL store provides one whose locks are advisory locks and whose tokens live in
+seam: `LocalCoordination` (one process, SQLite: in-memory locks and nothing shared; bot.store.coordination,
+where the PostgreSQL one falls back to it) is the default; the PostgreSQL store provides one whose locks are advisory locks and whose tokens live in
 a table (bot.store.postgres.coordination). Tokens reach it sealed (`seal`/`unseal`, AES-GCM under a
 key derived from the app's private key), so the database never holds a usable token.
 """
@@ -13,10 +13,8 @@ key derived from the app's private key), so the database never holds a usable to
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import time
-from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
@@ -31,42 +29,6 @@ class Coordination(Protocol):
     def write_lock(self, installation_id: int) -> AbstractAsyncContextManager[None]: ...
     async def hold_writes(self, installation_id: int, until: float) -> None: ...
     async def writes_held_until(self, installation_id: int) -> float: ...
-
-
-class LocalCoordination:
-    """One process: asyncio locks, nothing stored (the token cache in AppAuth is enough)."""
-
-    def __init__(self) -> None:
-        self._token_locks: dict[int, asyncio.Lock] = {}
-        self._write_locks: dict[int, asyncio.Lock] = {}
-        self._held: dict[int, float] = {}
-
-    async def load_token(self, installation_id: int) -> tuple[bytes, float] | None:
-        return None
-
-    async def save_token(self, installation_id: int, sealed: bytes, expires_at: float) -> None:
-        return None
-
-    async def drop_token(self, installation_id: int, sealed: bytes | None) -> None:
-        return None
-
-    def token_lock(self, installation_id: int) -> AbstractAsyncContextManager[None]:
-        return _locked(self._token_locks.setdefault(installation_id, asyncio.Lock()))
-
-    def write_lock(self, installation_id: int) -> AbstractAsyncContextManager[None]:
-        return _locked(self._write_locks.setdefault(installation_id, asyncio.Lock()))
-
-    async def hold_writes(self, installation_id: int, until: float) -> None:
-        self._held[installation_id] = max(until, self._held.get(installation_id, 0.0))
-
-    async def writes_held_until(self, installation_id: int) -> float:
-        return self._held.get(installation_id, 0.0)
-
-
-@contextlib.asynccontextmanager
-async def _locked(lock: asyncio.Lock) -> AsyncIterator[None]:
-    async with lock:
-        yield
 
 
 class Sealer:

@@ -1,4 +1,5 @@
-"""The shapes the index passes around: what a file defines and uses, and a piece of context."""
+"""The shapes the index passes around: what a file defines and uses, a piece of context, and what
+the index store keeps of a file (bot/store/index/)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,19 @@ class Piece:
     def to_json(self) -> dict:
         return {"path": self.path, "startLine": self.start, "endLine": self.end, "symbol": self.symbol,
                 "kind": self.kind, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFile:
+    path: str
+    text: str
+    symbols: FileSymbols
+    blob: str  # the git blob id, so that an update reads only what changed
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    path: str
+    name: str
+    lines: tuple[int, ...]

@@ -16,14 +16,16 @@ from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, OUTCOME_ACTIONS, 
 from bot.pipeline import outcome_events
 from bot.pipeline.analyzers import apply_upload
 from bot.pipeline.followup import handle_conversation
-from bot.pipeline.index import RepositoryIndexes, index_push, postgres_stores, sqlite_stores
+from bot.pipeline.index import RepositoryIndexes, index_push
 from bot.pipeline.installation import index_installation, repository_changes
 from bot.pipeline.review import Services, review_pull_request
 from bot.pipeline.targets import target_for
-from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
+from bot.reviews.memory import ReviewMemory
 from bot.store import is_postgres
 from bot.store.budgets import budget_store
+from bot.store.index import postgres_stores, sqlite_stores
 from bot.store.learnings import learnings_store
+from bot.store.reviews import review_memory_for
 from bot.store.sqlite.database import sqlite_path
 from bot.store.uploads import UploadStore
 
@@ -59,9 +61,7 @@ def _indexes(database_url: str) -> RepositoryIndexes:
 
 def review_memory(database_url: str) -> ReviewMemory:
     """The review memory in the server's database: PostgreSQL when the URL names it, else SQLite."""
-    if is_postgres(database_url):
-        return PostgresReviewMemory(database_url)
-    return SQLiteReviewMemory(sqlite_path(database_url))
+    return review_memory_for(database_url)
 
 
 def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,

@@ -10,18 +10,17 @@ Retrieval runs on the changed files read at the head, and so do the lookups the 
 (bot/engine/lookups.py): the same head texts, the index read in a thread per lookup. `enabled: false` (repository or admin)
 deletes the repository's index. Store work runs in a thread, one update of a repository at a
 time, so that the event loop keeps serving webhooks while a large repository is parsed; the store
-is SQLite by default, or PostgreSQL (`postgres_stores`).
+is SQLite by default, or PostgreSQL (bot/store/index/: `sqlite_stores`, `postgres_stores`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from bot import telemetry
 from bot.config.admin import AdminConfig
@@ -34,12 +33,9 @@ from bot.github import GitHubClient, read_file, tree
 from bot.index.build import DEFAULT_LIMITS, BuildReport, Entry, Limits, plan_update, sync
 from bot.index.queries import HeadView
 from bot.index.retrieve import Retrieval, retrieve
-from bot.index.store import IndexStore, SqliteIndex, connect
+from bot.index.store import IndexStore
 from bot.pipeline.gather import read_paths
 from bot.plan.config_files import load_config_file, present_names
-
-if TYPE_CHECKING:
-    import psycopg
 
 logger = logging.getLogger("reviewer.index")
 T = TypeVar("T")
@@ -63,46 +59,6 @@ class _Prefetched:
 
 
 StoreOpener = Callable[[str], AbstractContextManager[IndexStore]]  # repository → its index, opened
-
-
-def sqlite_stores(path: str) -> StoreOpener:
-    """Every repository's index in one SQLite file, a connection per use (uses run in threads)."""
-    @contextmanager
-    def open_store(repo: str) -> Iterator[IndexStore]:
-        conn = connect(path)
-        try:
-            yield SqliteIndex(conn, repo)
-        finally:
-            conn.close()
-    return open_store
-
-
-def postgres_stores(url: str) -> StoreOpener:
-    """Every repository's index in a PostgreSQL database (full-text and trigram search). The
-    database is brought to the latest schema (the server's migrations, which make the index's
-    tables) at the first open, once for this opener (the server's), not per connection."""
-    from bot.index.pgstore import PostgresIndex, connect_pg
-
-    migrating = threading.Lock()
-    ready = False
-
-    def connect() -> psycopg.Connection:
-        nonlocal ready
-        if ready:
-            return connect_pg(url, schema=False)
-        with migrating:
-            conn = connect_pg(url, schema=not ready)
-            ready = True  # only once the migrations have committed
-            return conn
-
-    @contextmanager
-    def open_store(repo: str) -> Iterator[IndexStore]:
-        conn = connect()
-        try:
-            yield PostgresIndex(conn, repo)
-        finally:
-            conn.close()
-    return open_store
 
 
 @dataclass

@@ -19,7 +19,8 @@ from bot.jobs import REVIEW_OUTCOMES, ReviewResult
 from bot.pipeline.targets import Target
 from bot.report.checkrun import CheckRunReport
 from bot.reviews.life import Next, next_review, plan_digest
-from bot.reviews.memory import ReviewedHead, ReviewMemory
+from bot.reviews.memory import ReviewMemory
+from bot.store.model import ReviewedHead
 
 logger = logging.getLogger("reviewer.pipeline")
 

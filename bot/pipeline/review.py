@@ -11,12 +11,10 @@ job's state: a job that ran to its end may hold a review that failed.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import aiohttp
-import psycopg
 
 from bot import telemetry
 from bot.config.budgets import BudgetLimits
@@ -57,7 +55,7 @@ from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_p
 from bot.reviews.memory import ReviewMemory
 from bot.store.budgets import BudgetStore
 from bot.store.learnings import LearningStore
-from bot.store.model import StoreUnavailable
+from bot.store.model import StoreError, StoreUnavailable
 from bot.store.uploads import UploadStore
 
 logger = logging.getLogger("reviewer.pipeline")
@@ -373,9 +371,9 @@ async def _index_context(services: Services, gh: GitHubClient, target: Target, g
         limits = admin.index_limits if admin is not None else IndexLimits()
         return await review_context(services.indexes, gh, target.full_name, gathered.pull, config, patches,
                                     target.head_sha, DEFAULT_BUDGETS.index, limits, ignored)
-    # the store's errors, both backends; StoreUnavailable: PostgreSQL away when the index's first
-    # open migrates the database (bot.store.migrate_database)
-    except (GitHubError, OSError, sqlite3.Error, psycopg.Error, StoreUnavailable) as exc:
+    # the store's errors, both backends (StoreError; StoreUnavailable: PostgreSQL away when the
+    # index's first open migrates the database, bot.store.migrate_database)
+    except (GitHubError, OSError, StoreError) as exc:
         logger.warning("the repository index of %s was not used: %s", target.full_name,
                        exc.describe() if isinstance(exc, GitHubError) else exc)
         return None

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.reviews.memory import ReviewedHead
+from bot.store.model import ReviewedHead
 
 # Plan fields that name the pull request's files: they change with every push that adds a file,
 # without changing how the pull request is reviewed.

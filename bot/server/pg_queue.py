@@ -46,6 +46,7 @@ from bot.server.pg_worker import Heartbeat, ReviewerWorker
 from bot.server.queue import BATCH, run_job
 from bot.store.model import Decision, DeliveryStore, Queued, Received
 from bot.store.postgres import database
+from bot.store.postgres.jobqueue import COUNT_JOBS, FAIL_STALLED, RETRY_STALLED, WAITING_KEYS
 
 logger = log.get("queue")
 TASK = "reviewer.review_key"
@@ -54,18 +55,6 @@ STALLED_AFTER = 20.0  # a worker silent this long is dead: its jobs are retried
 SWEEP_EVERY = 10.0
 GRACE = 45.0  # seconds SIGTERM waits for running jobs (the process exits within a minute)
 COUNT_TTL = 1.0  # seconds the queue's counts (depth, running) are kept before they are read again
-# Both counts in one pass over procrastinate's partial index of live (todo/doing) jobs
-_COUNT = ("SELECT count(*) FILTER (WHERE status = 'todo') AS todo, count(*) FILTER (WHERE status = 'doing') "
-          "AS doing FROM procrastinate_jobs WHERE task_name = %(task)s AND status IN ('todo', 'doing')")
-# The keys of `keys` whose job waits (procrastinate's unique index of waiting queueing locks)
-_WAITING = ("SELECT queueing_lock FROM procrastinate_jobs WHERE task_name = %(task)s AND status = 'todo' "
-            "AND queueing_lock = ANY(%(keys)s)")
-# One job, locked, if it is still running under a silent (or pruned) worker: what a sweep may retry
-_STILL_STALLED = ("WITH stalled AS (SELECT j.id FROM procrastinate_jobs j LEFT JOIN procrastinate_workers w "
-                  "ON w.id = j.worker_id WHERE j.id = %(job)s AND j.status = 'doing' AND (w.id IS NULL "
-                  "OR w.last_heartbeat < now() - make_interval(secs => %(after)s)) FOR UPDATE OF j SKIP LOCKED) ")
-_RETRY_STALLED = _STILL_STALLED + "SELECT procrastinate_retry_job_v2(id, now(), NULL, NULL, NULL) FROM stalled"
-_FAIL_STALLED = _STILL_STALLED + "SELECT procrastinate_finish_job_v1(id, 'failed', false) FROM stalled"
 
 
 def make_app(url: str) -> procrastinate.App:
@@ -154,7 +143,7 @@ class ProcrastinateQueue:
 
     async def _count(self) -> None:
         try:
-            row = await self.app.connector.execute_query_one_async(_COUNT, task=TASK)
+            row = await self.app.connector.execute_query_one_async(COUNT_JOBS, task=TASK)
         except Exception as exc:  # the store is away: keep the last counts, try at the next scrape
             logger.warning("could not count the queued jobs", extra={"error": log.error_text(exc)})
             return
@@ -187,7 +176,7 @@ class ProcrastinateQueue:
         its key gets a waiting one). One look instead of a refused deferral per such key."""
         if not keys:
             return []
-        rows = await self.app.connector.execute_query_all_async(_WAITING, task=TASK, keys=sorted(keys))
+        rows = await self.app.connector.execute_query_all_async(WAITING_KEYS, task=TASK, keys=sorted(keys))
         return [key for key in sorted(keys - {row["queueing_lock"] for row in rows}) if await self.defer(key)]
 
     async def defer(self, key: str) -> bool:
@@ -293,9 +282,9 @@ class ProcrastinateQueue:
         for job in stalled:
             where = {"job": job.id, "after": STALLED_AFTER}
             try:
-                retried = await connector.execute_query_all_async(_RETRY_STALLED, **where)
+                retried = await connector.execute_query_all_async(RETRY_STALLED, **where)
             except UniqueViolation:  # a job for the key already waits (queueing lock): it takes the work up
-                retried = await connector.execute_query_all_async(_FAIL_STALLED, **where)
+                retried = await connector.execute_query_all_async(FAIL_STALLED, **where)
             if retried:
                 logger.warning("retrying a job whose worker stopped answering", extra={"job": job.id, "key": job.lock})
 

@@ -38,18 +38,12 @@ from procrastinate.worker import Worker
 
 from bot.server import logging as log
 from bot.store.postgres.database import unreachable
+from bot.store.postgres.jobqueue import BEAT, RECLAIM, REVIVE
 
 logger = log.get("queue")
 NEVER = 86400.0  # procrastinate's own heartbeat interval: ours beats instead
 RETRY_BEAT = 1.0  # seconds before a failed beat is tried again
 STOPPING_PATIENCE = 10.0  # seconds a stopping worker tries to record a job's end
-# The beat: one statement, the worker's row touched. No row: it was pruned while beats failed.
-_BEAT = "UPDATE procrastinate_workers SET last_heartbeat = now() WHERE id = %(worker)s RETURNING id"
-_REVIVE = ("INSERT INTO procrastinate_workers (id, last_heartbeat) OVERRIDING SYSTEM VALUE "
-           "VALUES (%(worker)s, now()) ON CONFLICT (id) DO UPDATE SET last_heartbeat = now()")
-# Pruning a worker's row set its jobs' worker_id to NULL, which makes them stalled to every sweep
-_RECLAIM = ("UPDATE procrastinate_jobs SET worker_id = %(worker)s WHERE id = ANY(%(jobs)s) "
-            "AND status = 'doing' AND worker_id IS NULL")
 
 
 class Heartbeat:
@@ -86,15 +80,15 @@ class Heartbeat:
 
     async def beat(self, worker: int) -> None:
         connector = self.app.connector
-        if await connector.execute_query_all_async(_BEAT, worker=worker):
+        if await connector.execute_query_all_async(BEAT, worker=worker):
             return
         jobs = self.running()
         if not jobs:  # nothing of ours can be taken for a dead worker's
             return
         logger.warning("the worker's row was pruned while its heartbeat failed; claiming its jobs again",
                        extra={"worker": worker, "jobs": jobs})
-        await connector.execute_query_async(_REVIVE, worker=worker)
-        await connector.execute_query_async(_RECLAIM, worker=worker, jobs=jobs)
+        await connector.execute_query_async(REVIVE, worker=worker)
+        await connector.execute_query_async(RECLAIM, worker=worker, jobs=jobs)
 
 
 class ReviewerWorker(Worker):

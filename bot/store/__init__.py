@@ -11,11 +11,24 @@
   asyncpg: its prepared statements break behind a transaction-mode PgBouncer, and the job queue,
   procrastinate, runs on psycopg 3 too, so one driver serves both).
 
+- The other stores in the same database, each behind its caller's interface: the sign-in store
+  (`bot.store.signin`, for bot/auth/store.py's `AuthStore`), the review memory (`bot.store.reviews`,
+  for bot/reviews/memory.py's `ReviewMemory`), the repository index (`bot.store.index`, for
+  bot/index/store.py's `IndexStore`; on SQLite a file of its own), and the job queue's statements on
+  procrastinate's tables (`bot.store.postgres.jobqueue`).
+
+Every SQL statement and every database driver (sqlite3, psycopg) of the server is in this package,
+and it imports nothing above it: the standard library, the drivers, and leaf modules of shapes
+(bot/index/model.py). Nothing above it names a driver's error: the index's openers turn every
+driver error into `StoreError` (a review catches it and goes on without the index), and the shared
+pool (bot.store.postgres.database) and the review memory on PostgreSQL turn a lost connection into
+`StoreUnavailable`, a `StoreError`.
+
 `storage_for(url)` picks the backend from the URL's scheme. `migrate_database(url)` brings a
 database to the latest schema: `Storage.open` runs it, and so does every other store that keeps its
 tables in the same database (the sign-in store, the review memory, the repository index on
 PostgreSQL) when it opens, so that a store opened alone (a CLI, a test) finds its tables, and an old
-release refuses a newer schema whichever store opens first. Those stores may import this package;
+release refuses a newer schema whichever store opens first. Those stores may import this module;
 it imports none of them.
 
 Adding a table (say, sign-in sessions):
@@ -31,7 +44,7 @@ Adding a table (say, sign-in sessions):
    `PostgresStorage.__init__`;
 4. tests: add its behaviour to tests/test_store_conformance.py, which runs every test against both
    backends (the `storage` fixture).
-A table another package's store keeps (sign-in, review memory, index) is made the same way: by a
+A table of another concern's store (sign-in, review memory, index) is made the same way: by a
 migration here, never by the store, which calls `migrate_database` when it opens.
 Never edit a released migration: add one. A process finding a higher version than it knows refuses
 to start (SchemaTooNew), so an old release cannot write to a schema it does not understand.

@@ -9,16 +9,91 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
-from bot.jobs import Classification, ReviewResult
+# What a delivery means and what its review came to: the classification (bot/jobs.py makes it from
+# the payload) and the review's result (the pipeline returns it), kept with the delivery's row.
+Kind = Literal["job", "installation", "ignored"]
+
+
+@dataclass(frozen=True)
+class Classification:
+    kind: Kind
+    action: str | None = None
+    installation_id: int | None = None
+    repo: str | None = None  # full name, owner/name
+    pr_number: int | None = None
+    head_sha: str | None = None
+    reason: str = ""  # why it is ignored
+    indexes: bool = False  # an installation event whose job builds or deletes repository indexes
+
+    @property
+    def key(self) -> str | None:
+        """Work with the same key runs one at a time: the pull request, else the head commit (a
+        job always has one: `classify` requires its repository and head). An installation's
+        index work runs one job at a time per installation, so one repository at a time."""
+        if self.indexes and self.installation_id is not None:
+            return f"installation/{self.installation_id}"
+        if self.repo and self.pr_number is not None:
+            return f"{self.repo}#{self.pr_number}"
+        if self.repo and self.head_sha:
+            return f"{self.repo}@{self.head_sha}"
+        return None
+
+
+REVIEW_OUTCOMES = ("approved", "findings", "failed", "skipped")
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    """What one review came to, beside its job's state: `approved` (the app approved the head, or
+    had already), `findings` (it completed, with or without findings, and did not approve),
+    `failed` (the configuration is invalid, or no model gave a usable answer: a redelivery runs it
+    again), `skipped` (nothing to review, or no model to review with). `reason` is a stable
+    kebab-case code: why it was skipped or failed, or what the completed review repeated
+    (`already-reviewed`); None otherwise."""
+
+    outcome: Literal["approved", "findings", "failed", "skipped"]
+    reason: str | None = None
+
+
+# What the review memory keeps of a pull request (bot/store/reviews.py).
+@dataclass(frozen=True)
+class ReviewedHead:
+    """The last head a model review completed for, with the plan it followed and what the check
+    run said (so an event that changes nothing can complete its run the same way)."""
+
+    head_sha: str
+    plan_digest: str
+    report: dict[str, Any]
+    merge_base: str = ""
+
+
+@dataclass(frozen=True)
+class PostedFinding:
+    """A finding posted on a pull request: its fingerprint and what stands behind it (the review
+    memory's `review_findings` row; bot.engine.fingerprints makes them)."""
+
+    fingerprint: str
+    path: str
+    severity: str
+    category: str
+    code: str  # the normalised code the finding is about; "" when it was not in the diff
+    message: str
+    head_sha: str = ""
+
 
 # The states of a delivery's row (see DeliveryStore); `OPEN` ones are never pruned.
 OPEN_STATES = ("received", "queued", "running")
 FINISHED_STATES = ("done", "ignored", "failed", "superseded")
 
 
-class StoreUnavailable(Exception):
+class StoreError(Exception):
+    """A store failed a statement (its driver's error is the cause: `raise ... from`), so that a
+    caller above the store catches one type, whichever backend or driver it runs on."""
+
+
+class StoreUnavailable(StoreError):
     """The store cannot be reached right now (a restart, a network cut); the caller may retry.
 
     The webhook answers 503 for it, so that GitHub marks the delivery failed, to be redelivered."""

@@ -9,7 +9,7 @@ takes uploads (bot/server/analyses.py), as finished deliveries are; a reader nev
 
 One store for both backends, on portable SQL (`?` placeholders, which the PostgreSQL connection
 turns into `%s`), each call on a short connection of its own on a worker thread, as the review
-memory does (bot/reviews/memory.py): uploads are few, and the HTTP handler and the job that
+memory does (bot/store/reviews.py): uploads are few, and the HTTP handler and the job that
 applies them run in different processes on a scaled-out server. The database is migrated by the
 first call (`bot.store.migrate_database`).
 """

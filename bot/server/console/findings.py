@@ -1,6 +1,6 @@
 """What the console can say about a pull request's findings: those posted, and what became of them.
 
-The review memory (bot/reviews/memory.py) keeps each finding posted on a pull request — its place,
+The review memory (bot/store/reviews.py) keeps each finding posted on a pull request — its place,
 words, severity and the head it was posted at — so that a later review does not post it again.
 It records nothing yet of a finding's later fate (resolved in a later commit, dismissed by a
 reply or a 👎): `fate_of` is the one place that says what is known, so that when the store records
@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.engine.fingerprints import PostedFinding
-from bot.reviews.memory import PostgresReviewMemory, ReviewMemory, SQLiteReviewMemory
-from bot.store import is_postgres
-from bot.store.sqlite.database import sqlite_path
+from bot.reviews.memory import ReviewMemory
+from bot.store.reviews import review_memory_for
 
 
 @dataclass(frozen=True)
@@ -30,9 +29,7 @@ class ShownFinding:
 
 def memory_for(database_url: str) -> ReviewMemory:
     """The review memory in the server's database, as the pipeline opens it (bot/pipeline/__init__.py)."""
-    if is_postgres(database_url):
-        return PostgresReviewMemory(database_url)
-    return SQLiteReviewMemory(sqlite_path(database_url))
+    return review_memory_for(database_url)
 
 
 def fate_of(finding: PostedFinding) -> str:

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 
 import psycopg
 
-from bot.github.coordination import LocalCoordination
+from bot.store.coordination import LocalCoordination
 from bot.store.model import StoreUnavailable
 from bot.store.postgres.database import Database
 

@@ -17,19 +17,20 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from bot.jobs import Classification, ReviewResult
 from bot.store import console
 from bot.store.bodies import pack, unpack
 from bot.store.group_commit import GroupCommit
 from bot.store.installs import change_of, repositories_after
 from bot.store.model import (
     FINISHED_STATES,
+    Classification,
     Decide,
     Decision,
     Incoming,
     Outcome,
     Queued,
     Received,
+    ReviewResult,
     Started,
     StoreUnavailable,
     refused,

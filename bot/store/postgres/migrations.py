@@ -103,8 +103,8 @@ SCHEMA_4 = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_k
 SCHEMA_5 = "ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS queued_at DOUBLE PRECISION"
 
 # 6: the tables three stores used to make on their own, each with CREATE ... IF NOT EXISTS under an
-# advisory lock of its own and no version: the sign-in store's (bot.auth.pgstore), the review
-# memory's (bot.reviews.memory) and the repository index's (bot.index.pgstore, with pg_trgm). The
+# advisory lock of its own and no version: the sign-in store's (bot.store.signin.postgres), the review
+# memory's (bot.store.reviews) and the repository index's (bot.store.index.postgres, with pg_trgm). The
 # statements are theirs verbatim, so a database where they already made them is taken up as it is.
 SCHEMA_6 = """
 CREATE TABLE IF NOT EXISTS auth_pending (id text PRIMARY KEY, body text NOT NULL,
@@ -181,7 +181,7 @@ CREATE INDEX IF NOT EXISTS index_refs_name ON index_refs (name)
 SCHEMA_7 = ("CREATE TABLE IF NOT EXISTS job_journal (delivery_id TEXT PRIMARY KEY, body TEXT NOT NULL, "
             "recorded_at DOUBLE PRECISION NOT NULL)")
 
-# 8: what a delivery's review came to, beside its job's state (bot.jobs.ReviewResult); rows from
+# 8: what a delivery's review came to, beside its job's state (bot.store.model.ReviewResult); rows from
 # before it keep NULL.
 SCHEMA_8 = """
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS review_outcome TEXT;

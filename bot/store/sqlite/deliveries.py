@@ -20,12 +20,22 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from bot.jobs import Classification, ReviewResult
 from bot.store import console
 from bot.store.bodies import pack as _pack
 from bot.store.bodies import unpack as _unpack
 from bot.store.group_commit import GroupCommit
-from bot.store.model import Decide, Decision, Incoming, Outcome, Queued, Received, Started, refused
+from bot.store.model import (
+    Classification,
+    Decide,
+    Decision,
+    Incoming,
+    Outcome,
+    Queued,
+    Received,
+    ReviewResult,
+    Started,
+    refused,
+)
 from bot.store.sqlite import database, installations
 
 T = TypeVar("T")

@@ -8,7 +8,7 @@ the other, and the second finds nothing left to do. A file migrated by a newer r
 (SchemaTooNew). They run when the storage opens, and when a store on the same file opens alone
 (`bot.store.migrate_database`), so a store never finds a table not yet committed.
 
-The repository index is not here: on SQLite it has a file of its own (bot.index.store), so that a
+The repository index is not here: on SQLite it has a file of its own (bot.store.index.sqlite), so that a
 long build never holds the write lock the webhook intake commits under.
 """
 
@@ -75,21 +75,21 @@ CREATE TABLE IF NOT EXISTS delivery_timeline (
 
 # (version, statements separated by `;`), in order; append, never edit a released one.
 # 2: PostgreSQL's tables for what processes share about GitHub; one SQLite process keeps that in
-# memory (bot.github.coordination.LocalCoordination), so here the number is kept and nothing made.
+# memory (bot.store.coordination.LocalCoordination), so here the number is kept and nothing made.
 # 3: the admin console's delivery timeline (bot.store.sqlite.timeline); IF NOT EXISTS takes up the
 # table a pre-release console made on its own.
 # 4: a pull request's queued deliveries found by their key (a worker's `queued(key)`), not by
 # reading every queued row.
 # 5: when the dispatcher last queued a delivery (`queued_at`, set with its classification or by a
 # recovery), for the console's timeline; rows from before it keep NULL.
-# 6: the sign-in store's tables (bot.auth.store) and the review memory's (bot.reviews.memory), which
+# 6: the sign-in store's tables (bot.store.signin) and the review memory's (bot.store.reviews), which
 # each made its own with CREATE ... IF NOT EXISTS and no version; their statements verbatim, so a file
 # where they already made them is taken up as it is. PostgreSQL's 6 adds the repository index's
 # tables too; here the index keeps its own file.
 # 7: a job's journal (bot.pipeline.journal): what a job decided to post, recorded before it posts,
 # so that an attempt run again after an interruption posts the same and nothing twice; a row lives
 # while its delivery's job is open (`finish` deletes it).
-# 8: what a delivery's review came to, beside its job's state (bot.jobs.ReviewResult): rows from
+# 8: what a delivery's review came to, beside its job's state (bot.store.model.ReviewResult): rows from
 # before it keep NULL, shown by their job's state as before.
 QUEUED_BY_KEY = "CREATE INDEX IF NOT EXISTS deliveries_queued_key ON deliveries(job_key, seq) WHERE state = 'queued'"
 SIGN_IN_AND_MEMORY = """

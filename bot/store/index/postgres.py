@@ -1,4 +1,4 @@
-"""`IndexStore` on PostgreSQL: full-text search (`tsvector`, GIN) with a trigram index (pg_trgm)
+"""`IndexStore` (bot/index/store.py) on PostgreSQL: full-text search (`tsvector`, GIN) with a trigram index (pg_trgm)
 for names the text-search parser splits, through psycopg 3.
 
 The same tables as the SQLite form, one database for every repository (rows keyed by `repo`):
@@ -7,7 +7,7 @@ PostgreSQL compresses large texts itself (TOAST), so bodies are stored as text. 
 configuration is `simple` (no stemming: code is not English), and since its parser cuts
 `compute_total` into `compute` and `total`, a name is searched as a phrase, and also by the
 trigram index as a substring, which finds it inside a longer name (`computeTotalAmount`).
-This module is the twin the store layer will carry; it is used where a PostgreSQL URL is given.
+It is used where a PostgreSQL URL is given.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from collections.abc import Iterable, Sequence
 
 import psycopg
 
-from bot.index.model import Definition, Located
-from bot.index.store import Reference, StoredFile
+from bot.index.model import Definition, Located, Reference, StoredFile
 from bot.store import migrate_database_blocking
 
 

@@ -1,0 +1,222 @@
+"""The review memory's SQL: what the app remembers about each pull request between events,
+processes and restarts (the interface, `ReviewMemory`, is bot/reviews/memory.py's).
+
+Two backends on the same portable SQL (the `INSERT ... ON CONFLICT` both share; `?` placeholders,
+which the PostgreSQL connection turns into `%s`): `SQLiteReviewMemory` in the server's SQLite file, `PostgresReviewMemory` in PostgreSQL for a
+scaled-out server. Each call opens its own short connection and transaction on a worker thread:
+calls are few per job, and nothing has to be closed. The statements are the `_SQLMemory` methods'
+own; a backend only says how to connect and begin.
+
+The tables are the server's migrations' (version 6 on both backends; the jobs' journal, which the
+memory keeps for bot.pipeline.journal, version 7). A memory's first call brings the database to
+the latest schema (`bot.store.migrate_database`) and only then runs its statement, so a memory
+used alone (a CLI, a test) finds its tables, and a database a newer release migrated is refused
+(SchemaTooNew). The memory counts its tables as there only once that migration has
+returned, that is once it has committed: counted earlier, a job on another thread queried
+`review_pauses` before the transaction creating it was committed (UndefinedTable, seen under CI
+load). Two calls racing on a fresh process both migrate; the migrations' lock makes the second a
+no-op.
+
+Pull requests are named `owner/repo#number`, the queue's serialisation key, so that the jobs of one
+pull request — which run one at a time — are the only writers of its rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from bot.store import migrate_database
+from bot.store.model import PostedFinding, ReviewedHead, StoreUnavailable
+from bot.store.sqlite.database import connect, sqlite_url
+
+T = TypeVar("T")
+CLAIM_DAYS = 7
+
+
+class _Conn(Protocol):
+    """What the statements need of a connection: sqlite3's, or `_PostgresConn` around psycopg's."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any: ...
+
+
+class _SQLMemory:
+    """The review memory's statements, on whichever connection a backend gives (`_transaction`)."""
+
+    def __init__(self, database_url: str, clock: Callable[[], float] = time.time) -> None:
+        self._database_url = database_url
+        self._clock = clock
+        self._migrated = False
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[_Conn]:
+        raise NotImplementedError
+
+    async def _run(self, work: Callable[[_Conn], T]) -> T:
+        if not self._migrated:
+            await migrate_database(self._database_url)
+            self._migrated = True  # set only now: the migration has committed (see the module's docstring)
+
+        def call() -> T:
+            with self._transaction() as conn:
+                return work(conn)
+        return await asyncio.to_thread(call)
+
+    async def last_review(self, pull: str) -> ReviewedHead | None:
+        row = await self._run(lambda c: c.execute(
+            "SELECT head_sha, plan_digest, report, merge_base FROM review_heads WHERE pull = ?", (pull,)).fetchone())
+        return None if row is None else ReviewedHead(row[0], row[1], json.loads(row[2]), row[3])
+
+    async def record_review(self, pull: str, reviewed: ReviewedHead) -> None:
+        values = (pull, reviewed.head_sha, reviewed.plan_digest, reviewed.merge_base, json.dumps(reviewed.report),
+                  self._clock())
+        await self._run(lambda c: c.execute(
+            "INSERT INTO review_heads (pull, head_sha, plan_digest, merge_base, report, reviewed_at) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pull) DO UPDATE SET head_sha = excluded.head_sha, "
+            "plan_digest = excluded.plan_digest, merge_base = excluded.merge_base, report = excluded.report, "
+            "reviewed_at = excluded.reviewed_at", values))
+
+    async def posted(self, pull: str) -> list[PostedFinding]:
+        rows = await self._run(lambda c: c.execute(
+            "SELECT fingerprint, path, severity, category, code, message, head_sha FROM review_findings "
+            "WHERE pull = ? ORDER BY posted_at, fingerprint", (pull,)).fetchall())
+        return [PostedFinding(*row) for row in rows]
+
+    async def add_posted(self, pull: str, findings: Iterable[PostedFinding]) -> None:
+        now = self._clock()
+        rows = [(pull, f.fingerprint, f.path, f.severity, f.category, f.code, f.message, f.head_sha, now)
+                for f in findings]
+        if rows:
+            await self._run(lambda c: c.executemany(
+                "INSERT INTO review_findings (pull, fingerprint, path, severity, category, code, message, head_sha, "
+                "posted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (pull, fingerprint) DO NOTHING", rows))
+
+    async def paused_by(self, pull: str) -> str | None:
+        row = await self._run(lambda c: c.execute(
+            "SELECT paused_by FROM review_pauses WHERE pull = ?", (pull,)).fetchone())
+        return None if row is None else str(row[0])
+
+    async def set_paused(self, pull: str, by: str | None) -> None:
+        if by is None:
+            await self._run(lambda c: c.execute("DELETE FROM review_pauses WHERE pull = ?", (pull,)))
+            return
+        values = (pull, by, self._clock())
+        await self._run(lambda c: c.execute(
+            "INSERT INTO review_pauses (pull, paused_by, paused_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (pull) DO UPDATE SET paused_by = excluded.paused_by, paused_at = excluded.paused_at",
+            values))
+
+    async def claim_comment(self, pull: str, comment_key: str, claimed_by: str = "") -> bool:
+        now = self._clock()
+
+        def claim(conn: _Conn) -> bool:
+            # GitHub redelivers for 3 days: a claim older than a week guards nothing any more.
+            conn.execute("DELETE FROM followup_comments WHERE seen_at < ?", (now - CLAIM_DAYS * 86400,))
+            if conn.execute("INSERT INTO followup_comments (comment_key, pull, seen_at, claimed_by) "
+                            "VALUES (?, ?, ?, ?) ON CONFLICT (comment_key) DO NOTHING",
+                            (comment_key, pull, now, claimed_by)).rowcount == 1:
+                return True
+            row = conn.execute("SELECT claimed_by FROM followup_comments WHERE comment_key = ?",
+                               (comment_key,)).fetchone()
+            return bool(claimed_by) and row is not None and row[0] == claimed_by
+        return bool(await self._run(claim))
+
+    async def answers_since(self, thread: str, since: float) -> dict[str, int]:
+        rows = await self._run(lambda c: c.execute(
+            "SELECT kind, COUNT(*) FROM followup_answers WHERE thread = ? AND answered_at >= ? GROUP BY kind",
+            (thread, since)).fetchall())
+        return {str(kind): int(count) for kind, count in rows}
+
+    async def record_answer(self, thread: str, kind: str) -> None:
+        now = self._clock()
+
+        def record(conn: _Conn) -> None:
+            # Only the last hour counts (conversation.WINDOW); a day is kept, then dropped.
+            conn.execute("DELETE FROM followup_answers WHERE answered_at < ?", (now - 86400,))
+            conn.execute("INSERT INTO followup_answers (thread, kind, answered_at) VALUES (?, ?, ?)",
+                         (thread, kind, now))
+        await self._run(record)
+
+
+    async def journal(self, delivery_id: str) -> dict[str, Any] | None:
+        row = await self._run(lambda c: c.execute(
+            "SELECT body FROM job_journal WHERE delivery_id = ?", (delivery_id,)).fetchone())
+        return None if row is None else dict(json.loads(row[0]))
+
+    async def write_journal(self, delivery_id: str, body: dict[str, Any]) -> None:
+        values = (delivery_id, json.dumps(body), self._clock())
+        await self._run(lambda c: c.execute(
+            "INSERT INTO job_journal (delivery_id, body, recorded_at) VALUES (?, ?, ?) ON CONFLICT (delivery_id) "
+            "DO UPDATE SET body = excluded.body, recorded_at = excluded.recorded_at", values))
+
+
+class SQLiteReviewMemory(_SQLMemory):
+    """In the server's SQLite file."""
+
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(sqlite_url(str(path)), clock)
+        self.path = str(path)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[_Conn]:
+        conn = connect(self.path)  # the store's settings: WAL (switched safely when two race), FULL sync
+        try:
+            conn.execute("BEGIN IMMEDIATE")  # the write lock: a claim's read and write see no other writer
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        finally:
+            conn.close()
+
+
+class _PostgresConn:
+    """psycopg's connection speaking the `?` placeholders of the shared statements."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self._conn.execute(sql.replace("?", "%s"), params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
+        cursor = self._conn.cursor()
+        cursor.executemany(sql.replace("?", "%s"), list(rows))
+        return cursor
+
+
+class PostgresReviewMemory(_SQLMemory):
+    """In PostgreSQL (`postgresql://…`), for several server processes sharing one memory."""
+
+    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(url, clock)
+        self.url = url
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[_Conn]:
+        import psycopg  # only a PostgreSQL deployment needs the driver loaded
+
+        try:
+            with psycopg.connect(self.url, connect_timeout=10) as conn:  # commits on success, rolls back on error
+                yield _PostgresConn(conn)
+        except psycopg.OperationalError as exc:  # the server away or the connection lost: not the caller's fault
+            raise StoreUnavailable(f"PostgreSQL is unavailable ({type(exc).__name__})") from exc
+
+
+def review_memory_for(database_url: str) -> SQLiteReviewMemory | PostgresReviewMemory:
+    """The review memory in the server's database: PostgreSQL when the URL names it, else SQLite."""
+    from bot.store import is_postgres
+    from bot.store.sqlite.database import sqlite_path
+
+    if is_postgres(database_url):
+        return PostgresReviewMemory(database_url)
+    return SQLiteReviewMemory(sqlite_path(database_url))
