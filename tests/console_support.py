@@ -16,7 +16,8 @@ from bot.auth.guard import BREAK_GLASS
 from bot.auth.http import SIGNIN_STORE
 from bot.auth.sessions import SESSION_COOKIE, Session, create_session
 from bot.jobs import Handler
-from bot.server.app import ServerContext, make_app
+from bot.server.app import make_app
+from bot.server.server_context import ServerContext
 from tests.oidc_support import ADMIN_TOKEN, connector_doc, put_connector
 from tests.server_support import Recorder, Server, pr_payload, running_server, settings_for
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 
@@ -33,10 +33,8 @@ from bot.plan.config_files import load_config_file
 from bot.server import logging as log
 from bot.server.admin_deliveries import setup_delivery_routes
 from bot.server.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
+from bot.server.server_context import ServerContext
 from bot.yamldoc import MAX_BYTES
-
-if TYPE_CHECKING:
-    from bot.server.app import ServerContext
 
 logger = log.get("admin_api")
 

@@ -13,7 +13,6 @@ narrows it); a delivery tied to no account needs a grant narrowed to none. Answe
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -21,10 +20,8 @@ from bot.audit import Audit
 from bot.auth.guard import Denial, Gate
 from bot.connectors.api import denial_response
 from bot.server import logging as log
+from bot.server.server_context import ServerContext
 from bot.store.console import owner_of, shown_state
-
-if TYPE_CHECKING:
-    from bot.server.app import ServerContext
 
 logger = log.get("admin_api")
 PERMISSION = "deliveries:write"

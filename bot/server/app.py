@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -58,6 +58,7 @@ from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.probes import Readiness, setup_probes
 from bot.server.queue import JobQueue
 from bot.server.retention import keep_pruning
+from bot.server.server_context import HandlerFactory, ServerContext
 from bot.server.settings import Settings
 from bot.server.webhook import MAX_BODY, make_handler
 from bot.store import is_postgres, latest_schema_version, redact_url, storage_for
@@ -76,22 +77,6 @@ RECONCILER = web.AppKey("reconciler", Reconciler)  # connector statuses, kept tr
 LEARNINGS = web.AppKey("learnings", LearningStore)  # learnings and posted findings' outcomes (bot.store.learnings)
 
 
-@dataclass
-class ServerContext:
-    """What a job handler may use: settings (secrets inside `Secret`), the admin configuration
-    holder (read `.current` per job), metrics (`metrics.github_call(status)`), the store, one
-    shared HTTP session for outgoing calls and the GitHub App client (None without an app id and
-    private key: nothing can be done on GitHub then)."""
-
-    settings: Settings
-    admin: AdminConfigHolder
-    metrics: Metrics
-    store: DeliveryStore
-    http: aiohttp.ClientSession
-    github: GitHubApp | None = None
-
-
-HandlerFactory = Callable[[ServerContext], Handler]
 Role = Literal["all", "web", "worker"]  # serve, serve --no-workers, worker
 ROLE = web.AppKey("role", str)
 

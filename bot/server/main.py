@@ -22,9 +22,10 @@ from bot.jobs import Handler
 from bot.pipeline import make_handler
 from bot.server import logging as log
 from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
-from bot.server.app import HandlerFactory, Role, ServerContext, make_app
+from bot.server.app import Role, make_app
 from bot.server.listen import ListenError, start_site
 from bot.server.metrics import Metrics
+from bot.server.server_context import HandlerFactory, ServerContext
 from bot.server.settings import Settings, SettingsError, load_settings
 from bot.store import is_postgres, redact_url
 from bot.store.model import MigrationFailed, SchemaTooNew, StoreUnavailable

@@ -1,0 +1,38 @@
+"""What a job handler may use, in a module of its own.
+
+`ServerContext` is made by the app (bot/server/app.py) and read by the admin API, the delivery
+admin and the console; defined here rather than in app.py so that none of them imports the app
+that imports them (the cycle app.py -> admin_api.py -> app.py that issue #21 names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import aiohttp
+
+from bot.github import GitHubApp
+from bot.jobs import Handler
+from bot.server.admin_reload import AdminConfigHolder
+from bot.server.metrics import Metrics
+from bot.server.settings import Settings
+from bot.store.model import DeliveryStore
+
+
+@dataclass
+class ServerContext:
+    """What a job handler may use: settings (secrets inside `Secret`), the admin configuration
+    holder (read `.current` per job), metrics (`metrics.github_call(status)`), the store, one
+    shared HTTP session for outgoing calls and the GitHub App client (None without an app id and
+    private key: nothing can be done on GitHub then)."""
+
+    settings: Settings
+    admin: AdminConfigHolder
+    metrics: Metrics
+    store: DeliveryStore
+    http: aiohttp.ClientSession
+    github: GitHubApp | None = None
+
+
+HandlerFactory = Callable[[ServerContext], Handler]
