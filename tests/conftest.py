@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import AsyncIterator, Iterator
 
@@ -12,7 +13,9 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from bot.store import redact_url, storage_for
 from bot.store.model import Storage
 from tests import postgres_support
+from tests.chat_double import ChatDouble
 from tests.github_double import App, GitHubDouble
+from tests.review_support import API_KEY, KEY_VAR
 
 
 @pytest.fixture(scope="session")
@@ -100,3 +103,37 @@ async def storage(database_url: str) -> AsyncIterator[Storage]:
         yield opened
     finally:
         await opened.close()
+
+
+@pytest.fixture
+def model_key(monkeypatch) -> str:
+    """The model provider's key (tests/review_support.py's API_KEY) in the variable its admin file names."""
+    monkeypatch.setenv(KEY_VAR, API_KEY)
+    return API_KEY
+
+
+@pytest.fixture
+def no_key_in_logs(caplog, model_key: str) -> Iterator[None]:
+    """The provider's API key never reaches a log line (the app's or a library's) during the test."""
+    caplog.set_level(logging.DEBUG)
+    yield
+    assert model_key not in caplog.text
+
+
+@pytest.fixture
+async def chat(model_key: str) -> AsyncIterator[ChatDouble]:
+    """The chat double (an OpenAI-style provider on 127.0.0.1) that refuses a request without the
+    model key; the test fails if a tool conversation was one OpenAI would refuse."""
+    double = await ChatDouble(api_key=API_KEY).start()
+    try:
+        yield double
+    finally:
+        await double.close()
+    assert double.violations == [], double.violations
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that stops and starts a PostgreSQL cluster of its own (`pg_cluster`) is slow."""
+    for item in items:
+        if "pg_cluster" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from collections.abc import AsyncIterator
 
 import pytest
 
 from tests.app_support import running_app
-from tests.chat_double import ChatDouble, Reply, findings
+from tests.chat_double import Reply, findings
 from tests.github_double import Review
 from tests.github_double.model import User, now_iso, person
 from tests.review_support import (
-    API_KEY,
     BUG,
-    KEY_VAR,
     PRIMARY,
     admin_yaml,
     config_pull,
@@ -30,22 +27,10 @@ from tests.review_support import (
 )
 from tests.server_support import wait_for
 
+pytestmark = pytest.mark.usefixtures("model_key")  # the shared fixtures of tests/conftest.py
+
 ANSWER = "Fair point, @alice: guard the divisor. Ping @reviewer or @helper[bot] if needed."
 RULES = "feedback: detailed\nrules:\n  - id: no-div-zero\n    rule: Check every divisor before dividing.\n"
-
-
-@pytest.fixture
-async def chat() -> AsyncIterator[ChatDouble]:
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
-
-
-@pytest.fixture(autouse=True)
-def model_key(monkeypatch) -> None:
-    monkeypatch.setenv(KEY_VAR, API_KEY)
 
 
 async def finished(world, delivery_id: str) -> str:

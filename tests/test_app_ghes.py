@@ -17,14 +17,12 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 
 from tests.app_support import running_app
-from tests.chat_double import ChatDouble, Reply, findings
+from tests.chat_double import Reply, findings
 from tests.github_double import App, GitHubDouble
 from tests.review_support import (
-    API_KEY,
     BUG,
     CALC_HEAD,
     CLEAN,
-    KEY_VAR,
     PRIMARY,
     admin_yaml,
     config_pull,
@@ -52,16 +50,6 @@ def ghes_app(ghes: GitHubDouble, app_private_key: str) -> App:
     key = serialization.load_pem_private_key(app_private_key.encode(), password=None)
     public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
     return ghes.add_app(public.decode())
-
-
-@pytest.fixture
-async def chat(monkeypatch) -> AsyncIterator[ChatDouble]:
-    monkeypatch.setenv(KEY_VAR, API_KEY)
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
 
 
 async def _finished(world, delivery_id: str) -> str:

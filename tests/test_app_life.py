@@ -6,18 +6,14 @@ restarts; earlier findings that still stand keep the check run failing and block
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from tests.app_support import running_app, serving
 from tests.chat_double import ChatDouble, findings
 from tests.review_support import (
-    API_KEY,
     BUG,
     CALC_HEAD,
     DOCS,
-    KEY_VAR,
     LEAK,
     PRIMARY,
     admin_yaml,
@@ -32,22 +28,10 @@ from tests.review_support import (
     summary_of,
 )
 
+pytestmark = pytest.mark.usefixtures("model_key")  # the shared fixtures of tests/conftest.py
+
 CALC_PUSHED = CALC_HEAD + "\ndef half(a):\n    return ratio(a, 2)\n"  # lines 10-12 added
 HALF = finding(12, "important", "bug", "half() hides ratio's division by zero.")
-
-
-@pytest.fixture
-async def chat() -> AsyncIterator[ChatDouble]:
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
-
-
-@pytest.fixture(autouse=True)
-def model_key(monkeypatch) -> None:
-    monkeypatch.setenv(KEY_VAR, API_KEY)
 
 
 def serving_fresh(tmp_path, github, github_app, private_key, admin: str):

@@ -7,17 +7,12 @@ and from then on."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import AsyncIterator
-
 import pytest
 
 from tests.app_support import running_app
 from tests.chat_double import ChatDouble, Reply, asks, findings
 from tests.review_support import (
-    API_KEY,
     FALLBACK,
-    KEY_VAR,
     PRIMARY,
     admin_yaml,
     everything_written,
@@ -27,6 +22,8 @@ from tests.review_support import (
     reviewing_app,
     run_text,
 )
+
+pytestmark = pytest.mark.usefixtures("no_key_in_logs")  # the shared fixtures of tests/conftest.py
 
 PRICING = ("RATE_LIMIT = 3\n"                       # 1
            "\n"                                     # 2
@@ -41,24 +38,6 @@ CHECKOUT_HEAD = ("from src.pricing import apply_discount\n"
                  "    return apply_discount(sum(cart), 0.9)\n")  # 4: raises: 0.9 > 0.5
 RAISES = finding(4, "blocking", "bug", "apply_discount raises ValueError for a rate above 0.5.",
                  path="src/checkout.py")
-
-
-@pytest.fixture
-async def chat() -> AsyncIterator[ChatDouble]:
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
-    assert double.violations == [], double.violations  # every tool call answered as OpenAI requires
-
-
-@pytest.fixture(autouse=True)
-def model_key(monkeypatch, caplog):
-    monkeypatch.setenv(KEY_VAR, API_KEY)
-    caplog.set_level(logging.DEBUG)
-    yield
-    assert API_KEY not in caplog.text
 
 
 def tooled(chat: ChatDouble, tools: str) -> str:

@@ -6,19 +6,16 @@ is invalid, was a green `done` delivery counted as `outcome="done"` and could no
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
 
 from tests.app_support import World
-from tests.chat_double import ChatDouble, failing, findings
+from tests.chat_double import failing, findings
 from tests.review_support import (
-    API_KEY,
     BUG,
     CLEAN,
     FALLBACK,
-    KEY_VAR,
     PRIMARY,
     app_reviews,
     config_pull,
@@ -28,16 +25,6 @@ from tests.review_support import (
 from tests.server_support import wait_for
 
 TOKEN = "admin-token-for-outcomes"
-
-
-@pytest.fixture
-async def chat(monkeypatch) -> AsyncIterator[ChatDouble]:
-    monkeypatch.setenv(KEY_VAR, API_KEY)
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
 
 
 async def _row(world: World, delivery: str) -> dict:

@@ -8,9 +8,6 @@ own is mocked. The API key is checked to appear nowhere: GitHub, logs.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import AsyncIterator
-
 import pytest
 
 from tests.app_support import running_app
@@ -24,7 +21,6 @@ from tests.review_support import (
     CLEAN,
     DOCS,
     FALLBACK,
-    KEY_VAR,
     LEAK,
     NIT,
     PRIMARY,
@@ -42,31 +38,10 @@ from tests.review_support import (
     summary_of,
 )
 
+pytestmark = pytest.mark.usefixtures("no_key_in_logs")  # the shared fixtures of tests/conftest.py
+
 OUTSIDE = finding(1, "minor", "maintainability", "Name the module's purpose.", path="src/app.py")  # off the diff
 CALC_NEXT = CALC_HEAD + "\ndef half(a):\n    return ratio(a, 2)\n"  # a later push
-
-
-@pytest.fixture
-async def chat() -> AsyncIterator[ChatDouble]:
-    double = await ChatDouble(api_key=API_KEY).start()  # refuses a request without the key
-    try:
-        yield double
-    finally:
-        await double.close()
-
-
-@pytest.fixture
-def model_key(monkeypatch) -> str:
-    monkeypatch.setenv(KEY_VAR, API_KEY)
-    return API_KEY
-
-
-@pytest.fixture(autouse=True)
-def no_key_in_logs(caplog, model_key):
-    """Every test: the provider's API key never reaches a log line (the app's or a library's)."""
-    caplog.set_level(logging.DEBUG)
-    yield
-    assert model_key not in caplog.text
 
 
 def messages(comments) -> dict[int, str]:
@@ -278,7 +253,6 @@ async def test_approve_once_then_dismiss_only_its_own_approval(tmp_path, github,
     assert summary_of(world, pr) != first_summary and f"Reviewed `{pr.head_sha[:7]}`" in summary_of(world, pr)
     assert f"Reviewed `{first_head[:7]}`" in first_summary
     assert quoting.body == "The bot's comment starts with <!-- reviewer:summary -->"  # a person's, untouched
-
 
 
 async def test_github_refusing_an_approval_is_noted_in_the_check_run(tmp_path, github, github_app, app_private_key,

@@ -7,10 +7,8 @@ incrementally; admin limits keep files out; `enabled: false` deletes the index."
 from __future__ import annotations
 
 import json
-import logging
 import sqlite3
 import uuid
-from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
@@ -25,8 +23,10 @@ from bot.store.index import postgres_stores, sqlite_stores
 from bot.store.index.sqlite import SqliteIndex, connect
 from tests.app_support import running_app, settle
 from tests.chat_double import ChatDouble, findings
-from tests.review_support import API_KEY, KEY_VAR, PRIMARY, admin_yaml, reviewed, reviewing_app, run_text
+from tests.review_support import PRIMARY, admin_yaml, reviewed, reviewing_app, run_text
 from tests.server_support import wait_for
+
+pytestmark = pytest.mark.usefixtures("no_key_in_logs")  # the shared fixtures of tests/conftest.py
 
 PRICING = ("RATE_LIMIT = 3\n"                       # 1
            "\n"                                     # 2
@@ -39,23 +39,6 @@ CHECKOUT_HEAD = ("from src.pricing import apply_discount\n"
                  "\n"
                  "def checkout(cart):\n"
                  "    return apply_discount(sum(cart), 0.9)\n")  # 4: the changed line that calls it
-
-
-@pytest.fixture
-async def chat() -> AsyncIterator[ChatDouble]:
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
-
-
-@pytest.fixture(autouse=True)
-def model_key(monkeypatch, caplog):
-    monkeypatch.setenv(KEY_VAR, API_KEY)
-    caplog.set_level(logging.DEBUG)
-    yield
-    assert API_KEY not in caplog.text
 
 
 def prompt(chat: ChatDouble, index: int = -1) -> str:

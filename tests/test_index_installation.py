@@ -5,9 +5,7 @@ at a time per installation; removed repositories and an uninstalled app lose the
 
 from __future__ import annotations
 
-import logging
 import sqlite3
-from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
@@ -18,28 +16,13 @@ from bot.pipeline.installation import index_installation, repository_changes
 from bot.store.index import sqlite_stores
 from bot.store.index.sqlite import SqliteIndex, connect
 from tests.chat_double import ChatDouble, findings
-from tests.review_support import API_KEY, KEY_VAR, PRIMARY, reviewed, reviewing_app
+from tests.review_support import PRIMARY, reviewed, reviewing_app
 from tests.server_support import wait_for
 from tests.test_index_e2e import CHECKOUT_BASE, CHECKOUT_HEAD, PRICING, prompt
 
+pytestmark = pytest.mark.usefixtures("no_key_in_logs")  # the shared fixtures of tests/conftest.py
+
 UTIL = "def helper(x):\n    return x * 2\n"
-
-
-@pytest.fixture
-async def chat() -> AsyncIterator[ChatDouble]:
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
-
-
-@pytest.fixture(autouse=True)
-def model_key(monkeypatch, caplog):
-    monkeypatch.setenv(KEY_VAR, API_KEY)
-    caplog.set_level(logging.DEBUG)
-    yield
-    assert API_KEY not in caplog.text
 
 
 def store(tmp_path, repo: str) -> SqliteIndex:

@@ -10,14 +10,13 @@ import uuid
 
 import aiohttp
 import psycopg
-import pytest
 
 from bot.github import GitHubApp
 from bot.pipeline.index import RepositoryIndexes
 from bot.store.index import postgres_stores
 from bot.store.index.postgres import PostgresIndex, connect_pg
 from tests.app_support import running_app
-from tests.chat_double import ChatDouble, findings
+from tests.chat_double import findings
 from tests.review_support import API_KEY, KEY_VAR, PRIMARY, admin_yaml, reviewed, run_text
 from tests.server_support import wait_for
 from tests.test_index_e2e import CHECKOUT_BASE, CHECKOUT_HEAD, PRICING
@@ -58,15 +57,6 @@ async def test_an_open_build_does_not_stall_other_repositories(pg_url) -> None:
                 build.rollback()
         finally:
             admin.execute(f'ALTER DATABASE "{name}" RESET lock_timeout')
-
-
-@pytest.fixture
-async def chat():
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
 
 
 async def test_a_store_error_on_postgresql_does_not_stop_the_review(pg_url, tmp_path, github, github_app,
