@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install run test fuzz bench eval clean
+.PHONY: install run test test-fast fuzz bench eval clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,13 @@ test: install
 	$(PY) -m ruff check bot tests bench scripts
 	$(PY) -m mypy
 	$(PY) -m pytest
+
+# The same checks without the slow process tests (marked `slow`: a server process, a PostgreSQL
+# restart, a browser, the wheel): for the edit-test loop. `make test` still runs everything.
+test-fast: install
+	$(PY) -m ruff check bot tests bench scripts
+	$(PY) -m mypy
+	$(PY) -m pytest -m "not slow"
 
 # The fuzz layer (tests marked `fuzz`) with a large random budget instead of `make test`'s small
 # fixed one; failures are kept in .hypothesis/ and replayed first. FUZZ_EXAMPLES=N sets the budget.

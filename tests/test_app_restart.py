@@ -5,12 +5,17 @@ from __future__ import annotations
 import asyncio
 import signal
 
+import pytest
+
 from tests.app_support import World
 from tests.chat_double import ChatDouble, findings
 from tests.github_double.model import CheckRun
 from tests.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, app_reviews, config_pull, summary_comments
 from tests.server_support import wait_for
 from tests.test_server_process import _env, _start, _states
+
+pytestmark = pytest.mark.slow  # a `reviewer serve` process of its own: `make test-fast` leaves it out
+
 
 COMPARE = "GET /repos/{owner}/{repo}/compare/{basehead}"
 COMMENT = "POST /repos/{owner}/{repo}/issues/{issue_number}/comments"

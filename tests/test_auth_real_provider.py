@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import aiohttp
+import pytest
 
 from bot.auth.http import SIGNIN_STORE
 from tests.oidc_support import (
@@ -135,6 +136,7 @@ def start_serve(tmp_path: Path, private_key: str) -> tuple[subprocess.Popen, int
     raise AssertionError("the server stopped before listening:\n" + "".join(lines))
 
 
+@pytest.mark.slow  # a `reviewer serve` process of its own
 async def test_reviewer_serve_signs_a_browser_in_and_logs_no_secret(tmp_path, app_private_key):
     proc, port, lines = start_serve(tmp_path, app_private_key)
     url = f"http://127.0.0.1:{port}"

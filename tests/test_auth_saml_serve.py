@@ -6,10 +6,13 @@ from __future__ import annotations
 import signal
 
 import aiohttp
+import pytest
 
 from tests.oidc_support import ADMIN_TOKEN, Browser, Remote
 from tests.saml_support import SamlIdP, decode, make_pair, post_response, put_saml, require_xmlsec, start
 from tests.test_auth_real_provider import start_serve
+
+pytestmark = pytest.mark.slow  # a `reviewer serve` process of its own: `make test-fast` leaves it out
 
 
 async def test_reviewer_serve_signs_in_through_saml_and_logs_no_secret(tmp_path, app_private_key):

@@ -19,6 +19,9 @@ import pytest
 
 from tests.oidc_support import ADMIN_TOKEN, Browser, HostileProvider, connector_doc, put_connector, signin_server
 
+pytestmark = pytest.mark.slow  # a `reviewer serve` process of its own: `make test-fast` leaves it out
+
+
 OIDC_PATH = "/apis/resources.service.dev/v3/oidcconnectors"
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,7 +23,8 @@ from tests.server_support import Recorder, pr_payload, wait_for
 MISSING = browser_missing()
 if MISSING and os.environ.get("REVIEWER_TEST_REQUIRE_BROWSER") == "1":
     raise RuntimeError(f"REVIEWER_TEST_REQUIRE_BROWSER=1 but {MISSING}")
-pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+pytestmark = [pytest.mark.skipif(MISSING is not None, reason=MISSING or ""),
+              pytest.mark.slow]  # a headless Chromium per test: `make test-fast` leaves it out
 
 BAD_CONNECTOR = """\
 apiVersion: resources.service.dev/v3

@@ -29,6 +29,8 @@ from tests.github_double import GitHubDouble
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
+
+
 CONTEXT = ("pyproject.toml", "README.md", "bot")  # .dockerignore's allowlist
 
 

@@ -20,6 +20,9 @@ from tests.scale_support import Proc, web, worker
 from tests.server_support import wait_for
 from tests.test_server_process import ROOT, _env
 
+pytestmark = pytest.mark.slow  # a `reviewer serve` process of its own: `make test-fast` leaves it out
+
+
 COMPARE = "GET /repos/{owner}/{repo}/compare/{basehead}"
 REVIEWS = "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"
 COMPLETE = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"

@@ -15,6 +15,9 @@ import pytest
 from bot.server.settings import SettingsError, load_settings
 from tests.server_support import SECRET
 
+pytestmark = pytest.mark.slow  # a `reviewer serve` process of its own: `make test-fast` leaves it out
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

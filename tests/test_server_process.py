@@ -13,8 +13,11 @@ import sys
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from tests.server_support import SECRET, Recorder, pr_payload, running_server, sign
+
+pytestmark = pytest.mark.slow  # `reviewer serve` processes of their own: `make test-fast` leaves them out
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -25,6 +25,9 @@ import pytest
 
 from tests.github_double import GitHubDouble
 
+pytestmark = pytest.mark.slow  # a `reviewer serve` process of its own: `make test-fast` leaves it out
+
+
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = "https://reviewer.example.com"
 
