@@ -8,19 +8,14 @@ the real tools' files are round-tripped in tests/test_app_analyzers.py.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import aiohttp
-import pytest
 
 from tests.analyzers_support import log, result
 from tests.app_support import World
-from tests.chat_double import ChatDouble, findings
+from tests.chat_double import findings
 from tests.review_support import (
-    API_KEY,
     BUG,
     CLEAN,
-    KEY_VAR,
     LEAK,
     PRIMARY,
     app_reviews,
@@ -31,16 +26,6 @@ from tests.review_support import (
 from tests.server_support import wait_for
 
 TOKEN = "analyses-admin-token-for-tests"
-
-
-@pytest.fixture
-async def chat(monkeypatch) -> AsyncIterator[ChatDouble]:
-    monkeypatch.setenv(KEY_VAR, API_KEY)
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
 
 
 async def _upload(world: World, document: dict, sha: str) -> str:

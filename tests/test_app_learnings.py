@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
 
 from tests.app_support import running_app
-from tests.chat_double import ChatDouble, Reply, findings
+from tests.chat_double import Reply, findings
 from tests.github_double.model import person
 from tests.review_support import (
-    API_KEY,
     BUG,
     CALC_HEAD,
     DOCS,
-    KEY_VAR,
     LEAK,
     PRIMARY,
     admin_yaml,
@@ -35,16 +32,6 @@ from tests.test_app_followups import finished, replies, say
 
 TOKEN = "admin-token-for-learnings"
 CONFIG = "feedback: detailed\n"
-
-
-@pytest.fixture
-async def chat(monkeypatch) -> AsyncIterator[ChatDouble]:
-    monkeypatch.setenv(KEY_VAR, API_KEY)
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
 
 
 async def _api(world, method: str, path: str) -> tuple[int, dict]:

@@ -9,16 +9,13 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-
-import pytest
 
 from bot.config.admin import load_admin_config
 from bot.pipeline.budgets import admit, day_reset, month_reset, periods
 from bot.store.budgets import budget_store
 from tests.app_support import running_app
-from tests.chat_double import ChatDouble, findings
+from tests.chat_double import findings
 from tests.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, config_pull, reviewed, run_text, shown
 from tests.test_app_analyzers import AWS_KEY
 from tests.test_app_followups import say
@@ -113,15 +110,6 @@ async def test_admit_refuses_past_either_budget_counting_nothing_then(database_u
         "tokensPerMonth", 1000, "budgets.tokensPerMonth")
     assert over.resets_at == datetime(2026, 12, 1, tzinfo=UTC)
     assert (await budgets.spent("octo", "2026-11-28", "2026-11")).reviews_today == 0  # the refusal counted nothing
-
-
-@pytest.fixture
-async def chat() -> AsyncIterator[ChatDouble]:
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
 
 
 def assert_budget_run(run, budget: str, noun: str, key_path: str) -> None:

@@ -16,7 +16,7 @@ import io
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import aiohttp
 import pytest
@@ -25,7 +25,7 @@ from bot import telemetry
 from bot.server import logging as log
 from bot.telemetry.setup import configure, wanted
 from tests.app_support import running_app
-from tests.chat_double import ChatDouble, asks, findings
+from tests.chat_double import asks, findings
 from tests.otlp_receiver import OtlpReceiver
 from tests.review_support import API_KEY, KEY_VAR, PRIMARY, admin_yaml, finding, reviewed
 
@@ -45,15 +45,6 @@ def receiver() -> Iterator[OtlpReceiver]:
         yield server
     finally:
         server.close()
-
-
-@pytest.fixture
-async def chat() -> AsyncIterator[ChatDouble]:
-    double = await ChatDouble(api_key=API_KEY).start()
-    try:
-        yield double
-    finally:
-        await double.close()
 
 
 @pytest.fixture
