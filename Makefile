@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 run: install
-	$(PY) -m tests.demo
+	$(PY) -m tests.support.demo
 
 test: install
 	$(PY) -m ruff check bot tests bench scripts

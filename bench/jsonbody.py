@@ -1,4 +1,4 @@
-"""Bounded JSON parsing (bot.jsonbody.parse_json) against bare `json.loads`, in the same run.
+"""Bounded JSON parsing (bot.documents.jsonbody.parse_json) against bare `json.loads`, in the same run.
 
 What the bound costs on the bodies the server parses most: GitHub's example webhook payloads
 (tests/data/webhooks, 3 to 30 KB), one of about 2 MB (a pull_request payload carrying 10,000
@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from bot.jsonbody import parse_json  # noqa: E402
+from bot.documents.jsonbody import parse_json  # noqa: E402
 
 AIM = 3.0
 

@@ -145,7 +145,7 @@ def cold_plan(config, pr, paths, tree) -> float:
 
 
 def worst_cel() -> None:
-    from tests.test_cel import _worst_accepted, largest_pr  # the same families the tests run
+    from tests.expr.test_cel import _worst_accepted, largest_pr  # the same families the tests run
 
     data = cel_input(largest_pr())
     families = {

@@ -1,6 +1,6 @@
 """What a pull request's life costs: model calls, prompt bytes and comments posted, per event.
 
-One life, replayed against the doubles (tests/github_double, tests/chat_double) with the real
+One life, replayed against the doubles (tests/support/github_double, tests/support/chat_double) with the real
 server and pipeline: opened (40 files), labeled, a one-file push, a re-run of the check, a reply to
 a finding. The model is scripted to find the same things again whenever it is asked (as a real
 model mostly does), plus one new finding in the pushed file. The same life runs twice: with
@@ -78,10 +78,10 @@ async def finished(db: Path, delivery_id: str) -> None:
 
 async def live(incremental: bool) -> Life:
     from bot.pipeline import make_handler
-    from tests.app_support import World, serving
-    from tests.chat_double import ChatDouble, Reply, findings
-    from tests.github_double import GitHubDouble
-    from tests.review_support import admin_yaml, finding
+    from tests.support.app_support import World, serving
+    from tests.support.chat_double import ChatDouble, Reply, findings
+    from tests.support.github_double import GitHubDouble
+    from tests.support.review_support import admin_yaml, finding
 
     private, public = fresh_app_key()
     github, chat = GitHubDouble(), await ChatDouble(api_key="bench-key").start()
@@ -199,10 +199,10 @@ POLICY = (  # what the scripted model asks, round by round, before it answers
 async def looked_up(tools: bool, policy: tuple = POLICY) -> Looked:
     """The opening review of a pull request whose changed file calls another module, with the
     model offered lookups (and following `policy`) or not."""
-    from tests.app_support import World, serving
-    from tests.chat_double import ChatDouble, asks, findings
-    from tests.github_double import GitHubDouble
-    from tests.review_support import admin_yaml, finding
+    from tests.support.app_support import World, serving
+    from tests.support.chat_double import ChatDouble, asks, findings
+    from tests.support.github_double import GitHubDouble
+    from tests.support.review_support import admin_yaml, finding
 
     private, public = fresh_app_key()
     github, chat = GitHubDouble(), await ChatDouble(api_key="bench-key").start()

@@ -27,7 +27,7 @@ import jwt  # noqa: E402
 from bot.auth import saml  # noqa: E402
 from bot.auth.oidc_token import Expected, verify_id_token  # noqa: E402
 from bot.auth.saml_settings import KeyPair, SamlSettings  # noqa: E402
-from tests.saml_support import SamlIdP, make_pair  # noqa: E402
+from tests.support.saml_support import SamlIdP, make_pair  # noqa: E402
 
 
 def saml_case(encrypted: bool) -> tuple[SamlSettings, bytes]:

@@ -41,7 +41,7 @@ CONFIG = "rules:\n  - id: style\n    rule: Functions have type hints.\n    paths
 def database(server_url: str):
     import psycopg
 
-    from tests.postgres_support import with_database
+    from tests.support.postgres_support import with_database
     name = f"reviewer_bench_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(server_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -55,8 +55,8 @@ def database(server_url: str):
 async def run(processes: int, pulls: int, workers: int, installations: int, server_url: str) -> dict:
     """Review `pulls` pull requests with `processes` workers; (rate, per-job calls) measured."""
     from bench.webhooks import fresh_app_key
-    from tests.chat_double import ChatDouble, Reply, findings
-    from tests.github_double import GitHubDouble
+    from tests.support.chat_double import ChatDouble, Reply, findings
+    from tests.support.github_double import GitHubDouble
 
     private, public = fresh_app_key()
     github, chat = GitHubDouble(), ChatDouble()
@@ -83,8 +83,8 @@ async def run(processes: int, pulls: int, workers: int, installations: int, serv
 async def _measure(github, chat, app, private: str, url: str, tmp: Path, procs: list, processes: int, pulls: int,
                    workers: int, installations: int) -> tuple[float, int, int]:
     """(seconds for `pulls` pull requests, GitHub calls and model calls of one job alone)."""
-    from tests.app_support import World
-    from tests.scale_support import Proc, world_env
+    from tests.support.app_support import World
+    from tests.support.scale_support import Proc, world_env
 
     admin = tmp / "admin.yaml"
     admin.write_text(f"providers:\n  local:\n    type: openai\n    baseUrl: {chat.base_url}\n"

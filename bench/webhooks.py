@@ -18,7 +18,7 @@ committed (synchronous_commit on) before its 202. Aims: >= 0.5x the bare handler
 
 Then the REST calls the real pipeline makes for one pull request of 10 files, with the installation
 token already cached, a `.reviewer.yaml` that references no file and no agent file in the
-repository: the app against the GitHub double (tests/github_double), a first pull request opened to
+repository: the app against the GitHub double (tests/support/github_double), a first pull request opened to
 warm the token cache, then the measured one (aim: at most 5 calls).
 
 Usage: python bench/webhooks.py [--requests N] [--connections C] [--rounds R] [--backend B] [--calls-only]
@@ -220,7 +220,7 @@ def database(backend: str, tmp: str, n: int) -> Iterator[str]:
     if backend == "sqlite":
         yield f"sqlite:///{Path(tmp, f'bench-{n}.db')}"
         return
-    from tests.postgres_support import fresh_database
+    from tests.support.postgres_support import fresh_database
     with fresh_database(os.environ.get("REVIEWER_BENCH_POSTGRES_URL", PG_DEFAULT)) as url:
         yield url
 
@@ -274,8 +274,8 @@ def fresh_app_key() -> tuple[str, str]:
 
 async def pull_request_calls() -> tuple[list, object, list[str]]:
     """(the calls for the second pull request, its check run, requests GitHub's description refuses)."""
-    from tests.app_support import running_app
-    from tests.github_double import GitHubDouble
+    from tests.support.app_support import running_app
+    from tests.support.github_double import GitHubDouble
 
     private, public = fresh_app_key()
     github = GitHubDouble()

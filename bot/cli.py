@@ -1,4 +1,4 @@
-"""`reviewer`: the command line of design.md. Parsing only; each command lives in its own module.
+"""`reviewer`: the command line of README.md. Parsing only; each command lives in its own module.
 
 Exit codes are part of the interface: 0 success (or valid), 1 invalid, 2 usage or unreadable input,
 141 when the reader of standard output went away (`reviewer plan ... | head -1`): the status a shell

@@ -17,11 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bot.jobs import ReviewResult
-from tests.browser_support import chromium
-from tests.console_support import console_server, failed_delivery
-from tests.oidc_support import ADMIN_TOKEN
-from tests.server_support import Recorder, example, pr_payload
+from bot.events.jobs import ReviewResult
+from tests.support.browser_support import chromium
+from tests.support.console_support import console_server, failed_delivery
+from tests.support.oidc_support import ADMIN_TOKEN
+from tests.support.server_support import Recorder, example, pr_payload
 
 
 async def sign_in_with_token(page: Any, url: str, next_path: str = "/console/") -> None:

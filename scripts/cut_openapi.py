@@ -1,7 +1,7 @@
 """Cut the GitHub REST operations the app uses out of GitHub's published OpenAPI description.
 
 GitHub publishes its REST description as the npm package `@octokit/openapi`. The GitHub double in
-`tests/github_double/` checks every request the app makes against this cut (path template, required
+`tests/support/github_double/` checks every request the app makes against this cut (path template, required
 parameters, query and JSON body schemas) and every answer it gives against the success response
 schemas, so the double cannot drift from GitHub's shapes without a test noticing.
 

@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from bot.yamldoc import load_yaml  # noqa: E402
+from bot.documents.yamldoc import load_yaml  # noqa: E402
 
 MIRRORS = os.environ.get("EVAL_MIRRORS", "/work/.mirror")
 CLONE_URL = os.environ.get("EVAL_CLONE_URL", "https://github.com/{}.git")  # {} is owner/name

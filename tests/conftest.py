@@ -12,10 +12,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bot.store import redact_url, storage_for
 from bot.store.model import Storage
-from tests import postgres_support
-from tests.chat_double import ChatDouble
-from tests.github_double import App, GitHubDouble
-from tests.review_support import API_KEY, KEY_VAR
+from tests.support import postgres_support
+from tests.support.chat_double import ChatDouble
+from tests.support.github_double import App, GitHubDouble
+from tests.support.review_support import API_KEY, KEY_VAR
 
 
 @pytest.fixture(scope="session")
@@ -48,7 +48,7 @@ def github_app(github: GitHubDouble, app_private_key: str) -> App:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
-    """The URL of a PostgreSQL server for this run (see tests/postgres_support.py)."""
+    """The URL of a PostgreSQL server for this run (see tests/support/postgres_support.py)."""
     url = os.environ.get("REVIEWER_TEST_POSTGRES_URL", postgres_support.DEFAULT_URL)
     why = postgres_support._reachable(url)
     if why is None:
@@ -107,7 +107,7 @@ async def storage(database_url: str) -> AsyncIterator[Storage]:
 
 @pytest.fixture
 def model_key(monkeypatch) -> str:
-    """The model provider's key (tests/review_support.py's API_KEY) in the variable its admin file names."""
+    """The model provider's key (tests/support/review_support.py's API_KEY) in the variable its admin file names."""
     monkeypatch.setenv(KEY_VAR, API_KEY)
     return API_KEY
 

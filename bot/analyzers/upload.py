@@ -9,7 +9,7 @@ Every step is bounded before it is taken, since the body comes from any CI job h
 the encoded text by GitHub's 10 MB limit on the compressed file (its "SARIF file is too large"),
 the inflated document by `max_inflated_bytes` (100 MB by default), inflated in chunks so that a
 gzip bomb is refused after the cap is passed and the rest is never inflated; then the JSON's depth
-and integers (bot/jsonbody.py), then SARIF's shape and GitHub's limits, and every location's URI
+and integers (bot/documents/jsonbody.py), then SARIF's shape and GitHub's limits, and every location's URI
 (bot/analyzers/uris.py). The answer is either an `Upload` or the problems, each naming its place as a
 JSON pointer into the body (`/sarif/runs/0/...` inside the document) and a stable code.
 """
@@ -29,7 +29,7 @@ from typing import Any
 
 from bot.analyzers.model import AnalyzerResult, Problem
 from bot.analyzers.sarif import GITHUB_LIMITS, Limits, read_sarif
-from bot.jsonbody import JsonBodyError, parse_json
+from bot.documents.jsonbody import JsonBodyError, parse_json
 
 MAX_COMPRESSED_BYTES = 10 * 1024 * 1024  # GitHub's limit on the gzipped SARIF file
 MAX_INFLATED_BYTES = 100 * 1024 * 1024

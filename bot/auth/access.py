@@ -1,4 +1,4 @@
-"""Who may do what: the admin file's `access` section (design.md "Access: roles and permissions").
+"""Who may do what: the admin file's `access` section (docs/configuration.md "`access`: who may do what").
 
 Roles grant permissions (`allow`), optionally narrowed to GitHub accounts (`accounts`, globs over
 logins, case-insensitive as logins are). A narrowed grant allows only objects of its accounts:

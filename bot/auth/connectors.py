@@ -12,11 +12,11 @@ from typing import Any
 from bot.auth.errors import SignInError
 from bot.auth.patterns import matches_any
 from bot.auth.roles import RoleMapping, mappings_from
-from bot.connectors.checks import ConnectorSecrets, resolve_secret
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
+from bot.connectors.field_checks import ConnectorSecrets, resolve_secret
 from bot.connectors.problem import VALIDATION_FAILED
 from bot.connectors.values import NANOS_PER_SECOND, parse_duration
-from bot.pointers import human_pointer
+from bot.documents.pointers import human_pointer
 
 BASE_SCOPES = ("openid", "email")
 

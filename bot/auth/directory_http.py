@@ -11,8 +11,8 @@ import aiohttp
 
 from bot.auth.errors import SignInError
 from bot.auth.redirects import origin_of
-from bot.bounded_read import read_at_most
-from bot.jsonbody import parse_json
+from bot.documents.bounded_read import read_at_most
+from bot.documents.jsonbody import parse_json
 
 MAX_BODY = 4 * 1024 * 1024
 TIMEOUT = aiohttp.ClientTimeout(total=20)

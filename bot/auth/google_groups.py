@@ -21,7 +21,7 @@ import jwt
 
 from bot.auth.directory_http import access_token, request_json
 from bot.auth.errors import SignInError
-from bot.connectors.checks import ConnectorSecrets, resolve_secret
+from bot.connectors.field_checks import ConnectorSecrets, resolve_secret
 
 DIRECTORY = "https://admin.googleapis.com"
 TOKEN_URI = "https://oauth2.googleapis.com/token"

@@ -1,4 +1,4 @@
-"""The sign-in routes (design.md "Signing in through the connectors"), at Teleport's web API paths:
+"""The sign-in routes (docs/connectors.md "Signing in"), at Teleport's web API paths:
 
     GET  /v1/webapi/connectors[?username=U]      connectors one may sign in with (identifier-first)
     GET  /v1/webapi/oidc/login/web               → 302 to the provider
@@ -40,11 +40,11 @@ from bot.auth.saml_http import add_saml_routes
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
 from bot.auth.sessions import Cookies, find_session, mfa_session, rfc3339, token_key
 from bot.auth.store import AuthStore
-from bot.bounded_read import read_at_most
-from bot.connectors.checks import ConnectorSecrets
 from bot.connectors.descriptor_fetch import DescriptorSource
+from bot.connectors.field_checks import ConnectorSecrets
 from bot.connectors.kinds import NAME_RULE, OIDC, SAML, is_connector_name
-from bot.jsonbody import JsonBodyError, parse_json
+from bot.documents.bounded_read import read_at_most
+from bot.documents.jsonbody import JsonBodyError, parse_json
 from bot.store.model import ConnectorStore
 
 log = logging.getLogger("reviewer.signin")

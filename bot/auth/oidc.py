@@ -1,7 +1,7 @@
 """The OIDC relying party: the authorization code flow, from the redirect to verified claims.
 
 `begin` makes the provider's authorization URL and the pending record (state, nonce, PKCE
-verifier) that the callback needs; `finish` exchanges the code and runs every check of design.md
+verifier) that the callback needs; `finish` exchanges the code and runs every check of docs/connectors.md
 on what comes back, merging UserInfo under the ID token's claims. The pending record is the
 caller's to store and to take back once (single use).
 """
@@ -25,7 +25,7 @@ from bot.auth.oidc_provider import MAX_DOCUMENT, ProviderCache, allowed_endpoint
 from bot.auth.oidc_token import Expected, UnknownKey, verify_id_token
 from bot.auth.redirects import choose_redirect_url
 from bot.auth.service_keys import sign_request_object
-from bot.bounded_read import read_at_most
+from bot.documents.bounded_read import read_at_most
 
 STATE_SECONDS = 600  # a sign-in started is finished within 10 minutes, or started again
 REQUEST_OBJECT_SECONDS = 300
@@ -135,7 +135,7 @@ def _form_escape(value: str) -> str:
 async def _merge_userinfo(http: aiohttp.ClientSession, url: str, access_token: str,
                           claims: dict[str, Any]) -> dict[str, Any]:
     """UserInfo under the token's claims; a 4xx or an unreadable answer leaves the token's alone,
-    a different `sub` refuses the sign-in (design.md, as Teleport does). Read only from an https
+    a different `sub` refuses the sign-in (docs/connectors.md, as Teleport does). Read only from an https
     endpoint, or http on a loopback host (a provider on this machine, like its issuer)."""
     try:
         async with http.get(url, headers={"Authorization": f"Bearer {access_token}", "Accept": "application/json"},

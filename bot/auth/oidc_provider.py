@@ -24,7 +24,7 @@ import aiohttp
 
 from bot.auth.errors import SignInError
 from bot.auth.redirects import origin_of
-from bot.bounded_read import read_at_most
+from bot.documents.bounded_read import read_at_most
 
 CACHE_SECONDS = 3600.0
 REFRESH_GAP = 1.0  # seconds from the end of one fetch of a JWKS to the start of the next

@@ -1,4 +1,4 @@
-"""The ID token's checks (design.md's list), on PyJWT: signature, iss, aud, azp, exp, iat, nonce,
+"""The ID token's checks (docs/connectors.md's list), on PyJWT: signature, iss, aud, azp, exp, iat, nonce,
 auth_time against max_age, acr against acr_values. Pure: keys and expectations in, claims out.
 
 Only asymmetric algorithms are accepted, and only with a key of their own type from the JWKS: a

@@ -1,5 +1,5 @@
 """SAML 2.0 sign-in through pysaml2 (the protocol, XML signatures and encryption run by it and the
-`xmlsec1` binary — never by hand), with design.md's checks repeated here on the verified assertion.
+`xmlsec1` binary — never by hand), with docs/connectors.md's checks repeated here on the verified assertion.
 
 pysaml2 reads keys from files: the connector's keys are written once into a private directory of
 this process (mode 0700, files 0600), named by their hash, and never logged.
@@ -196,7 +196,7 @@ def _root(xml: bytes) -> Any:
 
 def verify(settings: SamlSettings, xml: bytes, request_id: str | None, now: float | None = None) -> Identity:
     """pysaml2's verification (signature by the IdP's certificate, decryption, InResponseTo against
-    the one pending request), then every check of design.md again on what it verified."""
+    the one pending request), then every check of docs/connectors.md again on what it verified."""
     destination = _root(xml).get("Destination")
     if destination is not None and destination != settings.acs:  # refusing early is safe; accepting waits
         raise SignInError("saml-destination", "the Response's Destination is not this connector's acs")

@@ -1,4 +1,4 @@
-"""The SAML sign-in routes (design.md "Signing in through the connectors"), beside the OIDC ones:
+"""The SAML sign-in routes (docs/connectors.md "Signing in"), beside the OIDC ones:
 
     GET  /v1/webapi/saml/sso?connector_id=N&redirect_url=P   the AuthnRequest (302, or a POST form)
     POST /v1/webapi/saml/acs[/{name}]                          the assertion consumer

@@ -16,8 +16,8 @@ from typing import Any
 from bot.auth.connectors import display_of, is_ready, secret_of
 from bot.auth.errors import SignInError
 from bot.auth.roles import RoleMapping, mappings_from
-from bot.connectors.checks import ConnectorSecrets
 from bot.connectors.descriptor import parse_descriptor
+from bot.connectors.field_checks import ConnectorSecrets
 from bot.connectors.values import FORCE_AUTHN_NO, FORCE_AUTHN_YES
 
 HTTP_POST = "http-post"

@@ -2,7 +2,7 @@
 
 AES-256-GCM under the client's `secret_key` (32 bytes, from its redirect URL), a random 12-byte
 nonce, no associated data; the sealed form is base64url without padding of nonce ‖ ciphertext
-(design.md); bot.aead does the AEAD.
+(docs/connectors.md); bot.secrets.aead does the AEAD.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import base64
 import json
 from typing import Any
 
-from bot.aead import OpenError, open_bytes, seal_bytes
+from bot.secrets.aead import OpenError, open_bytes, seal_bytes
 
 
 class SealError(ValueError):

@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 
-from bot.diagnostics import dumps
+from bot.documents.diagnostics import dumps
 from bot.engine.diff import read_patches
 from bot.engine.index_context import changed_files
 from bot.engine.request import DEFAULT_BUDGETS

@@ -24,13 +24,13 @@ import aiohttp
 from bot.commands.eval_cases import Indexes, judged, run_case
 from bot.config.admin import AdminConfig, load_admin_config
 from bot.config.repo import load_repo_config
-from bot.diagnostics import Diagnostic, dumps, format_text
+from bot.documents.diagnostics import Diagnostic, dumps, format_text
+from bot.documents.jsonbody import JsonBodyError, parse_json
 from bot.eval.bootstrap import Difference, paired
 from bot.eval.corpus import Corpus, corpus_file, load_corpus
 from bot.eval.render import render_markdown, render_text
 from bot.eval.report import CaseRun, NotAReport, Run, decide, report_json, saved_tallies
 from bot.eval.score import total
-from bot.jsonbody import JsonBodyError, parse_json
 
 FORMATS = ("text", "json", "markdown")
 

@@ -108,7 +108,7 @@ async def login(server: str, connector: str | None, *, open_url: Callable[[str],
 
 async def mfa_round(server: str, *, open_url: Callable[[str], Any], path: Path,
                     wait: float = WAIT_SECONDS) -> str:
-    """An MFA round for the session a previous `reviewer login` stored (design.md's MFA endpoints,
+    """An MFA round for the session a previous `reviewer login` stored (docs/connectors.md's MFA endpoints,
     terminal form); returns the `mfaVerifiedAt` the server recorded."""
     server = server.rstrip("/")
     try:

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from bot.config.admin import AdminConfig, load_admin_config
 from bot.config.model import REPO_CONFIG_NAMES
 from bot.config.repo import load_repo_config
-from bot.diagnostics import Diagnostic, dumps, format_github, format_text, sort_key
+from bot.documents.diagnostics import Diagnostic, dumps, format_github, format_text, sort_key
+from bot.documents.yamldoc import load_yaml_stream
 from bot.eval.corpus import load_corpus
-from bot.yamldoc import load_yaml_stream
 
 ADMIN_KEYS = {"providers", "defaults", "accounts", "access"}
 CONNECTOR_KINDS = ("oidc-connector", "saml-connector")

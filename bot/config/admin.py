@@ -1,6 +1,6 @@
 """The administrator's file: loaded, validated to the letter, and typed for layering.
 
-Decisions (design.md leaves them open):
+Decisions (docs/configuration.md leaves them open):
 - An account may declare a provider with the same name as an instance provider; for that
   account's repositories the account's declaration wins (its own endpoint or key), the way every
   later layer replaces an earlier one.
@@ -34,11 +34,11 @@ from bot.config.model import (
     ToolSettings,
     frozen_mapping,
 )
-from bot.diagnostics import Diagnostic
+from bot.documents.diagnostics import Diagnostic
+from bot.documents.pointers import escape_token, human_pointer
+from bot.documents.yamldoc import YamlDocument
 from bot.expr.globs import glob_match
-from bot.pointers import escape_token, human_pointer
-from bot.secrets import referenced_names
-from bot.yamldoc import YamlDocument
+from bot.secrets.references import referenced_names
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -65,7 +65,7 @@ class AdminConfig:
     index_limits: IndexLimits = IndexLimits()
     judge: str | None = None  # `eval.judge`: the model that confirms `reviewer eval`'s matches
     # The secrets (NAMEs of `secret://NAME/KEY`) the file references anywhere, at instance or account
-    # level: model keys and the like, which no connector may ever read (bot/connectors/checks.py).
+    # level: model keys and the like, which no connector may ever read (bot/connectors/field_checks.py).
     secret_names: frozenset[str] = frozenset()
     reviews: ReviewLayer | None = None  # the instance's `reviews`
     budgets: BudgetLimits = BudgetLimits()  # the instance's `budgets`, every account's unless it sets its own

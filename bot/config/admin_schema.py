@@ -1,4 +1,4 @@
-"""The shape of the administrator's file (design.md): providers, instance defaults, accounts and
+"""The shape of the administrator's file (docs/configuration.md): providers, instance defaults, accounts and
 access.
 
 `defaults` and each account take every repository field, with the repository's own shapes; an
@@ -14,8 +14,8 @@ from dataclasses import replace
 from bot.config.budgets import BUDGETS
 from bot.config.checks import GLOB_SYNTAX
 from bot.config.repo_schema import MODEL, REPO_PROPERTIES
-from bot.schema import AnyOf, Arr, Bool, Check, Int, Num, Obj, Str
-from bot.secrets import is_reference, parse_reference
+from bot.secrets.references import is_reference, parse_reference
+from bot.shapes import AnyOf, Arr, Bool, Check, Int, Num, Obj, Str
 
 API_KEY_PATTERN = r"^(secret://[^/\s]+/[^/\s]+|env://[A-Za-z_][A-Za-z0-9_]*)$"
 _API_KEY = re.compile(API_KEY_PATTERN.replace("$", r"\Z"))

@@ -14,8 +14,8 @@ from typing import Any
 
 from bot.config.layer import origin_at
 from bot.config.model import Origin
-from bot.schema import Int, Obj
-from bot.yamldoc import YamlDocument
+from bot.documents.yamldoc import YamlDocument
+from bot.shapes import Int, Obj
 
 # The most reviews a day a budget may allow: far past any real day, and well inside the 64-bit
 # integers the store compares the day's count with (SQLite refuses a larger parameter outright).

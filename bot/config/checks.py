@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from bot.expr.cel import CelCompileError, check_expression
 from bot.expr.globs import glob_syntax_error
-from bot.schema import Check, describe
+from bot.shapes import Check, describe
 
 CACHE_SIZE = 4096
 

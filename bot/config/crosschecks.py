@@ -11,9 +11,9 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from bot.config.model import Rule
-from bot.diagnostics import Diagnostic
-from bot.pointers import human_pointer
-from bot.yamldoc import YamlDocument
+from bot.documents.diagnostics import Diagnostic
+from bot.documents.pointers import human_pointer
+from bot.documents.yamldoc import YamlDocument
 
 LAYER_NAMES = {"instance": "the instance's", "account": "the account's", "repository": "the repository's"}
 

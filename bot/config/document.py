@@ -1,16 +1,16 @@
 """Text → a validated mapping and its diagnostics: the steps the repository and admin files share.
 
-YAML is loaded with positions (`bot.yamldoc`), the root must be a mapping, the value is checked
+YAML is loaded with positions (`bot.documents.yamldoc`), the root must be a mapping, the value is checked
 against its shape, and CEL errors are moved from the scalar to the exact place in the expression.
 """
 
 from __future__ import annotations
 
 from bot.config.checks import cel_error, expression_position
-from bot.diagnostics import Diagnostic, sort_key
-from bot.pointers import get_at
-from bot.schema import Shape, describe, to_diagnostics, validate
-from bot.yamldoc import YamlDocument, load_yaml
+from bot.documents.diagnostics import Diagnostic, sort_key
+from bot.documents.pointers import get_at
+from bot.documents.yamldoc import YamlDocument, load_yaml
+from bot.shapes import Shape, describe, to_diagnostics, validate
 
 
 def load_checked(text: str | bytes, shape: Shape, what: str) -> tuple[YamlDocument | None, dict, list[Diagnostic]]:

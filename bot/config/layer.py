@@ -13,8 +13,8 @@ from types import MappingProxyType
 from typing import Any
 
 from bot.config.model import ContextEntry, Expr, Glob, Layer, Origin, Rule
-from bot.pointers import join_pointer
-from bot.yamldoc import YamlDocument
+from bot.documents.pointers import join_pointer
+from bot.documents.yamldoc import YamlDocument
 
 # The single-valued fields, by the dotted names used in `EffectiveConfig.sources`.
 SCALAR_FIELDS = (

@@ -1,6 +1,6 @@
 """Instance → account → repository: the effective configuration, with where each value came from.
 
-The semantics are design.md's, field by field: `enabled` AND (a disabled repository stays off),
+The semantics are docs/configuration.md's, field by field: `enabled` AND (a disabled repository stays off),
 `requireSuggestedFix` OR (a later layer can only turn it on), `filterExpr` AND, `ignore`, `rules`
 and `context` appended (admin first), and every other field replaced, each on its own, by the
 latest layer that sets it. Pure: no I/O, no clock.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.config.model import ContextEntry, EffectiveConfig, Expr, Glob, Origin, Provider, Rule
-from bot.secrets import REDACTED
+from bot.secrets.references import REDACTED
 
 _API_KEY_KINDS = {"secret://": "secret", "env://": "env"}
 

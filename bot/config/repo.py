@@ -14,8 +14,8 @@ from bot.config.crosschecks import duplicate_ids, id_entries, model_entries, tak
 from bot.config.document import load_checked, sorted_diagnostics
 from bot.config.layer import LayerSettings, layer_settings
 from bot.config.repo_schema import REPO_CONFIG
-from bot.diagnostics import Diagnostic
-from bot.yamldoc import YamlDocument
+from bot.documents.diagnostics import Diagnostic
+from bot.documents.yamldoc import YamlDocument
 
 
 @dataclass(frozen=True)

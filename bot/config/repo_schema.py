@@ -1,4 +1,4 @@
-"""The shape of `.reviewer.yaml` (seed.md 2.1, design.md), written once for validation and schema.
+"""The shape of `.reviewer.yaml` (seed.md 2.1, docs/configuration.md), written once for validation and schema.
 
 `REPO_PROPERTIES` is also every field the admin file's `defaults` and `accounts` entries take
 (`bot.config.admin_schema`), so the three layers cannot drift apart.
@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from bot.config.checks import CEL_COMPILES, GLOB_SYNTAX, RELATIVE_PATH
-from bot.schema import Arr, Bool, Obj, Str
+from bot.shapes import Arr, Bool, Obj, Str
 
 MODEL = Str(
     name="model", pattern=r"^[^/]+/.+$", pattern_hint="`<provider>/<model>`, such as `openai/gpt-4o`",

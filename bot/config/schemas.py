@@ -16,7 +16,7 @@ from typing import Any
 from bot.config.admin_schema import ADMIN_CONFIG
 from bot.config.repo_schema import REPO_CONFIG
 from bot.eval.corpus_schema import CORPUS
-from bot.schema import to_json_schema
+from bot.shapes import to_json_schema
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 

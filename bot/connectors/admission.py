@@ -16,8 +16,8 @@ from typing import Any
 from bot.connectors.kinds import ConnectorKind
 from bot.connectors.resource import RedactedRefusal
 from bot.connectors.structure import structural_issues
-from bot.pointers import human_pointer
-from bot.schema import Issue
+from bot.documents.pointers import human_pointer
+from bot.shapes import Issue
 
 
 def envelope_problem(kind: ConnectorKind, name: str, body: dict[str, Any]) -> str | None:

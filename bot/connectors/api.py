@@ -1,4 +1,4 @@
-"""The resource API (design.md "HTTP endpoints"): Kubernetes-style GET, PUT and DELETE of connectors.
+"""The resource API (docs/api.md "The connector resource API"): Kubernetes-style GET, PUT and DELETE of connectors.
 
     /apis/resources.service.dev/v3/oidcconnectors[/NAME]
     /apis/resources.service.dev/v2/samlconnectors[/NAME]
@@ -26,13 +26,13 @@ from bot.audit import Audit, changed_fields
 from bot.auth.guard import Denial, Gate, Principal
 from bot.connectors.admission import envelope_problem, redacted_cause, shape_issues
 from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read_body, status_response
-from bot.connectors.checks import ConnectorSecrets
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.controller import Reconciler
 from bot.connectors.descriptor_fetch import DescriptorSource
+from bot.connectors.field_checks import ConnectorSecrets
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind, is_connector_name
 from bot.connectors.resource import client_part, next_object, redact, restore_redacted
-from bot.secrets import SecretStore
+from bot.secrets.references import SecretStore
 from bot.store.model import Conflict, ConnectorStore
 
 log = logging.getLogger("reviewer.connectors")

@@ -7,10 +7,10 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.bounded_read import read_at_most
-from bot.diagnostics import Diagnostic
-from bot.jsonbody import JsonBodyError, parse_json
-from bot.yamldoc import MAX_BYTES, load_yaml
+from bot.documents.bounded_read import read_at_most
+from bot.documents.diagnostics import Diagnostic
+from bot.documents.jsonbody import JsonBodyError, parse_json
+from bot.documents.yamldoc import MAX_BYTES, load_yaml
 
 MAX_BODY = MAX_BYTES  # the same bound as a YAML file: 256 KiB
 JSON_TYPES = ("application/json",)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from bot.connectors.kinds import OIDC, ConnectorKind
 from bot.connectors.problem import Problem, problem
 from bot.connectors.urls import URLError, parse_url
-from bot.pointers import get_at
+from bot.documents.pointers import get_at
 
 OIDC_CALLBACK = "/v1/webapi/oidc/callback"
 SAML_ACS = "/v1/webapi/saml/acs"

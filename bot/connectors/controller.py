@@ -25,9 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from bot.connectors.checks import ConnectorSecrets
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED, observe, transition
 from bot.connectors.descriptor_fetch import DescriptorSource, Fetched, fetch_descriptors, kept_descriptors
+from bot.connectors.field_checks import ConnectorSecrets
 from bot.connectors.kinds import KINDS, SAML, ConnectorKind
 from bot.connectors.problem import Problem
 from bot.connectors.reconcile import reconcile

@@ -16,8 +16,8 @@ from ruamel.yaml import YAML
 
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind
 from bot.connectors.structure import shape_of
-from bot.schema import AnyOf, AnyValue, Arr, Bool, Int, Obj, Shape, Str
-from bot.schema.export import scalar_keywords
+from bot.shapes import AnyOf, AnyValue, Arr, Bool, Int, Obj, Shape, Str
+from bot.shapes.export import scalar_keywords
 
 # Keywords of a Check's exported schema that a structural schema may carry.
 _CHECK_KEYWORDS = ("format", "enum", "pattern", "not")

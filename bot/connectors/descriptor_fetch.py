@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import aiohttp
 
-from bot.connectors.checks import check_url, present
 from bot.connectors.descriptor import parse_descriptor
-from bot.pointers import get_at
+from bot.connectors.field_checks import check_url, present
+from bot.documents.pointers import get_at
 
 CACHE_SECONDS = 3600.0
 MAX_DESCRIPTOR = 1024 * 1024

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.pointers import human_pointer
+from bot.documents.pointers import human_pointer
 
 VALIDATION_FAILED = "ValidationFailed"
 SECRET_LOOKUP_FAILED = "SecretLookupFailed"
@@ -15,7 +15,7 @@ class Problem:
     """One reconcile failure. `message` starts with the field's name and says what to do."""
 
     pointer: str  # from the document root: /spec/client_id
-    code: str  # the stable kebab-case code of design.md
+    code: str  # the stable kebab-case code of docs/connectors.md
     message: str
     reason: str = VALIDATION_FAILED
 

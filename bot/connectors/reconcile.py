@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.connectors.callbacks import callback_problems
-from bot.connectors.checks import ConnectorSecrets, placeholders
 from bot.connectors.descriptor_fetch import Fetched
+from bot.connectors.field_checks import ConnectorSecrets, placeholders
 from bot.connectors.kinds import OIDC, ConnectorKind
 from bot.connectors.problem import Problem
 from bot.connectors.reconcile_oidc import reconcile_oidc

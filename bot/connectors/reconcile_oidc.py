@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bot.connectors import checks
-from bot.connectors.checks import ConnectorSecrets, present, require
+from bot.connectors import field_checks as checks
+from bot.connectors.field_checks import ConnectorSecrets, present, require
 from bot.connectors.problem import Problem, problem
-from bot.pointers import get_at
+from bot.documents.pointers import get_at
 
 
 def reconcile_oidc(doc: dict, secrets: ConnectorSecrets) -> list[Problem]:

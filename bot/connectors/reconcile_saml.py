@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.connectors import checks
-from bot.connectors.checks import ConnectorSecrets, present, require
+from bot.connectors import field_checks as checks
 from bot.connectors.descriptor import Descriptor, parse_descriptor
 from bot.connectors.descriptor_fetch import Fetched
+from bot.connectors.field_checks import ConnectorSecrets, present, require
 from bot.connectors.pem import key_matches_certificate, load_certificate, load_der_certificate, load_private_key
 from bot.connectors.problem import Problem, problem
-from bot.pointers import get_at
+from bot.documents.pointers import get_at
 
 
 def reconcile_saml(doc: dict, secrets: ConnectorSecrets, fetched: dict[str, Fetched] | None = None) -> list[Problem]:

@@ -20,8 +20,8 @@ from typing import Any
 from bot.connectors.conditions import observe, transition
 from bot.connectors.kinds import ConnectorKind
 from bot.connectors.problem import Problem
-from bot.pointers import get_at, set_at
-from bot.secrets import REDACTED, is_reference
+from bot.documents.pointers import get_at, set_at
+from bot.secrets.references import REDACTED, is_reference
 
 CLIENT_METADATA = ("name", "namespace", "labels", "annotations")
 SOURCE = "consoleSource"  # the server's own field: the console's applied text, never answered

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from bot.connectors.kinds import RESERVED_NAMES, ConnectorKind
 from bot.connectors.values import DURATION_HINT, DURATION_PATTERN, FORCE_AUTHN_HINT, FORCE_AUTHN_PATTERN
-from bot.schema import AnyOf, Arr, Bool, Check, Int, Obj, Shape, Str
+from bot.shapes import AnyOf, Arr, Bool, Check, Int, Obj, Shape, Str
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"

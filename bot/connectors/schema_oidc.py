@@ -1,4 +1,4 @@
-"""The OIDC connector (kind ServiceOIDCConnector, v3): seed.md 2.3 and design.md, as shapes."""
+"""The OIDC connector (kind ServiceOIDCConnector, v3): seed.md 2.3 and docs/connectors.md, as shapes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from bot.connectors.schema_common import (
     strings,
     text,
 )
-from bot.schema import Bool, Obj, Str
+from bot.shapes import Bool, Obj, Str
 
 REQUEST_OBJECT_MODES = ("", "none", "signed")
 

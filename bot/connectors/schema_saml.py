@@ -1,4 +1,4 @@
-"""The SAML connector (kind ServiceSAMLConnector, v2): seed.md 2.4 and design.md, as shapes."""
+"""The SAML connector (kind ServiceSAMLConnector, v2): seed.md 2.4 and docs/connectors.md, as shapes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from bot.connectors.schema_common import (
     strings,
     text,
 )
-from bot.schema import Bool, Obj, Str
+from bot.shapes import Bool, Obj, Str
 
 
 def key_pair(purpose: str) -> Obj:

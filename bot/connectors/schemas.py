@@ -7,7 +7,7 @@ from typing import Any
 from bot.connectors.crds import crds_yaml
 from bot.connectors.kinds import OIDC, SAML, ConnectorKind
 from bot.connectors.structure import shape_of
-from bot.schema import to_json_schema
+from bot.shapes import to_json_schema
 
 SCHEMA_BASE = "https://reviewer.dev/schemas"
 

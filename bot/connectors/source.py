@@ -20,8 +20,8 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
 from bot.connectors.kinds import ConnectorKind
-from bot.pointers import tokens
-from bot.secrets import REDACTED, is_reference
+from bot.documents.pointers import tokens
+from bot.secrets.references import REDACTED, is_reference
 
 
 def _yaml() -> YAML:

@@ -7,8 +7,8 @@ from typing import Any
 from bot.connectors.kinds import OIDC, SAML, ConnectorKind
 from bot.connectors.schema_oidc import OIDC_CONNECTOR
 from bot.connectors.schema_saml import SAML_CONNECTOR
-from bot.pointers import human_pointer
-from bot.schema import Issue, Shape, validate
+from bot.documents.pointers import human_pointer
+from bot.shapes import Issue, Shape, validate
 
 SHAPES: dict[str, Shape] = {OIDC.kind: OIDC_CONNECTOR, SAML.kind: SAML_CONNECTOR}
 

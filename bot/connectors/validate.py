@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.connectors.checks import ConnectorSecrets
+from bot.connectors.field_checks import ConnectorSecrets
 from bot.connectors.kinds import KINDS, ConnectorKind, by_cli_name, by_kind
 from bot.connectors.reconcile import reconcile
 from bot.connectors.structure import structural_issues
-from bot.diagnostics import Diagnostic, sort_key
-from bot.schema import to_diagnostics
-from bot.secrets import SecretStore
-from bot.yamldoc import YamlDocument, load_yaml_stream
+from bot.documents.diagnostics import Diagnostic, sort_key
+from bot.documents.yamldoc import YamlDocument, load_yaml_stream
+from bot.secrets.references import SecretStore
+from bot.shapes import to_diagnostics
 
 _KIND_NAMES = " or ".join(k.kind for k in KINDS)
 

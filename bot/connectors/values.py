@@ -1,6 +1,6 @@
 """Value syntaxes the connector fields share: Go durations and `force_authn`'s spellings.
 
-They are pinned in design.md. The structural schema states them as patterns (so the published
+They are pinned in docs/connectors.md. The structural schema states them as patterns (so the published
 JSON Schema and CRD carry them); the parsers here give the meaning the reconcile phase checks
 (whole seconds, never negative) and that a consumer would use.
 """

@@ -1,7 +1,7 @@
 """Resolving a provider's `apiKey` reference at call time.
 
 The admin file holds references, never keys: `env://VAR` reads the process environment,
-`secret://NAME/KEY` the server's secret store (`bot.secrets`, shared with the connector
+`secret://NAME/KEY` the server's secret store (`bot.secrets.references`, shared with the connector
 resources, so both kinds of secret live in one place). Resolving at call time means a rotated key
 is picked up without a restart. Errors name the reference and never carry a value.
 """
@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from os import PathLike
 
-from bot.secrets import SecretError, SecretStore, is_reference, resolve
+from bot.secrets.references import SecretError, SecretStore, is_reference, resolve
 
 _ENV = re.compile(r"^env://([A-Za-z_][A-Za-z0-9_]*)$")
 

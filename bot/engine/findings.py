@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.jsonbody import parse_json
+from bot.documents.jsonbody import parse_json
 from bot.learnings.walkthrough import SCHEMA as WALKTHROUGH_SCHEMA
 
 SEVERITIES = ("blocking", "important", "minor", "nit")

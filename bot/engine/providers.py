@@ -8,7 +8,7 @@ OpenAI, Azure-style gateways, vLLM, llama.cpp's server and Ollama all speak.
 Every failure is a `ProviderError` whose message is safe to show: it names the provider and what
 went wrong, and the API key is cut out of anything a provider echoes back — before the echo is
 shortened, so that a key straddling the cut cannot leave its prefix behind. Every key resolved
-is registered with the log redactor (`bot.redaction`), which scrubs it from every log line.
+is registered with the log redactor (`bot.secrets.redaction`), which scrubs it from every log line.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from typing import Any, Protocol
 import aiohttp
 
 from bot import telemetry
-from bot.bounded_read import read_at_most
 from bot.config.model import Provider
+from bot.documents.bounded_read import read_at_most
+from bot.documents.jsonbody import parse_json
 from bot.engine.api_keys import ApiKeyError, resolve_api_key
 from bot.engine.usage import Usage, reported_tokens
-from bot.jsonbody import parse_json
-from bot.redaction import REDACTED, redact, register_secret
+from bot.secrets.redaction import REDACTED, redact, register_secret
 
 log = logging.getLogger("reviewer.engine.providers")
 

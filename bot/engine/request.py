@@ -43,7 +43,7 @@ class ModelRequest:
 
 
 def as_plan_dict(plan: Any) -> dict:
-    """The plan as design.md's `reviewer plan --format json` object (a dict, or a Plan)."""
+    """The plan as docs/plan.md's `reviewer plan --format json` object (a dict, or a Plan)."""
     if isinstance(plan, Mapping):
         return dict(plan)
     to_json = getattr(plan, "to_json", None)

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.config.document import load_checked, sorted_diagnostics
-from bot.diagnostics import Diagnostic
+from bot.documents.diagnostics import Diagnostic
+from bot.documents.pointers import human_pointer
+from bot.documents.yamldoc import YamlDocument
 from bot.eval.corpus_schema import CORPUS
 from bot.plan.references import normalise
-from bot.pointers import human_pointer
-from bot.yamldoc import YamlDocument
 
 CORPUS_FILE = "corpus.yaml"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.config.checks import RELATIVE_PATH
-from bot.schema import Arr, Check, Int, Obj, Str
+from bot.shapes import Arr, Check, Int, Obj, Str
 
 
 def _range_problem(value: list) -> tuple[str, str] | None:

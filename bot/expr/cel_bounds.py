@@ -22,7 +22,7 @@ A unit is about one node evaluation, 2–6 µs with celpy's compiled runner on a
 comprehension step is priced at ITERATION_COST = 2 units, as it measures about 8 µs (priced at 1,
 loops over label records ran at twice the time per unit of everything else). COST_LIMIT = 30,000
 units keeps the worst accepted expression over the largest `pr` well under a second (about 0.2 s
-there; bench/plan.py prints it, tests/test_cel.py runs it), and it builds at most COST_LIMIT ×
+there; bench/plan.py prints it, tests/expr/test_cel.py runs it), and it builds at most COST_LIMIT ×
 ALLOC_CHARS characters. A loop over pr.files with one test fits (`pr.files.all(f,
 !f.endsWith(".lock"))` costs 24,003); one with two tests does not: matching files is what a
 rule's `paths` globs are for, and they cost next to nothing.

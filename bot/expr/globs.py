@@ -1,6 +1,6 @@
 """Doublestar globs over repository paths: a syntax check and a compiled set matcher.
 
-Semantics, pinned (docs/plan.md has the table; tests/test_globs.py checks it, with the cases of
+Semantics, pinned (docs/plan.md has the table; tests/expr/test_globs.py checks it, with the cases of
 bmatcuk/doublestar v4's test table):
 - paths are relative, `/`-separated, matched whole and case-sensitively;
 - `**` as a whole segment matches any number of segments, zero included: `**/x` matches `x`,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-# Field → CEL type, as design.md names them (the names of the format's origin, then ours).
+# Field → CEL type, as docs/plan.md names them (the names of the format's origin, then ours).
 PR_FIELDS = MappingProxyType({
     "number": "int",
     "title": "string",

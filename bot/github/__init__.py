@@ -7,7 +7,7 @@
     await complete_check_run(gh, owner, repo, run_id, "success", CheckOutput(title, summary))
 """
 
-from .checks import (
+from .check_runs import (
                      CHECK_NAME,
                      Annotation,
                      CheckOutput,

@@ -18,7 +18,7 @@ import time
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
-from bot.aead import OpenError, open_bytes, seal_bytes
+from bot.secrets.aead import OpenError, open_bytes, seal_bytes
 
 
 class Coordination(Protocol):

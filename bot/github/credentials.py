@@ -7,7 +7,7 @@ The layout is a mounted Kubernetes Secret's (`kubectl create secret generic gith
 
 Files are written readable by their owner only (0600, in a 0700 directory), each replaced whole
 (written aside, then renamed), so a reader never sees half a key. No sign-in connector may read
-this secret, whatever it is called (bot/secrets.py SERVER_SECRET_NAMES).
+this secret, whatever it is called (bot/secrets/references.py SERVER_SECRET_NAMES).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.secrets import GITHUB_APP_SECRET, SecretRef, SecretStore
+from bot.secrets.references import GITHUB_APP_SECRET, SecretRef, SecretStore
 
 SECRET_NAME = GITHUB_APP_SECRET
 # file → the setting it stands in for (client-id and client-secret stand in for none: they are

@@ -18,9 +18,9 @@ from importlib import resources
 from typing import Any
 from urllib.parse import quote, urlencode, urljoin, urlsplit, urlunsplit
 
+from bot.documents.yamldoc import load_yaml
 from bot.github.client import DEFAULT_API_URL
 from bot.github.credentials import AppCredentials
-from bot.yamldoc import load_yaml
 
 GITHUB_COM = "https://github.com"
 CODE_LIFETIME = 3600  # seconds: GitHub wants the whole flow done within an hour

@@ -37,7 +37,7 @@ class Located:
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """One piece of context for a review: design.md's `reviewer context` entry, plus its text."""
+    """One piece of context for a review: docs/reviews.md's `reviewer context` entry, plus its text."""
 
     path: str
     start: int

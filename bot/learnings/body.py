@@ -21,10 +21,10 @@ from typing import Any
 
 from bot.config.admin_schema import LOGIN
 from bot.config.repo_schema import GLOB
+from bot.documents.pointers import human_pointer
 from bot.engine.findings import CATEGORIES
 from bot.learnings.model import KINDS, Learning, from_json, parse_time
-from bot.pointers import human_pointer
-from bot.schema import Arr, Check, Issue, Obj, Str, validate
+from bot.shapes import Arr, Check, Issue, Obj, Str, validate
 
 MAX_TEXT = 2000
 MAX_PATHS = 20

@@ -11,8 +11,16 @@ from typing import Any
 
 import aiohttp
 
+from bot.events.jobs import (
+    CONVERSATION_EVENTS,
+    INSTALLATION_EVENTS,
+    OUTCOME_ACTIONS,
+    UPLOAD_EVENT,
+    Handler,
+    Job,
+    ReviewResult,
+)
 from bot.github import GitHubApp
-from bot.jobs import CONVERSATION_EVENTS, INSTALLATION_EVENTS, OUTCOME_ACTIONS, UPLOAD_EVENT, Handler, Job, ReviewResult
 from bot.pipeline import outcome_events
 from bot.pipeline.analyzers import apply_upload
 from bot.pipeline.followup import handle_conversation

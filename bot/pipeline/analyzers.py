@@ -6,7 +6,7 @@ review of their own, and remembered in the pull request's ledger of findings (th
 is returned for the approval and the check run, beside the model's findings or without them.
 
 A SARIF upload for a pull request whose review already ran makes a job of its own
-(bot.jobs.UPLOAD_EVENT, queued by bot/server/analyses.py under the pull request's key): it posts the
+(bot.events.jobs.UPLOAD_EVENT, queued by bot/server/analyses.py under the pull request's key): it posts the
 upload's new findings the same way and dismisses the app's approval if one is blocking or
 important. Logs name tools and counts only: a result's message or code never reaches them.
 """
@@ -30,8 +30,8 @@ from bot.engine.diff import FilePatch, read_patches
 from bot.engine.findings import Finding
 from bot.engine.outcome import SUMMARY_MARKER, Counts, ReviewOutcome
 from bot.engine.shaping import Placed
+from bot.events.jobs import Job, ReviewResult
 from bot.github import GitHubClient, GitHubError, ReviewComment, create_review, list_reviews
-from bot.jobs import Job, ReviewResult
 from bot.learnings.review import leave_out_findings
 from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import Gathered, gather, read_paths

@@ -34,7 +34,7 @@ class Exceeded:
 
     @property
     def reason(self) -> str:
-        """The review's skip reason (bot.jobs.ReviewResult): a stable kebab-case code."""
+        """The review's skip reason (bot.events.jobs.ReviewResult): a stable kebab-case code."""
         return "budget-reviews-per-day" if self.budget == "reviewsPerDay" else "budget-tokens-per-month"
 
 

@@ -4,7 +4,7 @@ Order of the checks, cheapest first: what the comment asks (nothing → done, no
 the thread); the configuration at the merge base (`enabled: false` stops follow-ups); write access
 of the author (asked of GitHub, cached); the comment id claimed in the review memory (a comment is
 answered once, however often it is delivered); then the per-thread rate. Bots never reach this
-module: their deliveries make no job (`bot.jobs`).
+module: their deliveries make no job (`bot.events.jobs`).
 
 An answer is recorded in the job's journal before it is posted and carries its delivery's marker
 (bot.pipeline.journal): an attempt run again after an interruption posts the same answer, once.
@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 from bot.engine import followup
 from bot.engine.usage import Usage
+from bot.events.jobs import Job, ReviewResult
 from bot.github import GitHubClient, pull_request, read_file
 from bot.github.conversation import create_comment, issue_comments, reply_in_thread, review_comments
-from bot.jobs import Job, ReviewResult
 from bot.learnings.capture import Heard, classified, read_learning
 from bot.pipeline import budgets, journal, learn
 from bot.pipeline.configure import plan_for

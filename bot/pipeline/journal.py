@@ -32,7 +32,7 @@ from typing import Any
 from bot.engine.findings import Finding
 from bot.engine.fingerprints import PostedFinding
 from bot.engine.outcome import Annotation, Attempt, Counts, Decision, InlineComment, ReviewOutcome
-from bot.jobs import ReviewResult
+from bot.events.jobs import ReviewResult
 from bot.report.checkrun import CheckRunReport
 from bot.reviews.memory import ReviewMemory
 

@@ -27,7 +27,7 @@ from bot.learnings.followed import Followed
 from bot.learnings.model import Learning, new_id
 from bot.learnings.outcomes import LearnedFrom, Reacted, advance
 from bot.learnings.review import ForReview
-from bot.pipeline.access import WriteAccess
+from bot.pipeline.write_access import WriteAccess
 from bot.store.learnings import LearningStore
 
 logger = logging.getLogger("reviewer.learn")

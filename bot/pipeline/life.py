@@ -14,8 +14,8 @@ from typing import Any
 
 from bot.engine.outcome import ReviewOutcome
 from bot.engine.scope import ReviewScope
+from bot.events.jobs import REVIEW_OUTCOMES, ReviewResult
 from bot.github import GitHubClient, changes_between
-from bot.jobs import REVIEW_OUTCOMES, ReviewResult
 from bot.pipeline.targets import Target
 from bot.report.checkrun import CheckRunReport
 from bot.reviews.life import Next, next_review, plan_digest

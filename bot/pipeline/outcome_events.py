@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 from bot.engine.diff import FilePatch, read_patches
 from bot.engine.fingerprints import code_of
 from bot.engine.outcome import SUMMARY_MARKER
+from bot.events.jobs import Job
 from bot.github import GitHubClient, GitHubError, upsert_comment
 from bot.github.conversation import issue_comments
 from bot.github.repos import changes_between
-from bot.jobs import Job
 from bot.learnings.outcomes import Pushed, Rewritten, advance
 from bot.learnings.posting import retallied
 from bot.pipeline import learn

@@ -4,7 +4,7 @@ The run is started before anything else can fail and always completed: with the 
 review's conclusion, or with a readable error when GitHub or the models failed after retries. A
 store that went away (StoreUnavailable) is no failure of the review: the run stays in progress and
 the job's next attempt, once the store is back, takes it up and carries on (bot.pipeline.journal).
-What the review came to (bot.jobs.ReviewResult) is returned for the queue to record beside the
+What the review came to (bot.events.jobs.ReviewResult) is returned for the queue to record beside the
 job's state: a job that ran to its end may hold a review that failed.
 """
 
@@ -25,6 +25,7 @@ from bot.engine.outcome import ReviewOutcome
 from bot.engine.request import DEFAULT_BUDGETS
 from bot.engine.scope import FULL, ReviewScope
 from bot.engine.usage import Usage
+from bot.events.jobs import ReviewResult
 from bot.github import (
     Annotation,
     CheckOutput,
@@ -36,11 +37,9 @@ from bot.github import (
     list_reviews,
     start_check_run,
 )
-from bot.jobs import ReviewResult
 from bot.learnings.caps import Caps
 from bot.learnings.posting import capped, with_tally
 from bot.pipeline import budgets, journal, learn
-from bot.pipeline.access import WriteAccess
 from bot.pipeline.analyzers import AnalyzerStep, analyze, analyzers_outcome, patches_of
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.followed import follow_posted, pull_tally
@@ -50,6 +49,7 @@ from bot.pipeline.life import Step, describe, paused_report, remember, repeated,
 from bot.pipeline.outcome_events import follow_to_head
 from bot.pipeline.post import post_outcome
 from bot.pipeline.targets import Target
+from bot.pipeline.write_access import WriteAccess
 from bot.report.budget import report_for_budget
 from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
 from bot.reviews.memory import ReviewMemory

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.jobs import Job
+from bot.events.jobs import Job
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class Target:
     repo: str
     number: int
     head_sha: str
-    event: str  # the `pr.event` of design.md
+    event: str  # the `pr.event` of docs/reviews.md
     pull: dict[str, Any] | None  # the full pull request object when the payload has it
     only_if_new: bool = False  # check_suite.requested: skip when this head already has our check run
     attempt: int = 1  # 2+: a restart or a redelivery; a run it left in progress is taken up again

@@ -1,7 +1,7 @@
 """Agent instruction files: `AGENTS.md` at the root and in every directory above a reviewed path,
 `CLAUDE.md` where a directory has no `AGENTS.md`; shallowest first.
 
-The planner only knows which files exist, so the shared size budget of design.md is enforced in
+The planner only knows which files exist, so the shared size budget of docs/plan.md is enforced in
 two parts: here a cap on how many files are named (MAX_AGENT_FILES, the shallowest kept, a note
 for the rest), and in the engine a cap on the bytes it reads.
 """

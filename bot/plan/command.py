@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bot.diagnostics import dumps
+from bot.documents.diagnostics import dumps
 from bot.plan.git import GitError
 from bot.plan.offline import UsageError, plan_from_git
 from bot.plan.text import render_text

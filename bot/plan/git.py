@@ -56,7 +56,7 @@ def resolve(repo: str, ref: str) -> str:
 
 
 def default_base(repo: str) -> str:
-    """design.md: `origin/HEAD`, else `main`."""
+    """docs/plan.md: `origin/HEAD`, else `main`."""
     try:
         resolve(repo, "origin/HEAD")
         return "origin/HEAD"

@@ -1,6 +1,6 @@
 """The review plan: what the app posts, the engine follows and `reviewer plan` prints.
 
-`Plan.to_json()` is design.md's "`reviewer plan --format json`" object, key for key and in that
+`Plan.to_json()` is docs/plan.md's "`reviewer plan --format json`" object, key for key and in that
 order, plus one key after them: `notes`, a list of sentences for people (an admin entry left out
 because its file is missing, the filter that skipped the review, agent files over the cap). Notes
 never change the decision; errors are what the check run annotates.
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bot.config.model import Comments, Models
-from bot.diagnostics import Diagnostic
+from bot.documents.diagnostics import Diagnostic
 
 PLAN_VERSION = 1
 Decision = Literal["review", "skip"]

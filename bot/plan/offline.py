@@ -14,8 +14,8 @@ from pathlib import Path
 
 from bot.config.admin import AdminConfig, load_admin_config
 from bot.config.model import EffectiveConfig
-from bot.diagnostics import format_text
-from bot.jsonbody import JsonBodyError, parse_json
+from bot.documents.diagnostics import format_text
+from bot.documents.jsonbody import JsonBodyError, parse_json
 from bot.plan import git
 from bot.plan.config_files import changes_config, present_names
 from bot.plan.model import Plan

@@ -1,6 +1,6 @@
 """The planner: (effective configuration, pull request, file tree at the merge base) → plan.
 
-Pure, shared by the server and `reviewer plan`. The decision follows design.md: one skip reason
+Pure, shared by the server and `reviewer plan`. The decision follows docs/plan.md: one skip reason
 wins, in the order invalid-config, disabled, filtered, ignored-only; otherwise the plan names the
 files to review, the rules and context entries that apply (admin first, with the paths that made
 them apply), the agent files, and the settings the review runs with.

@@ -77,7 +77,7 @@ class GitFacts:
 
 
 def pr_from_git(facts: GitFacts, base_ref: str, head_ref: str, changed: Sequence[str]) -> dict:
-    """design.md's offline `pr`: number 0, event `manual`, title and body from the head commit."""
+    """docs/plan.md's offline `pr`: number 0, event `manual`, title and body from the head commit."""
     title, _, body = facts.message.strip("\n").partition("\n")
     return clamp_pr({
         "number": 0, "title": title.strip(), "body": body.strip("\n"), "author": facts.author,

@@ -1,8 +1,8 @@
 """A plan (and, when a review ran, its outcome) → what the `Reviewer` check run says.
 
-Pure: the conclusion and title of design.md's check-run contract, a markdown summary for people,
+Pure: the conclusion and title of docs/reviews.md's check-run contract, a markdown summary for people,
 and one annotation per configuration error at its line. Sending it (50 annotations a request,
-65,535 characters a field) is `bot.github.checks`' job.
+65,535 characters a field) is `bot.github.check_runs`' job.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The pure decisions of a pull request's life: review again or not, and over what (design.md
+"""The pure decisions of a pull request's life: review again or not, and over what (docs/reviews.md
 "Reviews over a pull request's life").
 
 - A head is reviewed once: an event for a head already reviewed with the same plan (a label, an

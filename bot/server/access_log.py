@@ -5,7 +5,7 @@ A line holds the method, the path without its query (a query can carry a sign-in
 `state`), the status, the duration in milliseconds, the client's address as the server sees it
 (`request.remote`, the one the audit log records) and the user agent (cut at 200 characters):
 never a header's value otherwise, a cookie, a token or a body. The logs' own redactor
-(bot/redaction.py) scrubs every line besides.
+(bot/secrets/redaction.py) scrubs every line besides.
 """
 
 from __future__ import annotations

@@ -27,14 +27,14 @@ from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config
 from bot.config.render import render_effective
 from bot.connectors.api import denial_response
-from bot.diagnostics import Diagnostic
+from bot.documents.diagnostics import Diagnostic
+from bot.documents.yamldoc import MAX_BYTES
 from bot.github import GitHubError
 from bot.plan.config_files import load_config_file
 from bot.server import logging as log
 from bot.server.admin_deliveries import setup_delivery_routes
 from bot.server.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
 from bot.server.server_context import ServerContext
-from bot.yamldoc import MAX_BYTES
 
 logger = log.get("admin_api")
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.audit import SERVER_ACTOR, Audit, changed_fields
-from bot.diagnostics import Diagnostic, format_text
+from bot.documents.diagnostics import Diagnostic, format_text
 from bot.server import logging as log
 from bot.server.metrics import Metrics
 

@@ -34,13 +34,13 @@ from bot.auth.guard import Gate
 from bot.auth.http import SIGNIN_STORE, setup_signin
 from bot.auth.store import auth_store_for
 from bot.connectors.api import setup_routes as setup_connector_routes
-from bot.connectors.checks import ConnectorSecrets
 from bot.connectors.controller import Reconciler
 from bot.connectors.descriptor_fetch import DescriptorSource
+from bot.connectors.field_checks import ConnectorSecrets
+from bot.events.jobs import Handler
 from bot.github import GitHubApp
 from bot.github.coordination import Coordination
-from bot.jobs import Handler
-from bot.secrets import SecretStore
+from bot.secrets.references import SecretStore
 from bot.server import logging as log
 from bot.server.access_log import enable_access_log
 from bot.server.admin_api import setup_admin_routes

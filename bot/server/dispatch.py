@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bot.jobs import Classification, InvalidPayload, classify, parse_payload
+from bot.events.jobs import Classification, InvalidPayload, classify, parse_payload
 from bot.server import logging as log
 from bot.server.metrics import Metrics
 from bot.store.model import Decision, DeliveryStore, Received

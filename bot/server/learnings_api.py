@@ -22,10 +22,10 @@ from aiohttp import web
 
 from bot.audit import Audit
 from bot.auth.guard import Denial, Gate, Principal
-from bot.bounded_read import read_at_most
 from bot.connectors.api import denial_response
 from bot.connectors.api_http import status_response
-from bot.jsonbody import JsonBodyError, parse_json
+from bot.documents.bounded_read import read_at_most
+from bot.documents.jsonbody import JsonBodyError, parse_json
 from bot.learnings.body import causes, new_learning, patched_learning
 from bot.learnings.model import KINDS, Learning, new_id
 from bot.server import logging as log

@@ -7,7 +7,7 @@ Secrets are kept out twice: the code never passes them to a logger, and every li
 before it is written — of the values the server was configured with (registered at start), of
 every model provider key the engine resolves (registered as it resolves them), and of anything
 shaped like a GitHub token, a bearer/token authorisation or a PEM block — because an exception
-text from a library can echo a request header. The registry is `bot.redaction`, below both the
+text from a library can echo a request header. The registry is `bot.secrets.redaction`, below both the
 server and the engine, so the engine registers keys without importing the server.
 """
 
@@ -21,7 +21,7 @@ from contextvars import ContextVar
 from typing import IO
 
 from bot import telemetry
-from bot.redaction import REDACTED, Redactor, redact, register_secret
+from bot.secrets.redaction import REDACTED, Redactor, redact, register_secret
 
 __all__ = ["REDACTED", "Redactor", "redact", "register_secret", "configure", "get", "error_text", "fields",
            "current_delivery", "JsonFormatter", "LOGGER_NAME"]

@@ -18,7 +18,7 @@ import sys
 
 from aiohttp import web
 
-from bot.jobs import Handler
+from bot.events.jobs import Handler
 from bot.pipeline import make_handler
 from bot.server import logging as log
 from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
@@ -68,7 +68,7 @@ async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics,
         await stop.wait()
         logger.info("stopping")
     finally:
-        try:  # design.md: a stop ends within a minute, even with the store unreachable
+        try:  # docs/operations.md: a stop ends within a minute, even with the store unreachable
             await asyncio.wait_for(runner.cleanup(), STOP_WITHIN)
         except TimeoutError:
             logger.warning("stopping took too long; exiting with work still open (it is taken up again)")

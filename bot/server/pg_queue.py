@@ -38,7 +38,7 @@ import procrastinate
 from procrastinate.exceptions import AlreadyEnqueued, UniqueViolation
 from procrastinate.job_context import JobContext
 
-from bot.jobs import Handler, newest_head, supersedes
+from bot.events.jobs import Handler, newest_head, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from bot import telemetry
-from bot.jobs import Handler, Job, ReviewResult, stored_payload, supersedes
+from bot.events.jobs import Handler, Job, ReviewResult, stored_payload, supersedes
 from bot.server import logging as log
 from bot.server.dispatch import BIG_BODY, decide_in_turn
 from bot.server.metrics import Metrics
@@ -285,5 +285,5 @@ def _entry(row: Queued) -> _Entry:
 
 
 def _newer_head(old: _Entry, new: _Entry) -> bool:
-    """`new` makes `old` pointless (bot.jobs.supersedes: the rule both queues share)."""
+    """`new` makes `old` pointless (bot.events.jobs.supersedes: the rule both queues share)."""
     return supersedes(old.head_sha, new.head_sha)

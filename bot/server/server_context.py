@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import aiohttp
 
+from bot.events.jobs import Handler
 from bot.github import GitHubApp
-from bot.jobs import Handler
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.metrics import Metrics
 from bot.server.settings import Settings

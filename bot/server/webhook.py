@@ -1,6 +1,6 @@
 """`POST /webhook`: verify, store, acknowledge — nothing else on the request path.
 
-The checks run in design.md's order: 413 body over 25 MiB (Content-Length first, then a cap while
+The checks run in docs/architecture.md's order: 413 body over 25 MiB (Content-Length first, then a cap while
 reading), 401 missing or wrong `X-Hub-Signature-256` (constant-time comparison over the raw body),
 415 a content type other than JSON, 400 a missing `X-GitHub-Event` or `X-GitHub-Delivery`; then
 the raw body and headers are committed (group commit) and only then answered: 202, or 200 for

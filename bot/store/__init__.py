@@ -42,7 +42,7 @@ Adding a table (say, sign-in sessions):
    types: `bytea`, `double precision`, `bigint`, `jsonb`), a module `bot/store/postgres/sessions.py`
    whose methods take a connection from the shared pool (`Database.transaction()`), built in
    `PostgresStorage.__init__`;
-4. tests: add its behaviour to tests/test_store_conformance.py, which runs every test against both
+4. tests: add its behaviour to tests/store/test_store_conformance.py, which runs every test against both
    backends (the `storage` fixture).
 A table of another concern's store (sign-in, review memory, index) is made the same way: by a
 migration here, never by the store, which calls `migrate_database` when it opens.

@@ -1,7 +1,7 @@
 """The storage interface: the rows the server keeps, and one protocol per concern.
 
 Every backend (bot.store.sqlite, bot.store.postgres) implements each protocol with the same
-behaviour; tests/test_store_conformance.py runs one suite against both. The protocols are what the
+behaviour; tests/store/test_store_conformance.py runs one suite against both. The protocols are what the
 server, the queue and the connector API see; nothing above this package names a backend's class.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-# What a delivery means and what its review came to: the classification (bot/jobs.py makes it from
+# What a delivery means and what its review came to: the classification (bot/events/jobs.py makes it from
 # the payload) and the review's result (the pipeline returns it), kept with the delivery's row.
 Kind = Literal["job", "installation", "ignored"]
 

@@ -1,4 +1,4 @@
-"""The admin console (design.md "Admin console"), served at `/console/` by `reviewer serve`.
+"""The admin console (docs/operations.md "The admin console"), served at `/console/` by `reviewer serve`.
 
 `setup_console(app, ...)` adds the pages and the static files, where sign-in is served (`reviewer
 serve`, with or without workers). The delivery timeline the pages show is written where jobs run

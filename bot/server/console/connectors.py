@@ -36,14 +36,14 @@ from bot.connectors.resource import (
     restore_redacted,
 )
 from bot.connectors.source import kept_text, shown_text
-from bot.diagnostics import Diagnostic
-from bot.schema.validate import to_diagnostics
+from bot.documents.diagnostics import Diagnostic
+from bot.documents.yamldoc import MAX_BYTES, load_yaml
 from bot.server import logging as log
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.context import Console
 from bot.server.console.render import page, see_other
+from bot.shapes.validate import to_diagnostics
 from bot.store.model import Conflict
-from bot.yamldoc import MAX_BYTES, load_yaml
 
 logger = log.get("console")
 
@@ -233,7 +233,7 @@ def _located(text: str, errors: list[Diagnostic]) -> list[Diagnostic]:
 
 def admitted(text: str) -> tuple[ConnectorKind | None, dict[str, Any] | None, list[Diagnostic]]:
     """(kind, body, errors) of an applied document: read as the resource API reads a YAML body
-    (one document: bot.yamldoc.load_yaml), then the API's own checks (bot/connectors/admission.py)
+    (one document: bot.documents.yamldoc.load_yaml), then the API's own checks (bot/connectors/admission.py)
     with their words, each placed at its line. The kind comes from the document (the API's from
     its path), and so does the name."""
     doc, problems = load_yaml(text)

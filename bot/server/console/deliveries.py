@@ -29,7 +29,7 @@ STATES = ("received", "queued", "running", "done", "failed", "ignored", "superse
 DAY = 24 * 3600
 
 
-# What a review's reason code (bot.jobs.ReviewResult) means, for people.
+# What a review's reason code (bot.events.jobs.ReviewResult) means, for people.
 REASONS = {
     "no-usable-answer": "no model gave a usable answer",
     "invalid-config": "the configuration at the merge base is invalid",

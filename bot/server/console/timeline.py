@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from bot.jobs import ReviewResult
+from bot.events.jobs import ReviewResult
 from bot.server import logging as log
 from bot.store.model import TimelineEntry, TimelineStore
 
@@ -55,7 +55,7 @@ class Attempt:
     finished: float | None = None
     outcome: str = "running"
     error: str | None = None
-    review: str | None = None  # what the attempt's review came to (bot.jobs.ReviewResult), `failed (reason)`
+    review: str | None = None  # what the attempt's review came to (bot.events.jobs.ReviewResult), `failed (reason)`
     calls: list[Call] = field(default_factory=list)
     dropped: int = 0
 
@@ -130,7 +130,7 @@ class TimelineRecorder:
 
     def wrap(self, handler: Callable[[Any], Awaitable[R]]) -> Callable[[Any], Awaitable[R]]:
         """The job handler, its attempt recorded: started, each call, finished with its outcome
-        (and its review's, when the handler returns one: bot.jobs.ReviewResult)."""
+        (and its review's, when the handler returns one: bot.events.jobs.ReviewResult)."""
         async def recorded(job: Any) -> R:
             attempt = Attempt(job.delivery_id, job.attempt, self.clock())
             self.running[job.delivery_id] = attempt

@@ -9,7 +9,7 @@ request: the caller sees StoreUnavailable (the webhook answers 503) and the pool
 own in the background.
 
 Two sleeps of psycopg_pool would outlast `TIMEOUT` right after PostgreSQL comes back, and refuse a
-request although the server answers (tests/test_pg_pool.py):
+request although the server answers (tests/store/test_pg_pool.py):
 - a request that meets a connection failing its check takes the next idle one, and waits 1 s,
   2 s, 4 s... between further failed checks; after a restart every idle connection is from before
   it, so with four or more idle the request timed out. The first failed check therefore checks

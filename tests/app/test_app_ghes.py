@@ -1,0 +1,122 @@
+"""GitHub Enterprise Server: the whole review against the GitHub double served under `/api/v3`,
+as `GITHUB_API_URL=https://ghe.example.com/api/v3` makes the app call it.
+
+The double answers only under its prefix (a request that dropped the path is a violation, and the
+fixture fails the test on any), so every URL the app builds — routes, the installation-token call,
+pagination links — must keep the API root's path.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+from cryptography.hazmat.primitives import serialization
+
+from tests.support.app_support import running_app
+from tests.support.chat_double import Reply, findings
+from tests.support.github_double import App, GitHubDouble
+from tests.support.review_support import (
+    BUG,
+    CALC_HEAD,
+    CLEAN,
+    PRIMARY,
+    admin_yaml,
+    config_pull,
+    inline_comments,
+    reviewed,
+    runs_done,
+    shown,
+)
+from tests.support.server_support import wait_for
+
+
+@pytest.fixture
+async def ghes() -> AsyncIterator[GitHubDouble]:
+    double = GitHubDouble(api_prefix="/api/v3")
+    await double.start()
+    try:
+        yield double
+    finally:
+        await double.close()
+    assert double.violations == [], "requests that GitHub's REST description refuses:\n" + "\n".join(double.violations)
+
+
+@pytest.fixture
+def ghes_app(ghes: GitHubDouble, app_private_key: str) -> App:
+    key = serialization.load_pem_private_key(app_private_key.encode(), password=None)
+    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return ghes.add_app(public.decode())
+
+
+async def _finished(world, delivery_id: str) -> str:
+    def state() -> str | None:
+        with sqlite3.connect(world.tmp / "reviewer.db") as conn:
+            row = conn.execute("SELECT state FROM deliveries WHERE delivery_id = ?", (delivery_id,)).fetchone()
+        return row[0] if row and row[0] in ("done", "ignored", "failed", "superseded") else None
+
+    async def check() -> str | None:
+        return state()
+    return await wait_for(check, 20)
+
+
+async def test_a_review_a_push_and_a_question_under_api_v3(tmp_path, ghes, ghes_app, app_private_key, chat):
+    assert ghes.url.endswith("/api/v3")
+    chat.answer(PRIMARY, findings(BUG))
+    async with running_app(tmp_path, ghes, ghes_app, app_private_key, admin_yaml=admin_yaml(chat)) as world:
+        pr = config_pull(world, "approve: true\n")
+        first = await reviewed(world, pr)
+        # a push: reviewed for what changed since (the compare call), then approved
+        chat.answer(PRIMARY, findings(CLEAN))
+        before = pr.head_sha
+        world.repo.commit({"src/calc.py": CALC_HEAD.replace("a / b", "a / b if b else 0.0")}, branch=pr.head_ref)
+        second = await reviewed(world, pr, "synchronize", before=before)
+        # a question in a comment: the commenter's permission, the conversation, the answer
+        world.repo.permissions["alice"] = "write"
+        chat.answer(PRIMARY, Reply(content="Because the divisor may be zero."))
+        question = pr.comment("@reviewer why was the first head refused?", "alice")
+        payload = ghes.payload("issue_comment", "created", installation=world.installation, pull=pr, comment=question)
+        delivery = str(uuid.uuid4())
+        assert (await world.deliver("issue_comment", payload, delivery))[0] == 202
+        assert await _finished(world, delivery) == "done"
+
+    assert first.conclusion == "failure" and first.output["title"] == "1 blocking finding(s)"
+    assert [c.line for c in inline_comments(world, pr)][:1] == [6]
+    assert second.conclusion == "success"
+    assert any(r.state == "APPROVED" for r in pr.reviews if r.user == world.app.bot)
+    assert "Because the divisor may be zero." in [shown(c.body) for c in pr.comments if c.user == world.app.bot]
+    routes = {call.route for call in ghes.calls}
+    assert {"POST /app/installations/{installation_id}/access_tokens", "POST /repos/{owner}/{repo}/check-runs",
+            "GET /repos/{owner}/{repo}/compare/{basehead}", "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+            "GET /repos/{owner}/{repo}/collaborators/{username}/permission"} <= routes
+    assert all(call.route is not None for call in ghes.calls)  # every call matched an operation under /api/v3
+
+
+async def test_the_console_links_to_the_servers_own_web_address(tmp_path, ghes, ghes_app, app_private_key, chat):
+    """Under GitHub Enterprise Server the pull request, the commit and the check run live on its own
+    web address (its origin, GITHUB_API_URL without `/api/v3`), never on github.com."""
+    chat.answer(PRIMARY, findings(BUG))
+    token = "admin-token-for-ghes-links"
+    async with running_app(tmp_path, ghes, ghes_app, app_private_key, admin_yaml=admin_yaml(chat),
+                           REVIEWER_ADMIN_TOKEN=token) as world, \
+            aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True), headers={"Origin": world.url}) as browser:
+        pr = config_pull(world, "approve: true\n")
+        payload = ghes.payload("pull_request", "opened", installation=world.installation, pull=pr)
+        assert (await world.deliver("pull_request", payload, "d-ghes-links"))[0] == 202
+        [run] = await runs_done(world, pr)
+        async with browser.post(world.url + "/console/login/token", data={"token": token}) as response:
+            assert response.status == 200
+        async with browser.get(world.url + "/console/deliveries/d-ghes-links") as response:
+            page = await response.text()
+        async with browser.get(f"{world.url}/console/repos/{pr.repo.full_name}") as response:
+            repo_page = await response.text()
+        async with browser.get(f"{world.url}/console/repos/{pr.repo.full_name}/pulls/{pr.number}") as response:
+            pull_page = await response.text()
+    web = f"{ghes.origin}/{pr.repo.full_name}"
+    assert f'href="{web}/pull/{pr.number}"' in page and f'href="{web}/commit/{pr.head_sha}"' in page
+    assert f'href="{web}/runs/{run.id}"' in page
+    assert f'href="{web}"' in repo_page and f'href="{web}/pull/{pr.number}"' in pull_page
+    assert not any("https://github.com/" in shown for shown in (page, repo_page, pull_page))

@@ -1,0 +1,190 @@
+"""`make run`: the app, exactly as `reviewer serve` runs it, against local stand-ins — no account.
+
+1. A GitHub double (the one the tests use) serves GitHub's REST API on 127.0.0.1 and holds an
+   example repository with a `.reviewer.yaml`; an OpenAI-compatible stand-in answers as the model,
+   with one scripted finding.
+2. `reviewer serve` starts as its own process, configured through the environment like in
+   production (app id, a private key made for this run, the webhook secret, GITHUB_API_URL
+   pointing at the double, an admin file declaring the stand-in model provider).
+3. A pull request is opened and GitHub's signed `pull_request.opened` delivery is sent.
+4. The check run, the review and the summary comment the app posted are printed.
+
+`python -m tests.support.demo --keep-running` leaves both servers up afterwards, to try `curl` on them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+from pathlib import Path
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from tests.support.chat_double import ChatDouble, findings
+from tests.support.github_double import GitHubDouble
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+REVIEWER_YAML = """\
+# yaml-language-server: $schema=./.reviewer.schema.json
+feedback: standard
+approve: true
+ignore: ["**/*.lock"]
+rules:
+  - id: money-as-integers
+    rule: Amounts of money are integers of cents, never floats.
+    paths: ["src/billing/**"]
+  - id: docs-friendly
+    rule: Documentation is short and friendly.
+    paths: ["docs/**"]
+context:
+  - path: docs/architecture.md
+    description: How billing talks to the ledger.
+    paths: ["src/billing/**"]
+"""
+
+BASE = {
+    ".reviewer.yaml": REVIEWER_YAML,
+    "README.md": "# Shop\n",
+    "docs/architecture.md": "# Architecture\nBilling posts entries to the ledger.\n",
+    "src/billing/invoice.py": "def total(lines):\n    return sum(line.cents for line in lines)\n",
+    "poetry.lock": "# lock\n",
+}
+HEAD = {
+    "src/billing/invoice.py": ("def total(lines, discount=0):\n"
+                               "    return sum(line.cents for line in lines) - discount\n"),
+    "poetry.lock": "# lock, updated\n",
+}
+ADMIN_YAML = """\
+providers:
+  stand-in:
+    type: openai
+    baseUrl: {base_url}
+    apiKey: env://DEMO_MODEL_KEY
+    timeout: 10
+defaults:
+  models:
+    review: stand-in/reviewer-demo
+"""
+FINDING = {"path": "src/billing/invoice.py", "startLine": 1, "endLine": 1, "severity": "minor",
+           "category": "maintainability", "message": "Say in the signature that `discount` is in cents.",
+           "suggestedFix": "def total(lines, discount_cents=0):", "rules": ["money-as-integers"]}
+
+
+def _private_key() -> tuple[str, str]:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    return private, public
+
+
+def _start_server(env: dict[str, str], workdir: Path) -> tuple[subprocess.Popen, int]:
+    """`reviewer serve` in a process of its own; its JSON log line says where it listens. Its log
+    is copied to workdir/server.log for as long as it runs (an unread pipe would block it)."""
+    proc = subprocess.Popen([sys.executable, "-m", "bot", "serve"], env=env, cwd=workdir,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    log = open(workdir / "server.log", "w", encoding="utf-8")
+    for line in proc.stderr:
+        log.write(line)
+        if line.startswith("{") and json.loads(line).get("msg") == "listening":
+            threading.Thread(target=_copy, args=(proc.stderr, log), daemon=True).start()
+            return proc, int(json.loads(line)["port"])
+    log.close()
+    raise SystemExit(f"reviewer serve stopped before listening (exit {proc.wait()}); see {workdir / 'server.log'}")
+
+
+def _copy(source, target) -> None:
+    with target:
+        for line in source:
+            target.write(line)
+            target.flush()
+
+
+async def _wait(check, what: str, timeout: float = 60.0):
+    async def loop():
+        while not (result := check()):
+            await asyncio.sleep(0.05)
+        return result
+    try:
+        return await asyncio.wait_for(loop(), timeout)
+    except TimeoutError:
+        raise SystemExit(f"gave up waiting for {what} after {timeout:.0f} s") from None
+
+
+def _print_run(run, pr) -> None:
+    print(f"\nCheck run “{run.name}” on {run.head_sha[:7]}: {run.status}, conclusion {run.conclusion}")
+    print(f"Title: {run.output.get('title')}\n")
+    print(textwrap.indent(run.output.get("summary") or "", "    "))
+    for note in run.annotations:
+        print(f"  annotation {note['path']}:{note['start_line']} [{note['annotation_level']}] {note['message']}")
+    for review in pr.reviews:
+        print(f"\nReview by {review.user.login}: {review.state} on {review.commit_id[:7]}")
+        for comment in review.comments:
+            print(textwrap.indent(f"{comment.path}:{comment.line}\n{comment.body}", "    "))
+
+
+async def demo(keep_running: bool) -> int:
+    github, chat = GitHubDouble(), ChatDouble(api_key="demo-key")
+    await github.start()
+    await chat.start()
+    chat.answer("reviewer-demo", findings(FINDING))
+    private, public = _private_key()
+    app = github.add_app(public, slug="reviewer", webhook_secret="demo-webhook-secret")
+    repo = github.add_repo("example-org/shop")
+    installation = github.install(app, repo)
+    base = repo.commit(BASE)
+    repo.commit(HEAD, branch="discounts", parent=base, message="Add discounts")
+
+    workdir = Path(tempfile.mkdtemp(prefix="reviewer-demo-"))
+    (workdir / "admin.yaml").write_text(ADMIN_YAML.format(base_url=chat.base_url))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PORT": "0",
+           "GITHUB_APP_ID": str(app.id), "GITHUB_PRIVATE_KEY": private, "GITHUB_WEBHOOK_SECRET": app.webhook_secret,
+           "GITHUB_API_URL": github.url, "REVIEWER_DATABASE_URL": f"sqlite:///{workdir / 'reviewer.db'}",
+           "REVIEWER_ADMIN_CONFIG": str(workdir / "admin.yaml"), "DEMO_MODEL_KEY": "demo-key"}
+    proc, port = _start_server(env, workdir)
+    print(f"reviewer serve is listening on http://127.0.0.1:{port} (GitHub double at {github.url}); "
+          f"its log: {workdir / 'server.log'}")
+    try:
+        pr = repo.open_pull(head="discounts", title="Add discounts to invoices")
+        payload = github.payload("pull_request", "opened", installation=installation, pull=pr)
+        status, _ = await github.deliver(f"http://127.0.0.1:{port}/webhook", "pull_request", payload,
+                                         secret=app.webhook_secret)
+        print(f"Delivered pull_request.opened for #{pr.number}: the app answered {status}")
+        run = await _wait(lambda: next((r for r in repo.check_runs.values()
+                                        if r.head_sha == pr.head_sha and r.status == "completed"), None),
+                          "the check run")
+        _print_run(run, pr)
+        if keep_running:
+            print(f"\nServing until Ctrl-C: curl http://127.0.0.1:{port}/metrics")
+            await asyncio.Event().wait()
+        return 0 if run.conclusion in ("success", "neutral") else 1
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+        await chat.close()
+        await github.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep-running", action="store_true")
+    try:
+        return asyncio.run(demo(parser.parse_args().keep_running))
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
