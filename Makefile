@@ -19,6 +19,7 @@ run: install
 test: install
 	$(PY) -m ruff check bot tests bench scripts
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 # The same checks without the slow process tests (marked `slow`: a server process, a PostgreSQL
@@ -26,6 +27,7 @@ test: install
 test-fast: install
 	$(PY) -m ruff check bot tests bench scripts
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -m "not slow"
 
 # The fuzz layer (tests marked `fuzz`) with a large random budget instead of `make test`'s small
