@@ -13,16 +13,15 @@ does: calls are two or three per review.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
-from bot.store import is_postgres, migrate_database
-from bot.store.model import StoreUnavailable
-from bot.store.sqlite.database import connect, sqlite_path
+from bot.store import is_postgres
+from bot.store.portable import Conn, PortableStore, postgres_transaction, sqlite_transaction
+from bot.store.sqlite.database import sqlite_path
 
 T = TypeVar("T")
 
@@ -51,27 +50,10 @@ class BudgetStore(Protocol):
     async def add_tokens(self, account: str, month: str, tokens: int) -> None: ...
 
 
-class _Conn(Protocol):
-    def execute(self, sql: str, params: Any = ...) -> Any: ...
-
-
-class _SQLBudgets:
+class _SQLBudgets(PortableStore):
     def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
-        self._url, self._clock, self._migrated = url, clock, False
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[_Conn]:
-        raise NotImplementedError
-
-    async def _run(self, work: Callable[[_Conn], T]) -> T:
-        if not self._migrated:
-            await migrate_database(self._url)
-            self._migrated = True
-
-        def call() -> T:
-            with self._transaction() as conn:
-                return work(conn)
-        return await asyncio.to_thread(call)
+        super().__init__(url)
+        self._clock = clock
 
     async def spent(self, account: str, day: str, month: str) -> Spent:
         rows = await self._run(lambda c: c.execute(_READ, (account.lower(), f"day:{day}", f"month:{month}")).fetchall())
@@ -81,7 +63,7 @@ class _SQLBudgets:
     async def claim_review(self, account: str, day: str, limit: int | None) -> int | None:
         key, now, bound = account.lower(), self._clock(), -1 if limit is None else limit
 
-        def claim(conn: _Conn) -> int | None:
+        def claim(conn: Conn) -> int | None:
             conn.execute(_ENSURE, (key, f"day:{day}", now))
             row = conn.execute(_CLAIM, (now, key, f"day:{day}", bound, bound)).fetchone()
             return None if row is None else int(row[0])
@@ -92,7 +74,7 @@ class _SQLBudgets:
             return
         key, now = account.lower(), self._clock()
 
-        def add(conn: _Conn) -> None:
+        def add(conn: Conn) -> None:
             conn.execute(_ENSURE, (key, f"month:{month}", now))
             conn.execute(_ADD_TOKENS, (tokens, now, key, f"month:{month}"))
         await self._run(add)
@@ -103,39 +85,13 @@ class SQLiteBudgets(_SQLBudgets):
         super().__init__(url, clock)
         self.path = sqlite_path(url)
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[_Conn]:
-        conn = connect(self.path)
-        try:
-            conn.execute("BEGIN IMMEDIATE")  # the write lock: the claim's condition sees no other writer
-            yield conn
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        finally:
-            conn.close()
-
-
-class _PostgresConn:
-    def __init__(self, conn: Any) -> None:
-        self._conn = conn
-
-    def execute(self, sql: str, params: Any = ()) -> Any:
-        return self._conn.execute(sql.replace("?", "%s"), params)
+    def _transaction(self) -> contextlib.AbstractContextManager[Conn]:
+        return sqlite_transaction(self.path)  # the write lock: a claim's read and write see no other writer
 
 
 class PostgresBudgets(_SQLBudgets):
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[_Conn]:
-        import psycopg
-
-        try:
-            with psycopg.connect(self._url, connect_timeout=10, prepare_threshold=None) as conn:
-                yield _PostgresConn(conn)
-        except psycopg.OperationalError as exc:
-            raise StoreUnavailable(f"PostgreSQL is unavailable ({type(exc).__name__})") from exc
+    def _transaction(self) -> contextlib.AbstractContextManager[Conn]:
+        return postgres_transaction(self._database_url, prepare_threshold=None)
 
 
 def budget_store(database_url: str, clock: Callable[[], float] = time.time) -> BudgetStore:

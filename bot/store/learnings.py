@@ -15,46 +15,23 @@ times in columns, so that /metrics and the console count in SQL.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Protocol, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
 
 from bot.learnings.followed import Followed, from_body
 from bot.learnings.model import Learning, from_json
 from bot.learnings.tally import Record
-from bot.store import is_postgres, migrate_database
-from bot.store.model import StoreUnavailable
-from bot.store.sqlite.database import connect, sqlite_path
+from bot.store import is_postgres
+from bot.store.portable import Conn, PortableStore, postgres_transaction, sqlite_transaction
+from bot.store.sqlite.database import sqlite_path
 
 T = TypeVar("T")
 
 
-class _Conn(Protocol):
-    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
-
-
-class LearningStore:
+class LearningStore(PortableStore):
     """The statements; a backend says how to connect (`_transaction`)."""
-
-    def __init__(self, database_url: str) -> None:
-        self._database_url = database_url
-        self._migrated = False
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[_Conn]:
-        raise NotImplementedError
-
-    async def _run(self, work: Callable[[_Conn], T]) -> T:
-        if not self._migrated:
-            await migrate_database(self._database_url)
-            self._migrated = True
-
-        def call() -> T:
-            with self._transaction() as conn:
-                return work(conn)
-        return await asyncio.to_thread(call)
 
     # -- learnings ---------------------------------------------------------------------------
 
@@ -79,7 +56,7 @@ class LearningStore:
 
     async def delete(self, learning_id: str) -> Learning | None:
         """Delete a learning; the one deleted, or None when there was none."""
-        def work(conn: _Conn) -> Learning | None:
+        def work(conn: Conn) -> Learning | None:
             row = conn.execute("SELECT body FROM learnings WHERE id = ?", (learning_id,)).fetchone()
             if row is None:
                 return None
@@ -115,7 +92,7 @@ class LearningStore:
         if not rows:
             return
 
-        def work(conn: _Conn) -> None:
+        def work(conn: Conn) -> None:
             for row in rows:
                 conn.execute(
                     "INSERT INTO finding_outcomes (pull, fingerprint, account, repository, comment_id, state, "
@@ -129,7 +106,7 @@ class LearningStore:
         if not rows:
             return
 
-        def work(conn: _Conn) -> None:
+        def work(conn: Conn) -> None:
             for pull, fingerprint, _, _, comment_id, state, _, decided_at, body in rows:
                 conn.execute("UPDATE finding_outcomes SET comment_id = ?, state = ?, decided_at = ?, body = ? "
                              "WHERE pull = ? AND fingerprint = ?",
@@ -203,39 +180,13 @@ class SQLiteLearningStore(LearningStore):
         super().__init__(database_url)
         self.path = sqlite_path(database_url)
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[_Conn]:
-        conn = connect(self.path)
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            yield conn
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        finally:
-            conn.close()
-
-
-class _PostgresConn:
-    def __init__(self, conn: Any) -> None:
-        self._conn = conn
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self._conn.execute(sql.replace("?", "%s"), params)
+    def _transaction(self) -> contextlib.AbstractContextManager[Conn]:
+        return sqlite_transaction(self.path)
 
 
 class PostgresLearningStore(LearningStore):
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[_Conn]:
-        import psycopg
-
-        try:
-            with psycopg.connect(self._database_url, connect_timeout=10) as conn:
-                yield _PostgresConn(conn)
-        except psycopg.OperationalError as exc:
-            raise StoreUnavailable(f"PostgreSQL is unavailable ({type(exc).__name__})") from exc
+    def _transaction(self) -> contextlib.AbstractContextManager[Conn]:
+        return postgres_transaction(self._database_url)
 
 
 def learnings_store(database_url: str) -> LearningStore:

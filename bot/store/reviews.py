@@ -23,51 +23,27 @@ pull request — which run one at a time — are the only writers of its rows.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
-from bot.store import migrate_database
-from bot.store.model import PostedFinding, ReviewedHead, StoreUnavailable
-from bot.store.sqlite.database import connect, sqlite_url
+from bot.store.model import PostedFinding, ReviewedHead
+from bot.store.portable import Conn, PortableStore, postgres_transaction, sqlite_transaction
+from bot.store.sqlite.database import sqlite_url
 
 T = TypeVar("T")
 CLAIM_DAYS = 7
 
 
-class _Conn(Protocol):
-    """What the statements need of a connection: sqlite3's, or `_PostgresConn` around psycopg's."""
-
-    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
-
-    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any: ...
-
-
-class _SQLMemory:
+class _SQLMemory(PortableStore):
     """The review memory's statements, on whichever connection a backend gives (`_transaction`)."""
 
     def __init__(self, database_url: str, clock: Callable[[], float] = time.time) -> None:
-        self._database_url = database_url
+        super().__init__(database_url)
         self._clock = clock
-        self._migrated = False
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[_Conn]:
-        raise NotImplementedError
-
-    async def _run(self, work: Callable[[_Conn], T]) -> T:
-        if not self._migrated:
-            await migrate_database(self._database_url)
-            self._migrated = True  # set only now: the migration has committed (see the module's docstring)
-
-        def call() -> T:
-            with self._transaction() as conn:
-                return work(conn)
-        return await asyncio.to_thread(call)
 
     async def last_review(self, pull: str) -> ReviewedHead | None:
         row = await self._run(lambda c: c.execute(
@@ -116,7 +92,7 @@ class _SQLMemory:
     async def claim_comment(self, pull: str, comment_key: str, claimed_by: str = "") -> bool:
         now = self._clock()
 
-        def claim(conn: _Conn) -> bool:
+        def claim(conn: Conn) -> bool:
             # GitHub redelivers for 3 days: a claim older than a week guards nothing any more.
             conn.execute("DELETE FROM followup_comments WHERE seen_at < ?", (now - CLAIM_DAYS * 86400,))
             if conn.execute("INSERT INTO followup_comments (comment_key, pull, seen_at, claimed_by) "
@@ -137,7 +113,7 @@ class _SQLMemory:
     async def record_answer(self, thread: str, kind: str) -> None:
         now = self._clock()
 
-        def record(conn: _Conn) -> None:
+        def record(conn: Conn) -> None:
             # Only the last hour counts (conversation.WINDOW); a day is kept, then dropped.
             conn.execute("DELETE FROM followup_answers WHERE answered_at < ?", (now - 86400,))
             conn.execute("INSERT INTO followup_answers (thread, kind, answered_at) VALUES (?, ?, ?)",
@@ -164,34 +140,8 @@ class SQLiteReviewMemory(_SQLMemory):
         super().__init__(sqlite_url(str(path)), clock)
         self.path = str(path)
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[_Conn]:
-        conn = connect(self.path)  # the store's settings: WAL (switched safely when two race), FULL sync
-        try:
-            conn.execute("BEGIN IMMEDIATE")  # the write lock: a claim's read and write see no other writer
-            yield conn
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        finally:
-            conn.close()
-
-
-class _PostgresConn:
-    """psycopg's connection speaking the `?` placeholders of the shared statements."""
-
-    def __init__(self, conn: Any) -> None:
-        self._conn = conn
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self._conn.execute(sql.replace("?", "%s"), params)
-
-    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
-        cursor = self._conn.cursor()
-        cursor.executemany(sql.replace("?", "%s"), list(rows))
-        return cursor
+    def _transaction(self) -> contextlib.AbstractContextManager[Conn]:
+        return sqlite_transaction(self.path)
 
 
 class PostgresReviewMemory(_SQLMemory):
@@ -201,15 +151,8 @@ class PostgresReviewMemory(_SQLMemory):
         super().__init__(url, clock)
         self.url = url
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[_Conn]:
-        import psycopg  # only a PostgreSQL deployment needs the driver loaded
-
-        try:
-            with psycopg.connect(self.url, connect_timeout=10) as conn:  # commits on success, rolls back on error
-                yield _PostgresConn(conn)
-        except psycopg.OperationalError as exc:  # the server away or the connection lost: not the caller's fault
-            raise StoreUnavailable(f"PostgreSQL is unavailable ({type(exc).__name__})") from exc
+    def _transaction(self) -> contextlib.AbstractContextManager[Conn]:
+        return postgres_transaction(self.url)
 
 
 def review_memory_for(database_url: str) -> SQLiteReviewMemory | PostgresReviewMemory:
