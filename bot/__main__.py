@@ -1,3 +1,3 @@
-from bot.cli import main
+from bot.commands.cli import main
 
 raise SystemExit(main())

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import EXIT_BROKEN_PIPE
+from bot.commands.cli import EXIT_BROKEN_PIPE
 
 CONFIG = """\
 rules:

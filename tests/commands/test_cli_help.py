@@ -9,7 +9,7 @@ from importlib import metadata
 
 import pytest
 
-from bot.cli import COMMANDS, SCHEMA_NAMES, build_parser, main
+from bot.commands.cli import COMMANDS, SCHEMA_NAMES, build_parser, main
 from bot.commands.schema import NAMES
 
 

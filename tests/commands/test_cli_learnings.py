@@ -16,7 +16,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from bot.cli import main
+from bot.commands.cli import main
 from bot.commands.login import save_session
 from bot.learnings.body import causes, new_learning, patched_learning
 from bot.learnings.model import Learning, Scope, Source, from_json

@@ -2,7 +2,7 @@
 
 Whatever the bytes, `reviewer validate --format json` exits 0 or 1, prints exactly one JSON object
 of the documented shape on stdout, names every error's place inside the file, and writes no
-traceback. Most cases run the CLI in this process through its entry point (bot.cli.main), for
+traceback. Most cases run the CLI in this process through its entry point (bot.commands.cli.main), for
 speed; hostile ones also run as real processes under a memory limit and a deadline.
 """
 
@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from bot.cli import main
+from bot.commands.cli import main
 from tests.support.fuzz_support import (
     CONFIG,
     KINDS,

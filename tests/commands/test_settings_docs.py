@@ -8,7 +8,7 @@ import argparse
 import re
 from pathlib import Path
 
-from bot.cli import build_parser
+from bot.commands.cli import build_parser
 from bot.server.settings import KEYS
 
 README = Path(__file__).resolve().parent.parent.parent / "README.md"

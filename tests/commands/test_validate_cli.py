@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from bot.cli import main
+from bot.commands.cli import main
 from bot.documents.yamldoc import load_yaml
 from tests.support.config_examples import ROOT
 

@@ -6,7 +6,7 @@ import json
 import jsonschema
 import pytest
 
-from bot.cli import main
+from bot.commands.cli import main
 from bot.config.admin_schema import ADMIN_CONFIG
 from bot.config.checks import CHECK_CODES
 from bot.config.repo_schema import REPO_CONFIG

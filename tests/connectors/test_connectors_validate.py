@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bot.cli import main
+from bot.commands.cli import main
 from bot.connectors.validate import validate_connector_text
 from tests.support.connectors_support import write_secret
 

@@ -1,4 +1,4 @@
-"""`reviewer eval` end to end: the real command (bot.cli.main) over real git repositories, reviewing
+"""`reviewer eval` end to end: the real command (bot.commands.cli.main) over real git repositories, reviewing
 with the chat-completions double over loopback, every figure of the report checked exactly."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.commands.cli import main
 from tests.support.chat_double import ChatDouble, Reply, asks, failing, findings
 
 KEY_VAR = "REVIEWER_EVAL_TEST_KEY"

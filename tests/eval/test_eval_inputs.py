@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bot.cli import main
+from bot.commands.cli import main
 from bot.config.schemas import eval_corpus_json_schema
 from bot.eval.corpus import load_corpus
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.commands.cli import main
 from bot.index.build import Entry, Limits, plan_update, sync
 from bot.index.gitsource import GitSnapshot
 from bot.index.retrieve import ChangedFile, retrieve

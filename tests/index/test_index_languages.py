@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.commands.cli import main
 from bot.index.parse import parse_symbols
 from tests.plan.test_plan_cli import Repo
 from tests.support.index_fixtures import FIXTURES, LanguageFixture

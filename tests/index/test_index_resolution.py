@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.commands.cli import main
 from tests.plan.test_plan_cli import Repo
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.commands.cli import main
 
 CONFIG = """\
 ignore: ["vendor/**"]

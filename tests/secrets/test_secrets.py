@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from bot.cli import main
+from bot.commands.cli import main
 from bot.secrets.references import MAX_SECRET_BYTES, SecretError, SecretStore, resolve
 
 OUTSIDE_VALUE = "outside-the-store-value"

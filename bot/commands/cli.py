@@ -22,7 +22,7 @@ EXIT_BROKEN_PIPE = 128 + 13  # 128 + SIGPIPE
 # command → "module:function"; imported lazily so `reviewer schema` does not load aiohttp.
 COMMANDS = {
     "validate": "bot.commands.validate:run",
-    "plan": "bot.plan.command:run",
+    "plan": "bot.commands.plan:run",
     "context": "bot.commands.context:run",
     "eval": "bot.commands.eval:run",
     "serve": "bot.server.main:run",
