@@ -22,6 +22,7 @@ from bot.engine.markdown import suggestion
 from bot.engine.shaping import MINIMAL_CATEGORIES
 
 MAX_MESSAGE_CHARS = 2000
+MAX_NAME_CHARS = 200  # a tool's, a rule's or a path's name as shown
 
 
 @dataclass(frozen=True)
@@ -85,13 +86,33 @@ def shape(placement: Placement, plan: dict, posted: Iterable[str]) -> Shaped:
 
 def _placement_notes(placement: Placement) -> Iterable[str]:
     for tool, count in sorted(placement.dropped.items()):
-        yield f"{tool}: {count} result(s) outside the diff filter were dropped"
+        yield f"{plain_name(tool)}: {count} result(s) outside the diff filter were dropped"
     for tool, count in sorted(placement.over_cap.items()):
-        yield f"{tool}: {count} result(s) past the inline cap went to the summary"
+        yield f"{plain_name(tool)}: {count} result(s) past the inline cap went to the summary"
 
 
 def _label(finding: AnalyzerFinding) -> str:
-    return f"`{finding.tool}` `{finding.rule_id}`" if finding.rule_id else f"`{finding.tool}`"
+    tool = code_span(finding.tool)
+    return f"{tool} {code_span(finding.rule_id)}" if finding.rule_id else tool
+
+
+def code_span(text: str) -> str:
+    """An uploader's name (a tool, a rule, a path) as one Markdown code span."""
+    return f"`{plain_name(text)}`"
+
+
+def plain_name(text: str) -> str:
+    """An uploader's name on one line, cut short, with no backtick to end a code span early and no
+    way to open or close an HTML comment (our markers): SARIF's `ruleId` and `tool.driver.name` are
+    whatever the uploader wrote."""
+    flat = " ".join(text.split()).replace("`", "'")
+    if len(flat) > MAX_NAME_CHARS:
+        flat = flat[:MAX_NAME_CHARS - 1] + "…"
+    return _unmarked(flat)
+
+
+def _unmarked(text: str) -> str:
+    return text.replace("<!--", "&lt;!--").replace("-->", "--&gt;")
 
 
 def _message(finding: AnalyzerFinding) -> str:
@@ -99,7 +120,7 @@ def _message(finding: AnalyzerFinding) -> str:
     text = finding.message.strip()
     if len(text) > MAX_MESSAGE_CHARS:
         text = text[:MAX_MESSAGE_CHARS - 1] + "…"
-    return text.replace("<!--", "&lt;!--").replace("-->", "--&gt;")
+    return _unmarked(text)
 
 
 def comment_body(finding: AnalyzerFinding) -> str:
@@ -113,14 +134,14 @@ def comment_body(finding: AnalyzerFinding) -> str:
 
 
 def summary_line(finding: AnalyzerFinding) -> str:
-    where = f"`{finding.path}`" + (f" line {finding.start_line}" if finding.start_line else "") if finding.path else \
-        "(no file)"
+    where = code_span(finding.path) + (f" line {finding.start_line}" if finding.start_line else "") \
+        if finding.path else "(no file)"
     return f"- **{finding.severity}** · {finding.category} · {_label(finding)} — {where}: {_message(finding)}"
 
 
 def review_body(shaped: Shaped, mark: str) -> str:
     """The body of the analyzers' review: counts, the findings not placed inline, the notes."""
-    tools = sorted({f.tool for f in shaped.new})
+    tools = sorted({plain_name(f.tool) for f in shaped.new})
     parts = [mark, f"Analyzers ({', '.join(tools)}): {len(shaped.new)} new finding(s), "
                    f"{len(shaped.inline)} inline."] if mark else \
         [f"Analyzers ({', '.join(tools)}): {len(shaped.new)} new finding(s), {len(shaped.inline)} inline."]

@@ -79,3 +79,24 @@ def test_an_upload_job_is_keyed_by_its_pull_request_and_has_no_head():
     assert (got.kind, got.repo, got.pr_number, got.head_sha, got.key) == ("job", "o/r", 12, None, "o/r#12")
     with pytest.raises(InvalidPayload, match="upload.pull_number"):
         classify(UPLOAD_EVENT, {**payload, "upload": {"id": "a" * 32}})
+
+
+def test_an_uploaders_tool_rule_and_path_cannot_end_their_code_span_or_open_a_marker():
+    """SARIF's ruleId, tool name and paths are the uploader's: a backtick would end the code span
+    and let the rest be Markdown, `<!-- reviewer:summary -->` would pose as our marker."""
+    hostile = "x` <!-- reviewer:summary --> `y\nz"
+    result = AnalyzerResult(hostile, hostile, "error", None, "m", "src/a.py", 2, 2)
+    finding = place([result], PATCHES).inline[0]
+    body = comment_body(finding)
+    assert "<!--" not in body and "-->" not in body
+    label = body.splitlines()[0].split(" · ")[2]
+    assert label.count("`") == 4 and "\n" not in label, label  # two spans, each closed where we close it
+    inline_off = review_body(shape(place([result], PATCHES), {"comments": {"inline": False}}, []), "<!-- m -->")
+    dropped = review_body(shape(place([result], {}), {}, []), "<!-- m -->")  # outside the diff: a note
+    text = inline_off + dropped
+    assert text.count("<!--") == 2 and inline_off.startswith("<!-- m -->") and dropped.startswith("<!-- m -->")
+    assert "-->" not in text.replace("<!-- m -->", "")
+    assert "reviewer:summary" not in text.replace("&lt;!-- reviewer:summary --&gt;", "")
+    long = place([AnalyzerResult("t" * 500, "R", "error", None, "m", "src/a.py", 2, 2)], PATCHES).inline[0]
+    assert len(comment_body(long).splitlines()[0]) < 300
+
