@@ -6,7 +6,7 @@ review of their own, and remembered in the pull request's ledger of findings (th
 is returned for the approval and the check run, beside the model's findings or without them.
 
 A SARIF upload for a pull request whose review already ran makes a job of its own
-(bot.events.jobs.UPLOAD_EVENT, queued by bot/server/analyses.py under the pull request's key): it posts the
+(bot.events.routes.UPLOAD_EVENT, queued by bot/server/analyses.py under the pull request's key): it posts the
 upload's new findings the same way and dismisses the app's approval if one is blocking or
 important. Logs name tools and counts only: a result's message or code never reaches them.
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from bot.analyzers.builtin import config_paths, run_builtins, wanted_files
 from bot.analyzers.filter import place
@@ -37,10 +36,8 @@ from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.journal import marker
 from bot.pipeline.post import carry_out, has_review, once
+from bot.pipeline.services import Services
 from bot.pipeline.targets import Target
-
-if TYPE_CHECKING:
-    from bot.pipeline.review import Services
 
 logger = logging.getLogger("reviewer.analyzers")
 

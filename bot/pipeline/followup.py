@@ -27,7 +27,8 @@ from bot.pipeline import budgets, journal, learn
 from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import gather, read_paths
 from bot.pipeline.post import once
-from bot.pipeline.review import Services, review_pull_request
+from bot.pipeline.review import review_pull_request
+from bot.pipeline.services import Services
 from bot.pipeline.targets import Target
 from bot.report.budget import answer_for_budget
 from bot.report.checkrun import report_for_plan
@@ -119,7 +120,7 @@ async def _hear(services: Services, gh: GitHubClient, job: Job) -> _Heard | None
     return None if asked.kind == "nothing" else _Heard(said, asked, thread, job.pr_number)
 
 
-async def handle_conversation(services: Services, gh: GitHubClient, job: Job) -> ReviewResult | None:
+async def handle_followup(services: Services, gh: GitHubClient, job: Job) -> ReviewResult | None:
     """Answer a comment or run the command it holds; what a review it ran came to (else None)."""
     heard = await _hear(services, gh, job)
     if heard is None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from bot.engine.diff import FilePatch, read_patches
 from bot.engine.fingerprints import code_of
@@ -28,10 +27,8 @@ from bot.learnings.outcomes import Pushed, Rewritten, advance
 from bot.learnings.posting import retallied
 from bot.pipeline import learn
 from bot.pipeline.followed import pull_tally, thread_resolved
+from bot.pipeline.services import Services
 from bot.store.learnings import LearningStore
-
-if TYPE_CHECKING:
-    from bot.pipeline.review import Services
 
 logger = logging.getLogger("reviewer.outcomes")
 

@@ -11,7 +11,8 @@ from bot.analyzers.model import AnalyzerResult, Edit
 from bot.engine.diff import read_patches
 from bot.engine.findings import Finding
 from bot.engine.overlap import prompt_section, same_as_analyzer
-from bot.events.jobs import UPLOAD_EVENT, InvalidPayload, classify
+from bot.events.jobs import InvalidPayload, classify
+from bot.events.routes import UPLOAD_EVENT
 
 PATCHES = read_patches([{"filename": "src/a.py", "status": "added",
                          "patch": "@@ -0,0 +1,4 @@\n+import os\n+import sys\n+KEY = 'x'\n+print(sys.argv)"}])
