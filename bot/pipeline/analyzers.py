@@ -24,11 +24,6 @@ from bot.analyzers.model import AnalyzerResult
 from bot.analyzers.settings import AnalyzerSettings, analyzer_settings
 from bot.analyzers.stored import result_from_json
 from bot.config.admin import AdminConfig
-from bot.engine import decisions
-from bot.engine.diff import FilePatch, read_patches
-from bot.engine.findings import Finding
-from bot.engine.outcome import SUMMARY_MARKER, Counts, ReviewOutcome
-from bot.engine.shaping import Placed
 from bot.events.jobs import Job, ReviewResult
 from bot.github import GitHubClient, GitHubError, ReviewComment, create_review, list_reviews
 from bot.learnings.review import leave_out_findings
@@ -38,6 +33,11 @@ from bot.pipeline.journal import marker
 from bot.pipeline.post import carry_out, has_review, once
 from bot.pipeline.services import Services
 from bot.pipeline.targets import Target
+from bot.reviews import decisions
+from bot.reviews.diff import FilePatch, read_patches
+from bot.reviews.findings import Finding
+from bot.reviews.outcome import SUMMARY_MARKER, Counts, ReviewOutcome
+from bot.reviews.shaping import Placed
 
 logger = logging.getLogger("reviewer.analyzers")
 
@@ -50,7 +50,7 @@ class AnalyzerStep:
 
     @property
     def findings(self) -> tuple[Finding, ...]:
-        """What stands at the head, as findings of bot/engine/findings.py (approval, conclusion)."""
+        """What stands at the head, as findings of bot/reviews/findings.py (approval, conclusion)."""
         return tuple(f.to_finding() for f in self.shaped.standing)
 
 

@@ -16,11 +16,8 @@ from dataclasses import replace
 from bot import telemetry
 from bot.config.budgets import BudgetLimits
 from bot.config.model import EffectiveConfig, IndexLimits
-from bot.engine.diff import read_patches
 from bot.engine.engine import run_review
-from bot.engine.outcome import ReviewOutcome
 from bot.engine.request import DEFAULT_BUDGETS
-from bot.engine.scope import FULL, ReviewScope
 from bot.engine.usage import Usage
 from bot.events.jobs import ReviewResult
 from bot.github import (
@@ -46,8 +43,11 @@ from bot.pipeline.outcome_events import follow_to_head
 from bot.pipeline.post import post_outcome
 from bot.pipeline.services import Services
 from bot.pipeline.targets import Target
-from bot.report.budget import report_for_budget
-from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
+from bot.reviews.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
+from bot.reviews.checkrun_budget import report_for_budget
+from bot.reviews.diff import read_patches
+from bot.reviews.outcome import ReviewOutcome
+from bot.reviews.scope import FULL, ReviewScope
 from bot.store.model import StoreError, StoreUnavailable
 
 logger = logging.getLogger("reviewer.pipeline")
