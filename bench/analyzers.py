@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bot.analyzers.builtin import run_builtins  # noqa: E402
 from bot.analyzers.builtin.tools import TOOLS, Unavailable, binary  # noqa: E402
 from bot.analyzers.settings import AnalyzerSettings  # noqa: E402
-from bot.engine.diff import read_patches  # noqa: E402
+from bot.reviews.diff import read_patches  # noqa: E402
 
 REPO = "tiangolo/fastapi"
 KEY = "AKIA" + "Q3EGRT5JXMPLVW4Z"  # made up, in the format of an AWS access key id

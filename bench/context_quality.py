@@ -30,7 +30,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from bot.engine.diff import read_patches  # noqa: E402
 from bot.engine.index_context import changed_files  # noqa: E402
 from bot.engine.request import DEFAULT_BUDGETS  # noqa: E402
 from bot.index.build import sync  # noqa: E402
@@ -38,6 +37,7 @@ from bot.index.gitdiff import diff_entries  # noqa: E402
 from bot.index.gitsource import GitSnapshot  # noqa: E402
 from bot.index.parse import parse_symbols  # noqa: E402
 from bot.index.retrieve import CALLABLE, ChangedFile, retrieve  # noqa: E402
+from bot.reviews.diff import read_patches  # noqa: E402
 from bot.store.index.sqlite import SqliteIndex, connect  # noqa: E402
 
 

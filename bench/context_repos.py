@@ -55,12 +55,12 @@ from context_data import change_of, find_repo, has_commit, load_cases, repos_dir
 def worker(code: str) -> None:
     """Read jobs (JSON on stdin), retrieve with the code under `code`, print the pieces as JSON."""
     sys.path.insert(0, code)
-    from bot.engine.diff import read_patches
     from bot.engine.index_context import changed_files
     from bot.engine.request import DEFAULT_BUDGETS
     from bot.index.build import sync
     from bot.index.gitsource import GitSnapshot
     from bot.index.retrieve import retrieve
+    from bot.reviews.diff import read_patches
     from bot.store.index.sqlite import SqliteIndex, connect
 
     jobs = json.load(sys.stdin)

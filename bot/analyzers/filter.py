@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from bot.analyzers.findings import AnalyzerFinding, finding_of
 from bot.analyzers.fixes import Fix, line_fix, widen
 from bot.analyzers.model import SEVERITY_ORDER, AnalyzerResult
-from bot.engine.diff import FilePatch, placeable
-from bot.engine.fingerprints import code_of
+from bot.reviews.diff import FilePatch, placeable
+from bot.reviews.fingerprints import code_of
 
 MODES = ("added", "diff_context", "file", "nofilter")
 DEFAULT_MODE = "added"

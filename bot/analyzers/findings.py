@@ -5,7 +5,7 @@ fix) and what only an analyzer has: its source `analyzer:<tool>`, the rule id, a
 fingerprint that stays the same across a re-upload and a second run of the same tool. That
 fingerprint is the tool's own where SARIF gives one (`partialFingerprints`, else `fingerprints`:
 CodeQL's `primaryLocationLineHash` follows the code as lines move), else ours, made as
-bot/engine/fingerprints.py makes a model finding's: the path, the code the finding is about as the
+bot/reviews/fingerprints.py makes a model finding's: the path, the code the finding is about as the
 diff shows it (its line numbers shift with every push above it; the code does not), and the
 normalised message, with the tool and rule beside them.
 """
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from bot.analyzers.fixes import Fix
 from bot.analyzers.model import AnalyzerResult
-from bot.engine.findings import Finding
-from bot.engine.fingerprints import normalise_message
+from bot.reviews.findings import Finding
+from bot.reviews.fingerprints import normalise_message
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,7 @@ class AnalyzerFinding:
         return None if self.fix is None else self.fix.replacement
 
     def to_finding(self) -> Finding:
-        """As a finding of bot/engine/findings.py, for shaping, tallies and approval: the tool and
+        """As a finding of bot/reviews/findings.py, for shaping, tallies and approval: the tool and
         rule named in the message; a whole-file finding on line 1."""
         label = f"{self.tool} {self.rule_id}" if self.rule_id else self.tool
         return Finding(self.path, self.start_line or 1, self.end_line or self.start_line or 1, self.severity,

@@ -1,8 +1,8 @@
 """Analyzer findings in the pull request's one ledger of findings (pure): shaped by the repository's
-`feedback`, `comments` and `requireSuggestedFix` as a model's findings are (bot/engine/shaping.py),
+`feedback`, `comments` and `requireSuggestedFix` as a model's findings are (bot/reviews/shaping.py),
 deduplicated by fingerprint against what was posted on the pull request before (the
 `review_findings` rows, bot/store/reviews.py), and rendered as the comments of a review of their
-own. Beside the model's findings they are set by bot/engine/overlap.py.
+own. Beside the model's findings they are set by bot/reviews/overlap.py.
 
 A secret scanner's finding is remembered with no code ("" — the line holds the secret) and its
 message never quotes the value (bot/analyzers/builtin/secrets.py makes it so).
@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from bot.analyzers.builtin.secrets import TOOL as SECRETS_TOOL
 from bot.analyzers.filter import Placement
 from bot.analyzers.findings import AnalyzerFinding
-from bot.engine.diff import FilePatch
-from bot.engine.fingerprints import PostedFinding, code_of
-from bot.engine.markdown import suggestion
-from bot.engine.shaping import MINIMAL_CATEGORIES
+from bot.reviews.diff import FilePatch
+from bot.reviews.fingerprints import PostedFinding, code_of
+from bot.reviews.markdown import suggestion
+from bot.reviews.shaping import MINIMAL_CATEGORIES
 
 MAX_MESSAGE_CHARS = 2000
 MAX_NAME_CHARS = 200  # a tool's, a rule's or a path's name as shown

@@ -9,7 +9,7 @@ from bot.analyzers.model import LEVELS, AnalyzerResult, Edit
 from bot.analyzers.sarif_reader import Reader, as_list, as_mapping, is_line, number, strings
 from bot.analyzers.uris import UriContext, UriError, resolve
 
-MAX_MESSAGE_CHARS = 4000  # what a finding keeps (bot/engine/findings.py keeps as much)
+MAX_MESSAGE_CHARS = 4000  # what a finding keeps (bot/reviews/findings.py keeps as much)
 _PLACEHOLDER = re.compile(r"\{(\d+)\}")
 _SKIPPED_KINDS = frozenset({"pass", "notApplicable"})
 

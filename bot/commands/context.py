@@ -15,7 +15,6 @@ import os
 import sys
 
 from bot.documents.diagnostics import dumps
-from bot.engine.diff import read_patches
 from bot.engine.index_context import changed_files
 from bot.engine.request import DEFAULT_BUDGETS
 from bot.index.build import BuildReport, sync
@@ -24,6 +23,7 @@ from bot.index.gitsource import GitSnapshot
 from bot.index.retrieve import Retrieval, retrieve
 from bot.plan.git import GitError, git
 from bot.plan.offline import OfflinePlan, UsageError, plan_from_git
+from bot.reviews.diff import read_patches
 from bot.store.index import open_sqlite_index
 from bot.store.model import StoreError
 

@@ -16,9 +16,9 @@ from bot.analyzers.filter import place
 from bot.analyzers.ledger import shape
 from bot.analyzers.settings import analyzer_settings
 from bot.config.admin import AdminConfig
-from bot.engine.diff import read_patches
-from bot.engine.findings import Finding
 from bot.index.gitsource import GitSnapshot
+from bot.reviews.diff import read_patches
+from bot.reviews.findings import Finding
 
 
 async def case_analyzers(repo: str, full_name: str | None, head_sha: str, plan: dict, patches: list[dict],

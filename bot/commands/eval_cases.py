@@ -29,12 +29,9 @@ import aiohttp
 from bot.commands.eval_analyzers import case_analyzers
 from bot.config.admin import AdminConfig
 from bot.config.model import REPO_CONFIG_NAMES, Provider
-from bot.engine.diff import read_patches
 from bot.engine.engine import run_review
-from bot.engine.findings import Finding
 from bot.engine.index_context import changed_files
 from bot.engine.lookups import RepositoryLookups
-from bot.engine.outcome import ReviewOutcome
 from bot.engine.providers import ProviderError, make_client, split_model_ref
 from bot.engine.request import DEFAULT_BUDGETS
 from bot.engine.usage import Usage
@@ -53,6 +50,9 @@ from bot.plan import git
 from bot.plan.config_files import changes_config, present_names
 from bot.plan.pr import pr_from_git
 from bot.plan.prepare import plan_change
+from bot.reviews.diff import read_patches
+from bot.reviews.findings import Finding
+from bot.reviews.outcome import ReviewOutcome
 from bot.store.index import open_sqlite_index
 from bot.store.model import StoreError
 

@@ -100,7 +100,7 @@ REPO_NAME_GLOB = Str(
     description="A glob over a repository's name within the account, such as `legacy-*`.",
 )
 
-# The findings' severities, highest first (bot/engine/findings.py; a test keeps the two equal: the
+# The findings' severities, highest first (bot/reviews/findings.py; a test keeps the two equal: the
 # configuration sits below the review engine and does not import it).
 SEVERITIES = ("blocking", "important", "minor", "nit")
 

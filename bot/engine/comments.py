@@ -11,9 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.engine.markdown import suggestion
-from bot.engine.outcome import SUMMARY_MARKER, InlineComment
-from bot.engine.shaping import Shaped
 from bot.engine.template_worker import render_isolated
 from bot.engine.templates import (
     BUILTIN_INLINE,
@@ -26,6 +23,9 @@ from bot.engine.templates import (
     render_jobs,
     summary_vars,
 )
+from bot.reviews.markdown import suggestion
+from bot.reviews.outcome import SUMMARY_MARKER, InlineComment
+from bot.reviews.shaping import Shaped
 
 
 @dataclass(frozen=True, slots=True)

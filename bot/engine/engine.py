@@ -19,17 +19,10 @@ from typing import Any
 import aiohttp
 
 from bot.config.model import Provider
-from bot.engine import decisions, overlap
 from bot.engine.comments import Comments, render_comments, render_summary_builtin
-from bot.engine.diff import FilePatch, read_patches
-from bot.engine.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedAnswer, parse_answer
-from bot.engine.fingerprints import PostedFinding, as_finding, fingerprint, still_standing
 from bot.engine.lookups import Lookups
-from bot.engine.outcome import SUMMARY_MARKER, Attempt, Counts, ReviewOutcome
 from bot.engine.providers import ModelClient, ProviderError, make_client, split_model_ref
 from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict, build_request
-from bot.engine.scope import FULL, ReviewScope
-from bot.engine.shaping import Placed, Shaped, shape
 from bot.engine.split import ANSWER_TOKENS, BYTES_PER_TOKEN, MAX_PARALLEL, context_tokens, diff_room, split_files
 from bot.engine.templates import summary_vars
 from bot.engine.tool_loop import PROCESS_TOOL_SUPPORT, ToolSupport, reserve
@@ -37,8 +30,15 @@ from bot.engine.tool_loop import answer as answer_with_tools
 from bot.engine.usage import Usage
 from bot.index.retrieve import Retrieval
 from bot.learnings.review import ForReview
-from bot.learnings.walkthrough import read_walkthrough
-from bot.learnings.walkthrough import render as render_walkthrough
+from bot.reviews import decisions, overlap
+from bot.reviews.diff import FilePatch, read_patches
+from bot.reviews.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedAnswer, parse_answer
+from bot.reviews.fingerprints import PostedFinding, as_finding, fingerprint, still_standing
+from bot.reviews.outcome import SUMMARY_MARKER, Attempt, Counts, ReviewOutcome
+from bot.reviews.scope import FULL, ReviewScope
+from bot.reviews.shaping import Placed, Shaped, shape
+from bot.reviews.walkthrough import read_walkthrough
+from bot.reviews.walkthrough import render as render_walkthrough
 
 log = logging.getLogger("reviewer.engine")  # under the server's logger: JSON lines, redacted
 
@@ -284,10 +284,10 @@ async def run_review(
     to the providers whose tools `tool_support` (the process's by default) does not know refused.
     `learned`: the repository's learnings: `guide` ones go into the prompt, `suppress` ones leave
     findings out, counted in the notes (bot/learnings/review.py). `walkthrough`: the summary opens
-    with the answer's one line per changed file (bot/learnings/walkthrough.py).
+    with the answer's one line per changed file (bot/reviews/walkthrough.py).
     `analyzer_findings`: what the analyzers found at this head (bot/pipeline/analyzers.py), posted
     by them: listed in the prompt, a model finding saying the same at the same lines left out
-    (bot/engine/overlap.py), and counted with the model's in the approval and the conclusion.
+    (bot/reviews/overlap.py), and counted with the model's in the approval and the conclusion.
     """
     plan = as_plan_dict(plan)
     guided = learned.guidance(plan.get("files") or []) if learned is not None else None

@@ -3,7 +3,7 @@
 The request holds the thread (oldest first), the finding it is about, the code at the head and the
 rules that apply to that file, each fenced as data and bounded; the answer is free Markdown from
 the review model, or the fallback model when the first fails, as for reviews. The caller posts it
-after `bot.reviews.conversation.neutralise_mentions`.
+after `bot.reviews.followup.neutralise_mentions`.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import aiohttp
 
 from bot.config.model import Provider
 from bot.engine.engine import Models
-from bot.engine.markdown import fence
-from bot.engine.outcome import Attempt
 from bot.engine.providers import ProviderError, split_model_ref
 from bot.engine.request import cut_to_bytes
 from bot.engine.usage import Usage
+from bot.reviews.markdown import fence
+from bot.reviews.outcome import Attempt
 
 log = logging.getLogger("reviewer.engine")
 _THINK = re.compile(r"^\s*<think>.*?</think>", re.S)  # a local reasoning model's preamble

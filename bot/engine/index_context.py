@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from bot.engine.diff import FilePatch
-from bot.engine.markdown import fence
 from bot.index.retrieve import ChangedFile, Retrieval
+from bot.reviews.diff import FilePatch
+from bot.reviews.markdown import fence
 
 
 def changed_files(patches: Mapping[str, FilePatch], head_texts: Mapping[str, str]) -> list[ChangedFile]:

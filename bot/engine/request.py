@@ -11,12 +11,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.engine.diff import FilePatch, render_hunk
-from bot.engine.findings import CATEGORIES, SEVERITIES
 from bot.engine.index_context import index_section
-from bot.engine.markdown import fence
 from bot.index.retrieve import Retrieval
-from bot.learnings.walkthrough import PROMPT as WALKTHROUGH_PROMPT
+from bot.reviews.diff import FilePatch, render_hunk
+from bot.reviews.findings import CATEGORIES, SEVERITIES
+from bot.reviews.markdown import fence
+from bot.reviews.walkthrough import PROMPT as WALKTHROUGH_PROMPT
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +232,7 @@ def build_request(
         if plan.get("agentFiles") else "",
         index_section(index),
         plan.get("guidance") or "",  # the learnings' section, within its own budget (bot/learnings/apply.py)
-        plan.get("analyzerFindings") or "",  # bot/engine/overlap.py: what analyzers posted already
+        plan.get("analyzerFindings") or "",  # bot/reviews/overlap.py: what analyzers posted already
         ("## The rest of the pull request's diff (reviewed before: context only, report nothing on it)\n"
          + earlier_text) if earlier_text else "",
         ("## Changes since the last review (new-file line numbers in the left margin)\n" if earlier_text

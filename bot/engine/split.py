@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bot.config.model import Provider
-from bot.engine.diff import FilePatch, render_hunk
 from bot.engine.providers import split_model_ref
+from bot.reviews.diff import FilePatch, render_hunk
 
 DEFAULT_CONTEXT_TOKENS = 32_000
 BYTES_PER_TOKEN = 3

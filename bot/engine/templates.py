@@ -17,7 +17,7 @@ from typing import Any
 from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from bot.engine.markdown import fence, suggestion
+from bot.reviews.markdown import fence, suggestion
 
 SUMMARY_LIMIT = 60_000  # characters; GitHub takes at most 65,536 in a comment body
 INLINE_LIMIT = 48_000  # room for a suggestion of findings.MAX_FIX_CHARS and the text around it

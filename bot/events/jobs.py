@@ -1,5 +1,6 @@
-"""What a delivery means: parsing, classification (event/action → job, installation record or
-ignored), the serialisation key and the head sha. Pure: bytes and dicts in, data out.
+"""What a delivery means: parsing, classification (a job, an installation record or ignored, as the
+routing table of bot/events/routes.py says), the serialisation key and the head sha. Pure: bytes
+and dicts in, data out.
 
 The `Job` is the seam between the queue and the pipeline: the queue calls an injected
 `async def handle(job: Job) -> ReviewResult | None` with one, and a raised exception marks the job
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.documents.jsonbody import JsonBodyError, parse_json
+from bot.events.routes import INSTALLATION_WORK, route, routed_events
 
 # The shapes the store keeps of a job (bot/store/model.py holds them, so that the store imports
 # nothing above it); named here too, where the classification and the queue read them.
@@ -23,40 +25,6 @@ from bot.store.model import Classification as Classification
 from bot.store.model import Kind as Kind
 from bot.store.model import ReviewResult as ReviewResult
 
-# event → actions that make a review job (None: every action). `edited` counts only when the base
-# branch changed, which `wants_job` checks.
-JOB_EVENTS: dict[str, frozenset[str]] = {
-    "pull_request": frozenset({"opened", "reopened", "synchronize", "ready_for_review", "edited",
-                               "labeled", "unlabeled"}),
-    "check_run": frozenset({"rerequested"}),
-    "check_suite": frozenset({"requested", "rerequested"}),
-}
-INSTALLATION_EVENTS = frozenset({"installation", "installation_repositories"})
-# The installation actions that add or remove repositories: their job builds or deletes the
-# repositories' indexes, one repository at a time per installation (the job's key).
-INDEX_ACTIONS: dict[str, frozenset[str]] = {
-    "installation": frozenset({"created", "deleted"}),
-    "installation_repositories": frozenset({"added", "removed"}),
-}
-# Follow-ups and commands (issue #15): event → the action that makes a job. Their jobs name the
-# pull request and no head: they run in turn with its reviews, and a push never supersedes them.
-CONVERSATION_EVENTS: dict[str, str] = {
-    "issue_comment": "created",
-    "pull_request_review_comment": "created",
-    "pull_request_review": "submitted",
-}
-
-# What became of posted findings (docs/reviews.md "Learnings"): a review thread resolved or
-# unresolved, and a pull request closed (its 👎 are read one last time). Their jobs name the pull
-# request and no head, as conversation jobs do: they run in turn with its reviews.
-OUTCOME_ACTIONS: dict[str, frozenset[str]] = {
-    "pull_request_review_thread": frozenset({"resolved", "unresolved"}),
-    "pull_request": frozenset({"closed"}),
-}
-# A SARIF upload for a known pull request (bot/server/analyses.py queues it as a delivery of its own,
-# never sent by GitHub): a job under the pull request's key, with no head, so that it neither
-# supersedes a review nor is superseded by one.
-UPLOAD_EVENT = "reviewer_sarif_upload"
 
 class InvalidPayload(ValueError):
     """A signed body that cannot be a webhook payload; the job is failed, never retried."""
@@ -181,34 +149,33 @@ def _installation_account(payload: dict[str, Any]) -> None:
 
 
 def classify(event: str, payload: dict[str, Any]) -> Classification:
-    """Decide what a parsed delivery asks for. Raises InvalidPayload when a handled event lacks
-    the fields its job needs (a payload GitHub would not send)."""
+    """Decide what a parsed delivery asks for, as the routing table (bot/events/routes.py) says.
+    Raises InvalidPayload when a handled event lacks the fields its job needs (a payload GitHub
+    would not send)."""
     action = _text(payload.get("action"), "action")
     installation_id = _int(_get(payload, "installation", "id"), "installation.id")
-    if event in INSTALLATION_EVENTS:
+    work = route(event, action)
+    if work is None:
+        what = f"{event}.{action}" if event in routed_events() else f"event {event}"
+        return Classification("ignored", action, installation_id, reason=f"{what} is not handled")
+    if work in INSTALLATION_WORK:
         _installation_account(payload)
-        indexes = action in INDEX_ACTIONS[event]
         return Classification("installation", action, _require(installation_id, "installation.id"),
-                              indexes=indexes)
-    if event == "push":
+                              indexes=work == "index_installation")
+    if work == "index_push":
         return _push(payload, installation_id)
-    if event in CONVERSATION_EVENTS:
-        return _classify_conversation(event, action, installation_id, payload)
-    if action in OUTCOME_ACTIONS.get(event, ()):
+    if work == "followup":
+        return _classify_followup(event, action, installation_id, payload)
+    if work == "outcome":
         repo = _required_text(_get(payload, "repository", "full_name"), "repository.full_name")
         number = _require(_int(_get(payload, "pull_request", "number"), "pull_request.number", PR_BOUND),
                           "pull_request.number")
         return Classification("job", action, installation_id, repo, number, None)
-    if event == UPLOAD_EVENT:
+    if work == "upload":
         repo = _required_text(_get(payload, "repository", "full_name"), "repository.full_name")
         number = _require(_int(_get(payload, "upload", "pull_number"), "upload.pull_number", PR_BOUND),
                           "upload.pull_number")
         return Classification("job", action, _require(installation_id, "installation.id"), repo, number, None)
-    actions = JOB_EVENTS.get(event)
-    if actions is None:
-        return Classification("ignored", action, installation_id, reason=f"event {event} is not handled")
-    if action not in actions:
-        return Classification("ignored", action, installation_id, reason=f"{event}.{action} is not handled")
     if event == "pull_request" and action == "edited" and _get(payload, "changes", "base") is None:
         return Classification("ignored", action, installation_id, reason="pull_request.edited without a base change")
     repo = _required_text(_get(payload, "repository", "full_name"), "repository.full_name")
@@ -216,15 +183,13 @@ def classify(event: str, payload: dict[str, Any]) -> Classification:
     return Classification("job", action, installation_id, repo, pr_number, head_sha)
 
 
-def _classify_conversation(event: str, action: str | None, installation_id: int | None,
-                           payload: dict[str, Any]) -> Classification:
+def _classify_followup(event: str, action: str | None, installation_id: int | None,
+                       payload: dict[str, Any]) -> Classification:
     """A comment or review that may ask the app something. Bots are never answered (no loops
     between bots, the app's own comments included), so their deliveries make no job at all."""
     def ignored(reason: str) -> Classification:
         return Classification("ignored", action, installation_id, reason=reason)
 
-    if action != CONVERSATION_EVENTS[event]:
-        return ignored(f"{event}.{action} is not handled")
     if _get(payload, "sender", "type") == "Bot":
         return ignored(f"{event}.{action} sent by a bot")
     if event == "issue_comment" and not isinstance(_get(payload, "issue", "pull_request"), dict):

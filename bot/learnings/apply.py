@@ -30,9 +30,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from bot.engine.markdown import fence
 from bot.expr.globs import compiled_globs
 from bot.learnings.model import Learning, newest_first
+from bot.reviews.markdown import fence
 
 GUIDE_BUDGET = 8_000  # bytes (UTF-8) of the prompt's learnings section
 MIN_FRAGMENT_WORDS = 2
@@ -45,7 +45,7 @@ GUIDE_INTRO = ("People who maintain this repository said these about earlier rev
 
 
 class FindingLike(Protocol):
-    """What suppression reads of a finding: a model's (`bot.engine.findings.Finding`) or an analyzer's."""
+    """What suppression reads of a finding: a model's (`bot.reviews.findings.Finding`) or an analyzer's."""
 
     @property
     def path(self) -> str: ...

@@ -22,8 +22,8 @@ from typing import Any
 from bot.config.admin_schema import LOGIN
 from bot.config.repo_schema import GLOB
 from bot.documents.pointers import human_pointer
-from bot.engine.findings import CATEGORIES
 from bot.learnings.model import KINDS, Learning, from_json, parse_time
+from bot.reviews.findings import CATEGORIES
 from bot.shapes import Arr, Check, Issue, Obj, Str, validate
 
 MAX_TEXT = 2000

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.engine.findings import SEVERITIES
+from bot.reviews.findings import SEVERITIES
 
 RANK = {severity: len(SEVERITIES) - index for index, severity in enumerate(SEVERITIES)}  # blocking highest
 

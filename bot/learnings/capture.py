@@ -1,7 +1,7 @@
 """Making a learning from what people say to the app (pure).
 
 A comment that mentions the app is read as commands and questions are
-(`bot.reviews.conversation.addressed`: quoted lines and fenced code never count), and is a learning
+(`bot.reviews.followup.addressed`: quoted lines and fenced code never count), and is a learning
 command when the mention is followed, on its line, by:
 - `learn <text>` — a `guide` learning: the text goes into later reviews' prompts, for the
   repository, or for the finding's file when the comment is a reply to one of our findings;
@@ -25,7 +25,7 @@ from typing import Literal
 
 from bot.learnings.body import MAX_TEXT
 from bot.learnings.model import Learning, Scope, Source
-from bot.reviews.conversation import addressed, neutralise_mentions
+from bot.reviews.followup import addressed, neutralise_mentions
 
 Command = Literal["learn", "ignore", "not-an-issue"]
 COMMANDS: tuple[Command, ...] = ("learn", "ignore", "not-an-issue")

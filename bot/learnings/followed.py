@@ -29,7 +29,7 @@ class Followed:
     severity: str = "minor"
     comment_id: int | None = None
     comment_url: str | None = None  # the inline comment's page, a learning's source
-    code: str = ""  # its lines as the diff showed them when posted (bot.engine.fingerprints.code_of)
+    code: str = ""  # its lines as the diff showed them when posted (bot.reviews.fingerprints.code_of)
 
     @property
     def state(self) -> State:

@@ -24,7 +24,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Literal
 
-from bot.engine.diff import FilePatch, Hunk
+from bot.reviews.diff import FilePatch, Hunk
 
 State = Literal["resolved", "dismissed", "open"]
 STATES: tuple[State, ...] = ("resolved", "dismissed", "open")

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.engine.outcome import ReviewOutcome
 from bot.learnings.caps import Caps, cap_inline
 from bot.learnings.tally import Tally
+from bot.reviews.outcome import ReviewOutcome
 
 TALLY_LABEL = "**Findings of this pull request so far:**"
 

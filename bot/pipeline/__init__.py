@@ -11,23 +11,11 @@ from typing import Any
 
 import aiohttp
 
-from bot.events.jobs import (
-    CONVERSATION_EVENTS,
-    INSTALLATION_EVENTS,
-    OUTCOME_ACTIONS,
-    UPLOAD_EVENT,
-    Handler,
-    Job,
-    ReviewResult,
-)
+from bot.events.jobs import Handler, Job, ReviewResult
 from bot.github import GitHubApp
-from bot.pipeline import outcome_events
-from bot.pipeline.analyzers import apply_upload
-from bot.pipeline.followup import handle_conversation
-from bot.pipeline.index import RepositoryIndexes, index_push
-from bot.pipeline.installation import index_installation, repository_changes
-from bot.pipeline.review import Services, review_pull_request
-from bot.pipeline.targets import target_for
+from bot.pipeline import router
+from bot.pipeline.index import RepositoryIndexes
+from bot.pipeline.services import Services
 from bot.reviews.memory import ReviewMemory
 from bot.store import is_postgres
 from bot.store.budgets import budget_store
@@ -86,50 +74,7 @@ def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSessi
         return services
 
     async def handle(job: Job) -> ReviewResult | None:
-        """Run the job; what the review it ran came to (None: it ran none)."""
-        if job.event == "push":
-            await _push(job)
-            return None
-        if job.event in INSTALLATION_EVENTS:
-            await _installation_indexes(job)
-            return None
-        if job.event == UPLOAD_EVENT:
-            services = ready()
-            return await apply_upload(services, services.app.installation(_installation(job)), job)
-        if job.action in OUTCOME_ACTIONS.get(job.event, ()):  # a thread resolved, a pull request closed
-            services = ready()
-            await outcome_events.handle(services, services.app.installation(_installation(job)), job)
-            return None
-        if job.event in CONVERSATION_EVENTS:
-            services = ready()
-            return await handle_conversation(services, services.app.installation(_installation(job)), job)
-        target = target_for(job)
-        if target is None:
-            logger.info("no pull request to review in %s.%s (a fork's check suite lists none)",
-                        job.event, job.action)
-            return None
-        services = ready()
-        return await review_pull_request(services, services.app.installation(_installation(job)), target)
-
-    async def _push(job: Job) -> None:
-        services = ready()
-        if services.indexes is None or job.repo is None or job.head_sha is None or job.installation_id is None:
-            return
-        await index_push(services.indexes, services.app.installation(job.installation_id), services.admin.current,
-                         job.repo, job.head_sha)
-
-    async def _installation_indexes(job: Job) -> None:
-        services = ready()
-        if services.indexes is None:
-            return
-        changes = repository_changes(job.event, job.action, job.payload)
-        await index_installation(services.indexes, lambda: services.app.installation(_installation(job)),
-                                 services.admin.current, changes)
+        """Run the job's step (bot/pipeline/router.py); what the review it ran came to (None: it ran none)."""
+        return await router.run(ready, job)
 
     return handle
-
-
-def _installation(job: Job) -> int:
-    if job.installation_id is None:
-        raise ValueError(f"{job.event}.{job.action} has no installation id; the app cannot act on it")
-    return job.installation_id

@@ -6,7 +6,7 @@ review of their own, and remembered in the pull request's ledger of findings (th
 is returned for the approval and the check run, beside the model's findings or without them.
 
 A SARIF upload for a pull request whose review already ran makes a job of its own
-(bot.events.jobs.UPLOAD_EVENT, queued by bot/server/analyses.py under the pull request's key): it posts the
+(bot.events.routes.UPLOAD_EVENT, queued by bot/server/analyses.py under the pull request's key): it posts the
 upload's new findings the same way and dismisses the app's approval if one is blocking or
 important. Logs name tools and counts only: a result's message or code never reaches them.
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from bot.analyzers.builtin import config_paths, run_builtins, wanted_files
 from bot.analyzers.filter import place
@@ -25,11 +24,6 @@ from bot.analyzers.model import AnalyzerResult
 from bot.analyzers.settings import AnalyzerSettings, analyzer_settings
 from bot.analyzers.stored import result_from_json
 from bot.config.admin import AdminConfig
-from bot.engine import decisions
-from bot.engine.diff import FilePatch, read_patches
-from bot.engine.findings import Finding
-from bot.engine.outcome import SUMMARY_MARKER, Counts, ReviewOutcome
-from bot.engine.shaping import Placed
 from bot.events.jobs import Job, ReviewResult
 from bot.github import GitHubClient, GitHubError, ReviewComment, create_review, list_reviews
 from bot.learnings.review import leave_out_findings
@@ -37,10 +31,13 @@ from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.journal import marker
 from bot.pipeline.post import carry_out, has_review, once
+from bot.pipeline.services import Services
 from bot.pipeline.targets import Target
-
-if TYPE_CHECKING:
-    from bot.pipeline.review import Services
+from bot.reviews import decisions
+from bot.reviews.diff import FilePatch, read_patches
+from bot.reviews.findings import Finding
+from bot.reviews.outcome import SUMMARY_MARKER, Counts, ReviewOutcome
+from bot.reviews.shaping import Placed
 
 logger = logging.getLogger("reviewer.analyzers")
 
@@ -53,7 +50,7 @@ class AnalyzerStep:
 
     @property
     def findings(self) -> tuple[Finding, ...]:
-        """What stands at the head, as findings of bot/engine/findings.py (approval, conclusion)."""
+        """What stands at the head, as findings of bot/reviews/findings.py (approval, conclusion)."""
         return tuple(f.to_finding() for f in self.shaped.standing)
 
 

@@ -19,13 +19,13 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.engine.fingerprints import PostedFinding
-from bot.engine.outcome import ReviewOutcome
 from bot.github import GitHubClient, GitHubError
-from bot.github.conversation import review_comments
+from bot.github.comments import review_comments
 from bot.learnings.followed import Followed
 from bot.learnings.outcomes import State, ThreadResolved, Tracked, advance
 from bot.learnings.tally import Tally, tally
+from bot.reviews.fingerprints import PostedFinding
+from bot.reviews.outcome import ReviewOutcome
 from bot.store.learnings import LearningStore
 
 logger = logging.getLogger("reviewer.followed")

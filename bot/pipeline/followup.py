@@ -21,17 +21,18 @@ from bot.engine import followup
 from bot.engine.usage import Usage
 from bot.events.jobs import Job, ReviewResult
 from bot.github import GitHubClient, pull_request, read_file
-from bot.github.conversation import create_comment, issue_comments, reply_in_thread, review_comments
+from bot.github.comments import create_comment, issue_comments, reply_in_thread, review_comments
 from bot.learnings.capture import Heard, classified, read_learning
 from bot.pipeline import budgets, journal, learn
 from bot.pipeline.configure import plan_for
 from bot.pipeline.gather import gather, read_paths
 from bot.pipeline.post import once
-from bot.pipeline.review import Services, review_pull_request
+from bot.pipeline.review import review_pull_request
+from bot.pipeline.services import Services
 from bot.pipeline.targets import Target
-from bot.report.budget import answer_for_budget
-from bot.report.checkrun import report_for_plan
-from bot.reviews.conversation import RATE_NOTICE, WINDOW, Asked, help_text, neutralise_mentions, rate, read_comment
+from bot.reviews.checkrun import report_for_plan
+from bot.reviews.checkrun_budget import answer_for_budget
+from bot.reviews.followup import RATE_NOTICE, WINDOW, Asked, help_text, neutralise_mentions, rate, read_comment
 from bot.reviews.memory import ReviewMemory
 
 logger = logging.getLogger("reviewer.followup")
@@ -105,7 +106,7 @@ class _Heard:
 
 async def _hear(services: Services, gh: GitHubClient, job: Job) -> _Heard | None:
     """What the comment asks of the app, read with its thread; None when nothing."""
-    assert job.repo is not None and job.pr_number is not None  # a conversation job always names them
+    assert job.repo is not None and job.pr_number is not None  # a follow-up job always names them
     said = said_in(job)
     login = await services.app_login()
     if said.author.lower() == login.lower():
@@ -119,7 +120,7 @@ async def _hear(services: Services, gh: GitHubClient, job: Job) -> _Heard | None
     return None if asked.kind == "nothing" else _Heard(said, asked, thread, job.pr_number)
 
 
-async def handle_conversation(services: Services, gh: GitHubClient, job: Job) -> ReviewResult | None:
+async def handle_followup(services: Services, gh: GitHubClient, job: Job) -> ReviewResult | None:
     """Answer a comment or run the command it holds; what a review it ran came to (else None)."""
     heard = await _hear(services, gh, job)
     if heard is None:

@@ -26,7 +26,6 @@ from bot import telemetry
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config
 from bot.config.model import EffectiveConfig, IndexLimits
-from bot.engine.diff import FilePatch, read_patches
 from bot.engine.index_context import changed_files
 from bot.engine.lookups import RepositoryLookups
 from bot.github import GitHubClient, read_file, tree
@@ -36,6 +35,7 @@ from bot.index.retrieve import Retrieval, retrieve
 from bot.index.store import IndexStore
 from bot.pipeline.gather import read_paths
 from bot.plan.config_files import load_config_file, present_names
+from bot.reviews.diff import FilePatch, read_patches
 
 logger = logging.getLogger("reviewer.index")
 T = TypeVar("T")

@@ -29,12 +29,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bot.engine.findings import Finding
-from bot.engine.fingerprints import PostedFinding
-from bot.engine.outcome import Annotation, Attempt, Counts, Decision, InlineComment, ReviewOutcome
 from bot.events.jobs import ReviewResult
-from bot.report.checkrun import CheckRunReport
+from bot.reviews.checkrun import CheckRunReport
+from bot.reviews.findings import Finding
+from bot.reviews.fingerprints import PostedFinding
 from bot.reviews.memory import ReviewMemory
+from bot.reviews.outcome import Annotation, Attempt, Counts, Decision, InlineComment, ReviewOutcome
 
 REVIEW, ANSWER = "review", "answer"
 

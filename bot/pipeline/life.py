@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.engine.outcome import ReviewOutcome
-from bot.engine.scope import ReviewScope
 from bot.events.jobs import REVIEW_OUTCOMES, ReviewResult
 from bot.github import GitHubClient, changes_between
 from bot.pipeline.targets import Target
-from bot.report.checkrun import CheckRunReport
+from bot.reviews.checkrun import CheckRunReport
 from bot.reviews.life import Next, next_review, plan_digest
 from bot.reviews.memory import ReviewMemory
+from bot.reviews.outcome import ReviewOutcome
+from bot.reviews.scope import ReviewScope
 from bot.store.model import ReviewedHead
 
 logger = logging.getLogger("reviewer.pipeline")

@@ -15,23 +15,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
-from bot.engine.diff import FilePatch, read_patches
-from bot.engine.fingerprints import code_of
-from bot.engine.outcome import SUMMARY_MARKER
 from bot.events.jobs import Job
 from bot.github import GitHubClient, GitHubError, upsert_comment
-from bot.github.conversation import issue_comments
+from bot.github.comments import issue_comments
 from bot.github.repos import changes_between
 from bot.learnings.outcomes import Pushed, Rewritten, advance
 from bot.learnings.posting import retallied
 from bot.pipeline import learn
 from bot.pipeline.followed import pull_tally, thread_resolved
+from bot.pipeline.services import Services
+from bot.reviews.diff import FilePatch, read_patches
+from bot.reviews.fingerprints import code_of
+from bot.reviews.outcome import SUMMARY_MARKER
 from bot.store.learnings import LearningStore
-
-if TYPE_CHECKING:
-    from bot.pipeline.review import Services
 
 logger = logging.getLogger("reviewer.outcomes")
 
@@ -60,7 +57,7 @@ async def follow_to_head(store: LearningStore, gh: GitHubClient, owner: str, rep
 
 def _code_present(code: str, path: str, diff: Mapping[str, FilePatch]) -> bool:
     """Whether a finding's code is still in the pull request's diff (one outside the diff: while its
-    file is), as `bot.engine.fingerprints.still_standing` decides for earlier findings."""
+    file is), as `bot.reviews.fingerprints.still_standing` decides for earlier findings."""
     if not code:
         return path in diff
     return f"\n{code}\n" in f"\n{code_of(diff.get(path), 1, 10**9)}\n"

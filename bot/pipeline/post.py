@@ -19,7 +19,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.engine.outcome import SUMMARY_MARKER, Decision, ReviewOutcome
 from bot.github import (
     GitHubClient,
     GitHubError,
@@ -32,6 +31,7 @@ from bot.github import (
 )
 from bot.pipeline.journal import marker
 from bot.pipeline.targets import Target
+from bot.reviews.outcome import SUMMARY_MARKER, Decision, ReviewOutcome
 
 logger = logging.getLogger("reviewer.post")
 

@@ -11,25 +11,18 @@ job's state: a job that ran to its end may hold a review that failed.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
-from typing import Any
-
-import aiohttp
+from dataclasses import replace
 
 from bot import telemetry
 from bot.config.budgets import BudgetLimits
 from bot.config.model import EffectiveConfig, IndexLimits
-from bot.engine.diff import read_patches
 from bot.engine.engine import run_review
-from bot.engine.outcome import ReviewOutcome
 from bot.engine.request import DEFAULT_BUDGETS
-from bot.engine.scope import FULL, ReviewScope
 from bot.engine.usage import Usage
 from bot.events.jobs import ReviewResult
 from bot.github import (
     Annotation,
     CheckOutput,
-    GitHubApp,
     GitHubClient,
     GitHubError,
     complete_check_run,
@@ -44,19 +37,18 @@ from bot.pipeline.analyzers import AnalyzerStep, analyze, analyzers_outcome, pat
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.followed import follow_posted, pull_tally
 from bot.pipeline.gather import Gathered, gather, read_paths
-from bot.pipeline.index import IndexContext, RepositoryIndexes, review_context
+from bot.pipeline.index import IndexContext, review_context
 from bot.pipeline.life import Step, describe, paused_report, remember, repeated, step_for
 from bot.pipeline.outcome_events import follow_to_head
 from bot.pipeline.post import post_outcome
+from bot.pipeline.services import Services
 from bot.pipeline.targets import Target
-from bot.pipeline.write_access import WriteAccess
-from bot.report.budget import report_for_budget
-from bot.report.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
-from bot.reviews.memory import ReviewMemory
-from bot.store.budgets import BudgetStore
-from bot.store.learnings import LearningStore
+from bot.reviews.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
+from bot.reviews.checkrun_budget import report_for_budget
+from bot.reviews.diff import read_patches
+from bot.reviews.outcome import ReviewOutcome
+from bot.reviews.scope import FULL, ReviewScope
 from bot.store.model import StoreError, StoreUnavailable
-from bot.store.uploads import UploadStore
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -65,31 +57,6 @@ NO_PROVIDER = ("No model provider is configured for this repository: the plan is
 NO_MODEL = ("No model is chosen for this repository (models.review and models.fallback are unset): the plan "
             "is posted, and no model review ran. Set models.review in .reviewer.yaml, or in the admin file's "
             "defaults or account.")
-
-
-@dataclass
-class Services:
-    """What a review needs beyond the pull request: made once per server, shared by jobs."""
-
-    app: GitHubApp
-    admin: Any  # AdminConfigHolder: `.current` is the admin configuration in force
-    http: aiohttp.ClientSession
-    secrets_dir: str | None = None
-    memory: ReviewMemory | None = None  # what the app remembers of each pull request
-    incremental: bool = True  # False: every event reviews the whole pull request afresh, as before #15
-    access: WriteAccess = field(default_factory=WriteAccess)  # who may talk to the app, cached
-    indexes: RepositoryIndexes | None = None  # None: no repository index (a store without one)
-    learnings: LearningStore | None = None  # learnings and posted findings' outcomes (bot/pipeline/learn.py)
-    public_url: str | None = None  # the server's, for links to its console in answers
-    uploads: UploadStore | None = None  # SARIF uploads waiting for their pull request (bot/store/uploads.py)
-    budgets: BudgetStore | None = None  # the accounts' budget counts (None: budgets are not enforced)
-    _login: str | None = field(default=None, init=False)
-
-    async def app_login(self) -> str:
-        """The app's bot login (`<slug>[bot]`), asked of GitHub once per process."""
-        if self._login is None:
-            self._login = f"{(await self.app.app_info())['slug']}[bot]"
-        return self._login
 
 
 class _Stage:

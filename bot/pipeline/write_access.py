@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.github import GitHubClient
-from bot.github.conversation import can_write
+from bot.github.comments import can_write
 
 TTL = 600.0  # seconds
 MAX_ENTRIES = 10_000

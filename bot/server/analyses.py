@@ -11,7 +11,7 @@ a JSON pointer, a code and a message); a repository the app is not installed on 
 results, `pending`, under the repository's name as the installation events spell it (GitHub's
 names are case-insensitive; the keys of the queue and the review memory are not); when the app knows the pull request whose head is `commit_sha` (from the ref
 `refs/pull/N/…`, or its last `pull_request` delivery), a job is queued for that pull request as a
-delivery of its own (bot.events.jobs.UPLOAD_EVENT), which posts the findings; otherwise the next review
+delivery of its own (bot.events.routes.UPLOAD_EVENT), which posts the findings; otherwise the next review
 of a pull request with that head takes them up. GitHub is asked only which installation reaches
 a repository the installation events have not named; nothing is posted from here, and nothing an
 upload holds is logged: only the repository, the head, the tools and the counts.
@@ -35,7 +35,7 @@ from bot.analyzers.stored import result_to_json
 from bot.analyzers.upload import MAX_BODY_BYTES, Upload, decode_upload_body, error_body
 from bot.auth.guard import Denial, Gate
 from bot.connectors.api import denial_response
-from bot.events.jobs import UPLOAD_EVENT
+from bot.events.routes import UPLOAD_EVENT
 from bot.github import GitHubError
 from bot.server import logging as log
 from bot.store.model import Incoming

@@ -72,7 +72,7 @@ class ReviewedHead:
 @dataclass(frozen=True)
 class PostedFinding:
     """A finding posted on a pull request: its fingerprint and what stands behind it (the review
-    memory's `review_findings` row; bot.engine.fingerprints makes them)."""
+    memory's `review_findings` row; bot.reviews.fingerprints makes them)."""
 
     fingerprint: str
     path: str

@@ -114,7 +114,7 @@ class _SQLMemory(PortableStore):
         now = self._clock()
 
         def record(conn: Conn) -> None:
-            # Only the last hour counts (conversation.WINDOW); a day is kept, then dropped.
+            # Only the last hour counts (bot.reviews.followup.WINDOW); a day is kept, then dropped.
             conn.execute("DELETE FROM followup_answers WHERE answered_at < ?", (now - 86400,))
             conn.execute("INSERT INTO followup_answers (thread, kind, answered_at) VALUES (?, ?, ?)",
                          (thread, kind, now))

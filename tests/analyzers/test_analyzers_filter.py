@@ -7,7 +7,7 @@ from bot.analyzers.findings import fingerprint_of
 from bot.analyzers.fixes import Fix, line_fix, widen
 from bot.analyzers.model import AnalyzerResult, Edit
 from bot.analyzers.sarif import read_sarif
-from bot.engine.diff import read_patches
+from bot.reviews.diff import read_patches
 from tests.support.analyzers_support import load
 
 # src/a.py: lines 1-3 context, 4-5 added, 6 context (hunk 1); 20 context, 21 added (hunk 2).

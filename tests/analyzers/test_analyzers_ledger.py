@@ -1,5 +1,5 @@
 """Analyzer findings in the ledger (bot/analyzers/ledger.py) and beside the model's
-(bot/engine/overlap.py), and the upload job's classification (bot/events/jobs.py): pure functions."""
+(bot/reviews/overlap.py), and the upload job's classification (bot/events/jobs.py): pure functions."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import pytest
 from bot.analyzers.filter import place
 from bot.analyzers.ledger import comment_body, posted_record, review_body, shape
 from bot.analyzers.model import AnalyzerResult, Edit
-from bot.engine.diff import read_patches
-from bot.engine.findings import Finding
-from bot.engine.overlap import prompt_section, same_as_analyzer
-from bot.events.jobs import UPLOAD_EVENT, InvalidPayload, classify
+from bot.events.jobs import InvalidPayload, classify
+from bot.events.routes import UPLOAD_EVENT
+from bot.reviews.diff import read_patches
+from bot.reviews.findings import Finding
+from bot.reviews.overlap import prompt_section, same_as_analyzer
 
 PATCHES = read_patches([{"filename": "src/a.py", "status": "added",
                          "patch": "@@ -0,0 +1,4 @@\n+import os\n+import sys\n+KEY = 'x'\n+print(sys.argv)"}])

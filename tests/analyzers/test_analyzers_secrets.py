@@ -11,7 +11,7 @@ from bot.analyzers.builtin import run_builtins
 from bot.analyzers.builtin.secrets import scan_secrets
 from bot.analyzers.filter import place
 from bot.analyzers.settings import AnalyzerSettings
-from bot.engine.diff import read_patches
+from bot.reviews.diff import read_patches
 
 # Made up here, in the formats the detectors know; split so that no scanner of this repository
 # flags the test itself.

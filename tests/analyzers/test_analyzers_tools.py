@@ -16,7 +16,7 @@ from bot.analyzers.builtin.tools import TOOLS
 from bot.analyzers.filter import place
 from bot.analyzers.sarif import read_sarif
 from bot.analyzers.settings import AnalyzerSettings
-from bot.engine.diff import read_patches
+from bot.reviews.diff import read_patches
 
 BIN = str(Path(sys.executable).parent)
 HAVE_SHELLCHECK = shutil.which("shellcheck", path=BIN) is not None

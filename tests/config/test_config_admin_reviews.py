@@ -3,7 +3,7 @@
 from bot.config.admin import AdminConfig, load_admin_config
 from bot.config.admin_schema import SEVERITIES
 from bot.config.model import ReviewLimits
-from bot.engine.findings import SEVERITIES as FINDING_SEVERITIES
+from bot.reviews.findings import SEVERITIES as FINDING_SEVERITIES
 from tests.support.config_examples import ROOT
 
 TEXT = (ROOT / "valid" / "admin-reviews.yaml").read_text()

@@ -1,8 +1,8 @@
 """Approvals, dismissals and the check-run conclusion, through run_review and the pure decide()."""
 
-from bot.engine.decisions import decide
-from bot.engine.findings import MAX_FINDINGS, Finding
 from bot.engine.request import Budgets
+from bot.reviews.decisions import decide
+from bot.reviews.findings import MAX_FINDINGS, Finding
 from tests.support.chat_double import Reply, failing, findings
 from tests.support.engine_support import APP_LOGIN, HEAD, finding, make_plan, review
 

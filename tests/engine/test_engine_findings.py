@@ -4,9 +4,9 @@ import json
 
 import jsonschema
 
-from bot.engine.diff import parse_patch, placeable, read_patches
-from bot.engine.findings import FINDINGS_SCHEMA, MAX_FINDINGS, parse_answer
 from bot.engine.request import Budgets, build_request
+from bot.reviews.diff import parse_patch, placeable, read_patches
+from bot.reviews.findings import FINDINGS_SCHEMA, MAX_FINDINGS, parse_answer
 from tests.support.engine_support import APP_PATCH, FILES, PATCHES, finding, make_plan
 
 

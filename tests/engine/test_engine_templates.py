@@ -2,8 +2,8 @@
 
 import pytest
 
-from bot.engine.outcome import SUMMARY_MARKER
 from bot.engine.templates import SUMMARY_LIMIT
+from bot.reviews.outcome import SUMMARY_MARKER
 from tests.support.chat_double import findings
 from tests.support.engine_support import FILES, finding, make_plan, review
 

@@ -5,10 +5,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.engine.findings import Finding
 from bot.learnings.apply import GUIDE_HEADING, guidance, names, suppress
 from bot.learnings.capture import FindingRef, Heard, Said, decide
 from bot.learnings.model import Learning, Scope
+from bot.reviews.findings import Finding
 
 NOW = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
 

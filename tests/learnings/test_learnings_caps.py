@@ -3,7 +3,7 @@
 import pytest
 
 from bot.learnings.caps import Caps, cap_inline
-from bot.learnings.walkthrough import FileLine, Walkthrough, read_walkthrough, render
+from bot.reviews.walkthrough import FileLine, Walkthrough, read_walkthrough, render
 
 B, IMP, M, N = "blocking", "important", "minor", "nit"
 

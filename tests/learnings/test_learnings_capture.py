@@ -20,7 +20,7 @@ from bot.learnings.capture import (
     read_learning,
 )
 from bot.learnings.model import Learning, Scope, Source
-from bot.reviews.conversation import read_comment
+from bot.reviews.followup import read_comment
 
 NOW = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
 FINDING = FindingRef("src/cli/main.py", "Use logging instead of print().", ("no-print",), "style", "ab" * 16)

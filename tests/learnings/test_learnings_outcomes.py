@@ -6,7 +6,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.engine.diff import read_patches
 from bot.learnings.outcomes import (
     LearnedFrom,
     Pushed,
@@ -19,6 +18,7 @@ from bot.learnings.outcomes import (
     outcome,
     touches,
 )
+from bot.reviews.diff import read_patches
 
 T0 = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
 OLD = [f"line {n}" for n in range(1, 31)]

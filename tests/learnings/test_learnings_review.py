@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from bot.engine.findings import Finding
-from bot.engine.outcome import Counts, InlineComment, ReviewOutcome
 from bot.learnings.caps import Caps
 from bot.learnings.chart import Series, rate_chart
 from bot.learnings.model import Learning, Scope
 from bot.learnings.posting import capped, retallied, with_tally
 from bot.learnings.review import ForReview, leave_out_findings
 from bot.learnings.tally import RatePoint, Tally
+from bot.reviews.findings import Finding
+from bot.reviews.outcome import Counts, InlineComment, ReviewOutcome
 
 NOW = datetime(2025, 5, 1, tzinfo=UTC)
 

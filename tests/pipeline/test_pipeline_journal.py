@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from bot.engine.fingerprints import PostedFinding
-from bot.engine.outcome import Annotation, Attempt, Counts, Decision, InlineComment, ReviewOutcome
 from bot.pipeline.journal import ANSWER, Planned, Remembered, from_record, marker, to_record
-from bot.report.checkrun import CheckRunReport
+from bot.reviews.checkrun import CheckRunReport
+from bot.reviews.fingerprints import PostedFinding
+from bot.reviews.outcome import Annotation, Attempt, Counts, Decision, InlineComment, ReviewOutcome
 
 OUTCOME = ReviewOutcome(
     status="completed", head_sha="a" * 40, model="local/m1", fallback_used=True, failure=None,

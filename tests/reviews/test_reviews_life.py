@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from bot.engine.diff import read_patches
-from bot.engine.findings import Finding
-from bot.engine.fingerprints import PostedFinding, fingerprint, normalise_message, still_standing
+from bot.reviews.diff import read_patches
+from bot.reviews.findings import Finding
+from bot.reviews.fingerprints import PostedFinding, fingerprint, normalise_message, still_standing
 from bot.reviews.life import next_review, plan_digest
 from bot.store.model import ReviewedHead
 from bot.store.reviews import PostgresReviewMemory, SQLiteReviewMemory

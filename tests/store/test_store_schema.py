@@ -21,9 +21,9 @@ import psycopg
 import pytest
 
 from bot.auth.store import auth_store_for
-from bot.engine.fingerprints import PostedFinding
 from bot.pipeline import review_memory
 from bot.pipeline.index import RepositoryIndexes
+from bot.reviews.fingerprints import PostedFinding
 from bot.store import is_postgres, storage_for
 from bot.store.index import postgres_stores
 from bot.store.index.postgres import PostgresIndex, connect_pg

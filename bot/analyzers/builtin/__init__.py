@@ -24,7 +24,7 @@ from bot.analyzers.builtin.tools import CONFIG_FILES, TOOLS, Unavailable, binary
 from bot.analyzers.model import AnalyzerResult
 from bot.analyzers.sarif import read_sarif
 from bot.analyzers.settings import AnalyzerSettings
-from bot.engine.diff import FilePatch
+from bot.reviews.diff import FilePatch
 
 __all__ = ["CONFIG_FILES", "BuiltinRun", "ToolRun", "config_paths", "run_builtins", "wanted_files"]
 MAX_FILES_PER_TOOL = 1000

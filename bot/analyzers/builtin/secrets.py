@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.analyzers.builtin.secret_filters import FILTERS, REPLACED
-from bot.engine.diff import FilePatch
+from bot.reviews.diff import FilePatch
 
 TOOL = "detect-secrets"
 SECURITY_SEVERITY = "9.5"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.engine.fingerprints import PostedFinding
+from bot.reviews.fingerprints import PostedFinding
 from bot.reviews.memory import ReviewMemory
 from bot.store.reviews import review_memory_for
 

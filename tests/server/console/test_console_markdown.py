@@ -4,7 +4,7 @@ kept; and the check run's summary says the index line (any note) once."""
 
 from __future__ import annotations
 
-from bot.report.checkrun import report_for_plan, with_review
+from bot.reviews.checkrun import report_for_plan, with_review
 from bot.server.console.markdown import render_markdown
 
 INDEX_NOTE = "Repository index: 2 definition(s), 1 caller(s), 0 related piece(s) (1,024 of 40,000 bytes)"

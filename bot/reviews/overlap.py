@@ -1,7 +1,7 @@
 """Analyzer findings beside the model's (pure): listed in the model's prompt, so that it does not
 repeat them, and a model finding that says what one of them says at the same lines left out.
 
-Analyzer findings come here as bot/engine/findings.py's `Finding`s whose message ends with the
+Analyzer findings come here as bot/reviews/findings.py's `Finding`s whose message ends with the
 tool and rule in parentheses (`... (ruff F401)`), as bot/analyzers/findings.py makes them.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from bot.engine.findings import Finding
-from bot.engine.markdown import fence
+from bot.reviews.findings import Finding
+from bot.reviews.markdown import fence
 
 MAX_PROMPT_FINDINGS = 100
 _WORD = re.compile(r"[a-z0-9_]{3,}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from bot.events.jobs import classify
-from bot.reviews.conversation import MAX_ANSWERS, neutralise_mentions, rate, read_comment
+from bot.reviews.followup import MAX_ANSWERS, neutralise_mentions, rate, read_comment
 from tests.support.github_double.render import example
 
 

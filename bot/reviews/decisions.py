@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from bot.engine.findings import Finding
-from bot.engine.outcome import Annotation, Decision
-from bot.engine.shaping import Placed
+from bot.reviews.findings import Finding
+from bot.reviews.outcome import Annotation, Decision
+from bot.reviews.shaping import Placed
 
 _LEVELS = {"blocking": "failure", "important": "warning", "minor": "notice", "nit": "notice"}
 MAX_ANNOTATION_MESSAGE = 60_000  # GitHub: 64 KB

@@ -13,8 +13,8 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping
 
-from bot.engine.diff import FilePatch
-from bot.engine.findings import Finding
+from bot.reviews.diff import FilePatch
+from bot.reviews.findings import Finding
 
 # the review memory's row (bot/store/model.py keeps the shapes the store keeps); named here, where
 # findings are fingerprinted and matched against those posted

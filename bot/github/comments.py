@@ -1,4 +1,5 @@
-"""A pull request's conversation: review comment threads, issue comments, and who may write.
+"""A pull request's comments on GitHub: review comment threads, issue comments (its conversation
+tab), and who may write.
 
 Follow-ups read the thread a reply belongs to, answer in it (or on the pull request), and ask
 GitHub whether the person who wrote has write access to the repository.

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from bot.engine.findings import Finding
-from bot.engine.fingerprints import PostedFinding
+from bot.reviews.findings import Finding
+from bot.reviews.fingerprints import PostedFinding
 
 SUMMARY_MARKER = "<!-- reviewer:summary -->"  # finds the one summary comment to update in place
 
@@ -113,7 +113,7 @@ class ReviewOutcome:
     # What this review posts, inline or in the summary, in the model's order: what a reader of the
     # pull request sees of it (`reviewer eval` scores these).
     findings: tuple[Finding, ...] = ()
-    gaps: tuple[str, ...] = ()  # what the review could not see (bot.engine.decisions.gaps): no approval
+    gaps: tuple[str, ...] = ()  # what the review could not see (bot.reviews.decisions.gaps): no approval
 
     def review_request(self) -> dict | None:
         """The "create a review" body carrying the inline comments, or None when there are none."""

@@ -1,6 +1,6 @@
 """The check run of a review past a budget: `neutral`, naming the budget, its reset and who sets it.
 
-Pure, like bot.report.checkrun, whose plan report it builds on: the plan still ran, and is shown.
+Pure, like bot.reviews.checkrun, whose plan report it builds on: the plan still ran, and is shown.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from bot.report.checkrun import CheckRunReport, report_for_plan
+from bot.reviews.checkrun import CheckRunReport, report_for_plan
 
 NAMES = {"reviewsPerDay": ("reviews a day", "the start of the next UTC day"),
          "tokensPerMonth": ("tokens a month", "the first day of the next month, 00:00 UTC")}

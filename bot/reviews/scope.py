@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from bot.engine.fingerprints import PostedFinding
+from bot.reviews.fingerprints import PostedFinding
 
 
 @dataclass(frozen=True)

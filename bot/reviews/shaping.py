@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from bot.engine.diff import FilePatch, placeable
-from bot.engine.findings import Finding
-from bot.engine.outcome import Counts
+from bot.reviews.diff import FilePatch, placeable
+from bot.reviews.findings import Finding
+from bot.reviews.outcome import Counts
 
-# `other` too: the model named a category of its own (bot.engine.findings), and under minimal feedback
+# `other` too: the model named a category of its own (bot.reviews.findings), and under minimal feedback
 # it was asked for bugs, risks, breaking changes and security alone, so it may be any of them; a
 # finding is never left out for our not knowing its label.
 MINIMAL_CATEGORIES = frozenset({"bug", "risk", "breaking-change", "security", "other"})

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.documents.jsonbody import parse_json
-from bot.learnings.walkthrough import SCHEMA as WALKTHROUGH_SCHEMA
+from bot.reviews.walkthrough import SCHEMA as WALKTHROUGH_SCHEMA
 
 SEVERITIES = ("blocking", "important", "minor", "nit")
 CATEGORIES = (
@@ -77,7 +77,7 @@ class ParsedAnswer:
     over_limit: int = 0  # well-formed entries past MAX_FINDINGS
     problems: tuple[str, ...] = field(default=())  # the first few reasons and remarks, for the check run
     error: str | None = None  # set: the answer as a whole is unusable
-    walkthrough: tuple[Any, ...] = ()  # the answer's `walkthrough` entries, unchecked (bot/learnings/walkthrough.py)
+    walkthrough: tuple[Any, ...] = ()  # the answer's `walkthrough` entries, unchecked (bot/reviews/walkthrough.py)
 
 
 _OPENER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)")

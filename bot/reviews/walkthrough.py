@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.reviews.conversation import neutralise_mentions
+from bot.reviews.followup import neutralise_mentions
 
 MAX_SUMMARY_CHARS = 200
 MAX_REMARKS = 3
