@@ -53,15 +53,13 @@ to start (SchemaTooNew), so an old release cannot write to a schema it does not 
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from bot.store.model import Storage
+from bot.store.urls import POSTGRES_SCHEMES, is_postgres, redact_url, url_password
 
-POSTGRES_SCHEMES = ("postgresql", "postgres")
-
-
-def is_postgres(url: str) -> bool:
-    return urlsplit(url).scheme in POSTGRES_SCHEMES
+__all__ = ["POSTGRES_SCHEMES", "check_url", "is_postgres", "latest_schema_version", "migrate_database",
+           "migrate_database_blocking", "redact_url", "storage_for", "url_password"]
 
 
 def check_url(url: str) -> None:
@@ -77,21 +75,6 @@ def check_url(url: str) -> None:
         sqlite_path(url)
     except ValueError as exc:
         raise ValueError(f"{exc}, or postgresql://user:password@host:5432/database") from None
-
-
-def redact_url(url: str) -> str:
-    """The URL with its password replaced, for logs and messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = (parts.username or "") + ":***"
-    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
-
-
-def url_password(url: str) -> str | None:
-    """The password in a PostgreSQL URL, for the log redactor."""
-    return urlsplit(url).password if is_postgres(url) else None
 
 
 def storage_for(url: str) -> Storage:
