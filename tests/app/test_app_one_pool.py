@@ -71,5 +71,5 @@ async def test_a_review_an_index_update_and_a_sign_in_share_the_process_s_one_po
             await browser.close()
 
     pools = {name for name in seen.values() if name not in OTHERS}
-    assert len(pools) == 1 and next(iter(pools)).startswith("reviewer pool-"), seen
+    assert len(pools) == 1 and next(iter(pools)).startswith("reviewer stores-"), seen
     assert set(seen.values()) - pools <= OTHERS

@@ -25,8 +25,8 @@ A process has one `Database` (bot/store/stores.py builds it with the `PostgresSt
 to every other store of the process: sign-in, review memory, learnings, budgets, uploads, the
 repository index). `open()` opens its pool, `migrate()` brings the database to the latest schema
 once for all of them (`PostgresStorage.open` does both), and `ready()` does what is still to do
-for a store used first. Its connections are named `reviewer pool-N` in `pg_stat_activity`
-(`application_name`, N psycopg_pool's number of the pool in its process), so that the process's
+for a store used first. Its connections are named `reviewer stores-N` in `pg_stat_activity`
+(`application_name`, N the number of the pool in its process), so that the process's
 pool can be told from procrastinate's (`reviewer queue`) and the migrations' (`reviewer
 migrations`).
 
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -52,7 +53,8 @@ TIMEOUT = 5.0  # seconds to wait for a connection before answering "unavailable"
 RECONNECT_TIMEOUT = 4.0  # seconds a chain of reconnection attempts goes on before a request starts another
 CONNECT_TIMEOUT = 5  # seconds (libpq's whole seconds) one connection attempt may take
 MIN_SIZE, MAX_SIZE = 1, 20  # a GitHub write or token fetch holds one for its lock
-APPLICATION_NAME = "reviewer"  # and the pool's name: the stores' pool in pg_stat_activity
+APPLICATION_NAME = "reviewer"  # the stores' pools are "reviewer stores-N" in pg_stat_activity
+_NUMBERS = itertools.count(1)  # the pools of this process, in the order they are made
 
 
 def dropped(exc: BaseException | None) -> bool:
@@ -115,9 +117,9 @@ def pool(conninfo: str, *, min_size: int = MIN_SIZE, max_size: int = MAX_SIZE, t
 class Database:
     def __init__(self, url: str, *, min_size: int = MIN_SIZE, max_size: int = MAX_SIZE) -> None:
         self.url = url
-        self.pool = pool(url, min_size=min_size, max_size=max_size,
-                         kwargs={"autocommit": True, "prepare_threshold": None})
-        self.pool.kwargs["application_name"] = f"{APPLICATION_NAME} {self.pool.name}"
+        name = f"{APPLICATION_NAME} stores-{next(_NUMBERS)}"
+        self.pool = pool(url, min_size=min_size, max_size=max_size, name=name,
+                         kwargs={"autocommit": True, "prepare_threshold": None, "application_name": name})
         self.loop: asyncio.AbstractEventLoop | None = None  # the loop the pool was opened on
         self.migrated = False
         self._readying = asyncio.Lock()
