@@ -19,7 +19,7 @@
 
 Every SQL statement and every database driver (sqlite3, psycopg) of the server is in this package,
 and it imports nothing above it: the standard library, the drivers, and leaf modules of shapes
-(bot/index/model.py). Nothing above it names a driver's error: the index's openers turn every
+(bot/store/index/model.py). Nothing above it names a driver's error: the index's openers turn every
 driver error into `StoreError` (a review catches it and goes on without the index), and the shared
 pool (bot.store.postgres.database) and the review memory on PostgreSQL turn a lost connection into
 `StoreUnavailable`, a `StoreError`.

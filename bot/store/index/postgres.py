@@ -24,8 +24,8 @@ from typing import Any, Protocol
 
 import psycopg
 
-from bot.index.model import Definition, Located, Reference, StoredFile
 from bot.store import migrate_database_blocking
+from bot.store.index.model import Definition, Located, Reference, StoredFile
 
 
 def connect_pg(url: str, *, schema: bool = True) -> psycopg.Connection:
