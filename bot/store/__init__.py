@@ -18,18 +18,23 @@
   procrastinate's tables (`bot.store.postgres.jobqueue`).
 
 Every SQL statement and every database driver (sqlite3, psycopg) of the server is in this package,
-and it imports nothing above it: the standard library, the drivers, and leaf modules of shapes
-(bot/store/index/model.py). Nothing above it names a driver's error: the index's openers turn every
+and it imports nothing above it: the standard library and the drivers (the index's shapes are its
+own, bot/store/index/model.py), but for the learnings store, which builds bot.learnings' shapes
+(issue #21, .importlinter). Nothing above it names a driver's error: the index's openers turn every
 driver error into `StoreError` (a review catches it and goes on without the index), and the shared
 pool (bot.store.postgres.database) and the review memory on PostgreSQL turn a lost connection into
 `StoreUnavailable`, a `StoreError`.
 
-`storage_for(url)` picks the backend from the URL's scheme. `migrate_database(url)` brings a
-database to the latest schema: `Storage.open` runs it, and so does every other store that keeps its
+`storage_for(url)` picks the backend from the URL's scheme; `bot.store.stores.stores_for(url)` builds
+every store of a process around it, on PostgreSQL all on the storage's one pool. This package
+imports its backends and never the reverse: they read URLs with `bot.store.urls` and migrate with
+their own migrations module.
+
+`migrate_database(url)` brings a database to the latest schema: `Storage.open` runs it, and so does every other store that keeps its
 tables in the same database (the sign-in store, the review memory, the repository index on
-PostgreSQL) when it opens, so that a store opened alone (a CLI, a test) finds its tables, and an old
-release refuses a newer schema whichever store opens first. Those stores may import this module;
-it imports none of them.
+PostgreSQL) when it opens, unless the pool it shares was migrated already (`Database.ready`), so
+that a store opened alone (a CLI, a test) finds its tables, and an old release refuses a newer
+schema whichever store opens first. Those stores may import this module; it imports none of them.
 
 Adding a table (say, sign-in sessions):
 1. the shape: dataclasses for its rows and a `SessionStore` protocol in `bot.store.model`, and a
