@@ -5,8 +5,9 @@ On PostgreSQL they all share one connection pool, the storage's (`PostgresStorag
 bot/store/postgres/database.py): the sign-in store, the review memory, the learnings, the budgets,
 the uploads and the repository index take their connections from it, so a process holds one pool
 (procrastinate keeps its own, bot/server/pg_queue.py). The storage opens it (`Storage.open`, which
-migrates) and closes it; a store used before that opens and migrates it itself
-(`Database.ready`), which a store whose statements block (the index) cannot do from its thread.
+migrates) and closes it, so the app opens the storage first (bot/server/app.py); a store used
+before that opens and migrates it itself (`Database.ready`), but the index, whose statements block
+on a worker thread, needs it open already.
 
 On SQLite each store opens the server's file per use as before, and the repository index has a
 file of its own beside it (`index_file`).
@@ -31,7 +32,6 @@ from bot.store.uploads import UploadStore
 if TYPE_CHECKING:
     from bot.store.index.postgres import PostgresIndex
     from bot.store.index.sqlite import SqliteIndex
-    from bot.store.postgres.database import Database
     from bot.store.signin.postgres import PostgresAuthStore
     from bot.store.signin.sqlite import SqliteAuthStore
 
@@ -50,20 +50,6 @@ class Stores:
     budgets: BudgetStore
     uploads: UploadStore
     indexes: IndexOpener  # a repository's index, opened for one use (from a worker thread)
-    pool: Database | None = None  # PostgreSQL: the pool they all share
-
-    async def open(self) -> None:
-        """Open the storage (it opens the pool and migrates), then the sign-in store on it."""
-        await self.storage.open()
-        try:
-            await self.signin.open()
-        except BaseException:
-            await self.storage.close()
-            raise
-
-    async def close(self) -> None:
-        await self.signin.close()
-        await self.storage.close()
 
 
 def index_file(url: str) -> str:
@@ -87,7 +73,7 @@ def stores_for(url: str) -> Stores:
         assert isinstance(storage, PostgresStorage)
         db = storage.db
         return Stores(url, storage, PostgresAuthStore(db), review_memory_for(url, db), learnings_store(url, db),
-                      budget_store(url, db=db), UploadStore(url, db=db), postgres_stores(db), pool=db)
+                      budget_store(url, db=db), UploadStore(url, db=db), postgres_stores(db))
     from bot.store.signin.sqlite import SqliteAuthStore
 
     return Stores(url, storage, SqliteAuthStore(sqlite_path(url)), review_memory_for(url), learnings_store(url),

@@ -122,6 +122,7 @@ class Database:
                          kwargs={"autocommit": True, "prepare_threshold": None, "application_name": name})
         self.loop: asyncio.AbstractEventLoop | None = None  # the loop the pool was opened on
         self.migrated = False
+        self.closed = False  # a closed pool is not opened again: a late call is refused
         self._readying = asyncio.Lock()
 
     async def open(self) -> None:
@@ -147,6 +148,8 @@ class Database:
         pool (a store used alone): what is not done yet is done now, once."""
         if self.loop is not None and self.migrated:
             return
+        if self.closed:
+            raise StoreUnavailable("the PostgreSQL store is closed")
         async with self._readying:
             if self.loop is None:
                 await self.open()
@@ -155,7 +158,7 @@ class Database:
 
     async def close(self) -> None:
         await self.pool.close()
-        self.loop = None
+        self.loop, self.closed = None, True
 
     @contextlib.asynccontextmanager
     async def connection(self) -> AsyncIterator[psycopg.AsyncConnection]:
