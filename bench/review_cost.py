@@ -101,7 +101,7 @@ async def live(incremental: bool) -> Life:
             async with serving(world, private, admin_yaml=admin,
                                handler_for=lambda ctx: make_handler(
                                    ctx.github, ctx.admin, ctx.http, ctx.settings.secrets_dir,
-                                   database_url=ctx.settings.database_url, incremental=incremental)):
+                                   stores=ctx.stores, incremental=incremental)):
                 pr = world.pull({".reviewer.yaml": "feedback: detailed\n"},
                                 {f"src/mod_{i}.py": module(i) for i in range(FILES)})
                 db = world.tmp / "reviewer.db"

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.config.admin_schema import ADMIN_CONFIG
+from bot.config.corpus_schema import CORPUS
 from bot.config.repo_schema import REPO_CONFIG
-from bot.eval.corpus_schema import CORPUS
 from bot.shapes import to_json_schema
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"

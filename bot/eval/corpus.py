@@ -12,11 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.config.corpus_schema import CORPUS
 from bot.config.document import load_checked, sorted_diagnostics
 from bot.documents.diagnostics import Diagnostic
 from bot.documents.pointers import human_pointer
 from bot.documents.yamldoc import YamlDocument
-from bot.eval.corpus_schema import CORPUS
 from bot.plan.references import normalise
 
 CORPUS_FILE = "corpus.yaml"

@@ -17,9 +17,9 @@ from typing import Protocol
 from bot.config.model import IndexLimits
 from bot.expr.globs import compiled_globs
 from bot.index.languages import is_binary_name
-from bot.index.model import FileSymbols, StoredFile
 from bot.index.parse import parse_symbols
 from bot.index.store import IndexStore
+from bot.store.index.model import FileSymbols, StoredFile
 
 Limits = IndexLimits  # what an administrator lets one repository's index hold
 DEFAULT_LIMITS = Limits()

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
-from bot.index.model import Definition, Located
 from bot.index.resolve import MAYBE, NO, YES, is_container, is_member, refers
 from bot.index.store import IndexStore
 from bot.index.uses import FileUses, Use, read_uses
+from bot.store.index.model import Definition, Located
 
 CALLABLE = frozenset({"function", "method", "constructor", "macro", "variable"})
 _REEXPORT = re.compile(r"export\s+(\*|\{[^}]*\})\s+from\s+['\"]([^'\"]+)['\"]")

@@ -23,7 +23,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 from tree_sitter_language_pack import get_language
 
 from bot.index.languages import BODY_FIELDS, DEFINITIONS, FUNCTION_VALUES, NAME_TYPES, SCOPE_NODES, language_for
-from bot.index.model import Definition, FileSymbols
+from bot.store.index.model import Definition, FileSymbols
 
 MAX_SIGNATURE = 200
 LOCAL = "(local)"  # the scope of a definition inside an anonymous function

@@ -28,10 +28,10 @@ from bot.index.lookup import (
     find_definitions,
     is_test,
 )
-from bot.index.model import Located
 from bot.index.resolve import is_member
 from bot.index.store import IndexStore
 from bot.index.uses import module_stem
+from bot.store.index.model import Located
 
 MAX_DEFINITIONS = 6  # shown whole (up to MAX_PIECE_LINES); more are named
 MAX_TARGETS = 3  # definitions of one name whose callers are looked for

@@ -17,8 +17,8 @@ import posixpath
 import re
 
 from bot.index.languages import CONTAINER_KINDS
-from bot.index.model import Located
 from bot.index.uses import FileUses, Use, module_stem
+from bot.store.index.model import Located
 
 NO, MAYBE, YES = 0, 1, 2
 _SELF = frozenset({"this", "self", "Self", "super", "cls"})

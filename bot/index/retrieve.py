@@ -27,8 +27,8 @@ from bot.index.lookup import (
     find_callers,
     find_definitions,
 )
-from bot.index.model import Piece
 from bot.index.store import IndexStore
+from bot.store.index.model import Piece
 
 __all__ = ["CALLABLE", "DEFAULT_SETTINGS", "ChangedFile", "Retrieval", "Settings", "retrieve"]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")

@@ -4,7 +4,7 @@ The store layer keeps it, with its SQL: on SQLite (bot/store/index/sqlite.py: FT
 own beside the server's database or under a checkout's `.git`) and on PostgreSQL (bot/store/index/
 postgres.py: full-text and pg_trgm, in the server's database); bot/store/index/__init__.py opens
 either for a repository. The rows it takes and gives (`StoredFile`, `Reference`) are
-bot/index/model.py's.
+bot/store/index/model.py's.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from bot.index.model import Definition, Located, Reference, StoredFile
+from bot.store.index.model import Definition, Located, Reference, StoredFile
 
 
 class IndexStore(Protocol):

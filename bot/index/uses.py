@@ -15,8 +15,8 @@ from tree_sitter import Node, Query, QueryCursor
 from tree_sitter_language_pack import get_language
 
 from bot.index.languages import CONTAINER_KINDS, DEFINITIONS, IMPORT_NODES, QUALIFIER_TOKENS
-from bot.index.model import Definition
 from bot.index.parse import definition_entries, grammar, parse_tree, scoped, text_of
+from bot.store.index.model import Definition
 
 _CALLS = frozenset({"call_expression", "call", "method_invocation", "new_expression", "object_creation_expression",
                     "macro_invocation"})

@@ -16,14 +16,7 @@ from bot.github import GitHubApp
 from bot.pipeline import router
 from bot.pipeline.index import RepositoryIndexes
 from bot.pipeline.services import Services
-from bot.reviews.memory import ReviewMemory
-from bot.store import is_postgres
-from bot.store.budgets import budget_store
-from bot.store.index import postgres_stores, sqlite_stores
-from bot.store.learnings import learnings_store
-from bot.store.reviews import review_memory_for
-from bot.store.sqlite.database import sqlite_path
-from bot.store.uploads import UploadStore
+from bot.store.stores import Stores
 
 logger = logging.getLogger("reviewer.pipeline")
 
@@ -33,35 +26,20 @@ class NotConfigured(Exception):
 
 
 def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,
-                  database_url: str, incremental: bool = True, public_url: str | None = None) -> Services:
+                  stores: Stores, incremental: bool = True, public_url: str | None = None) -> Services:
     """The server's one GitHub App client (made with the app, shared with the admin API), the
-    review memory and the repository indexes in the server's database."""
+    review memory, the repository indexes, the uploads, budgets and learnings: the process's
+    stores (bot/store/stores.py, on its one pool)."""
     if github is None:
         raise NotConfigured("GITHUB_APP_ID and GITHUB_PRIVATE_KEY (or GITHUB_PRIVATE_KEY_PATH) are required "
                             "to act on GitHub")
-    return Services(github, admin, http, secrets_dir, memory=review_memory(database_url), incremental=incremental,
-                    indexes=_indexes(database_url), uploads=UploadStore(database_url),
-                    budgets=budget_store(database_url), learnings=learnings_store(database_url), public_url=public_url)
-
-
-def _indexes(database_url: str) -> RepositoryIndexes:
-    """Repository indexes live in their own SQLite file beside the server's database, so that a
-    build's long writes never hold the lock that the webhook intake commits under; on PostgreSQL,
-    in the server's database."""
-    if is_postgres(database_url):
-        return RepositoryIndexes(postgres_stores(database_url))
-    database = sqlite_path(database_url)
-    stem = database[:-3] if database.endswith(".db") else database
-    return RepositoryIndexes(sqlite_stores(stem + "-index.sqlite3"))
-
-
-def review_memory(database_url: str) -> ReviewMemory:
-    """The review memory in the server's database: PostgreSQL when the URL names it, else SQLite."""
-    return review_memory_for(database_url)
+    return Services(github, admin, http, secrets_dir, memory=stores.memory, incremental=incremental,
+                    indexes=RepositoryIndexes(stores.indexes), uploads=stores.uploads,
+                    budgets=stores.budgets, learnings=stores.learnings, public_url=public_url)
 
 
 def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,
-                 database_url: str, incremental: bool = True, public_url: str | None = None) -> Handler:
+                 stores: Stores, incremental: bool = True, public_url: str | None = None) -> Handler:
     """The job handler; `admin` is the server's admin configuration holder (`.current` per job).
     `incremental=False` is the review life before issue #15, kept for the cost bench's baseline:
     every event reviews the whole pull request, and posts whatever the model finds."""
@@ -69,7 +47,7 @@ def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSessi
 
     def ready() -> Services:
         nonlocal services
-        services = services or make_services(github, admin, http, secrets_dir, database_url=database_url,
+        services = services or make_services(github, admin, http, secrets_dir, stores=stores,
                                              incremental=incremental, public_url=public_url)
         return services
 

@@ -32,7 +32,6 @@ from bot.audit import Audit
 from bot.auth.access import access_of
 from bot.auth.guard import Gate
 from bot.auth.http import SIGNIN_STORE, setup_signin
-from bot.auth.store import auth_store_for
 from bot.connectors.api import setup_routes as setup_connector_routes
 from bot.connectors.controller import Reconciler
 from bot.connectors.descriptor_fetch import DescriptorSource
@@ -48,7 +47,6 @@ from bot.server.admin_reload import AdminConfigHolder
 from bot.server.analyses import setup_analyses_routes, web_url_of
 from bot.server.audit_api import AUDIT, setup_audit_routes
 from bot.server.console import setup_console
-from bot.server.console.findings import memory_for
 from bot.server.console.learnings import setup_learnings_console
 from bot.server.console.timeline import TimelineRecorder
 from bot.server.home import setup_home
@@ -61,16 +59,17 @@ from bot.server.retention import keep_pruning
 from bot.server.server_context import HandlerFactory, ServerContext
 from bot.server.settings import Settings
 from bot.server.webhook import MAX_BODY, make_handler
-from bot.store import is_postgres, latest_schema_version, redact_url, storage_for
-from bot.store.learnings import LearningStore, learnings_store
+from bot.store import is_postgres, latest_schema_version, redact_url
+from bot.store.learnings import LearningStore
 from bot.store.model import DeliveryStore, Storage
-from bot.store.uploads import UploadStore
+from bot.store.stores import Stores, stores_for
 
 logger = log.get("app")
 
 SETTINGS = web.AppKey("settings", Settings)
 METRICS = web.AppKey("metrics", Metrics)
 ADMIN = web.AppKey("admin", AdminConfigHolder)
+STORES = web.AppKey("stores", Stores)  # every store of the process, on one pool (bot/store/stores.py)
 STORAGE = web.AppKey("storage", Storage)
 STORE = web.AppKey("store", DeliveryStore)
 RECONCILER = web.AppKey("reconciler", Reconciler)  # connector statuses, kept true to the world (web roles)
@@ -138,9 +137,10 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
         enable_access_log(app)  # first: the outermost middleware
     app[SETTINGS], app[METRICS], app[ADMIN], app[RUNTIME] = settings, metrics, admin, Runtime(handler_for)
     app[ROLE] = role
-    storage = app[STORAGE] = storage_for(settings.database_url)
+    stores = app[STORES] = stores_for(settings.database_url)
+    storage = app[STORAGE] = stores.storage
     store = app[STORE] = storage.deliveries
-    app[LEARNINGS] = learnings_store(settings.database_url)
+    app[LEARNINGS] = stores.learnings
     token = settings.admin_token.reveal() if settings.admin_token else None
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
@@ -158,7 +158,7 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     app.on_cleanup.append(lambda _: descriptors.close())
     secrets = ConnectorSecrets(SecretStore(settings.secrets_dir), lambda: _admin_secrets(admin))
     reconciler = app[RECONCILER] = Reconciler(storage.connectors, secrets, descriptors, settings.public_url)
-    gate = setup_signin(app, connectors=storage.connectors, store=auth_store_for(settings.database_url),
+    gate = setup_signin(app, connectors=storage.connectors, store=stores.signin,
                         secrets=secrets, public_url=settings.public_url,
                         session_ttl=settings.session_ttl, admin_token=token, access=lambda: access_of(admin.current),
                         directory_url=settings.directory_url, descriptors=descriptors)
@@ -166,7 +166,7 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context, audit=audit)
     setup_audit_routes(app, gate=gate, audit=audit)
     setup_learnings_routes(app, gate=gate, store=app[LEARNINGS], audit=audit)
-    setup_analyses_routes(app, gate=gate, uploads=UploadStore(settings.database_url),
+    setup_analyses_routes(app, gate=gate, uploads=stores.uploads,
                           context=lambda: app[RUNTIME].context, public_url=settings.public_url,
                           github_web_url=web_url_of(settings.api_url))
     _with_console(app, settings, gate)
@@ -197,7 +197,7 @@ def _with_console(app: web.Application, settings: Settings, gate: Gate) -> None:
     setup_console(app, gate=gate, store=storage.deliveries, connectors=storage.connectors,
                   signins=app[SIGNIN_STORE], admin=app[ADMIN], timeline=storage.timeline,
                   reconciler=app[RECONCILER], session_ttl=settings.session_ttl, runtime=lambda: runtime,
-                  memory=memory_for(settings.database_url), github_url=settings.github_url, audit=app[AUDIT])
+                  memory=app[STORES].memory, github_url=settings.github_url, audit=app[AUDIT])
     setup_learnings_console(app, gate=gate, store=app[LEARNINGS], audit=app[AUDIT])
 
 
@@ -216,7 +216,7 @@ async def _lifecycle(app: web.Application) -> AsyncIterator[None]:
         await app[STORAGE].open()
         stack.push_async_callback(app[STORAGE].close)
         http = await stack.enter_async_context(aiohttp.ClientSession(trace_configs=runtime.trace_configs or None))
-        runtime.context = ServerContext(settings, admin, app[METRICS], store, http,
+        runtime.context = ServerContext(settings, admin, app[METRICS], store, http, app[STORES],
                                         github_app(settings, http, app[METRICS], app[STORAGE].coordination))
         runtime.queue = _queue(app, runtime.handler_for(runtime.context))
         store.on_received = runtime.queue.wake

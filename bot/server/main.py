@@ -38,7 +38,7 @@ STOP_WITHIN = 55.0  # seconds from SIGTERM to exit at most (jobs get 45 of them:
 def pipeline_handler(context: ServerContext) -> Handler:
     """The one place the queue's seam meets the pipeline."""
     return make_handler(context.github, context.admin, context.http, context.settings.secrets_dir,
-                        database_url=context.settings.database_url, public_url=context.settings.public_url)
+                        stores=context.stores, public_url=context.settings.public_url)
 
 
 def _error(message: str, command: str = "reviewer serve") -> None:

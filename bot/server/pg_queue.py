@@ -59,9 +59,11 @@ COUNT_TTL = 1.0  # seconds the queue's counts (depth, running) are kept before t
 
 def make_app(url: str) -> procrastinate.App:
     """The procrastinate app on the same database (its own small pool, built as the stores' pool is,
-    so that it too recovers promptly after a restart of PostgreSQL; statements not prepared)."""
+    so that it too recovers promptly after a restart of PostgreSQL; statements not prepared; named
+    `reviewer queue` in pg_stat_activity)."""
     connector = procrastinate.PsycopgConnector(conninfo=url, min_size=1, max_size=4, timeout=5.0,
-                                               kwargs={"prepare_threshold": None}, pool_factory=database.pool)
+                                               kwargs={"prepare_threshold": None, "application_name": "reviewer queue"},
+                                               pool_factory=database.pool)
     return procrastinate.App(connector=connector)
 
 

@@ -18,13 +18,15 @@ from bot.server.admin_reload import AdminConfigHolder
 from bot.server.metrics import Metrics
 from bot.server.settings import Settings
 from bot.store.model import DeliveryStore
+from bot.store.stores import Stores
 
 
 @dataclass
 class ServerContext:
     """What a job handler may use: settings (secrets inside `Secret`), the admin configuration
     holder (read `.current` per job), metrics (`metrics.github_call(status)`), the store, one
-    shared HTTP session for outgoing calls and the GitHub App client (None without an app id and
+    shared HTTP session for outgoing calls, every store of the process (on one pool: the review
+    memory, the indexes, the uploads... of bot/store/stores.py) and the GitHub App client (None without an app id and
     private key: nothing can be done on GitHub then)."""
 
     settings: Settings
@@ -32,6 +34,7 @@ class ServerContext:
     metrics: Metrics
     store: DeliveryStore
     http: aiohttp.ClientSession
+    stores: Stores
     github: GitHubApp | None = None
 
 

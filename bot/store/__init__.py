@@ -18,18 +18,23 @@
   procrastinate's tables (`bot.store.postgres.jobqueue`).
 
 Every SQL statement and every database driver (sqlite3, psycopg) of the server is in this package,
-and it imports nothing above it: the standard library, the drivers, and leaf modules of shapes
-(bot/index/model.py). Nothing above it names a driver's error: the index's openers turn every
+and it imports nothing above it: the standard library and the drivers (the index's shapes are its
+own, bot/store/index/model.py), but for the learnings store, which builds bot.learnings' shapes
+(issue #21, .importlinter). Nothing above it names a driver's error: the index's openers turn every
 driver error into `StoreError` (a review catches it and goes on without the index), and the shared
 pool (bot.store.postgres.database) and the review memory on PostgreSQL turn a lost connection into
 `StoreUnavailable`, a `StoreError`.
 
-`storage_for(url)` picks the backend from the URL's scheme. `migrate_database(url)` brings a
-database to the latest schema: `Storage.open` runs it, and so does every other store that keeps its
+`storage_for(url)` picks the backend from the URL's scheme; `bot.store.stores.stores_for(url)` builds
+every store of a process around it, on PostgreSQL all on the storage's one pool. This package
+imports its backends and never the reverse: they read URLs with `bot.store.urls` and migrate with
+their own migrations module.
+
+`migrate_database(url)` brings a database to the latest schema: `Storage.open` runs it, and so does every other store that keeps its
 tables in the same database (the sign-in store, the review memory, the repository index on
-PostgreSQL) when it opens, so that a store opened alone (a CLI, a test) finds its tables, and an old
-release refuses a newer schema whichever store opens first. Those stores may import this module;
-it imports none of them.
+PostgreSQL) when it opens, unless the pool it shares was migrated already (`Database.ready`), so
+that a store opened alone (a CLI, a test) finds its tables, and an old release refuses a newer
+schema whichever store opens first. Those stores may import this module; it imports none of them.
 
 Adding a table (say, sign-in sessions):
 1. the shape: dataclasses for its rows and a `SessionStore` protocol in `bot.store.model`, and a
@@ -53,15 +58,13 @@ to start (SchemaTooNew), so an old release cannot write to a schema it does not 
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from bot.store.model import Storage
+from bot.store.urls import POSTGRES_SCHEMES, is_postgres, redact_url, url_password
 
-POSTGRES_SCHEMES = ("postgresql", "postgres")
-
-
-def is_postgres(url: str) -> bool:
-    return urlsplit(url).scheme in POSTGRES_SCHEMES
+__all__ = ["POSTGRES_SCHEMES", "check_url", "is_postgres", "latest_schema_version", "migrate_database",
+           "migrate_database_blocking", "redact_url", "storage_for", "url_password"]
 
 
 def check_url(url: str) -> None:
@@ -77,21 +80,6 @@ def check_url(url: str) -> None:
         sqlite_path(url)
     except ValueError as exc:
         raise ValueError(f"{exc}, or postgresql://user:password@host:5432/database") from None
-
-
-def redact_url(url: str) -> str:
-    """The URL with its password replaced, for logs and messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = (parts.username or "") + ":***"
-    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
-
-
-def url_password(url: str) -> str | None:
-    """The password in a PostgreSQL URL, for the log redactor."""
-    return urlsplit(url).password if is_postgres(url) else None
 
 
 def storage_for(url: str) -> Storage:

@@ -7,8 +7,8 @@ is claimed in one transaction that counts it only while the day's count is under
 processes claiming the last review of a day at once get one yes and one no (SQLite: the file's
 write lock; PostgreSQL: the row's lock, under which the UPDATE's condition is evaluated again).
 Tokens are added when a review's answers are in: a month's last review may pass the limit, and the
-next one is refused. Each call opens a short connection on a worker thread, as the review memory
-does: calls are two or three per review.
+next one is refused. Each call runs a short transaction on a worker thread, as the review memory
+does (on the process's pool when given it): calls are two or three per review.
 """
 
 from __future__ import annotations
@@ -17,11 +17,14 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from bot.store import is_postgres
 from bot.store.portable import Conn, PortableStore, postgres_transaction, sqlite_transaction
 from bot.store.sqlite.database import sqlite_path
+
+if TYPE_CHECKING:
+    from bot.store.postgres.database import Database
 
 T = TypeVar("T")
 
@@ -51,8 +54,8 @@ class BudgetStore(Protocol):
 
 
 class _SQLBudgets(PortableStore):
-    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(url)
+    def __init__(self, url: str, clock: Callable[[], float] = time.time, db: Database | None = None) -> None:
+        super().__init__(url, db)
         self._clock = clock
 
     async def spent(self, account: str, day: str, month: str) -> Spent:
@@ -94,8 +97,9 @@ class PostgresBudgets(_SQLBudgets):
         return postgres_transaction(self._database_url, prepare_threshold=None)
 
 
-def budget_store(database_url: str, clock: Callable[[], float] = time.time) -> BudgetStore:
-    """The budgets' counts in the server's database: PostgreSQL when the URL names it, else SQLite."""
+def budget_store(database_url: str, clock: Callable[[], float] = time.time, db: Database | None = None) -> BudgetStore:
+    """The budgets' counts in the server's database: PostgreSQL when the URL names it (on the
+    process's pool `db` when given), else SQLite."""
     if is_postgres(database_url):
-        return PostgresBudgets(database_url, clock)
+        return PostgresBudgets(database_url, clock, db)
     return SQLiteBudgets(database_url, clock)

@@ -2,8 +2,9 @@
 
 One class of portable SQL (`?` placeholders, which the PostgreSQL connection turns into `%s`), two
 ways to connect, as the review memory does: `learnings_store(url)` gives the SQLite one for
-`sqlite:///…` and the PostgreSQL one for `postgresql://…`. Each call opens a short connection and
-transaction on a worker thread: calls are few per job and per API request. The first call brings
+`sqlite:///…` and the PostgreSQL one for `postgresql://…` (on the process's pool when given it,
+bot/store/portable.py). Each call runs a short transaction on a worker thread: calls are few per job
+and per API request. The first call brings
 the database to the latest schema (`bot.store.migrate_database`), so a store used alone (a CLI, a
 test) finds its tables.
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.learnings.followed import Followed, from_body
 from bot.learnings.model import Learning, from_json
@@ -26,6 +27,9 @@ from bot.learnings.tally import Record
 from bot.store import is_postgres
 from bot.store.portable import Conn, PortableStore, postgres_transaction, sqlite_transaction
 from bot.store.sqlite.database import sqlite_path
+
+if TYPE_CHECKING:
+    from bot.store.postgres.database import Database
 
 T = TypeVar("T")
 
@@ -189,8 +193,9 @@ class PostgresLearningStore(LearningStore):
         return postgres_transaction(self._database_url)
 
 
-def learnings_store(database_url: str) -> LearningStore:
-    """The store in the server's database: PostgreSQL when the URL names it, else SQLite."""
+def learnings_store(database_url: str, db: Database | None = None) -> LearningStore:
+    """The store in the server's database: PostgreSQL when the URL names it (on the process's pool
+    `db` when given), else SQLite."""
     if is_postgres(database_url):
-        return PostgresLearningStore(database_url)
+        return PostgresLearningStore(database_url, db)
     return SQLiteLearningStore(database_url)

@@ -3,8 +3,9 @@ processes and restarts (the interface, `ReviewMemory`, is bot/reviews/memory.py'
 
 Two backends on the same portable SQL (the `INSERT ... ON CONFLICT` both share; `?` placeholders,
 which the PostgreSQL connection turns into `%s`): `SQLiteReviewMemory` in the server's SQLite file, `PostgresReviewMemory` in PostgreSQL for a
-scaled-out server. Each call opens its own short connection and transaction on a worker thread:
-calls are few per job, and nothing has to be closed. The statements are the `_SQLMemory` methods'
+scaled-out server. Each call runs its own short transaction on a worker thread: on SQLite on a
+connection of its own, on PostgreSQL on a connection of the process's pool (bot/store/portable.py),
+or of its own for a memory used alone; calls are few per job, and nothing has to be closed. The statements are the `_SQLMemory` methods'
 own; a backend only says how to connect and begin.
 
 The tables are the server's migrations' (version 6 on both backends; the jobs' journal, which the
@@ -28,11 +29,15 @@ import json
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.store.model import PostedFinding, ReviewedHead
 from bot.store.portable import Conn, PortableStore, postgres_transaction, sqlite_transaction
-from bot.store.sqlite.database import sqlite_url
+from bot.store.sqlite.database import sqlite_path, sqlite_url
+from bot.store.urls import is_postgres
+
+if TYPE_CHECKING:
+    from bot.store.postgres.database import Database
 
 T = TypeVar("T")
 CLAIM_DAYS = 7
@@ -41,8 +46,8 @@ CLAIM_DAYS = 7
 class _SQLMemory(PortableStore):
     """The review memory's statements, on whichever connection a backend gives (`_transaction`)."""
 
-    def __init__(self, database_url: str, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(database_url)
+    def __init__(self, database_url: str, clock: Callable[[], float] = time.time, db: Database | None = None) -> None:
+        super().__init__(database_url, db)
         self._clock = clock
 
     async def last_review(self, pull: str) -> ReviewedHead | None:
@@ -145,21 +150,20 @@ class SQLiteReviewMemory(_SQLMemory):
 
 
 class PostgresReviewMemory(_SQLMemory):
-    """In PostgreSQL (`postgresql://…`), for several server processes sharing one memory."""
+    """In PostgreSQL (`postgresql://…`), for several server processes sharing one memory; on the
+    process's pool when given it (`db`)."""
 
-    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(url, clock)
+    def __init__(self, url: str, clock: Callable[[], float] = time.time, db: Database | None = None) -> None:
+        super().__init__(url, clock, db)
         self.url = url
 
     def _transaction(self) -> contextlib.AbstractContextManager[Conn]:
         return postgres_transaction(self.url)
 
 
-def review_memory_for(database_url: str) -> SQLiteReviewMemory | PostgresReviewMemory:
-    """The review memory in the server's database: PostgreSQL when the URL names it, else SQLite."""
-    from bot.store import is_postgres
-    from bot.store.sqlite.database import sqlite_path
-
+def review_memory_for(database_url: str, db: Database | None = None) -> SQLiteReviewMemory | PostgresReviewMemory:
+    """The review memory in the server's database: PostgreSQL when the URL names it (on the
+    process's pool `db` when given), else SQLite."""
     if is_postgres(database_url):
-        return PostgresReviewMemory(database_url)
+        return PostgresReviewMemory(database_url, db=db)
     return SQLiteReviewMemory(sqlite_path(database_url))

@@ -8,24 +8,24 @@ took up is deleted after `KEEP_DAYS`: by the next upload's write, and hourly by 
 takes uploads (bot/server/analyses.py), as finished deliveries are; a reader never sees one older.
 
 One store for both backends, on portable SQL (`?` placeholders, which the PostgreSQL connection
-turns into `%s`), each call on a short connection of its own on a worker thread, as the review
-memory does (bot/store/reviews.py): uploads are few, and the HTTP handler and the job that
+turns into `%s`, bot/store/portable.py), each call a short transaction on a worker thread (on the
+process's pool when given it), as the review memory does (bot/store/reviews.py): uploads are few, and the HTTP handler and the job that
 applies them run in different processes on a scaled-out server. The database is migrated by the
 first call (`bot.store.migrate_database`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from bot.store import is_postgres, migrate_database
-from bot.store.model import StoreUnavailable
+from bot.store.portable import Conn, PortableStore
+
+if TYPE_CHECKING:
+    from bot.store.postgres.database import Database
 
 T = TypeVar("T")
 KEEP_DAYS = 7
@@ -54,48 +54,14 @@ def _record(row: Sequence[Any]) -> UploadRecord:
                         str(row[7]), json.loads(row[8]), float(row[9]))
 
 
-class UploadStore:
-    """The uploads of the database at `database_url` (SQLite or PostgreSQL)."""
+class UploadStore(PortableStore):
+    """The uploads of the database at `database_url` (SQLite or PostgreSQL; on the process's pool
+    `db` when given)."""
 
-    def __init__(self, database_url: str, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, database_url: str, clock: Callable[[], float] = time.time, db: Database | None = None) -> None:
+        super().__init__(database_url, db)
         self.database_url = database_url
         self._clock = clock
-        self._migrated = False
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[Any]:
-        if is_postgres(self.database_url):
-            import psycopg
-
-            try:
-                with psycopg.connect(self.database_url, connect_timeout=10) as conn:
-                    yield _Postgres(conn)
-            except psycopg.OperationalError as exc:
-                raise StoreUnavailable(f"PostgreSQL is unavailable ({type(exc).__name__})") from exc
-            return
-        from bot.store.sqlite.database import connect, sqlite_path
-
-        lite = connect(sqlite_path(self.database_url))
-        try:
-            lite.execute("BEGIN IMMEDIATE")
-            yield lite
-            lite.execute("COMMIT")
-        except BaseException:
-            if lite.in_transaction:
-                lite.execute("ROLLBACK")
-            raise
-        finally:
-            lite.close()
-
-    async def _run(self, work: Callable[[Any], T]) -> T:
-        if not self._migrated:
-            await migrate_database(self.database_url)
-            self._migrated = True
-
-        def call() -> T:
-            with self._transaction() as conn:
-                return work(conn)
-        return await asyncio.to_thread(call)
 
     async def add(self, record: UploadRecord) -> None:
         """Keep an upload (`pending`); uploads older than KEEP_DAYS go in the same transaction."""
@@ -103,7 +69,7 @@ class UploadStore:
         values = (record.id, record.repo, record.commit_sha, record.ref, record.pull_number, record.tool_name,
                   json.dumps(record.results), record.status, json.dumps(record.errors), now, now)
 
-        def add(conn: Any) -> None:
+        def add(conn: Conn) -> None:
             conn.execute("DELETE FROM sarif_uploads WHERE received_at < ?", (now - KEEP_DAYS * 86400,))
             conn.execute(f"INSERT INTO sarif_uploads ({_COLUMNS}, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          values)
@@ -133,7 +99,7 @@ class UploadStore:
             raise ValueError(f"upload status {status!r} is not one of {', '.join(STATUSES)}")
         rows = [(status, json.dumps(list(errors)), self._clock(), upload_id) for upload_id in ids]
         if rows:
-            def update(conn: Any) -> None:
+            def update(conn: Conn) -> None:
                 for row in rows:
                     conn.execute("UPDATE sarif_uploads SET status = ?, errors = ?, updated_at = ? WHERE id = ?", row)
             await self._run(update)
@@ -145,12 +111,3 @@ class UploadStore:
             "AND pr_number IS NOT NULL ORDER BY seq DESC LIMIT 1", (repo, commit_sha)).fetchone())
         return None if row is None else int(row[0])
 
-
-class _Postgres:
-    """psycopg's connection speaking the `?` placeholders of the statements above."""
-
-    def __init__(self, conn: Any) -> None:
-        self._conn = conn
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self._conn.execute(sql.replace("?", "%s"), params)

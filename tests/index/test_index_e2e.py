@@ -16,10 +16,10 @@ import pytest
 from bot.engine.request import build_request
 from bot.events.jobs import classify
 from bot.github import GitHubApp
-from bot.index.model import Piece
 from bot.index.retrieve import Retrieval
 from bot.pipeline.index import RepositoryIndexes
 from bot.store.index import postgres_stores, sqlite_stores
+from bot.store.index.model import Piece
 from bot.store.index.sqlite import SqliteIndex, connect
 from tests.support.app_support import running_app, settle
 from tests.support.chat_double import ChatDouble, findings

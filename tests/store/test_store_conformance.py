@@ -501,7 +501,7 @@ async def test_a_job_the_store_went_away_under_restarts_in_place_as_its_next_att
 async def test_a_jobs_journal_lives_until_its_job_finishes(storage: Storage, database_url: str):
     """The journal (written through the review memory, on the same database) goes with the end of
     its job, in the same commit, so that a redelivery of a failed job starts afresh."""
-    from bot.pipeline import review_memory
+    from bot.store.reviews import review_memory_for as review_memory
 
     store, memory = storage.deliveries, review_memory(database_url)
     for delivery in ("ends", "stays"):

@@ -10,8 +10,9 @@ from pathlib import Path
 
 BOT = Path(__file__).resolve().parent.parent.parent / "bot"
 DRIVERS = {"sqlite3", "psycopg", "psycopg_pool"}
-# Leaf modules of shapes the store may import: each imports nothing of bot (checked below).
-LEAVES = {"bot.index.model"}
+# Leaf modules of shapes (the index's, moved below the store from bot/index/model.py): each imports
+# nothing of bot, not even the store (checked below), so the layers above may use them freely.
+LEAVES = {"bot.store.index.model"}
 # The store's imports from above it that remain, named one by one (#21's remaining work): the
 # learnings store builds bot.learnings' shapes (Learning, Followed, the tally's Record) from its
 # rows. Exactly these: a new one fails the check, and so does one removed without its line here.

@@ -21,7 +21,6 @@ import psycopg
 import pytest
 
 from bot.auth.store import auth_store_for
-from bot.pipeline import review_memory
 from bot.pipeline.index import RepositoryIndexes
 from bot.reviews.fingerprints import PostedFinding
 from bot.store import is_postgres, storage_for
@@ -29,6 +28,7 @@ from bot.store.index import postgres_stores
 from bot.store.index.postgres import PostgresIndex, connect_pg
 from bot.store.model import SchemaTooNew, StoreUnavailable
 from bot.store.postgres import migrations as pg_migrations
+from bot.store.reviews import review_memory_for as review_memory
 from bot.store.sqlite import migrations as sqlite_migrations
 from bot.store.sqlite.database import sqlite_path
 from tests.server.test_server_process import _env

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from bot.reviews.fingerprints import PostedFinding
 from bot.reviews.memory import ReviewMemory
-from bot.store.reviews import review_memory_for
 
 
 @dataclass(frozen=True)
@@ -25,11 +24,6 @@ class ShownFinding:
     message: str
     head_sha: str
     fate: str  # what became of it, as far as the store knows: "posted" today
-
-
-def memory_for(database_url: str) -> ReviewMemory:
-    """The review memory in the server's database, as the pipeline opens it (bot/pipeline/__init__.py)."""
-    return review_memory_for(database_url)
 
 
 def fate_of(finding: PostedFinding) -> str:

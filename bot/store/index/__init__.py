@@ -2,7 +2,9 @@
 caller opens it for one repository.
 
 `sqlite_stores(path)`: every repository's index in one SQLite file (bot/store/index/sqlite.py);
-`postgres_stores(url)`: in the server's PostgreSQL database (bot/store/index/postgres.py);
+`postgres_stores(db)`: in the server's PostgreSQL database (bot/store/index/postgres.py), on a
+connection of the process's pool (`db`) per use, or given a URL (an index opened alone) on a
+connection of its own per use;
 `open_sqlite_index(path, repo)`: one repository's index in a SQLite file, for a command that
 opens it itself (`reviewer context`, the eval cases). Each opens a connection per use (uses run
 in threads), and a driver's error raised while the index is open reaches the caller as
@@ -12,6 +14,7 @@ the store names a driver.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sqlite3
 import threading
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     import psycopg
 
     from bot.store.index.postgres import PostgresIndex
+    from bot.store.postgres.database import Database
 
 
 @contextlib.contextmanager
@@ -48,10 +52,13 @@ def sqlite_stores(path: str) -> Callable[[str], AbstractContextManager[SqliteInd
     return lambda repo: open_sqlite_index(path, repo)
 
 
-def postgres_stores(url: str) -> Callable[[str], AbstractContextManager[PostgresIndex]]:
+def postgres_stores(database: str | Database) -> Callable[[str], AbstractContextManager[PostgresIndex]]:
     """Every repository's index in a PostgreSQL database (full-text and trigram search). The
     database is brought to the latest schema (the server's migrations, which make the index's
-    tables) at the first open, once for this opener (the server's), not per connection."""
+    tables) at the first open, once for this opener (or for the pool), not per connection."""
+    if not isinstance(database, str):
+        return _pooled_stores(database)
+    url = database
     import psycopg
 
     from bot.store.index.postgres import PostgresIndex, connect_pg
@@ -80,4 +87,53 @@ def postgres_stores(url: str) -> Callable[[str], AbstractContextManager[Postgres
             raise StoreError(str(exc)) from exc
         finally:
             conn.close()
+    return open_store
+
+
+def _pooled_stores(db: Database) -> Callable[[str], AbstractContextManager[PostgresIndex]]:
+    """The indexes on connections of the process's pool, opened from the worker thread a use
+    runs on (never from the loop's own thread, which runs the statements): the connection is
+    taken out of autocommit for the opening (its statements are one transaction, that `finish`
+    or `drop` commits, with the advisory lock `lock` took) and put back in autocommit, rolled
+    back, when it ends."""
+    import psycopg
+
+    from bot.store.index.postgres import PostgresIndex
+    from bot.store.postgres.threaded import ThreadConn
+
+    async def take() -> psycopg.AsyncConnection:
+        await db.ready()
+        conn = await db.pool.getconn()
+        try:
+            await conn.set_autocommit(False)
+        except BaseException:
+            await db.pool.putconn(conn)
+            raise
+        return conn
+
+    async def give_back(conn: psycopg.AsyncConnection) -> None:
+        try:
+            await conn.rollback()
+            await conn.set_autocommit(True)
+        except psycopg.Error:
+            await conn.close()  # never back in the pool out of autocommit: the pool replaces it
+        finally:
+            await db.pool.putconn(conn)
+
+    @contextlib.contextmanager
+    def open_store(repo: str) -> Iterator[PostgresIndex]:
+        loop = db.loop
+        if loop is None:
+            raise StoreError("the PostgreSQL store is not open")
+        try:
+            conn = asyncio.run_coroutine_threadsafe(take(), loop).result()
+        except psycopg.Error as exc:
+            raise StoreError(str(exc)) from exc
+        threaded = ThreadConn(conn, loop)
+        try:
+            yield PostgresIndex(threaded, repo)
+        except psycopg.Error as exc:
+            raise StoreError(str(exc)) from exc
+        finally:
+            threaded.call(give_back(conn))
     return open_store

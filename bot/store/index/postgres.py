@@ -8,17 +8,24 @@ configuration is `simple` (no stemming: code is not English), and since its pars
 `compute_total` into `compute` and `total`, a name is searched as a phrase, and also by the
 trigram index as a substring, which finds it inside a longer name (`computeTotalAmount`).
 It is used where a PostgreSQL URL is given.
+
+In the server the index is read and written on a connection of the process's pool, from the
+worker thread its work runs on (bot/store/postgres/threaded.py's `ThreadConn`); opened alone (a
+test, a command), on a connection of its own (`BlockingConn`). Either way one connection serves one
+opening from start to end, so the advisory lock `lock` takes is held by the transaction that
+`finish` commits.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
 
 import psycopg
 
-from bot.index.model import Definition, Located, Reference, StoredFile
 from bot.store import migrate_database_blocking
+from bot.store.index.model import Definition, Located, Reference, StoredFile
 
 
 def connect_pg(url: str, *, schema: bool = True) -> psycopg.Connection:
@@ -31,11 +38,39 @@ def connect_pg(url: str, *, schema: bool = True) -> psycopg.Connection:
     return psycopg.connect(url)
 
 
+class Statements(Protocol):
+    """What the index needs of its connection: `ThreadConn` (the pool's) or `BlockingConn`."""
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> Any: ...
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any: ...
+
+    def commit(self) -> None: ...
+
+
+class BlockingConn:
+    """psycopg's blocking connection, for an index opened alone."""
+
+    def __init__(self, conn: psycopg.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> Any:
+        return self.conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self.conn.cursor() as cursor:
+            cursor.executemany(sql, list(rows))
+
+    def commit(self) -> None:
+        self.conn.commit()
+
+
 class PostgresIndex:
     """`IndexStore` on PostgreSQL. Writes are committed by `finish` (or `drop`)."""
 
-    def __init__(self, conn: psycopg.Connection, repo: str) -> None:
-        self.conn, self.repo = conn, repo
+    def __init__(self, conn: Statements | psycopg.Connection, repo: str) -> None:
+        self.conn: Statements = BlockingConn(conn) if isinstance(conn, psycopg.Connection) else conn
+        self.repo = repo
 
     def lock(self) -> None:
         """Hold the repository until `finish` or `drop` commits: two processes updating one
@@ -56,19 +91,18 @@ class PostgresIndex:
     def put(self, files: Iterable[StoredFile]) -> None:
         files = list(files)
         self.remove(f.path for f in files)
-        with self.conn.cursor() as cur:
-            for f in files:
-                cur.execute("INSERT INTO index_files (repo, path, blob, size, language, body) "
-                            "VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
-                            (self.repo, f.path, f.blob, f.size, f.symbols.language, f.text.replace("\0", "")))
-                row = cur.fetchone()
-                assert row is not None
-                file_id = row[0]
-                cur.executemany("INSERT INTO index_defs VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                                [(file_id, d.name, d.kind, d.scope, d.signature, d.start, d.end)
-                                 for d in f.symbols.definitions])
-                cur.executemany("INSERT INTO index_refs VALUES (%s, %s, %s)",
-                                [(file_id, name, list(lines)) for name, lines in f.symbols.references.items()])
+        for f in files:
+            row = self.conn.execute("INSERT INTO index_files (repo, path, blob, size, language, body) "
+                                    "VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
+                                    (self.repo, f.path, f.blob, f.size, f.symbols.language,
+                                     f.text.replace("\0", ""))).fetchone()
+            assert row is not None
+            file_id = row[0]
+            self.conn.executemany("INSERT INTO index_defs VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                                  [(file_id, d.name, d.kind, d.scope, d.signature, d.start, d.end)
+                                   for d in f.symbols.definitions])
+            self.conn.executemany("INSERT INTO index_refs VALUES (%s, %s, %s)",
+                                  [(file_id, name, list(lines)) for name, lines in f.symbols.references.items()])
 
     def remove(self, paths: Iterable[str]) -> None:
         paths = list(paths)

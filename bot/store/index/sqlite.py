@@ -26,7 +26,7 @@ from pathlib import Path
 
 import lz4.frame
 
-from bot.index.model import Definition, Located, Reference, StoredFile
+from bot.store.index.model import Definition, Located, Reference, StoredFile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS index_repos (

@@ -1,13 +1,12 @@
 """The scaled-out backend: every table in one PostgreSQL database (`postgresql://...`).
 
-`PostgresStorage(url)` opens one connection pool (bot.store.postgres.database), migrates under an
-advisory lock (bot.store.migrate_database: bot.store.postgres.migrations), then opens each
-concern's store on the pool.
+`PostgresStorage(url)` opens the process's connection pool (bot.store.postgres.database), migrates
+under an advisory lock (bot.store.postgres.migrations), then opens each concern's store on the
+pool. The process's other stores share its pool (`db`): bot/store/stores.py hands it to them.
 """
 
 from __future__ import annotations
 
-from bot.store import migrate_database
 from bot.store.postgres import migrations
 from bot.store.postgres.audit import PostgresAuditStore
 from bot.store.postgres.connectors import PostgresConnectorStore
@@ -31,7 +30,7 @@ class PostgresStorage:
         """Connect (StoreUnavailable), migrate (SchemaTooNew for a newer schema), open the stores."""
         await self.db.open()
         try:
-            await migrate_database(self.url)
+            await self.db.migrate()
             await self.deliveries.open()
         except BaseException:
             await self.db.close()

@@ -21,13 +21,24 @@ request although the server answers (tests/store/test_pg_pool.py):
   starts a new one at once. `connect_timeout` bounds an attempt to a host that does not answer.
 `pool()` builds such a pool; procrastinate's connector is given it too (bot/server/pg_queue.py).
 
+A process has one `Database` (bot/store/stores.py builds it with the `PostgresStorage` and hands it
+to every other store of the process: sign-in, review memory, learnings, budgets, uploads, the
+repository index). `open()` opens its pool, `migrate()` brings the database to the latest schema
+once for all of them (`PostgresStorage.open` does both), and `ready()` does what is still to do
+for a store used first. Its connections are named `reviewer stores-N` in `pg_stat_activity`
+(`application_name`, N the number of the pool in its process), so that the process's
+pool can be told from procrastinate's (`reviewer queue`) and the migrations' (`reviewer
+migrations`).
+
 Statements are not prepared (`prepare_threshold=None`): a transaction-mode PgBouncer may hand each
 transaction another server connection, where a prepared statement does not exist.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import itertools
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -35,11 +46,15 @@ import psycopg
 import psycopg_pool
 
 from bot.store.model import StoreUnavailable
+from bot.store.postgres import migrations
+from bot.store.urls import redact_url
 
 TIMEOUT = 5.0  # seconds to wait for a connection before answering "unavailable"
 RECONNECT_TIMEOUT = 4.0  # seconds a chain of reconnection attempts goes on before a request starts another
 CONNECT_TIMEOUT = 5  # seconds (libpq's whole seconds) one connection attempt may take
 MIN_SIZE, MAX_SIZE = 1, 20  # a GitHub write or token fetch holds one for its lock
+APPLICATION_NAME = "reviewer"  # the stores' pools are "reviewer stores-N" in pg_stat_activity
+_NUMBERS = itertools.count(1)  # the pools of this process, in the order they are made
 
 
 def dropped(exc: BaseException | None) -> bool:
@@ -102,8 +117,13 @@ def pool(conninfo: str, *, min_size: int = MIN_SIZE, max_size: int = MAX_SIZE, t
 class Database:
     def __init__(self, url: str, *, min_size: int = MIN_SIZE, max_size: int = MAX_SIZE) -> None:
         self.url = url
-        self.pool = pool(url, min_size=min_size, max_size=max_size,
-                         kwargs={"autocommit": True, "prepare_threshold": None})
+        name = f"{APPLICATION_NAME} stores-{next(_NUMBERS)}"
+        self.pool = pool(url, min_size=min_size, max_size=max_size, name=name,
+                         kwargs={"autocommit": True, "prepare_threshold": None, "application_name": name})
+        self.loop: asyncio.AbstractEventLoop | None = None  # the loop the pool was opened on
+        self.migrated = False
+        self.closed = False  # a closed pool is not opened again: a late call is refused
+        self._readying = asyncio.Lock()
 
     async def open(self) -> None:
         """Open the pool; StoreUnavailable when not even one connection can be made now."""
@@ -113,9 +133,32 @@ class Database:
         except psycopg_pool.PoolTimeout as exc:
             await self.pool.close()
             raise StoreUnavailable("PostgreSQL cannot be reached") from exc
+        self.loop = asyncio.get_running_loop()
+
+    async def migrate(self) -> int:
+        """Bring the database to the latest schema (bot.store.postgres.migrations, under their
+        lock), on a connection of the migrations' own; the version it had. SchemaTooNew for a
+        database a newer release migrated."""
+        version = await asyncio.to_thread(migrations.migrate_url, self.url, redact_url(self.url))
+        self.migrated = True  # only once the migrations have committed
+        return version
+
+    async def ready(self) -> None:
+        """Open and migrated, for a store whose first call comes before the storage opened the
+        pool (a store used alone): what is not done yet is done now, once."""
+        if self.loop is not None and self.migrated:
+            return
+        if self.closed:
+            raise StoreUnavailable("the PostgreSQL store is closed")
+        async with self._readying:
+            if self.loop is None:
+                await self.open()
+            if not self.migrated:
+                await self.migrate()
 
     async def close(self) -> None:
         await self.pool.close()
+        self.loop, self.closed = None, True
 
     @contextlib.asynccontextmanager
     async def connection(self) -> AsyncIterator[psycopg.AsyncConnection]:

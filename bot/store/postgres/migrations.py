@@ -287,7 +287,8 @@ def migrate_url(url: str, where: str) -> int:
     """Bring the database at `url` to LATEST on a connection of its own; returns the version it
     had. StoreUnavailable when PostgreSQL cannot be reached; `where` names it in messages."""
     try:
-        with psycopg.connect(url, autocommit=True, prepare_threshold=None, connect_timeout=CONNECT_TIMEOUT) as conn:
+        with psycopg.connect(url, autocommit=True, prepare_threshold=None, connect_timeout=CONNECT_TIMEOUT,
+                             application_name="reviewer migrations") as conn:
             return migrate(conn, where)
     except psycopg.OperationalError as exc:
         raise StoreUnavailable(f"PostgreSQL is unavailable for migrations ({type(exc).__name__})") from exc

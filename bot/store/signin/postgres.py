@@ -6,6 +6,10 @@ migrations, version 6): opening the store brings the database to the latest sche
 (`bot.store.migrate_database`, under the migrations' advisory lock, so processes starting together
 do not race), and a database a newer release migrated is refused (SchemaTooNew). Single use is
 decided by `DELETE … RETURNING`: of two callers taking the same state, one gets the row.
+
+In the server the store is given the process's pool (a `Database`, bot/store/stores.py): opening
+it then opens nothing of its own, and closing it leaves the pool to its owner, the storage. Given
+a URL (a store used alone), it opens a small pool of its own and closes it.
 """
 
 from __future__ import annotations
@@ -14,29 +18,34 @@ import json
 import time
 from typing import Any
 
-from bot.store import migrate_database
 from bot.store.postgres.database import Database
 
 SIGNIN_LOG_KEEP = 10_000  # newest entries kept, as on SQLite
 
 
 class PostgresAuthStore:
-    def __init__(self, url: str, clock: Any = time.time) -> None:
-        self.url = url
-        self.db = Database(url, min_size=1, max_size=4)
+    def __init__(self, database: str | Database, clock: Any = time.time) -> None:
+        self.owns_pool = isinstance(database, str)
+        self.db = Database(database, min_size=1, max_size=4) if isinstance(database, str) else database
+        self.url = self.db.url
         self.clock = clock
 
     async def open(self) -> None:
-        """Connect (StoreUnavailable), then migrate (SchemaTooNew for a newer schema)."""
+        """Connect (StoreUnavailable), then migrate (SchemaTooNew for a newer schema); on a shared
+        pool, only what its owner has not done yet."""
+        if not self.owns_pool:
+            await self.db.ready()
+            return
         await self.db.open()
         try:
-            await migrate_database(self.url)
+            await self.db.migrate()
         except BaseException:
             await self.db.close()
             raise
 
     async def close(self) -> None:
-        await self.db.close()
+        if self.owns_pool:
+            await self.db.close()
 
     async def put_pending(self, key: str, body: dict[str, Any], expires_at: float) -> None:
         async with self.db.transaction() as conn:

@@ -1,6 +1,6 @@
 """The embedded backend: every table in one SQLite file (`sqlite:///path.db`).
 
-`SQLiteStorage(url)` migrates the file (bot.store.migrate_database: bot.store.sqlite.migrations)
+`SQLiteStorage(url)` migrates the file (bot.store.sqlite.migrations, as bot.store.migrate_database does)
 when it opens, then opens each concern's store on it: deliveries (with installations and the console's timeline: they share
 its writer, as does the audit log) and connectors.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from bot.store import migrate_database
 from bot.store.sqlite import database, migrations
 from bot.store.sqlite.audit import SQLiteAuditStore
 from bot.store.sqlite.connectors import SQLiteConnectorStore
@@ -30,7 +29,7 @@ class SQLiteStorage:
 
     async def open(self) -> None:
         """Migrate (SchemaTooNew for a file a newer release migrated), then open the stores."""
-        await migrate_database(self.url)
+        await asyncio.to_thread(migrations.migrate_file, self.path)
         await self.deliveries.open()
         await self.connectors.open()
 

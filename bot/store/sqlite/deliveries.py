@@ -6,7 +6,8 @@ copy every page, so fewer bytes are cheaper than the compression.
 
 Two connections, each used by one task at a time, so no locks: the writer's statements run on the
 event loop and its commits on the writer thread, one batch at a time (`database.write_transaction`);
-the reader lives on its own thread.
+the reader lives on its own thread. The statements the writer runs in a batch (the intake's
+upsert, the end of jobs, the pruning) are bot/store/sqlite/writes.py's.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from bot.store import console
-from bot.store.bodies import pack as _pack
 from bot.store.bodies import unpack as _unpack
 from bot.store.group_commit import GroupCommit
 from bot.store.model import (
@@ -37,74 +37,16 @@ from bot.store.model import (
     refused,
 )
 from bot.store.sqlite import database, installations
+from bot.store.sqlite.writes import Op, finish_jobs, prune_deliveries, write_items
 
 T = TypeVar("T")
 logger = logging.getLogger("reviewer.store")
-
-_UPSERT = "INSERT INTO deliveries (delivery_id, event, headers, body, received_at, traceparent, state) VALUES "
-# A redelivery of a delivery whose job (or review) failed is done again (bot.store.console); any
-# other is a duplicate.
-_ON_CONFLICT = f"""
-ON CONFLICT (delivery_id) DO UPDATE SET
-    event = excluded.event, headers = excluded.headers, body = excluded.body, traceparent = excluded.traceparent,
-    received_at = excluded.received_at, received_count = received_count + 1, {console.RESET}
-WHERE {console.failed_condition("deliveries.")}
-RETURNING delivery_id
-"""
 
 _STARTED = "RETURNING delivery_id, event, action, body, installation_id, repo, pr_number, head_sha, attempts, traceparent, queued_at"
 _START = ("UPDATE deliveries SET state = 'running', attempts = attempts + 1, started_at = ? "
           "WHERE delivery_id = ? AND state = 'queued' " + _STARTED)
 _RESTART = ("UPDATE deliveries SET attempts = attempts + 1, started_at = ? "
             "WHERE delivery_id = ? AND state = 'running' " + _STARTED)
-
-Op = Callable[[sqlite3.Connection], Any]
-
-
-def _write_items(conn: sqlite3.Connection, items: list[Incoming | Op]) -> list[Any]:
-    """A batch's statements, inside its transaction: deliveries in one statement, then each op.
-
-    An op that raises fails alone (its caller gets the exception); ops are single statements, so
-    nothing half-done stays. Their cursors are closed here, before the commit runs on the writer
-    thread, so that no statement of this connection is touched on the loop meanwhile.
-    """
-    results: list[Any] = [None] * len(items)
-    accepts = [(i, item) for i, item in enumerate(items) if isinstance(item, Incoming)]
-    for (i, _), result in zip(accepts, _accept_many(conn, [item for _, item in accepts]), strict=False):
-        results[i] = result
-    for i, op in enumerate(items):
-        if not isinstance(op, Incoming):
-            try:
-                results[i] = _plain(op(conn))
-            except Exception as exc:
-                results[i] = exc
-    return results
-
-
-def _plain(result: Any) -> Any:
-    if isinstance(result, sqlite3.Cursor):
-        count = result.rowcount
-        result.close()
-        return count
-    return result
-
-
-def _accept_many(conn: sqlite3.Connection, items: list[Incoming]) -> list[bool]:
-    """New deliveries inserted and failed ones redone, in one statement; True for each that will
-    be done. One statement, not a look-up then an insert and an update per redelivery: it runs on
-    the event loop, where every statement is CPU taken from the requests."""
-    if not items:
-        return []
-    rows = [(item.delivery_id, item.event, json.dumps(item.headers), _pack(item.body), item.received_at,
-             item.traceparent) for item in items]
-    taken = {row[0] for row in conn.execute(_UPSERT + ",".join(["(?, ?, ?, ?, ?, ?, 'received')"] * len(rows)) + _ON_CONFLICT,
-                                            [value for row in rows for value in row])}
-    results, seen = [], set()
-    for item in items:  # a delivery id twice in one batch: the first is taken, the second is a duplicate
-        results.append(item.delivery_id in taken and item.delivery_id not in seen)
-        seen.add(item.delivery_id)
-    return results
-
 
 class SQLiteDeliveryStore:
     """Writes go through one group commit (intake and job updates share the sync); reads run on
@@ -125,7 +67,7 @@ class SQLiteDeliveryStore:
         if self._wconn is None:
             raise RuntimeError(f"the delivery store {self.path} is not open")
         return await database.write_transaction(self._wconn, self._writer_thread,
-                                                lambda conn: _write_items(conn, items))
+                                                lambda conn: write_items(conn, items))
 
     async def _write(self, op: Op) -> Any:
         return await self._writer.submit(op)
@@ -290,7 +232,7 @@ class SQLiteDeliveryStore:
         same commit. `wait=False` leaves the commit to the next batch: a job whose `done` is lost to
         a crash runs again, as one cut off in the handler would (at least once). A failure is waited
         for, so that a redelivery right after it is not taken for a duplicate."""
-        written = self._writer.post(lambda conn: _finish(conn, delivery_ids, state, error, from_state, review))
+        written = self._writer.post(lambda conn: finish_jobs(conn, delivery_ids, state, error, from_state, review))
         if wait:
             await written
         else:
@@ -313,7 +255,7 @@ class SQLiteDeliveryStore:
         """Delete up to `limit` finished deliveries last received before `before` (epoch seconds);
         returns how many. Open ones (received, queued, running) stay whatever their age. Their
         timeline rows go in the same transaction."""
-        return await self._write(lambda conn: _prune(conn, before, limit))
+        return await self._write(lambda conn: prune_deliveries(conn, before, limit))
 
     async def ping(self) -> None:
         await self._read(lambda conn: conn.execute("SELECT 1").fetchone())
@@ -389,44 +331,6 @@ class SQLiteDeliveryStore:
 
     async def read_op(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         return await self._read(fn)
-
-
-def _finish(conn: sqlite3.Connection, delivery_ids: list[str], state: str, error: str | None,
-            from_state: str, review: ReviewResult | None = None) -> int:
-    """The end of jobs and the deletion of their journals, both or neither (a savepoint: an op
-    that raises fails alone, and the rest of its batch commits)."""
-    conn.execute("SAVEPOINT finish").close()
-    try:
-        outcome, reason = (review.outcome, review.reason) if review is not None else (None, None)
-        ended = [(row[0],) for d in delivery_ids for row in conn.execute(
-            "UPDATE deliveries SET state = ?, error = ?, finished_at = ?, review_outcome = ?, review_reason = ? "
-            "WHERE delivery_id = ? AND state = ? RETURNING delivery_id",
-            (state, error, time.time(), outcome, reason, d, from_state)).fetchall()]
-        conn.executemany("DELETE FROM job_journal WHERE delivery_id = ?", ended).close()
-    except BaseException:
-        conn.execute("ROLLBACK TO finish").close()
-        conn.execute("RELEASE finish").close()
-        raise
-    conn.execute("RELEASE finish").close()
-    return len(ended)
-
-
-def _prune(conn: sqlite3.Connection, before: float, limit: int) -> int:
-    """Deliveries and their timeline rows, under a savepoint: both go or neither (an op that
-    raises fails alone, and the rest of its batch commits)."""
-    conn.execute("SAVEPOINT prune").close()
-    try:
-        gone = [(row[0],) for row in conn.execute(
-            "DELETE FROM deliveries WHERE seq IN (SELECT seq FROM deliveries WHERE received_at < ? "
-            "AND state IN ('done', 'ignored', 'failed', 'superseded') LIMIT ?) RETURNING delivery_id",
-            (before, limit)).fetchall()]
-        conn.executemany("DELETE FROM delivery_timeline WHERE delivery_id = ?", gone).close()
-    except BaseException:
-        conn.execute("ROLLBACK TO prune").close()
-        conn.execute("RELEASE prune").close()
-        raise
-    conn.execute("RELEASE prune").close()
-    return len(gone)
 
 
 def _log_failure(future: asyncio.Future) -> None:

@@ -1,5 +1,6 @@
 """The shapes the index passes around: what a file defines and uses, a piece of context, and what
-the index store keeps of a file (bot/store/index/)."""
+the index store keeps of a file (bot/store/index/). They are the store's, below it, so that the
+store imports nothing above it; bot/index/ builds and reads them."""
 
 from __future__ import annotations
 
