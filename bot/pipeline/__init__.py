@@ -13,6 +13,7 @@ import aiohttp
 
 from bot.events.jobs import Handler, Job, ReviewResult
 from bot.github import GitHubApp
+from bot.learnings.book import LearningBook
 from bot.pipeline import router
 from bot.pipeline.index import RepositoryIndexes
 from bot.pipeline.services import Services
@@ -35,7 +36,7 @@ def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSess
                             "to act on GitHub")
     return Services(github, admin, http, secrets_dir, memory=stores.memory, incremental=incremental,
                     indexes=RepositoryIndexes(stores.indexes), uploads=stores.uploads,
-                    budgets=stores.budgets, learnings=stores.learnings, public_url=public_url)
+                    budgets=stores.budgets, learnings=LearningBook(stores.learnings), public_url=public_url)
 
 
 def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,

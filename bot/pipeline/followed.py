@@ -21,17 +21,17 @@ from typing import Any
 
 from bot.github import GitHubClient, GitHubError
 from bot.github.comments import review_comments
+from bot.learnings.book import LearningBook
 from bot.learnings.followed import Followed
 from bot.learnings.outcomes import State, ThreadResolved, Tracked, advance
 from bot.learnings.tally import Tally, tally
 from bot.reviews.fingerprints import PostedFinding
 from bot.reviews.outcome import ReviewOutcome
-from bot.store.learnings import LearningStore
 
 logger = logging.getLogger("reviewer.followed")
 
 
-async def follow_posted(store: LearningStore, gh: GitHubClient, owner: str, repo: str, number: int, pull_key: str,
+async def follow_posted(store: LearningBook, gh: GitHubClient, owner: str, repo: str, number: int, pull_key: str,
                         outcome: ReviewOutcome, login: str, now: datetime | None = None) -> None:
     posted = list(zip(outcome.findings, outcome.fingerprints, strict=False))
     if not posted:
@@ -65,7 +65,7 @@ async def follow_posted(store: LearningStore, gh: GitHubClient, owner: str, repo
     await store.follow(new)
 
 
-async def thread_resolved(store: LearningStore, pull_key: str, comment_ids: list[int], resolved: bool, by: str,
+async def thread_resolved(store: LearningBook, pull_key: str, comment_ids: list[int], resolved: bool, by: str,
                           now: datetime | None = None) -> int:
     """A review thread resolved (or unresolved again): its findings marked; how many there were."""
     ids = set(comment_ids)
@@ -76,7 +76,7 @@ async def thread_resolved(store: LearningStore, pull_key: str, comment_ids: list
     return len(changed)
 
 
-async def pull_tally(store: LearningStore, pull_key: str, posting: Iterable[PostedFinding] = ()) -> Tally:
+async def pull_tally(store: LearningBook, pull_key: str, posting: Iterable[PostedFinding] = ()) -> Tally:
     """What became of the pull request's posted findings so far, with those being posted (open)."""
     known = await store.followed(pull_key)
     followed = {f.tracked.fingerprint for f in known}

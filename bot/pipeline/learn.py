@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from bot.github import GitHubClient, GitHubError
+from bot.learnings.book import LearningBook
 from bot.learnings.capture import Heard, Learned, Said, answer, decide, duplicate_of, from_reaction
 from bot.learnings.followed import Followed
 from bot.learnings.model import Learning, new_id
 from bot.learnings.outcomes import LearnedFrom, Reacted, advance
 from bot.learnings.review import ForReview
 from bot.pipeline.write_access import WriteAccess
-from bot.store.learnings import LearningStore
 
 logger = logging.getLogger("reviewer.learn")
 THUMBS_DOWN = "-1"
@@ -54,7 +54,7 @@ class Place:
     console_url: str | None = None
 
 
-async def keep(store: LearningStore, learning: Learning) -> tuple[Learning, bool]:
+async def keep(store: LearningBook, learning: Learning) -> tuple[Learning, bool]:
     """Add `learning` unless one that says the same is there: (the learning kept, whether it was there)."""
     scope = learning.scope
     existing = await store.learnings(account=scope.account, repository=scope.repository, kind=learning.kind)
@@ -65,7 +65,7 @@ async def keep(store: LearningStore, learning: Learning) -> tuple[Learning, bool
     return learning, False
 
 
-async def from_comment(store: LearningStore, access: WriteAccess, place: Place, heard: Heard, comment: Comment,
+async def from_comment(store: LearningBook, access: WriteAccess, place: Place, heard: Heard, comment: Comment,
                        post: Callable[[str], Awaitable[None]], now: datetime | None = None) -> None:
     """Decide on a learning command, keep what it teaches, and post the answer (or the refusal)."""
     followed = None
@@ -96,7 +96,7 @@ async def thumbs_down(gh: GitHubClient, owner: str, repo: str, comment_id: int) 
             if r.get("content") == THUMBS_DOWN and (r.get("user") or {}).get("type") != "Bot"]
 
 
-async def read_reactions(store: LearningStore, access: WriteAccess, place: Place,
+async def read_reactions(store: LearningBook, access: WriteAccess, place: Place,
                          now: datetime | None = None) -> list[Learning]:
     """Read the 👎 on the pull request's followed finding comments not yet dismissed: each by a
     writer makes a learning (once) and dismisses its finding. The learnings made."""
@@ -128,7 +128,7 @@ async def read_reactions(store: LearningStore, access: WriteAccess, place: Place
     return made
 
 
-async def read_reactions_logged(store: LearningStore, access: WriteAccess, place: Place) -> None:
+async def read_reactions_logged(store: LearningBook, access: WriteAccess, place: Place) -> None:
     """`read_reactions`, best effort: a GitHub error is logged, and the review (or the close) goes on
     with the learnings already kept."""
     try:
@@ -137,12 +137,12 @@ async def read_reactions_logged(store: LearningStore, access: WriteAccess, place
         logger.warning("the reactions on the findings of %s were not read: %s", place.pull_key, exc.describe())
 
 
-async def for_review(store: LearningStore, place: Place) -> ForReview:
+async def for_review(store: LearningBook, place: Place) -> ForReview:
     """The learnings a review of the pull request's repository applies."""
     return ForReview(place.owner, place.repo, tuple(await store.learnings(account=place.owner, repository=place.repo)))
 
 
-async def from_model_reply(store: LearningStore, place: Place, root_id: int, author: str, url: str | None,
+async def from_model_reply(store: LearningBook, place: Place, root_id: int, author: str, url: str | None,
                            reason: str, now: datetime | None = None) -> str:
     """The model classified a writer's reply to a finding as "intended / does not apply here":
     the learning `ignore` would make, and the lines confirming it under the model's answer ("" when

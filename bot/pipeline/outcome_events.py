@@ -20,6 +20,7 @@ from bot.events.jobs import Job
 from bot.github import GitHubClient, GitHubError, upsert_comment
 from bot.github.comments import issue_comments
 from bot.github.repos import changes_between
+from bot.learnings.book import LearningBook
 from bot.learnings.outcomes import Pushed, Rewritten, advance
 from bot.learnings.posting import retallied
 from bot.pipeline import learn
@@ -28,12 +29,11 @@ from bot.pipeline.services import Services
 from bot.reviews.diff import FilePatch, read_patches
 from bot.reviews.fingerprints import code_of
 from bot.reviews.outcome import SUMMARY_MARKER
-from bot.store.learnings import LearningStore
 
 logger = logging.getLogger("reviewer.outcomes")
 
 
-async def follow_to_head(store: LearningStore, gh: GitHubClient, owner: str, repo: str, pull_key: str,
+async def follow_to_head(store: LearningBook, gh: GitHubClient, owner: str, repo: str, pull_key: str,
                          head_sha: str, now: datetime | None = None,
                          diff: Mapping[str, FilePatch] | None = None) -> None:
     """`diff`: the pull request's diff at `head_sha`, by path (for findings a force-push left behind)."""
@@ -77,7 +77,7 @@ async def _push(gh: GitHubClient, owner: str, repo: str, old: str, new: str, at:
     return Pushed(new, read_patches(entries), at, renamed)
 
 
-async def _retally(store: LearningStore, gh: GitHubClient, owner: str, repo: str, number: int, pull_key: str,
+async def _retally(store: LearningBook, gh: GitHubClient, owner: str, repo: str, number: int, pull_key: str,
                    login: str) -> None:
     """The summary comment's tally brought up to date in place (best effort: logged when GitHub refuses)."""
     try:

@@ -11,11 +11,11 @@ from typing import Any
 import aiohttp
 
 from bot.github import GitHubApp
+from bot.learnings.book import LearningBook
 from bot.pipeline.index import RepositoryIndexes
 from bot.pipeline.write_access import WriteAccess
 from bot.reviews.memory import ReviewMemory
 from bot.store.budgets import BudgetStore
-from bot.store.learnings import LearningStore
 from bot.store.uploads import UploadStore
 
 
@@ -31,7 +31,7 @@ class Services:
     incremental: bool = True  # False: every event reviews the whole pull request afresh, as before #15
     access: WriteAccess = field(default_factory=WriteAccess)  # who may talk to the app, cached
     indexes: RepositoryIndexes | None = None  # None: no repository index (a store without one)
-    learnings: LearningStore | None = None  # learnings and posted findings' outcomes (bot/pipeline/learn.py)
+    learnings: LearningBook | None = None  # learnings and posted findings' outcomes (bot/pipeline/learn.py)
     public_url: str | None = None  # the server's, for links to its console in answers
     uploads: UploadStore | None = None  # SARIF uploads waiting for their pull request (bot/store/uploads.py)
     budgets: BudgetStore | None = None  # the accounts' budget counts (None: budgets are not enforced)

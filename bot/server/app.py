@@ -39,6 +39,7 @@ from bot.connectors.field_checks import ConnectorSecrets
 from bot.events.jobs import Handler
 from bot.github import GitHubApp
 from bot.github.coordination import Coordination
+from bot.learnings.book import LearningBook
 from bot.secrets.references import SecretStore
 from bot.server import logging as log
 from bot.server.access_log import enable_access_log
@@ -60,7 +61,6 @@ from bot.server.server_context import HandlerFactory, ServerContext
 from bot.server.settings import Settings
 from bot.server.webhook import MAX_BODY, make_handler
 from bot.store import is_postgres, latest_schema_version, redact_url
-from bot.store.learnings import LearningStore
 from bot.store.model import DeliveryStore, Storage
 from bot.store.stores import Stores, stores_for
 
@@ -73,7 +73,7 @@ STORES = web.AppKey("stores", Stores)  # every store of the process, on one pool
 STORAGE = web.AppKey("storage", Storage)
 STORE = web.AppKey("store", DeliveryStore)
 RECONCILER = web.AppKey("reconciler", Reconciler)  # connector statuses, kept true to the world (web roles)
-LEARNINGS = web.AppKey("learnings", LearningStore)  # learnings and posted findings' outcomes (bot.store.learnings)
+LEARNINGS = web.AppKey("learnings", LearningBook)  # learnings and posted findings' outcomes (bot.store.learnings)
 
 
 Role = Literal["all", "web", "worker"]  # serve, serve --no-workers, worker
@@ -140,7 +140,7 @@ def make_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     stores = app[STORES] = stores_for(settings.database_url)
     storage = app[STORAGE] = stores.storage
     store = app[STORE] = storage.deliveries
-    app[LEARNINGS] = stores.learnings
+    app[LEARNINGS] = LearningBook(stores.learnings)
     token = settings.admin_token.reveal() if settings.admin_token else None
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)

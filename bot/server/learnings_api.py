@@ -27,9 +27,9 @@ from bot.connectors.api_http import status_response
 from bot.documents.bounded_read import read_at_most
 from bot.documents.jsonbody import JsonBodyError, parse_json
 from bot.learnings.body import causes, new_learning, patched_learning
+from bot.learnings.book import LearningBook
 from bot.learnings.model import KINDS, Learning, new_id
 from bot.server import logging as log
-from bot.store.learnings import LearningStore
 
 logger = log.get("learnings")
 MAX_BODY = 64 * 1024
@@ -37,7 +37,7 @@ READ, WRITE = "learnings:read", "learnings:write"
 _FILTERS = ("account", "repository", "kind")
 
 
-def setup_learnings_routes(app: web.Application, *, gate: Gate, store: LearningStore,
+def setup_learnings_routes(app: web.Application, *, gate: Gate, store: LearningBook,
                            clock: Callable[[], datetime] | None = None, audit: Audit | None = None) -> None:
     """The /v1/learnings routes; what they add, change and delete is recorded in `audit`."""
     api = _LearningsAPI(gate, store, clock or (lambda: datetime.now(UTC)), audit)
@@ -78,7 +78,7 @@ def _not_found(learning_id: str) -> web.Response:
 
 
 class _LearningsAPI:
-    def __init__(self, gate: Gate, store: LearningStore, clock: Callable[[], datetime], audit: Audit | None) -> None:
+    def __init__(self, gate: Gate, store: LearningBook, clock: Callable[[], datetime], audit: Audit | None) -> None:
         self.gate, self.store, self.clock, self.audit = gate, store, clock, audit
 
     async def _record(self, request: web.Request, who: Principal, action: str, learning: Learning) -> None:

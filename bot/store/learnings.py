@@ -8,10 +8,12 @@ and per API request. The first call brings
 the database to the latest schema (`bot.store.migrate_database`), so a store used alone (a CLI, a
 test) finds its tables.
 
-A learning is kept as its JSON (`bot.learnings.model`) with the columns the API filters on: the
-account and repository lowercased (logins compare case-insensitively), '' for "every repository of
-the account". A followed finding (`bot.learnings.followed`) is kept as its JSON with its state and
-times in columns, so that /metrics and the console count in SQL.
+A learning is kept as its JSON (`LearningRow.body`, which bot/learnings/model.py writes) with the
+columns the API filters on: the account and repository lowercased (logins compare
+case-insensitively), '' for "every repository of the account". A followed finding (`FollowedRow`)
+is kept as its JSON with its state and times in columns, so that /metrics and the console count in
+SQL. The store deals in these rows only; bot/learnings/book.py turns them into the learnings'
+shapes, so that the store imports nothing above it.
 """
 
 from __future__ import annotations
@@ -19,11 +21,9 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from bot.learnings.followed import Followed, from_body
-from bot.learnings.model import Learning, from_json
-from bot.learnings.tally import Record
 from bot.store import is_postgres
 from bot.store.portable import Conn, PortableStore, postgres_transaction, sqlite_transaction
 from bot.store.sqlite.database import sqlite_path
@@ -34,44 +34,72 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class LearningRow:
+    """A learning as kept: its id, the columns the API filters on, its JSON body."""
+
+    id: str
+    account: str
+    repository: str  # '' for every repository of the account
+    kind: str
+    created_at: float  # seconds since the epoch
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class FollowedRow:
+    """A posted finding followed to its outcome, as kept: its keys, the columns counted in SQL, its
+    JSON body."""
+
+    pull: str
+    fingerprint: str
+    account: str
+    repository: str
+    comment_id: int | None
+    state: str
+    posted_at: float
+    decided_at: float | None
+    body: dict[str, Any]
+
+
 class LearningStore(PortableStore):
     """The statements; a backend says how to connect (`_transaction`)."""
 
     # -- learnings ---------------------------------------------------------------------------
 
-    async def add(self, learning: Learning) -> None:
-        values = (learning.id, *_scope_columns(learning), learning.kind, learning.created.timestamp(),
-                  json.dumps(learning.to_json()))
+    async def add(self, row: LearningRow) -> None:
+        values = (row.id, row.account.lower(), row.repository.lower(), row.kind, row.created_at, json.dumps(row.body))
         await self._run(lambda c: c.execute(
             "INSERT INTO learnings (id, account, repository, kind, created_at, body) VALUES (?, ?, ?, ?, ?, ?)",
             values))
 
-    async def get(self, learning_id: str) -> Learning | None:
+    async def get(self, learning_id: str) -> dict[str, Any] | None:
+        """A learning's body."""
         row = await self._run(lambda c: c.execute("SELECT body FROM learnings WHERE id = ?",
                                                   (learning_id,)).fetchone())
-        return None if row is None else from_json(json.loads(row[0]))
+        return None if row is None else json.loads(row[0])
 
-    async def replace(self, learning: Learning) -> bool:
+    async def replace(self, row: LearningRow) -> bool:
         """Store a changed learning (same id); False when it is gone."""
-        values = (*_scope_columns(learning), learning.kind, json.dumps(learning.to_json()), learning.id)
+        values = (row.account.lower(), row.repository.lower(), row.kind, json.dumps(row.body), row.id)
         count = await self._run(lambda c: c.execute(
             "UPDATE learnings SET account = ?, repository = ?, kind = ?, body = ? WHERE id = ?", values).rowcount)
         return bool(count)
 
-    async def delete(self, learning_id: str) -> Learning | None:
-        """Delete a learning; the one deleted, or None when there was none."""
-        def work(conn: Conn) -> Learning | None:
+    async def delete(self, learning_id: str) -> dict[str, Any] | None:
+        """Delete a learning; the body of the one deleted, or None when there was none."""
+        def work(conn: Conn) -> dict[str, Any] | None:
             row = conn.execute("SELECT body FROM learnings WHERE id = ?", (learning_id,)).fetchone()
             if row is None:
                 return None
             conn.execute("DELETE FROM learnings WHERE id = ?", (learning_id,))
-            return from_json(json.loads(row[0]))
+            return json.loads(row[0])
         return await self._run(work)
 
     async def learnings(self, *, account: str | None = None, repository: str | None = None,
-                   kind: str | None = None) -> list[Learning]:
-        """Newest first. `repository` (with `account`): the learnings that apply to it, those of the
-        whole account included."""
+                        kind: str | None = None) -> list[dict[str, Any]]:
+        """Bodies, newest first. `repository` (with `account`): the learnings that apply to it, those
+        of the whole account included."""
         where: list[str] = []
         params: list[Any] = []
         if account is not None:
@@ -86,54 +114,48 @@ class LearningStore(PortableStore):
         sql = "SELECT body FROM learnings" + (f" WHERE {' AND '.join(where)}" if where else "") + \
               " ORDER BY created_at DESC, id DESC"
         rows = await self._run(lambda c: c.execute(sql, tuple(params)).fetchall())
-        return [from_json(json.loads(row[0])) for row in rows]
+        return [json.loads(row[0]) for row in rows]
 
     # -- followed findings -------------------------------------------------------------------
 
-    async def follow(self, findings: Iterable[Followed]) -> None:
+    async def follow(self, rows: Iterable[FollowedRow]) -> None:
         """Start following posted findings (one already followed is left as it is)."""
-        rows = [_followed_row(f) for f in findings]
-        if not rows:
+        values = [_followed_values(r) for r in rows]
+        if not values:
             return
 
         def work(conn: Conn) -> None:
-            for row in rows:
+            for value in values:
                 conn.execute(
                     "INSERT INTO finding_outcomes (pull, fingerprint, account, repository, comment_id, state, "
                     "posted_at, decided_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (pull, fingerprint) DO NOTHING", row)
+                    "ON CONFLICT (pull, fingerprint) DO NOTHING", value)
         await self._run(work)
 
-    async def update(self, findings: Iterable[Followed]) -> None:
+    async def update(self, rows: Iterable[FollowedRow]) -> None:
         """Store what happened to followed findings (their lines, marks, state, comment id)."""
-        rows = [_followed_row(f) for f in findings]
-        if not rows:
+        values = [(r.comment_id, r.state, r.decided_at, json.dumps(r.body), r.pull, r.fingerprint) for r in rows]
+        if not values:
             return
 
         def work(conn: Conn) -> None:
-            for pull, fingerprint, _, _, comment_id, state, _, decided_at, body in rows:
+            for value in values:
                 conn.execute("UPDATE finding_outcomes SET comment_id = ?, state = ?, decided_at = ?, body = ? "
-                             "WHERE pull = ? AND fingerprint = ?",
-                             (comment_id, state, decided_at, body, pull, fingerprint))
+                             "WHERE pull = ? AND fingerprint = ?", value)
         await self._run(work)
 
-    async def followed(self, pull: str) -> list[Followed]:
+    async def followed(self, pull: str) -> list[FollowedRow]:
         """The pull request's posted findings, oldest first."""
-        rows = await self._run(lambda c: c.execute(
-            "SELECT pull, account, repository, comment_id, body FROM finding_outcomes WHERE pull = ? "
-            "ORDER BY posted_at, fingerprint", (pull,)).fetchall())
-        return [_followed(row) for row in rows]
+        return await self._followed_where(["pull = ?"], [pull])
 
-    async def by_comment(self, pull: str, comment_id: int) -> Followed | None:
+    async def by_comment(self, pull: str, comment_id: int) -> FollowedRow | None:
         """The finding posted as this inline comment of the pull request, if any."""
-        row = await self._run(lambda c: c.execute(
-            "SELECT pull, account, repository, comment_id, body FROM finding_outcomes "
-            "WHERE comment_id = ? AND pull = ?", (comment_id, pull)).fetchone())
-        return None if row is None else _followed(row)
+        found = await self._followed_where(["comment_id = ?", "pull = ?"], [comment_id, pull])
+        return found[0] if found else None
 
-    async def records(self, *, account: str | None = None, repository: str | None = None,
-                      since: float | None = None) -> list[Record]:
-        """What became of posted findings, for the console's chart and tables."""
+    async def outcomes(self, *, account: str | None = None, repository: str | None = None,
+                       since: float | None = None) -> list[FollowedRow]:
+        """Posted findings and what became of them, for the console's chart and tables."""
         where: list[str] = []
         params: list[Any] = []
         if account is not None:
@@ -145,16 +167,15 @@ class LearningStore(PortableStore):
         if since is not None:
             where.append("posted_at >= ?")
             params.append(since)
-        sql = "SELECT pull, account, repository, comment_id, body FROM finding_outcomes" + \
-              (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY posted_at, fingerprint"
+        return await self._followed_where(where, params)
+
+    async def _followed_where(self, where: list[str], params: list[Any]) -> list[FollowedRow]:
+        """The one read of followed findings: the rows matching every condition, oldest first."""
+        sql = "SELECT pull, fingerprint, account, repository, comment_id, state, posted_at, decided_at, body " \
+              "FROM finding_outcomes" + (f" WHERE {' AND '.join(where)}" if where else "") + \
+              " ORDER BY posted_at, fingerprint"
         rows = await self._run(lambda c: c.execute(sql, tuple(params)).fetchall())
-        out = []
-        for row in rows:
-            followed = _followed(row)
-            t = followed.tracked
-            out.append(Record(followed.account, followed.repository, t.posted_at, followed.state, t.rules,
-                              t.category, followed.decided_at))
-        return out
+        return [_followed_row(row) for row in rows]
 
     async def count_states(self) -> dict[str, int]:
         """Posted findings by state, over every repository (what /metrics counts)."""
@@ -163,20 +184,16 @@ class LearningStore(PortableStore):
         return {str(state): int(count) for state, count in rows}
 
 
-def _scope_columns(learning: Learning) -> tuple[str, str]:
-    return learning.scope.account.lower(), (learning.scope.repository or "").lower()
+def _followed_values(r: FollowedRow) -> tuple:
+    return (r.pull, r.fingerprint, r.account.lower(), r.repository.lower(), r.comment_id, r.state,
+            r.posted_at, r.decided_at, json.dumps(r.body))
 
 
-def _followed_row(f: Followed) -> tuple:
-    decided = f.decided_at
-    return (f.pull, f.tracked.fingerprint, f.account.lower(), f.repository.lower(), f.comment_id, f.state,
-            f.tracked.posted_at.timestamp(), decided.timestamp() if decided else None, json.dumps(f.body()))
-
-
-def _followed(row: Sequence[Any]) -> Followed:
-    pull, account, repository, comment_id, body = row
-    return from_body(str(pull), str(account), str(repository), int(comment_id) if comment_id is not None else None,
-                     json.loads(body))
+def _followed_row(row: Sequence[Any]) -> FollowedRow:
+    pull, fingerprint, account, repository, comment_id, state, posted_at, decided_at, body = row
+    return FollowedRow(str(pull), str(fingerprint), str(account), str(repository),
+                       int(comment_id) if comment_id is not None else None, str(state), float(posted_at),
+                       float(decided_at) if decided_at is not None else None, json.loads(body))
 
 
 class SQLiteLearningStore(LearningStore):

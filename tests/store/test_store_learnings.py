@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+from bot.learnings.book import LearningBook
 from bot.learnings.followed import Followed
 from bot.learnings.model import Learning, Scope, Source
 from bot.learnings.outcomes import Reacted, Tracked, advance
@@ -19,7 +20,7 @@ def _learning(id: str, scope: Scope, kind="guide", minutes=0, **kw) -> Learning:
 
 
 async def test_learnings_are_kept_filtered_changed_and_deleted(database_url):
-    store = learnings_store(database_url)
+    store = LearningBook(learnings_store(database_url))
     whole = _learning("a1", Scope("Octo"), minutes=1)
     app = _learning("a2", Scope("octo", "App", ("src/**",)), "suppress", minutes=2, rule="no-print",
                     source=Source("https://github.com/octo/app/pull/1#discussion_r9", "alice"))
@@ -44,7 +45,7 @@ async def test_learnings_are_kept_filtered_changed_and_deleted(database_url):
 
 
 async def test_followed_findings_keep_their_comment_and_outcome(database_url):
-    store = learnings_store(database_url)
+    store = LearningBook(learnings_store(database_url))
     tracked = Tracked("fp1", "src/calc.py", 6, 6, "a" * 40, NOW, ("no-div",), "bug")
     first = Followed("octo/app#1", "octo", "app", tracked, "Division by zero.", "blocking")
     second = Followed("octo/app#1", "octo", "app", replace(tracked, fingerprint="fp2", start_line=9, end_line=9, rules=()),

@@ -22,19 +22,19 @@ from aiohttp import web
 from bot.audit import Audit
 from bot.auth.guard import Gate
 from bot.learnings.body import patched_learning
+from bot.learnings.book import LearningBook
 from bot.learnings.chart import Series, rate_chart
 from bot.learnings.model import Learning
 from bot.learnings.tally import Record, count_states, most_dismissed, rates
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.render import page, see_other
-from bot.store.learnings import LearningStore
 
 READ, WRITE = "learnings:read", "learnings:write"
 WEEKS = 12
 MAX_SERIES = 6
 
 
-def setup_learnings_console(app: web.Application, *, gate: Gate, store: LearningStore,
+def setup_learnings_console(app: web.Application, *, gate: Gate, store: LearningBook,
                             audit: Audit | None = None) -> None:
     pages = LearningPages(gate, store, audit)
     app.router.add_get("/console/learnings", pages.listing)
@@ -43,7 +43,7 @@ def setup_learnings_console(app: web.Application, *, gate: Gate, store: Learning
 
 
 class LearningPages:
-    def __init__(self, gate: Gate, store: LearningStore, audit: Audit | None = None) -> None:
+    def __init__(self, gate: Gate, store: LearningBook, audit: Audit | None = None) -> None:
         self.gate, self.store, self.audit = gate, store, audit
 
     async def _record(self, request: web.Request, who: Viewer, action: str, learning: Learning) -> None:
