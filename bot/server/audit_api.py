@@ -13,8 +13,9 @@ from __future__ import annotations
 from aiohttp import web
 
 from bot.audit import PERMISSION, Audit, QueryError, entry_json, parse_query, visible_entries
-from bot.auth.guard import Denial, Gate
-from bot.connectors.api import denial_response
+from bot.auth.guard import Denial
+from bot.server.resources.status import denial_response
+from bot.server.signin.gate import Gate
 
 AUDIT = web.AppKey("audit", Audit)
 

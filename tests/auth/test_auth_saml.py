@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from bot.auth.http import SIGNIN_STORE
 from bot.auth.sealing import unseal
 from bot.auth.sessions import token_key
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.oidc_support import ADMIN_TOKEN, Browser, query_of, signin_server
 from tests.support.saml_support import (
     SAML_PATH,

@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from saml2.xmldsig import DIGEST_SHA1, DIGEST_SHA256, SIG_RSA_SHA1, SIG_RSA_SHA256
 
-from bot.auth.http import SIGNIN_STORE
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.auth.test_auth_saml import ADMIN_YAML
 from tests.support.oidc_support import Browser, signin_server
 from tests.support.saml_support import SamlIdP, make_pair, post_response, put_saml, read_form, require_xmlsec, start

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.audit import Audit
-from bot.auth.guard import Gate
 from bot.auth.store import AuthStore
 from bot.connectors.controller import Reconciler
 from bot.reviews.memory import ReviewMemory
 from bot.server.admin_reload import AdminConfigHolder
+from bot.server.signin.gate import Gate
 from bot.store.model import ConnectorStore, DeliveryStore, TimelineStore
 
 

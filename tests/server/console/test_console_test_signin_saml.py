@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import aiohttp
 import pytest
 
-from bot.auth.http import SIGNIN_STORE
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.console_support import console_server, session_for
 from tests.support.oidc_support import Browser
 from tests.support.saml_support import SamlIdP, decode, encode, put_saml, read_form, require_xmlsec, resign, start

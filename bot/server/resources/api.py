@@ -23,16 +23,18 @@ from datetime import UTC, datetime
 from aiohttp import web
 
 from bot.audit import Audit, changed_fields
-from bot.auth.guard import Denial, Gate, Principal
+from bot.auth.guard import Denial, Principal
 from bot.connectors.admission import envelope_problem, redacted_cause, shape_issues
-from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read_body, status_response
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.controller import Reconciler
 from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.connectors.field_checks import ConnectorSecrets
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind, is_connector_name
 from bot.connectors.resource import client_part, next_object, redact, restore_redacted
+from bot.connectors.selectors import parse_selector
 from bot.secrets.references import SecretStore
+from bot.server.resources.status import BodyError, InvalidBody, denial_response, read_body, status_response
+from bot.server.signin.gate import Gate
 from bot.store.model import Conflict, ConnectorStore
 
 log = logging.getLogger("reviewer.connectors")
@@ -207,15 +209,6 @@ def applied_details(kind: ConnectorKind, previous: dict | None, stored: dict, cr
     old = written(previous) if previous is not None else None
     return {"created": created, "fields": changed_fields(old, written(stored)),
             "generation": stored["metadata"].get("generation")}
-
-
-def denial_response(denial: Denial) -> web.Response:
-    """401 (with the challenge) or 403 `Status` (`Forbidden`, `MFARequired`)."""
-    if denial.status == 401:
-        response = status_response(401, "Unauthorized")
-        response.headers["WWW-Authenticate"] = "Bearer"
-        return response
-    return status_response(403, denial.message, reason=denial.reason)
 
 
 def _envelope_refusal(kind: ConnectorKind, name: str, body: dict) -> web.Response | None:

@@ -7,7 +7,7 @@
     GET  /v1/webapi/saml/mfa/web?connector_id=N&redirect_url=P an MFA round for the signed-in browser
     GET  /v1/webapi/saml/test/web?connector_id=N&redirect_url=P a test sign-in (connectors:write): no session kept
     POST /v1/webapi/saml/mfa/console                           the terminal's MFA round
-    GET|POST /v1/webapi/saml/slo/{name}                        single logout (bot/auth/saml_logout.py)
+    GET|POST /v1/webapi/saml/slo/{name}                        single logout (bot/server/signin/saml_logout.py)
 
 The pending request is keyed by the AuthnRequest's ID, the `InResponseTo` of its answer, and taken
 once. The browser is not bound by a cookie here as OIDC's is: the IdP's answer is a cross-site POST,
@@ -34,22 +34,23 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from bot.auth import saml
-from bot.auth.callback import _denied, _to_client, mfa_done
 from bot.auth.connectors import secret_of
 from bot.auth.errors import SignInError
 from bot.auth.groups import with_saml_groups
 from bot.auth.guard import Denial
-from bot.auth.pages import SECURITY_HEADERS, redirect, refusal_page
+from bot.auth.outcomes import no_role_refusal
 from bot.auth.redirects import RedirectError, web_return_path
 from bot.auth.roles import RoleResult, map_roles
 from bot.auth.saml_descriptor import DescriptorCache
-from bot.auth.saml_logout import LogoutRoutes
 from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
 from bot.auth.sessions import Session, create_session, find_session, mfa_session, token_key
 from bot.connectors.kinds import NAME_RULE, SAML, is_connector_name
+from bot.server.signin.callback import mfa_done, to_client
+from bot.server.signin.pages import SECURITY_HEADERS, redirect, refusal_page
+from bot.server.signin.saml_logout import LogoutRoutes
 
 if TYPE_CHECKING:
-    from bot.auth.http import SignInRoutes
+    from bot.server.signin.routes import SignInRoutes
 
 IDP_INITIATED_RETURN = "/console/"
 
@@ -186,7 +187,7 @@ class SamlRoutes:
             await self.routes.callback.record(connector, error.username, error, error.claim_names, flow=flow,
                                               kind="saml")
             if pending and "client_url" in pending:
-                return _to_client(pending, {"error": {"check": error.check, "message": error.message}})
+                return to_client(pending, {"error": {"check": error.check, "message": error.message}})
             return refusal_page(error.status, error.check, error.message, claim_names=error.claim_names,
                                 hint=error.hint)
 
@@ -247,7 +248,7 @@ class SamlRoutes:
                        defined: list[str], pending: dict[str, Any], session_index: str | None) -> web.StreamResponse:
         routes = self.routes
         if not defined:
-            raise _denied(username, names, mapped.roles, mapped.warnings,
+            raise no_role_refusal(username, names, mapped.roles, mapped.warnings,
                           [m.claim for m in settings.attributes_to_roles])
         now = time.time()
         session = Session(username, settings.name, defined, now, now + routes.session_ttl)
@@ -258,7 +259,7 @@ class SamlRoutes:
         await routes.callback.record(settings.name, username, None, names, flow=pending["flow"], roles=defined,
                                      warnings=mapped.warnings, kind="saml")
         if pending["flow"] == "console":
-            return _to_client(pending, {"token": token, "username": username, "roles": defined,
+            return to_client(pending, {"token": token, "username": username, "roles": defined,
                                         "expires": session.expires_rfc3339()})
         response = redirect(pending["return_to"])
         routes.cookies.set(response, routes.cookies.session, token, routes.session_ttl)

@@ -10,7 +10,7 @@
     GET  /v1/webapi/session                      who is signed in
     POST /v1/webapi/logout                       ends the session
     GET  /.well-known/jwks.json                  the service's public keys (request objects)
-    /v1/webapi/saml/…                            SAML sign-in: bot/auth/saml_http.py
+    /v1/webapi/saml/…                            SAML sign-in: bot/server/signin/saml.py
 
 `setup_signin(app, …)` adds them and returns the `Gate` the resource and admin APIs check.
 """
@@ -28,23 +28,25 @@ from aiohttp import web
 
 from bot.auth import oidc
 from bot.auth.access import Access
-from bot.auth.callback import Callback, tested_key
 from bot.auth.connectors import display_of, is_ready, mfa_settings, oidc_settings, user_matches
 from bot.auth.errors import SignInError
-from bot.auth.guard import Denial, Gate
+from bot.auth.guard import Denial
 from bot.auth.oidc_provider import ProviderCache
-from bot.auth.pages import redirect, refusal_page
 from bot.auth.redirects import RedirectError, check_client_redirect, web_return_path
 from bot.auth.saml import KEY_FILES
-from bot.auth.saml_http import add_saml_routes
 from bot.auth.service_keys import KEY_NAME, make_private_pem, public_jwk
-from bot.auth.sessions import Cookies, find_session, mfa_session, rfc3339, token_key
+from bot.auth.sessions import find_session, mfa_session, rfc3339, token_key
 from bot.auth.store import AuthStore
 from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.connectors.field_checks import ConnectorSecrets
 from bot.connectors.kinds import NAME_RULE, OIDC, SAML, is_connector_name
 from bot.documents.bounded_read import read_at_most
 from bot.documents.jsonbody import JsonBodyError, parse_json
+from bot.server.signin.callback import Callback
+from bot.server.signin.cookies import Cookies
+from bot.server.signin.gate import Gate
+from bot.server.signin.pages import redirect, refusal_page
+from bot.server.signin.saml import add_saml_routes
 from bot.store.model import ConnectorStore
 
 log = logging.getLogger("reviewer.signin")
@@ -294,14 +296,6 @@ class SignInRoutes:
     async def jwks(self, request: web.Request) -> web.Response:
         return web.json_response({"keys": [public_jwk(await self.signing_key())]},
                                  headers={"Cache-Control": "max-age=300"})
-
-
-async def take_test_result(store: AuthStore, kind: str, connector: str, result_id: str) -> dict[str, Any] | None:
-    """A test sign-in's result for this connector (`kind` "oidc" or "saml"), once (None: unknown,
-    another connector's, already shown or older than ten minutes)."""
-    if not result_id or len(result_id) > 64:
-        return None
-    return await store.take_pending(tested_key(kind, connector, result_id))
 
 
 async def _json_body(request: web.Request) -> dict[str, Any] | None:

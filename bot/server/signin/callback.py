@@ -7,7 +7,6 @@ both kinds (the SAML assertion consumer calls it too).
 
 from __future__ import annotations
 
-import hmac
 import logging
 import re
 import secrets
@@ -22,7 +21,7 @@ from bot.auth.connectors import mfa_settings, oidc_settings
 from bot.auth.errors import SignInError
 from bot.auth.google_groups import service_account, with_google_groups
 from bot.auth.groups import with_oidc_groups
-from bot.auth.pages import redirect, refusal_page
+from bot.auth.outcomes import PROTOCOL_CLAIMS, bound_to_browser, bounded, no_role_refusal, tested_key
 from bot.auth.roles import RoleResult, map_roles
 from bot.auth.sealing import seal
 from bot.auth.sessions import (
@@ -32,9 +31,10 @@ from bot.auth.sessions import (
     session_seconds,
     token_key,
 )
+from bot.server.signin.pages import redirect, refusal_page
 
 if TYPE_CHECKING:
-    from bot.auth.http import SignInRoutes
+    from bot.server.signin.routes import SignInRoutes
 
 log = logging.getLogger("reviewer.signin")
 _ERROR_CODE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -54,7 +54,7 @@ class Callback:
         if pending is None:
             return refusal_page(400, "state", "this sign-in is unknown, already used or older than 10 minutes: "
                                               "start it again from the login page")
-        if "client_url" not in pending and not _bound(request.cookies.get(self.routes.cookies.binding, ""), pending):  # a browser flow: its binding
+        if "client_url" not in pending and not bound_to_browser(request.cookies.get(self.routes.cookies.binding, ""), pending):  # a browser flow: its binding
             error = SignInError("state", "this sign-in was started in another browser (its binding cookie is "
                                          "missing or differs); start it again here")
             await self.record(pending["connector"], None, error, None, flow=pending["flow"])
@@ -65,7 +65,7 @@ class Callback:
             await self.record(pending["connector"], error.username, error, error.claim_names,
                               flow=pending["flow"])
             if "client_url" in pending:  # the terminal waits (a login or an MFA round): tell it which check failed
-                return _to_client(pending, {"error": {"check": error.check, "message": error.message}})
+                return to_client(pending, {"error": {"check": error.check, "message": error.message}})
             return refusal_page(error.status, error.check, error.message, claim_names=error.claim_names,
                                 hint=error.hint)
 
@@ -97,10 +97,10 @@ class Callback:
         access = routes.gate.access()
         defined = [r for r in mapped.roles if r in access.roles]
         if pending["flow"] == "test":
-            received = {name: value for name, value in claims.items() if name not in _PROTOCOL_CLAIMS}  # groups joined
+            received = {name: value for name, value in claims.items() if name not in PROTOCOL_CLAIMS}  # groups joined
             return await self.test_result(pending, identity.username, received, names, mapped, defined, kind="oidc")
         if not defined:
-            raise _denied(identity.username, names, mapped.roles, mapped.warnings,
+            raise no_role_refusal(identity.username, names, mapped.roles, mapped.warnings,
                           [m.claim for m in connector.claims_to_roles])
         now = time.time()
         expires = now + session_seconds(routes.session_ttl, connector.max_age)
@@ -110,7 +110,7 @@ class Callback:
                           warnings=mapped.warnings + [f"role `{r}` is not defined in the admin file's access.roles"
                                                       for r in mapped.roles if r not in defined])
         if pending["flow"] == "console":
-            return _to_client(pending, {"token": token, "username": session.username, "roles": defined,
+            return to_client(pending, {"token": token, "username": session.username, "roles": defined,
                                         "expires": session.expires_rfc3339()})
         response = redirect(pending["return_to"])
         routes.cookies.set(response, routes.cookies.session, token, int(expires - now))
@@ -145,7 +145,7 @@ class Callback:
         under a random id the browser is sent back with (`?test=ID`), for the console to show.
         `names` are every name received, for the sign-in log."""
         result_id = secrets.token_urlsafe(16)
-        shown = _bounded(received)
+        shown = bounded(received)
         await self.routes.store.put_pending(tested_key(kind, pending["connector"], result_id), {
             "connector": pending["connector"], "kind": kind, "username": username, "received": shown,
             "omitted": len(received) - len(shown), "roles": mapped.roles, "defined": defined,
@@ -172,67 +172,14 @@ class Callback:
                      ",".join(roles or []), extra={"username": username, "connector": connector, "flow": flow})
 
 
-# The flow's own claims, not the user's. `_claim_sources` may hold an access token for a
-# distributed claim's endpoint (OpenID Connect Core 5.6.2): never shown.
-_PROTOCOL_CLAIMS = {"nonce", "at_hash", "c_hash", "s_hash", "sid", "jti", "_claim_names", "_claim_sources"}
-MAX_SHOWN = 100  # claims or attributes a test result keeps (the page says how many more came)
-MAX_SHOWN_CHARS = 64 * 1024  # of their values together: a result is kept in the store for ten minutes
-MAX_SHOWN_NAME = 200  # characters of a claim's or attribute's name kept
-
-
-def tested_key(kind: str, connector: str, result_id: str) -> str:
-    """Where a test sign-in's result is kept: under its connector too, so that an id carried to
-    another connector's page neither shows there nor is used up there."""
-    return token_key(f"test-result:{kind}:{connector}:{result_id}")
-
-
-def _bounded(received: dict[str, Any]) -> dict[str, Any]:
-    """What a test result keeps: the first MAX_SHOWN names in order, each value bounded by `_shown`,
-    until their values reach MAX_SHOWN_CHARS together (the rest are counted as omitted)."""
-    shown: dict[str, Any] = {}
-    budget = MAX_SHOWN_CHARS
-    for name, value in sorted(received.items()):
-        kept = _shown(value)
-        size = sum(map(len, kept)) if isinstance(kept, list) else len(str(kept))
-        budget -= len(name[:MAX_SHOWN_NAME]) + size
-        if len(shown) == MAX_SHOWN or budget < 0:
-            break
-        shown.setdefault(name[:MAX_SHOWN_NAME], kept)
-    return shown
-
-
-def _shown(value: Any) -> Any:
-    """A claim's or attribute's value as the test page shows it: strings and lists of them, bounded."""
-    if isinstance(value, list):
-        return [str(v)[:200] for v in value[:50]]
-    return value if isinstance(value, bool | int | float) else str(value)[:200]
-
-
-def _bound(cookie: str, pending: dict[str, Any]) -> bool:
-    return bool(cookie) and hmac.compare_digest(token_key(cookie), pending.get("binding", ""))
-
-
-def _denied(username: str, names: list[str], roles: list[str], warnings: list[str],
-            mapped_claims: list[str]) -> SignInError:
-    if roles:
-        message = (f"the roles the claims map to ({', '.join(roles)}) are not defined in the admin file's "
-                   "access.roles, so they grant nothing")
-        check = "undefined-roles"
-    else:
-        looked_at = ", ".join(sorted(set(mapped_claims))) or "none (the connector has no claims_to_roles)"
-        message = f"no role: no claims_to_roles entry matched (claims the mappings look at: {looked_at})"
-        check = "no-roles"
-    return SignInError(check, message, username=username, claim_names=names, hint=" ".join(warnings))
-
-
 def mfa_done(pending: dict[str, Any], username: str, verified_at: float) -> web.StreamResponse:
     """After a passed MFA round: the terminal's listener gets the sealed time, a browser its page."""
     if "client_url" in pending:
-        return _to_client(pending, {"username": username, "mfaVerifiedAt": rfc3339(verified_at)})
+        return to_client(pending, {"username": username, "mfaVerifiedAt": rfc3339(verified_at)})
     return redirect(pending["return_to"])
 
 
-def _to_client(pending: dict[str, Any], answer: dict[str, Any]) -> web.StreamResponse:
+def to_client(pending: dict[str, Any], answer: dict[str, Any]) -> web.StreamResponse:
     """Back to the terminal's listener with the sealed answer (its secret_key left out of the URL):
     the session, or the refusal (sealed too, so that only that client reads it)."""
     parts = urlsplit(pending["client_url"])
