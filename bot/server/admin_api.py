@@ -21,7 +21,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.audit import Audit
+from bot.audit.log import Audit
 from bot.auth.guard import Denial
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config

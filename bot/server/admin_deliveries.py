@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from aiohttp import web
 
-from bot.audit import Audit
+from bot.audit.log import Audit
 from bot.auth.guard import Denial
 from bot.server import logging as log
 from bot.server.resources.status import denial_response

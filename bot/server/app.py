@@ -28,7 +28,7 @@ from typing import Literal
 import aiohttp
 from aiohttp import web
 
-from bot.audit import Audit
+from bot.audit.log import Audit
 from bot.auth.access import access_of
 from bot.auth.store import auth_store_for
 from bot.connectors.controller import Reconciler

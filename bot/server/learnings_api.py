@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 
 from aiohttp import web
 
-from bot.audit import Audit
+from bot.audit.log import Audit
 from bot.auth.guard import Denial, Principal
 from bot.documents.bounded_read import read_at_most
 from bot.documents.jsonbody import JsonBodyError, parse_json

@@ -36,7 +36,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.audit import Audit
+from bot.audit.log import Audit
 from bot.auth.store import AuthStore
 from bot.connectors.controller import Reconciler
 from bot.reviews.memory import ReviewMemory

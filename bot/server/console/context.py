@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.audit import Audit
+from bot.audit.log import Audit
 from bot.auth.store import AuthStore
 from bot.connectors.controller import Reconciler
 from bot.reviews.memory import ReviewMemory

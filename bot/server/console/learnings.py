@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 from aiohttp import web
 
-from bot.audit import Audit
+from bot.audit.log import Audit
 from bot.learnings.body import patched_learning
 from bot.learnings.chart import Series, rate_chart
 from bot.learnings.model import Learning

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 
 from aiohttp import web
 
-from bot.audit import Audit, changed_fields
+from bot.audit.log import Audit, changed_fields
 from bot.auth.guard import Denial, Principal
 from bot.connectors.admission import envelope_problem, redacted_cause, shape_issues
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
@@ -59,7 +59,7 @@ def setup_routes(app: web.Application, store: ConnectorStore, *, admin_token: st
     `reconciler` is what a PUT is checked against (the server's, shared with sign-in and its
     background rounds); without one, the routes make their own from `secrets_dir` and
     `descriptors` (SAML metadata; without one, their own too). `audit` records each connector
-    applied or deleted (bot/audit.py), with the names of the fields a change touched."""
+    applied or deleted (bot/audit/log.py), with the names of the fields a change touched."""
     gate = gate or Gate(admin_token=admin_token)
     if reconciler is None:
         if descriptors is None:
