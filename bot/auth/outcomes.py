@@ -5,9 +5,13 @@ once for the console. The routes that answer with them are bot/server/signin/.""
 from __future__ import annotations
 
 import hmac
+import secrets
+import time
 from typing import Any
 
 from bot.auth.errors import SignInError
+from bot.auth.oidc import STATE_SECONDS
+from bot.auth.roles import RoleResult
 from bot.auth.sessions import token_key
 from bot.auth.store import AuthStore
 
@@ -31,6 +35,19 @@ async def take_test_result(store: AuthStore, kind: str, connector: str, result_i
     if not result_id or len(result_id) > 64:
         return None
     return await store.take_pending(tested_key(kind, connector, result_id))
+
+
+async def keep_test_result(store: AuthStore, connector: str, kind: str, username: str, received: dict[str, Any],
+                           mapped: RoleResult, defined: list[str]) -> str:
+    """Keeps what a test sign-in received (`received`: the claims or attributes to show, bounded
+    here) and the roles they map to, once, for ten minutes; returns the random id it is kept under."""
+    result_id = secrets.token_urlsafe(16)
+    kept = bounded(received)
+    await store.put_pending(tested_key(kind, connector, result_id), {
+        "connector": connector, "kind": kind, "username": username, "received": kept,
+        "omitted": len(received) - len(kept), "roles": mapped.roles, "defined": defined,
+        "warnings": mapped.warnings}, time.time() + STATE_SECONDS)
+    return result_id
 
 
 def bounded(received: dict[str, Any]) -> dict[str, Any]:

@@ -5,33 +5,38 @@ bot/auth/saml_logout.py (signed, single use)."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiohttp import web
 
 from bot.auth import saml
+from bot.auth.connectors import connector_doc
 from bot.auth.errors import SignInError
 from bot.auth.saml_logout import logout_request_url, logout_response_url, read_logout_request, read_logout_response
 from bot.auth.saml_settings import SamlSettings, saml_settings
+from bot.connectors.kinds import SAML
+from bot.server.signin.context import SignInContext
 from bot.server.signin.pages import redirect, refusal_page
-
-if TYPE_CHECKING:
-    from bot.server.signin.saml import SamlRoutes
 
 SIGNED_OUT = "/console/"
 
 
 class LogoutRoutes:
-    def __init__(self, flows: SamlRoutes) -> None:
-        self.flows = flows
+    """`settings` reads a SAML connector's settings by name, its IdP's metadata filled in."""
+
+    def __init__(self, context: SignInContext, settings: Callable[[Any], Awaitable[SamlSettings]]) -> None:
+        self.context = context
+        self.settings = settings
 
     async def start(self, session_key: str) -> str | None:
         """The IdP logout URL for a SAML session of a connector with `single_logout_url`, else None."""
-        store = self.flows.routes.store
+        store = self.context.store
         index = await store.get_sso_index(session_key)
         if index is None:
             return None
-        settings = saml_settings(await self.flows.doc(index["connector"]), self.flows.routes.secrets)
+        doc = await connector_doc(self.context.connector_store, SAML.kind, "SAML", index["connector"])
+        settings = saml_settings(doc, self.context.secrets)
         if not settings.single_logout_url or settings.signing is None:
             return None
         request_id, url = logout_request_url(settings, index["name_id"], index.get("session_index"))
@@ -44,12 +49,12 @@ class LogoutRoutes:
         query = dict(request.query) if request.method == "GET" else {k: str(v) for k, v in
                                                                       (await request.post()).items()}
         try:
-            settings = await self.flows.settings(name)
+            settings = await self.settings(name)
             if "SAMLRequest" in query:
                 return await self._idp_initiated(settings, query)
             if "SAMLResponse" in query:
                 in_response_to = read_logout_response(settings, query)
-                pending = await self.flows.routes.store.take_pending("saml-logout:" + str(in_response_to))
+                pending = await self.context.store.take_pending("saml-logout:" + str(in_response_to))
                 if pending is None or pending["connector"] != name:
                     raise SignInError("slo-response", "the LogoutResponse answers no pending logout of this "
                                                       "connector")
@@ -60,7 +65,7 @@ class LogoutRoutes:
 
     async def _idp_initiated(self, settings: SamlSettings, query: dict[str, str]) -> web.Response:
         message = read_logout_request(settings, query)
-        store = self.flows.routes.store
+        store = self.context.store
         for key, _ in await store.take_sso_sessions(settings.name, message.name_id.text.strip()):
             await store.delete_session(key)  # every session of that user here: the IdP ended theirs
         return redirect(logout_response_url(settings, message))
