@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from bot.auth.errors import SignInError
-from bot.auth.oidc import STATE_SECONDS
+from bot.auth.oidc.flow import STATE_SECONDS
 from bot.auth.roles import RoleResult
 from bot.auth.sessions import token_key
 from bot.auth.store import AuthStore

@@ -13,11 +13,11 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.auth import oidc
 from bot.auth.connectors import mfa_settings, oidc_settings
+from bot.auth.directory.google import service_account, with_google_groups
+from bot.auth.directory.groups import with_oidc_groups
 from bot.auth.errors import SignInError
-from bot.auth.google_groups import service_account, with_google_groups
-from bot.auth.groups import with_oidc_groups
+from bot.auth.oidc import flow as oidc
 from bot.auth.outcomes import PROTOCOL_CLAIMS, bound_to_browser, no_role_refusal
 from bot.auth.roles import map_roles
 from bot.auth.sessions import Session, create_session, session_seconds, token_key

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import aiohttp
 
-from bot.auth.oidc_provider import ProviderCache
-from bot.auth.saml import KEY_FILES
+from bot.auth.oidc.provider import ProviderCache
+from bot.auth.saml.protocol import KEY_FILES
 from bot.auth.service_keys import KEY_NAME, make_private_pem
 from bot.auth.store import AuthStore
 from bot.connectors.descriptor_fetch import DescriptorSource
@@ -22,7 +22,7 @@ from bot.store.model import ConnectorStore
 
 
 class Providers:
-    """The OIDC providers' discovery and keys (bot/auth/oidc_provider.py), while the app runs."""
+    """The OIDC providers' discovery and keys (bot/auth/oidc/provider.py), while the app runs."""
 
     def __init__(self) -> None:
         self._cache: ProviderCache | None = None

@@ -10,10 +10,10 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.auth import oidc
 from bot.auth.connectors import OidcSettings, connector_doc, mfa_settings, oidc_settings
 from bot.auth.errors import SignInError
 from bot.auth.guard import Denial
+from bot.auth.oidc import flow as oidc
 from bot.auth.redirects import RedirectError, web_return_path
 from bot.auth.sessions import find_session, mfa_session, token_key
 from bot.auth.signin_log import record_signin

@@ -33,16 +33,16 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from bot.auth import saml
 from bot.auth.connectors import connector_doc, secret_of
+from bot.auth.directory.groups import with_saml_groups
 from bot.auth.errors import SignInError
-from bot.auth.groups import with_saml_groups
 from bot.auth.guard import Denial
 from bot.auth.outcomes import no_role_refusal
 from bot.auth.redirects import RedirectError, web_return_path
 from bot.auth.roles import RoleResult, map_roles
-from bot.auth.saml_descriptor import DescriptorCache
-from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
+from bot.auth.saml import protocol as saml
+from bot.auth.saml.descriptor import DescriptorCache
+from bot.auth.saml.settings import SamlSettings, saml_mfa_settings, saml_settings
 from bot.auth.sessions import Session, create_session, find_session, mfa_session, token_key
 from bot.auth.signin_log import record_signin
 from bot.connectors.kinds import SAML

@@ -1,6 +1,6 @@
 """The SAML single-logout endpoint, `GET|POST /v1/webapi/saml/slo/{name}`, and the start of a
 logout at the IdP when a SAML session ends; the messages are made and checked by
-bot/auth/saml_logout.py (signed, single use)."""
+bot/auth/saml/logout.py (signed, single use)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.auth import saml
 from bot.auth.connectors import connector_doc
 from bot.auth.errors import SignInError
-from bot.auth.saml_logout import logout_request_url, logout_response_url, read_logout_request, read_logout_response
-from bot.auth.saml_settings import SamlSettings, saml_settings
+from bot.auth.saml import protocol as saml
+from bot.auth.saml.logout import logout_request_url, logout_response_url, read_logout_request, read_logout_response
+from bot.auth.saml.settings import SamlSettings, saml_settings
 from bot.connectors.kinds import SAML
 from bot.server.signin.context import SignInContext
 from bot.server.signin.pages import redirect, refusal_page

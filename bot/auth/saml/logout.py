@@ -10,7 +10,7 @@ is bot/server/signin/saml_logout.py):
 
 A message is read only when its redirect signature (`SigAlg`/`Signature`) verifies with the IdP's
 certificate: an unsigned LogoutRequest could otherwise sign anyone out. `SigAlg` must be SHA-256 or
-stronger (bot/auth/saml_algorithms.py); ours are RSA-SHA256.
+stronger (bot/auth/saml/algorithms.py); ours are RSA-SHA256.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from saml2 import BINDING_HTTP_REDIRECT
 from saml2.saml import NAMEID_FORMAT_UNSPECIFIED, NameID
 from saml2.sigver import verify_redirect_signature
 
-from bot.auth import saml
 from bot.auth.errors import SignInError
-from bot.auth.saml_algorithms import check_sigalg
-from bot.auth.saml_settings import SamlSettings, pem_body
+from bot.auth.saml import protocol as saml
+from bot.auth.saml.algorithms import check_sigalg
+from bot.auth.saml.settings import SamlSettings, pem_body
 
 
 def logout_request_url(settings: SamlSettings, name_id: str, session_index: str | None) -> tuple[str, str]:
