@@ -24,9 +24,9 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 import jwt  # noqa: E402
 
-from bot.auth import saml  # noqa: E402
-from bot.auth.oidc_token import Expected, verify_id_token  # noqa: E402
-from bot.auth.saml_settings import KeyPair, SamlSettings  # noqa: E402
+from bot.auth.oidc.token import Expected, verify_id_token  # noqa: E402
+from bot.auth.saml import protocol as saml  # noqa: E402
+from bot.auth.saml.settings import KeyPair, SamlSettings  # noqa: E402
 from tests.support.saml_support import SamlIdP, make_pair  # noqa: E402
 
 

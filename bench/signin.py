@@ -24,10 +24,10 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from aiohttp import ClientSession, TCPConnector, web  # noqa: E402
 
-from bot.auth.http import SIGNIN_STORE  # noqa: E402
 from bot.auth.sessions import Session, create_session  # noqa: E402
 from bot.server.app import make_app  # noqa: E402
 from bot.server.settings import load_settings  # noqa: E402
+from bot.server.signin.routes import SIGNIN_STORE  # noqa: E402
 
 TOKEN = "bench-admin-token"
 PATH = "/apis/resources.service.dev/v3/oidcconnectors"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -16,6 +17,9 @@ from tests.support import postgres_support
 from tests.support.chat_double import ChatDouble
 from tests.support.github_double import App, GitHubDouble
 from tests.support.review_support import API_KEY, KEY_VAR
+
+if TYPE_CHECKING:
+    from tests.support.saml_support import SamlIdP
 
 
 @pytest.fixture(scope="session")
@@ -130,6 +134,24 @@ async def chat(model_key: str) -> AsyncIterator[ChatDouble]:
     finally:
         await double.close()
     assert double.violations == [], double.violations
+
+
+@pytest.fixture
+def xmlsec() -> None:
+    """The SAML tests need Debian's xmlsec1 binary: skipped (saying why) without it, unless CI
+    demands it (tests/support/saml_support.py `require_xmlsec`)."""
+    from tests.support.saml_support import require_xmlsec  # pysaml2 is loaded only by the SAML tests
+    require_xmlsec()
+
+
+@pytest.fixture
+async def saml_idp() -> AsyncIterator[SamlIdP]:
+    """The SAML identity-provider double (tests/support/saml_support.py) with its defaults, serving
+    on 127.0.0.1 for the test; a test that needs other options makes its own."""
+    from tests.support.saml_support import SamlIdP
+    idp = SamlIdP()
+    async with idp.serving():
+        yield idp
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -14,9 +14,11 @@ from bot.auth.patterns import matches_any
 from bot.auth.roles import RoleMapping, mappings_from
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.field_checks import ConnectorSecrets, resolve_secret
+from bot.connectors.kinds import NAME_RULE, is_connector_name
 from bot.connectors.problem import VALIDATION_FAILED
 from bot.connectors.values import NANOS_PER_SECOND, parse_duration
 from bot.documents.pointers import human_pointer
+from bot.store.model import ConnectorStore
 
 BASE_SCOPES = ("openid", "email")
 
@@ -45,6 +47,23 @@ class OidcSettings:
 def is_ready(doc: dict[str, Any]) -> bool:
     conditions = (doc.get("status") or {}).get("conditions") or []
     return any(c.get("type") == SUCCESSFULLY_RECONCILED and c.get("status") == "True" for c in conditions)
+
+
+async def connector_doc(store: ConnectorStore, kind: str, label: str, name: Any) -> dict[str, Any]:
+    """The stored connector of `kind` a sign-in names (`label`: "OIDC" or "SAML", for the refusals)."""
+    if not isinstance(name, str) or not name:
+        raise SignInError("connector", f"connector_id is required: the name of {_article(label)} {label} connector",
+                          status=400)
+    if not is_connector_name(name):
+        raise SignInError("connector", f"connector_id must be {NAME_RULE}", status=400)
+    doc = await store.get(kind, name)
+    if doc is None:
+        raise SignInError("connector", f"there is no {label} connector named `{name[:100]}`", status=404)
+    return doc
+
+
+def _article(label: str) -> str:
+    return "an" if label[:1] in "AEIOU" else "a"
 
 
 def display_of(doc: dict[str, Any]) -> str:

@@ -1,4 +1,5 @@
-"""Who is calling, and may they: the one check every resource and admin API route runs.
+"""Who is calling, and may they: the decisions of the one check every resource and admin API route
+runs (the request side, headers and cookies, is bot/server/signin/gate.py).
 
 A caller is the break-glass `REVIEWER_ADMIN_TOKEN` (every permission, no MFA), a session token
 sent as `Authorization: Bearer` (the terminal), or the session cookie (the browser). A console
@@ -19,12 +20,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aiohttp import web
-
 from bot.auth.access import EVERYTHING, Access, Grant, grant_for, needs_mfa
 from bot.auth.connectors import is_ready
 from bot.auth.redirects import origin_of
-from bot.auth.sessions import Session, cookies_for, find_session, token_bytes
+from bot.auth.sessions import Session, find_session, token_bytes
 from bot.auth.store import AuthStore
 from bot.connectors.kinds import OIDC, SAML
 from bot.store.model import ConnectorStore
@@ -56,27 +55,26 @@ class Denial:
     message: str
 
 
-class Gate:
+class Guard:
+    """Who a token is, and what they may do: the gate's decisions, given what the request offered."""
+
     def __init__(self, *, admin_token: str | None, store: AuthStore | None = None,
-                 access: Callable[[], Access] | None = None, public_url: str | None = None,
-                 connectors: ConnectorStore | None = None, clock: Callable[[], float] = time.time) -> None:
+                 access: Callable[[], Access] | None = None, connectors: ConnectorStore | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.connectors = connectors
         self.admin_token = admin_token.encode() if admin_token else None
         self.store = store
         self.access = access or (lambda: Access({}))
-        self.public_url = public_url
-        self.cookies = cookies_for(public_url)
         self.clock = clock
         self._break_glass_hash: str | None = None
 
-    async def principal(self, request: web.Request) -> Principal | None:
-        scheme, _, offered = request.headers.get("Authorization", "").partition(" ")
-        offered = offered.strip()
-        if scheme.lower() == "bearer" and offered:
-            if self.admin_token and hmac.compare_digest(token_bytes(offered), self.admin_token):
+    async def principal(self, bearer: str, cookie: str | None) -> Principal | None:
+        """The caller of a request that sent `bearer` (the `Authorization: Bearer` token, "" for
+        none) and `cookie` (the session cookie's value): a bearer, when sent, decides alone."""
+        if bearer:
+            if self.admin_token and hmac.compare_digest(token_bytes(bearer), self.admin_token):
                 return Principal("admin-token", (), EVERYTHING, None)
-            return await self._from_session(offered, by_cookie=False)
-        cookie = request.cookies.get(self.cookies.session)
+            return await self._from_session(bearer, by_cookie=False)
         return await self._from_session(cookie, by_cookie=True) if cookie else None
 
     async def _from_session(self, token: str, *, by_cookie: bool) -> Principal | None:
@@ -123,17 +121,17 @@ class Gate:
         this keeps a later connector of the same name from reviving them)."""
         return await self.store.delete_connector_sessions(connector) if self.store is not None else 0
 
-    async def check(self, request: web.Request, permission: str, account: str | None = None, *,
-                    some_account: bool = False) -> Principal | Denial:
+    def decide(self, principal: Principal | None, permission: str, account: str | None, *,
+               some_account: bool, cross_site_write: Callable[[], bool]) -> Principal | Denial:
         """The caller, when allowed `permission` on an object of `account` (None: an object of no
         account, such as a connector, which a grant narrowed to accounts does not allow). With
         `some_account`, a grant on any account will do: for a page that lists objects and then
-        shows each only where `Grant.allows` says so."""
-        principal = await self.principal(request)
+        shows each only where `Grant.allows` says so. `cross_site_write` says whether the request
+        changes state and comes from another origin (asked only of a caller by cookie)."""
         if principal is None:
             return Denial(401, "Unauthorized", "Unauthorized: send `Authorization: Bearer <token>` (the admin token "
                                                "or a session token from `reviewer login`), or sign in")
-        if principal.by_cookie and request.method not in SAFE_METHODS and not self.same_origin(request):
+        if principal.by_cookie and cross_site_write():
             return Denial(403, "Forbidden", "a state-changing request with the session cookie must come from this "
                                             "server's own pages (its Origin or Referer is another site)")
         allowed = principal.grant.holds(permission) if some_account else principal.grant.allows(permission, account)
@@ -146,16 +144,19 @@ class Gate:
                                               "try again")
         return principal
 
-    def same_origin(self, request: web.Request) -> bool:
-        origin = request.headers.get("Origin") or request.headers.get("Referer")
-        if not origin or origin == "null":
-            return False
-        return origin_of(origin) == self.own_origin(request)
 
-    def own_origin(self, request: web.Request) -> str:
-        if self.public_url:
-            return origin_of(self.public_url)
-        return origin_of(f"{request.scheme}://{request.host}")
+def same_origin(claimed: str | None, own: str) -> bool:
+    """Whether a request's `Origin` (else `Referer`) is `own`, this server's origin."""
+    if not claimed or claimed == "null":
+        return False
+    return origin_of(claimed) == own
+
+
+def own_origin(public_url: str | None, scheme: str, host: str) -> str:
+    """This server's origin: its public URL's, else the one the request was made to."""
+    if public_url:
+        return origin_of(public_url)
+    return origin_of(f"{scheme}://{host}")
 
 
 def _lacks(principal: Principal, permission: str, account: str | None) -> str:

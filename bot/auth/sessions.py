@@ -1,5 +1,6 @@
 """Sign-in sessions: an opaque random token, stored server-side under its SHA-256 (a leaked store
-row is not a usable token), carried by the browser in a cookie or by the terminal as a bearer.
+row is not a usable token), carried by the browser in a cookie (bot/server/signin/cookies.py) or
+by the terminal as a bearer.
 
 A session lasts the shorter of `REVIEWER_SESSION_TTL` and the connector's `max_age`.
 """
@@ -12,43 +13,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from aiohttp import web
-
 from bot.auth.errors import SignInError
 from bot.auth.store import AuthStore
-
-SESSION_COOKIE = "reviewer_session"
-BINDING_COOKIE = "reviewer_signin"  # ties a started web sign-in to the browser that started it
-HOST_PREFIX = "__Host-"
-
-
-@dataclass(frozen=True)
-class Cookies:
-    """The browser cookies' names and flags. Over https they carry the `__Host-` prefix, which
-    browsers accept only with `Secure`, `Path=/` and no `Domain`: a sibling subdomain cannot plant
-    or overwrite them (login CSRF, session fixation). Over http (loopback, development) browsers
-    refuse `__Host-` cookies, so the plain names are used there."""
-
-    secure: bool
-
-    @property
-    def session(self) -> str:
-        return HOST_PREFIX + SESSION_COOKIE if self.secure else SESSION_COOKIE
-
-    @property
-    def binding(self) -> str:
-        return HOST_PREFIX + BINDING_COOKIE if self.secure else BINDING_COOKIE
-
-    def set(self, response: web.StreamResponse, name: str, value: str, max_age: int) -> None:
-        response.set_cookie(name, value, max_age=max_age, path="/", httponly=True, samesite="Lax",
-                            secure=self.secure)
-
-    def clear(self, response: web.StreamResponse, name: str) -> None:
-        response.del_cookie(name, path="/", secure=self.secure, httponly=True, samesite="Lax")
-
-
-def cookies_for(public_url: str | None) -> Cookies:
-    return Cookies(secure=bool(public_url and public_url.startswith("https://")))
 
 
 def token_bytes(token: str) -> bytes:

@@ -24,14 +24,12 @@ import secrets
 import sys
 import webbrowser
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
-from aiohttp import web
 
-from bot.auth.sealing import SealError, unseal
+from bot.server.login_listener import AnswerRefused, LoginListener
 
 WAIT_SECONDS = 300.0
 TIMEOUT = aiohttp.ClientTimeout(total=30)
@@ -56,37 +54,6 @@ def save_session(path: Path, record: dict[str, Any]) -> None:
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         json.dump(record, handle)
     os.chmod(path, 0o600)
-
-
-@dataclass
-class _Listener:
-    key: bytes
-    answer: asyncio.Future[dict[str, Any]]
-
-    async def callback(self, request: web.Request) -> web.Response:
-        sealed = request.query.get("response", "")
-        try:
-            answer = unseal(self.key, sealed)
-        except SealError as exc:
-            if not self.answer.done():
-                self.answer.set_exception(LoginError(str(exc)))
-            return _page("Sign-in failed", "The answer could not be opened. Run `reviewer login` again.", 400)
-        error = answer.get("error")
-        if isinstance(error, dict):
-            refusal = LoginError(f"the sign-in was refused ({error.get('check')}): {error.get('message')}")
-            if not self.answer.done():
-                self.answer.set_exception(refusal)
-            return _page("Sign-in refused", "The server refused the sign-in; the terminal says why.", 403)
-        if not self.answer.done():
-            self.answer.set_result(answer)
-        return _page("Signed in", "You are signed in. You may close this window and return to the terminal.")
-
-
-def _page(title: str, text: str, status: int = 200) -> web.Response:
-    body = (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>"
-            f"<body><main><h1>{title}</h1><p>{text}</p></main></body></html>")
-    return web.Response(text=body, status=status, content_type="text/html",
-                        headers={"Content-Security-Policy": "default-src 'none'"})
 
 
 async def login(server: str, connector: str | None, *, open_url: Callable[[str], Any],
@@ -131,25 +98,17 @@ async def mfa_round(server: str, *, open_url: Callable[[str], Any], path: Path,
 
 
 async def _round(begin: Callable[[str], Awaitable[str]], open_url: Callable[[str], Any], wait: float) -> dict[str, Any]:
-    """Listens on 127.0.0.1 at /callback, lets `begin` give the provider URL for that listener,
-    opens it, and waits for the browser to bring back the sealed answer."""
-    key = secrets.token_bytes(32)
-    listener = _Listener(key, asyncio.get_running_loop().create_future())
-    app = web.Application()
-    app.router.add_get("/callback", listener.callback)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = runner.addresses[0][1]
-        open_url(await begin(f"http://127.0.0.1:{port}/callback?secret_key={key.hex()}"))
+    """Listens on 127.0.0.1 at /callback (bot/server/login_listener.py), lets `begin` give the
+    provider URL for that listener, opens it, and waits for the browser to bring back the sealed
+    answer."""
+    async with LoginListener(secrets.token_bytes(32)) as listener:
+        open_url(await begin(listener.url))
         try:
             return await asyncio.wait_for(listener.answer, wait)
         except TimeoutError:
             raise LoginError(f"no answer from the browser within {wait:.0f} seconds") from None
-    finally:
-        await runner.cleanup()
+        except AnswerRefused as refused:
+            raise LoginError(str(refused)) from None
 
 
 async def _pick_connector(http: aiohttp.ClientSession, server: str, chosen: str | None) -> tuple[str, str]:

@@ -1,5 +1,5 @@
 """What a connector document must pass to be stored, for every way in: the resource API's PUT
-(bot/connectors/api.py) and the console's "Apply" (bot/server/console/connectors.py) ask these
+(bot/server/resources/api.py) and the console's "Apply" (bot/server/console/connectors.py) ask these
 same functions, so that one document gets one answer — the same refusals, with the same words —
 whichever way it comes. Pure.
 
@@ -16,6 +16,7 @@ from typing import Any
 from bot.connectors.kinds import ConnectorKind
 from bot.connectors.resource import RedactedRefusal
 from bot.connectors.structure import structural_issues
+from bot.documents.diagnostics import Diagnostic
 from bot.documents.pointers import human_pointer
 from bot.shapes import Issue
 
@@ -55,3 +56,24 @@ def redacted_cause(refusal: RedactedRefusal) -> dict:
     return {"field": refusal.pointer, "reason": "placeholder",
             "message": f"{where}: `<redacted>` keeps the stored value, but none is stored; "
                        "write the value or a `secret://NAME/KEY` reference"}
+
+
+# YAML problems that mean the body is not YAML at all (400); every other is a bound or a key (422).
+_UNDECODABLE = ("yaml-syntax", "multiple-documents")
+
+
+def unreadable_yaml(doc: Any, problems: list[Diagnostic]) -> str | None:
+    """Why a YAML body cannot be read at all (a 400), or None: the words the console's "Apply"
+    gives too (bot/server/console/connectors.py), and the resource API's PUT."""
+    undecodable = [p for p in problems if p.code in _UNDECODABLE or (p.code == "too-large" and not p.pointer)]
+    if not undecodable and not (doc is None and not problems):
+        return None
+    first = undecodable[0] if undecodable else None
+    where = f" (line {first.line}, column {first.column})" if first else ""
+    return f"the body is not valid YAML{where}: {first.message if first else 'empty'}"
+
+
+def cause_of(problem: Diagnostic) -> dict:
+    """A YAML problem as a 422's cause (the console's "Apply" lists the same words)."""
+    return {"field": problem.pointer, "reason": problem.code,
+            "message": f"{problem.message} (line {problem.line}, column {problem.column})"}

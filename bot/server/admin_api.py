@@ -21,12 +21,11 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.audit import Audit
-from bot.auth.guard import Denial, Gate
+from bot.audit.log import Audit
+from bot.auth.guard import Denial
 from bot.config.admin import AdminConfig
 from bot.config.layering import effective_config
 from bot.config.render import render_effective
-from bot.connectors.api import denial_response
 from bot.documents.diagnostics import Diagnostic
 from bot.documents.yamldoc import MAX_BYTES
 from bot.github import GitHubError
@@ -34,7 +33,9 @@ from bot.plan.config_files import load_config_file
 from bot.server import logging as log
 from bot.server.admin_deliveries import setup_delivery_routes
 from bot.server.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
+from bot.server.resources.status import denial_response
 from bot.server.server_context import ServerContext
+from bot.server.signin.gate import Gate
 
 logger = log.get("admin_api")
 

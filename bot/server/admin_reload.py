@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot.audit import SERVER_ACTOR, Audit, changed_fields
+from bot.audit.log import SERVER_ACTOR, Audit, changed_fields
 from bot.documents.diagnostics import Diagnostic, format_text
 from bot.server import logging as log
 from bot.server.metrics import Metrics

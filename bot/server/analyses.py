@@ -26,23 +26,21 @@ import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 from bot.analyzers.model import Problem
 from bot.analyzers.stored import result_to_json
 from bot.analyzers.upload import MAX_BODY_BYTES, Upload, decode_upload_body, error_body
-from bot.auth.guard import Denial, Gate
-from bot.connectors.api import denial_response
+from bot.auth.guard import Denial
 from bot.events.routes import UPLOAD_EVENT
 from bot.github import GitHubError
 from bot.server import logging as log
+from bot.server.resources.status import denial_response
+from bot.server.server_context import ServerContext
+from bot.server.signin.gate import Gate
 from bot.store.model import Incoming
 from bot.store.uploads import UploadRecord, UploadStore
-
-if TYPE_CHECKING:
-    from bot.server.app import ServerContext
 
 logger = log.get("analyses")
 

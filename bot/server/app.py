@@ -4,7 +4,7 @@
 store and the HTTP session exist and returns the job handler (`async def handle(job) -> None`),
 so tests inject a small real handler and `main` injects the pipeline.
 
-Routes: the webhook, health (`/healthz`, and the probes `/livez`, `/readyz`: bot.server.probes) and metrics; sign-in through the connectors (`bot.auth.http`); the
+Routes: the webhook, health (`/healthz`, and the probes `/livez`, `/readyz`: bot.server.probes) and metrics; sign-in through the connectors (`bot.server.signin`); the
 connector resource API, the admin API, the SARIF uploads (bot.server.analyses) and the audit log
 (`GET /v1/audit`, bot.server.audit_api), all behind the sign-in gate (a session with the
 permission, or the break-glass `REVIEWER_ADMIN_TOKEN`); the admin console (`/console/`,
@@ -28,11 +28,8 @@ from typing import Literal
 import aiohttp
 from aiohttp import web
 
-from bot.audit import Audit
+from bot.audit.log import Audit
 from bot.auth.access import access_of
-from bot.auth.guard import Gate
-from bot.auth.http import SIGNIN_STORE, setup_signin
-from bot.connectors.api import setup_routes as setup_connector_routes
 from bot.connectors.controller import Reconciler
 from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.connectors.field_checks import ConnectorSecrets
@@ -56,9 +53,12 @@ from bot.server.metrics import Metrics
 from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.probes import Readiness, setup_probes
 from bot.server.queue import JobQueue
+from bot.server.resources.api import setup_routes as setup_connector_routes
 from bot.server.retention import keep_pruning
 from bot.server.server_context import HandlerFactory, ServerContext
 from bot.server.settings import Settings
+from bot.server.signin.gate import Gate
+from bot.server.signin.routes import SIGNIN_STORE, setup_signin
 from bot.server.webhook import MAX_BODY, make_handler
 from bot.store import is_postgres, latest_schema_version, redact_url
 from bot.store.model import DeliveryStore, Storage

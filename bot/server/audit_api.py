@@ -1,7 +1,7 @@
-"""`GET /v1/audit`: the audit log (bot/audit.py), newest first, for a caller with `audit:read`.
+"""`GET /v1/audit`: the audit log (bot/audit/log.py), newest first, for a caller with `audit:read`.
 
 Filters, each optional: `actor` (a username, or `break-glass token`, or `server`), `action` (one of
-bot.audit.ACTIONS), `since` and `until` (ISO 8601; `until` excluded), `limit` (1 to 500, default
+bot.audit.log.ACTIONS), `since` and `until` (ISO 8601; `until` excluded), `limit` (1 to 500, default
 100), `before` (the `nextBefore` of the page before: the next page). A grant narrowed to accounts
 sees the entries of its accounts only, never the instance-wide ones (connectors, the admin file).
 Answers: 200 `{"entries": [...], "nextBefore": int | null}`; 400 `{"message", "field"}` naming the
@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from bot.audit import PERMISSION, Audit, QueryError, entry_json, parse_query, visible_entries
-from bot.auth.guard import Denial, Gate
-from bot.connectors.api import denial_response
+from bot.audit.log import PERMISSION, Audit, QueryError, entry_json, parse_query, visible_entries
+from bot.auth.guard import Denial
+from bot.server.resources.status import denial_response
+from bot.server.signin.gate import Gate
 
 AUDIT = web.AppKey("audit", Audit)
 

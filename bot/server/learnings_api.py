@@ -20,16 +20,16 @@ from datetime import UTC, datetime
 
 from aiohttp import web
 
-from bot.audit import Audit
-from bot.auth.guard import Denial, Gate, Principal
-from bot.connectors.api import denial_response
-from bot.connectors.api_http import status_response
+from bot.audit.log import Audit
+from bot.auth.guard import Denial, Principal
 from bot.documents.bounded_read import read_at_most
 from bot.documents.jsonbody import JsonBodyError, parse_json
 from bot.learnings.body import causes, new_learning, patched_learning
 from bot.learnings.book import LearningBook
 from bot.learnings.model import KINDS, Learning, new_id
 from bot.server import logging as log
+from bot.server.resources.status import denial_response, status_response
+from bot.server.signin.gate import Gate
 
 logger = log.get("learnings")
 MAX_BODY = 64 * 1024

@@ -289,7 +289,7 @@ class TimelineStore(Protocol):
 class AuditEntry:
     """One change an administrator made (or the server made on its own: an admin file reloaded):
     `actor` is the signed-in username, "break-glass token", or "server"; `ip` the client address
-    the server saw (None for the server's own); `action` one of bot.audit.ACTIONS; `target` what was
+    the server saw (None for the server's own); `action` one of bot.audit.log.ACTIONS; `target` what was
     changed (`oidcconnectors/okta`, a delivery id, the admin file's path); `account` the GitHub
     account it belongs to (None: instance-wide, seen only with an un-narrowed `audit:read`);
     `details` names only (the fields a connector change touched), never a secret value."""

@@ -1,4 +1,4 @@
-"""The audit log's decisions (bot/audit.py: the fields a change touched, the filters, who reads
+"""The audit log's decisions (bot/audit/log.py: the fields a change touched, the filters, who reads
 what) and its store on both backends (the `storage` fixture: SQLite, then PostgreSQL): entries
 come back newest first, filtered, paged, and pruned by age."""
 
@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.audit import ACTIONS, Audit, QueryError, actor_of, changed_fields, parse_query, visible_entries
+from bot.audit.log import ACTIONS, Audit, QueryError, actor_of, changed_fields, parse_query, visible_entries
 from bot.auth.access import EVERYTHING, Access, Role, grant_for
 from bot.auth.guard import BREAK_GLASS, Principal
 from bot.auth.sessions import Session

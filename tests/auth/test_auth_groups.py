@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from bot.auth.http import SIGNIN_STORE
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.directory_doubles import (
     CLIENT_ID,
     CLIENT_SECRET,

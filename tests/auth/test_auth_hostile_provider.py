@@ -12,7 +12,7 @@ from urllib.parse import quote
 import jwt
 import pytest
 
-from bot.auth.http import SIGNIN_STORE
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.oidc_support import (
     CLIENT_ID,
     CLIENT_SECRET,

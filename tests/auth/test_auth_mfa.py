@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 from contextlib import asynccontextmanager
 
-from bot.auth.http import SIGNIN_STORE
 from bot.auth.sealing import unseal
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.oidc_support import Browser, HostileProvider, connector_doc, put_connector, query_of, signin_server
 
 OIDC_PATH = "/apis/resources.service.dev/v3/oidcconnectors"

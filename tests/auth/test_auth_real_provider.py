@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import pytest
 
-from bot.auth.http import SIGNIN_STORE
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.oidc_support import (
     ADMIN_TOKEN,
     CLIENT_SECRET,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from tests.support.oidc_support import Browser, HostileProvider, connector_doc, put_connector, signin_server
-from tests.support.saml_support import SamlIdP, post_response, put_saml, require_xmlsec, start
+from tests.support.saml_support import post_response, put_saml, require_xmlsec, start
 
 KEY = "cd" * 32
 REDIRECTS = {"allowed_https_hostnames": ["*.example.com", "^cli\\.example\\.org|cli2\\.example\\.org$"]}
@@ -74,10 +74,10 @@ async def test_oidc_routes_refuse_what_a_browser_reads_as_another_site(tmp_path)
             await browser.close()
 
 
-async def test_saml_routes_refuse_what_a_browser_reads_as_another_site(tmp_path):
+async def test_saml_routes_refuse_what_a_browser_reads_as_another_site(tmp_path, saml_idp):
     require_xmlsec()
-    idp = SamlIdP()
-    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+    idp = saml_idp
+    async with signin_server(tmp_path, ADMIN_YAML) as server:
         mfa = {"enabled": True, "issuer": idp.entity_id, "sso": idp.url + "/sso", "cert": idp.pair.cert_pem}
         await put_saml(server, idp.connector("corp", server.url, mfa=mfa, client_redirect_settings=REDIRECTS), idp)
         browser = Browser()

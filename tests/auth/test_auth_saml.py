@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from bot.auth.http import SIGNIN_STORE
 from bot.auth.sealing import unseal
 from bot.auth.sessions import token_key
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.oidc_support import ADMIN_TOKEN, Browser, query_of, signin_server
 from tests.support.saml_support import (
     SAML_PATH,
@@ -21,7 +21,6 @@ from tests.support.saml_support import (
     post_response,
     put_saml,
     read_form,
-    require_xmlsec,
     start,
 )
 
@@ -33,14 +32,12 @@ access:
 """
 
 
-@pytest.fixture(autouse=True)
-def _xmlsec() -> None:
-    require_xmlsec()
+pytestmark = pytest.mark.usefixtures("xmlsec")
 
 
-async def test_a_browser_signs_in_through_saml(tmp_path):
-    idp = SamlIdP()
-    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+async def test_a_browser_signs_in_through_saml(tmp_path, saml_idp):
+    idp = saml_idp
+    async with signin_server(tmp_path, ADMIN_YAML) as server:
         await put_saml(server, idp.connector("corp", server.url), idp)
         browser = Browser()
         try:
@@ -102,9 +99,9 @@ async def test_redirect_binding_signs_with_sigalg_and_omits_what_is_unset(tmp_pa
     assert message.force_authn is None and message.subject is None
 
 
-async def test_the_terminal_signs_in_through_saml(tmp_path):
-    idp = SamlIdP()
-    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+async def test_the_terminal_signs_in_through_saml(tmp_path, saml_idp):
+    idp = saml_idp
+    async with signin_server(tmp_path, ADMIN_YAML) as server:
         await put_saml(server, idp.connector("corp", server.url), idp)
         key = bytes(range(32))
         client = f"http://localhost:9/callback?secret_key={key.hex()}"
@@ -131,9 +128,9 @@ async def test_the_terminal_signs_in_through_saml(tmp_path):
             assert answer.status == 400 and (await answer.json())["error"]["check"] == "redirect-url"
 
 
-async def test_connectors_list_saml_and_metadata_names_the_sp(tmp_path):
-    idp = SamlIdP()
-    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+async def test_connectors_list_saml_and_metadata_names_the_sp(tmp_path, saml_idp):
+    idp = saml_idp
+    async with signin_server(tmp_path, ADMIN_YAML) as server:
         await put_saml(server, idp.connector("corp", server.url), idp)
         async with server.http.get(server.url + "/v1/webapi/connectors") as answer:
             assert await answer.json() == [{"name": "corp", "kind": "saml", "display": "corp"}]
@@ -144,11 +141,11 @@ async def test_connectors_list_saml_and_metadata_names_the_sp(tmp_path):
     assert "HTTP-POST" in idp.sp_metadata
 
 
-async def test_reviewer_login_signs_in_through_the_only_saml_connector(tmp_path):
+async def test_reviewer_login_signs_in_through_the_only_saml_connector(tmp_path, saml_idp):
     from tests.auth.test_auth_terminal import run_cli
-    idp = SamlIdP()
+    idp = saml_idp
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
-    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+    async with signin_server(tmp_path, ADMIN_YAML) as server:
         await put_saml(server, idp.connector("corp", server.url), idp)
         process = await run_cli("login", "--server", server.url, "--no-browser", env=env)
         assert process.stdout is not None
@@ -168,9 +165,9 @@ async def test_reviewer_login_signs_in_through_the_only_saml_connector(tmp_path)
         assert "alice@example.com" in out.decode() and "admin" in out.decode()
 
 
-async def test_an_mfa_round_through_saml_needs_the_same_user(tmp_path):
-    idp = SamlIdP()
-    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+async def test_an_mfa_round_through_saml_needs_the_same_user(tmp_path, saml_idp):
+    idp = saml_idp
+    async with signin_server(tmp_path, ADMIN_YAML) as server:
         mfa = {"enabled": True, "issuer": idp.entity_id, "sso": idp.url + "/sso", "cert": idp.pair.cert_pem}
         await put_saml(server, idp.connector("corp", server.url, mfa=mfa), idp)
         browser = Browser()
@@ -207,9 +204,9 @@ MFA_ADMIN_YAML = ADMIN_YAML + """\
 """
 
 
-async def test_the_terminal_passes_an_mfa_round_and_a_stale_one_is_refused(tmp_path):
+async def test_the_terminal_passes_an_mfa_round_and_a_stale_one_is_refused(tmp_path, saml_idp):
     from tests.auth.test_auth_terminal import run_cli
-    idp = SamlIdP()
+    idp = saml_idp
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
 
     async def browse(process) -> None:
@@ -224,7 +221,7 @@ async def test_the_terminal_passes_an_mfa_round_and_a_stale_one_is_refused(tmp_p
         finally:
             await browser.close()
 
-    async with idp.serving(), signin_server(tmp_path, MFA_ADMIN_YAML) as server:
+    async with signin_server(tmp_path, MFA_ADMIN_YAML) as server:
         mfa = {"enabled": True, "issuer": idp.entity_id, "sso": idp.url + "/sso", "cert": idp.pair.cert_pem}
         doc = idp.connector("corp", server.url, mfa=mfa)
         await put_saml(server, doc, idp)
@@ -256,9 +253,9 @@ async def test_the_terminal_passes_an_mfa_round_and_a_stale_one_is_refused(tmp_p
         assert status == 403 and body["reason"] == "MFARequired"
 
 
-async def test_a_terminal_mfa_round_needs_its_session(tmp_path):
-    idp = SamlIdP()
-    async with idp.serving(), signin_server(tmp_path, MFA_ADMIN_YAML) as server:
+async def test_a_terminal_mfa_round_needs_its_session(tmp_path, saml_idp):
+    idp = saml_idp
+    async with signin_server(tmp_path, MFA_ADMIN_YAML) as server:
         await put_saml(server, idp.connector("corp", server.url), idp)
         client = f"http://localhost:9/callback?secret_key={bytes(32).hex()}"
         for path in ("/v1/webapi/saml/mfa/console", "/v1/webapi/oidc/mfa/console"):
@@ -306,9 +303,9 @@ async def test_single_logout_both_ways(tmp_path):
             await browser.close()
 
 
-async def test_the_idp_comes_from_its_descriptor_url(tmp_path):
-    idp = SamlIdP()
-    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+async def test_the_idp_comes_from_its_descriptor_url(tmp_path, saml_idp):
+    idp = saml_idp
+    async with signin_server(tmp_path, ADMIN_YAML) as server:
         doc = idp.connector("corp", server.url, entity_descriptor_url=idp.url + "/metadata")
         for field in ("issuer", "sso", "cert"):
             del doc["spec"][field]
@@ -348,11 +345,11 @@ async def test_a_hostile_descriptor_is_refused(tmp_path, document):
         assert idp.requests == []
 
 
-async def test_the_console_login_takes_a_matching_saml_user_to_the_idp_and_back(tmp_path):
+async def test_the_console_login_takes_a_matching_saml_user_to_the_idp_and_back(tmp_path, saml_idp):
     """Identifier-first in the console: a username that only a SAML connector's `user_matchers`
     match goes straight to that connector's sign-in, and the session lands on the console."""
-    idp = SamlIdP()
-    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+    idp = saml_idp
+    async with signin_server(tmp_path, ADMIN_YAML) as server:
         await put_saml(server, idp.connector("corp", server.url, user_matchers=["*@example.com"]), idp)
         browser = Browser()
         try:

@@ -16,15 +16,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from saml2.xmldsig import DIGEST_SHA1, DIGEST_SHA256, SIG_RSA_SHA1, SIG_RSA_SHA256
 
-from bot.auth.http import SIGNIN_STORE
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.auth.test_auth_saml import ADMIN_YAML
 from tests.support.oidc_support import Browser, signin_server
-from tests.support.saml_support import SamlIdP, make_pair, post_response, put_saml, read_form, require_xmlsec, start
+from tests.support.saml_support import SamlIdP, make_pair, post_response, put_saml, read_form, start
 
-
-@pytest.fixture(autouse=True)
-def _xmlsec() -> None:
-    require_xmlsec()
+pytestmark = pytest.mark.usefixtures("xmlsec")
 
 
 def _query(url: str) -> dict[str, str]:
@@ -99,9 +96,9 @@ async def test_a_sha1_signature_is_refused_naming_the_algorithm(tmp_path, shape,
     assert entry["ok"] is False and entry["check"] == "saml-algorithm" and algorithm in entry["message"]
 
 
-async def test_a_logout_request_signed_with_sha1_ends_nothing(tmp_path):
-    idp = SamlIdP()
-    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+async def test_a_logout_request_signed_with_sha1_ends_nothing(tmp_path, saml_idp):
+    idp = saml_idp
+    async with signin_server(tmp_path, ADMIN_YAML) as server:
         await put_saml(server, idp.connector("corp", server.url, single_logout_url=idp.url + "/slo"), idp)
         browser = Browser()
         try:
@@ -126,10 +123,10 @@ async def _mfa_round(browser: Browser, server) -> tuple[int, str, str]:
     return await browser.follow("POST", action, data=fields)
 
 
-async def test_an_mfa_round_needs_a_fresh_authn_instant(tmp_path):
+async def test_an_mfa_round_needs_a_fresh_authn_instant(tmp_path, saml_idp):
     """Hostile: the IdP ignores ForceAuthn and answers from a session of an hour ago."""
-    idp = SamlIdP()
-    async with idp.serving(), signin_server(tmp_path, ADMIN_YAML) as server:
+    idp = saml_idp
+    async with signin_server(tmp_path, ADMIN_YAML) as server:
         mfa = {"enabled": True, "issuer": idp.entity_id, "sso": idp.url + "/sso", "cert": idp.pair.cert_pem}
         await put_saml(server, idp.connector("corp", server.url, mfa=mfa), idp)
         browser = Browser()

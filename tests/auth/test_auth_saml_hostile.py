@@ -25,15 +25,11 @@ from tests.support.saml_support import (
     make_pair,
     post_response,
     put_saml,
-    require_xmlsec,
     resign,
     start,
 )
 
-
-@pytest.fixture(autouse=True)
-def _xmlsec() -> None:
-    require_xmlsec()
+pytestmark = pytest.mark.usefixtures("xmlsec")
 
 
 @dataclass

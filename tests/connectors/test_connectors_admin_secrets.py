@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from bot.auth.http import SIGNIN_STORE
 from bot.server.app import ADMIN
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.connectors_support import write_secret
 from tests.support.oidc_support import (
     ADMIN_TOKEN,

@@ -118,10 +118,10 @@ async def test_an_mfa_descriptor_url_is_fetched_too(tmp_path):
     assert "HTTP 404" in condition["message"]
 
 
-async def test_sign_in_uses_the_document_the_reconcile_kept(tmp_path):
+async def test_sign_in_uses_the_document_the_reconcile_kept(tmp_path, saml_idp):
     require_xmlsec()
-    idp = SamlIdP()
-    async with idp.serving(), signin_server(tmp_path) as server:
+    idp = saml_idp
+    async with signin_server(tmp_path) as server:
         doc = idp.connector("corp", server.url, entity_descriptor_url=idp.url + "/metadata")
         for field in ("issuer", "sso", "cert"):
             del doc["spec"][field]

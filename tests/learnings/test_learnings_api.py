@@ -11,9 +11,9 @@ import time
 
 import aiohttp
 
-from bot.auth.http import SIGNIN_STORE
 from bot.auth.sessions import Session, create_session
 from bot.commands.cli import main
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.console_support import console_server
 from tests.support.oidc_support import ADMIN_TOKEN, connector_doc, put_connector
 

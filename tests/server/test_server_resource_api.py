@@ -1,7 +1,8 @@
 """The connector resource API as `reviewer serve` serves it: the real app, its settings, its database.
 
-The API's own rules are tested in test_connectors_api.py on a bare app; here, that the server
-mounts it with the right token, secret store and SQLite file, and keeps resources across restarts.
+The API's own rules are tested in tests/server/resources/test_resources_api.py on a bare app; here,
+that the server mounts it with the right token, secret store and SQLite file, and keeps resources
+across restarts.
 """
 
 from __future__ import annotations

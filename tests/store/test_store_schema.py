@@ -72,7 +72,7 @@ BEFORE_SIX = {"schema_version", "deliveries", "installations", "connector_resour
               "delivery_timeline"}
 SEVEN = {"job_journal"}  # the jobs' journal (bot.pipeline.journal)
 NINE = {"sarif_uploads"}  # SARIF uploads waiting for their pull request (bot/store/uploads.py)
-TWELVE = {"audit_log"}  # the audit log (bot.audit)
+TWELVE = {"audit_log"}  # the audit log (bot.audit.log)
 # The versions of this release, in order.
 RELEASED = list(range(1, 13))
 POSTGRES_ONLY = {"installation_tokens", "github_holds", "procrastinate_jobs"}

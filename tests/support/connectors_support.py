@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from bot.connectors.api import setup_routes
+from bot.server.resources.api import setup_routes
 from bot.store import storage_for
 
 TOKEN = "test-admin-token"

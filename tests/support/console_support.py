@@ -13,11 +13,12 @@ import aiohttp
 from aiohttp import web
 
 from bot.auth.guard import BREAK_GLASS
-from bot.auth.http import SIGNIN_STORE
-from bot.auth.sessions import SESSION_COOKIE, Session, create_session
+from bot.auth.sessions import Session, create_session
 from bot.events.jobs import Handler
 from bot.server.app import make_app
 from bot.server.server_context import ServerContext
+from bot.server.signin.cookies import SESSION_COOKIE
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.oidc_support import ADMIN_TOKEN, connector_doc, put_connector
 from tests.support.server_support import Recorder, Server, pr_payload, running_server, settings_for
 

@@ -36,8 +36,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.audit import Audit
-from bot.auth.guard import Gate
+from bot.audit.log import Audit
 from bot.auth.store import AuthStore
 from bot.connectors.controller import Reconciler
 from bot.reviews.memory import ReviewMemory
@@ -53,6 +52,7 @@ from bot.server.console.repos import RepoPages
 from bot.server.console.reviews import ReviewPages
 from bot.server.console.sessions import SessionPages
 from bot.server.console.signins import SigninPages
+from bot.server.signin.gate import Gate
 from bot.store.model import ConnectorStore, DeliveryStore, TimelineStore
 
 

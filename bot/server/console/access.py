@@ -17,8 +17,9 @@ from aiohttp import web
 from aiohttp.web_request import FileField
 from multidict import MultiDictProxy
 
-from bot.auth.guard import SAFE_METHODS, Denial, Gate, Principal
+from bot.auth.guard import SAFE_METHODS, Denial, Principal
 from bot.server.console.render import page
+from bot.server.signin.gate import Gate
 
 CSRF_FIELD = "csrf"
 

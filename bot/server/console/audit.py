@@ -1,4 +1,4 @@
-"""`/console/audit`: the audit log (bot/audit.py), newest first, with the filters of `GET /v1/audit`
+"""`/console/audit`: the audit log (bot/audit/log.py), newest first, with the filters of `GET /v1/audit`
 (actor, action, since, until) and **Older entries** to page on. A viewer whose `audit:read` is
 narrowed to accounts sees the entries of those accounts only; a filter that cannot be used is
 shown as an error naming it (400), as the API names it."""
@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from bot.audit import ACTIONS, DEFAULT_LIMIT, PERMISSION, QueryError, parse_query, visible_entries
+from bot.audit.log import ACTIONS, DEFAULT_LIMIT, PERMISSION, QueryError, parse_query, visible_entries
 from bot.server.console.access import Refused, viewer
 from bot.server.console.context import Console
 from bot.server.console.render import page

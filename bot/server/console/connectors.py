@@ -22,10 +22,8 @@ from aiohttp import web
 from ruamel.yaml import YAML
 
 from bot.auth.connectors import is_ready
-from bot.auth.http import take_test_result
-from bot.connectors.admission import envelope_problem, redacted_cause, shape_issues
-from bot.connectors.api import applied_details
-from bot.connectors.api_http import cause_of, unreadable_yaml
+from bot.auth.outcomes import take_test_result
+from bot.connectors.admission import cause_of, envelope_problem, redacted_cause, shape_issues, unreadable_yaml
 from bot.connectors.kinds import KINDS, OIDC, SAML, ConnectorKind, by_kind, is_connector_name
 from bot.connectors.resource import (
     SOURCE,
@@ -42,6 +40,7 @@ from bot.server import logging as log
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.context import Console
 from bot.server.console.render import page, see_other
+from bot.server.resources.api import applied_details
 from bot.shapes.validate import to_diagnostics
 from bot.store.model import Conflict
 

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.audit import Audit
-from bot.auth.guard import Gate
+from bot.audit.log import Audit
 from bot.auth.store import AuthStore
 from bot.connectors.controller import Reconciler
 from bot.reviews.memory import ReviewMemory
 from bot.server.admin_reload import AdminConfigHolder
+from bot.server.signin.gate import Gate
 from bot.store.model import ConnectorStore, DeliveryStore, TimelineStore
 
 

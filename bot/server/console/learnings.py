@@ -19,8 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 from aiohttp import web
 
-from bot.audit import Audit
-from bot.auth.guard import Gate
+from bot.audit.log import Audit
 from bot.learnings.body import patched_learning
 from bot.learnings.book import LearningBook
 from bot.learnings.chart import Series, rate_chart
@@ -28,6 +27,7 @@ from bot.learnings.model import Learning
 from bot.learnings.tally import Record, count_states, most_dismissed, rates
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.render import page, see_other
+from bot.server.signin.gate import Gate
 
 READ, WRITE = "learnings:read", "learnings:write"
 WEEKS = 12

@@ -20,7 +20,7 @@ from urllib.parse import urlencode, urlsplit
 
 from aiohttp import web
 
-from bot.audit import BREAK_GLASS_ACTOR
+from bot.audit.log import BREAK_GLASS_ACTOR
 from bot.auth.connectors import display_of, is_ready, user_matches
 from bot.auth.guard import BREAK_GLASS
 from bot.auth.redirects import DEFAULT_RETURN, RedirectError, web_return_path

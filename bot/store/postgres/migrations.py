@@ -248,7 +248,7 @@ CREATE INDEX IF NOT EXISTS finding_outcomes_comment ON finding_outcomes (comment
 CREATE INDEX IF NOT EXISTS finding_outcomes_posted ON finding_outcomes (account, repository, posted_at)
 """
 
-# 12: the audit log (bot.audit, bot.store.postgres.audit), as on SQLite. (9 to 11 are other tables
+# 12: the audit log (bot.audit.log, bot.store.postgres.audit), as on SQLite. (9 to 11 are other tables
 # of the same release.)
 SCHEMA_12 = """
 CREATE TABLE IF NOT EXISTS audit_log (

@@ -203,7 +203,7 @@ CREATE INDEX IF NOT EXISTS finding_outcomes_comment ON finding_outcomes (comment
 CREATE INDEX IF NOT EXISTS finding_outcomes_posted ON finding_outcomes (account, repository, posted_at)
 """
 
-# 12: the audit log (bot.audit, bot.store.sqlite.audit): who changed what, when, from where; pruned
+# 12: the audit log (bot.audit.log, bot.store.sqlite.audit): who changed what, when, from where; pruned
 # by age like finished deliveries.
 AUDIT_LOG = """
 CREATE TABLE IF NOT EXISTS audit_log (

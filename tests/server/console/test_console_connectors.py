@@ -12,9 +12,9 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.auth.http import SIGNIN_STORE
 from bot.auth.sessions import token_key
 from bot.server.console.connectors import TEMPLATE_DIR, TEMPLATES
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.console_support import console_server, csrf_of, session_for
 from tests.support.oidc_support import ADMIN_TOKEN, CLIENT_SECRET
 

@@ -9,8 +9,9 @@ import time
 import aiohttp
 
 from bot.auth.guard import BREAK_GLASS
-from bot.auth.http import SIGNIN_STORE
-from bot.auth.sessions import SESSION_COOKIE, Session, create_session
+from bot.auth.sessions import Session, create_session
+from bot.server.signin.cookies import SESSION_COOKIE
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.console_support import console_server, csrf_of, failed_delivery, session_for
 from tests.support.oidc_support import ADMIN_TOKEN, connector_doc
 from tests.support.server_support import Recorder

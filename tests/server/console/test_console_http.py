@@ -12,11 +12,11 @@ import aiohttp
 from aiohttp import web
 
 from bot.auth.guard import BREAK_GLASS
-from bot.auth.http import SIGNIN_STORE
 from bot.events.jobs import ReviewResult
 from bot.server.app import STORAGE
 from bot.server.console.render import when
 from bot.server.console.timeline import read_attempts
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.console_support import (
     ACCESS_YAML,
     console_server,

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from bot.auth.http import SIGNIN_STORE
 from bot.auth.sessions import token_key
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.console_support import ACCESS_YAML, console_server, csrf_of, session_for
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
-from bot.auth.http import SIGNIN_STORE
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.console_support import console_server, session_for
 from tests.support.oidc_support import HostileProvider, connector_doc, put_connector
 

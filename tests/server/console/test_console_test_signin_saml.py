@@ -13,17 +13,15 @@ from urllib.parse import urlencode
 import aiohttp
 import pytest
 
-from bot.auth.http import SIGNIN_STORE
+from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.console_support import console_server, session_for
 from tests.support.oidc_support import Browser
-from tests.support.saml_support import SamlIdP, decode, encode, put_saml, read_form, require_xmlsec, resign, start
+from tests.support.saml_support import SamlIdP, decode, encode, put_saml, read_form, resign, start
 
 PAGE = "/console/connectors/samlconnectors/corp"
 
 
-@pytest.fixture(autouse=True)
-def _xmlsec() -> None:
-    require_xmlsec()
+pytestmark = pytest.mark.usefixtures("xmlsec")
 
 
 def saml_test_url(server, name: str = "corp", redirect: str = PAGE) -> str:
@@ -100,9 +98,9 @@ async def test_a_saml_test_sign_in_shows_attributes_and_roles_once_and_keeps_no_
             await writer.close()
 
 
-async def test_without_connectors_write_the_saml_test_is_refused(tmp_path, database_url):
-    idp = SamlIdP()
-    async with idp.serving(), console_server(tmp_path, database_url=database_url) as server:
+async def test_without_connectors_write_the_saml_test_is_refused(tmp_path, database_url, saml_idp):
+    idp = saml_idp
+    async with console_server(tmp_path, database_url=database_url) as server:
         await put_saml(server, idp.connector("corp", server.url), idp)
         auditor = await session_for(server, ["auditor", "watcher"])
         try:
@@ -119,9 +117,9 @@ async def test_without_connectors_write_the_saml_test_is_refused(tmp_path, datab
         assert idp.requests == []  # the IdP never heard of it
 
 
-async def test_a_replayed_test_assertion_is_refused_and_never_signs_in(tmp_path, database_url):
-    idp = SamlIdP()
-    async with idp.serving(), console_server(tmp_path, database_url=database_url) as server:
+async def test_a_replayed_test_assertion_is_refused_and_never_signs_in(tmp_path, database_url, saml_idp):
+    idp = saml_idp
+    async with console_server(tmp_path, database_url=database_url) as server:
         await put_saml(server, idp.connector("corp", server.url), idp)
         writer = await session_for(server, ["writer"])
         browser = Browser()
@@ -145,9 +143,9 @@ async def test_a_replayed_test_assertion_is_refused_and_never_signs_in(tmp_path,
         assert checks == ["saml-replay", "saml-in-response-to"]
 
 
-async def test_an_unknown_or_foreign_result_id_shows_nothing(tmp_path, database_url):
-    idp = SamlIdP()
-    async with idp.serving(), console_server(tmp_path, database_url=database_url) as server:
+async def test_an_unknown_or_foreign_result_id_shows_nothing(tmp_path, database_url, saml_idp):
+    idp = saml_idp
+    async with console_server(tmp_path, database_url=database_url) as server:
         await put_saml(server, idp.connector("corp", server.url), idp)
         writer = await session_for(server, ["writer"])
         try:

@@ -1,14 +1,15 @@
-"""The HTTP edges of the resource API: Kubernetes `Status` answers, body decoding, label selectors."""
+"""The HTTP edges of the resource API: Kubernetes `Status` answers (also for the gate's refusals),
+body decoding. Label selectors are bot/connectors/selectors.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
 
+from bot.auth.guard import Denial
+from bot.connectors.admission import cause_of, unreadable_yaml
 from bot.documents.bounded_read import read_at_most
-from bot.documents.diagnostics import Diagnostic
 from bot.documents.jsonbody import JsonBodyError, parse_json
 from bot.documents.yamldoc import MAX_BYTES, load_yaml
 
@@ -43,10 +44,6 @@ class InvalidBody(Exception):
     def __init__(self, causes: list[dict]) -> None:
         super().__init__("; ".join(c["message"] for c in causes))
         self.causes = causes
-
-
-# YAML problems that mean the body is not YAML at all (400); every other is a bound or a key (422).
-_UNDECODABLE = ("yaml-syntax", "multiple-documents")
 
 
 async def read_body(request: web.Request) -> dict:
@@ -93,57 +90,10 @@ def _decode_yaml(raw: bytes) -> Any:
     return doc.value if doc is not None else None
 
 
-def unreadable_yaml(doc: Any, problems: list[Diagnostic]) -> str | None:
-    """Why a YAML body cannot be read at all (a 400), or None: the words the console's "Apply"
-    gives too (bot/server/console/connectors.py)."""
-    undecodable = [p for p in problems if p.code in _UNDECODABLE or (p.code == "too-large" and not p.pointer)]
-    if not undecodable and not (doc is None and not problems):
-        return None
-    first = undecodable[0] if undecodable else None
-    where = f" (line {first.line}, column {first.column})" if first else ""
-    return f"the body is not valid YAML{where}: {first.message if first else 'empty'}"
-
-
-def cause_of(problem: Diagnostic) -> dict:
-    """A YAML problem as a 422's cause (the console's "Apply" lists the same words)."""
-    return {"field": problem.pointer, "reason": problem.code,
-            "message": f"{problem.message} (line {problem.line}, column {problem.column})"}
-
-
-@dataclass(frozen=True)
-class Requirement:
-    key: str
-    op: str  # "=", "!=", "exists", "!exists"
-    value: str = ""
-
-    def matches(self, labels: dict) -> bool:
-        if self.op == "exists":
-            return self.key in labels
-        if self.op == "!exists":
-            return self.key not in labels
-        equal = labels.get(self.key) == self.value
-        return equal if self.op == "=" else not equal
-
-
-def parse_selector(text: str) -> list[Requirement] | str:
-    """Kubernetes' equality-based selectors: `a=b`, `a==b`, `a!=b`, `a`, `!a`, comma-separated."""
-    found = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        if "!=" in part:
-            key, value = part.split("!=", 1)
-            op = "!="
-        elif "=" in part:
-            key, value = part.split("==", 1) if "==" in part else part.split("=", 1)
-            op = "="
-        elif part.startswith("!"):
-            key, value, op = part[1:], "", "!exists"
-        else:
-            key, value, op = part, "", "exists"
-        key, value = key.strip(), value.strip()
-        if not key or any(c in key + value for c in " =!()"):
-            return f"cannot parse the label selector requirement {part!r}; use `key=value`, `key!=value`, " \
-                   "`key` or `!key`, comma-separated"
-        found.append(Requirement(key, op, value))
-    return found
+def denial_response(denial: Denial) -> web.Response:
+    """401 (with the challenge) or 403 `Status` (`Forbidden`, `MFARequired`)."""
+    if denial.status == 401:
+        response = status_response(401, "Unauthorized")
+        response.headers["WWW-Authenticate"] = "Bearer"
+        return response
+    return status_response(403, denial.message, reason=denial.reason)

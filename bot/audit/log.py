@@ -202,7 +202,7 @@ class Audit:
 
         (`AUDIT` is bot.server.audit_api's app key; the console's pages have `console.audit`.)"""
         if action not in ACTIONS:
-            raise ValueError(f"{action!r} is not an audit action (bot/audit.py ACTIONS)")
+            raise ValueError(f"{action!r} is not an audit action (bot/audit/log.py ACTIONS)")
         name = actor if isinstance(actor, str) else actor_of(actor)
         entry = AuditEntry(at=self.clock(), actor=name, ip=ip, action=action, target=target, account=account,
                            details=dict(details or {}))

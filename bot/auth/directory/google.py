@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlencode, urlsplit
 import aiohttp
 import jwt
 
-from bot.auth.directory_http import access_token, request_json
+from bot.auth.directory.http import access_token, request_json
 from bot.auth.errors import SignInError
 from bot.connectors.field_checks import ConnectorSecrets, resolve_secret
 

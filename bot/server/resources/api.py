@@ -22,17 +22,19 @@ from datetime import UTC, datetime
 
 from aiohttp import web
 
-from bot.audit import Audit, changed_fields
-from bot.auth.guard import Denial, Gate, Principal
+from bot.audit.log import Audit, changed_fields
+from bot.auth.guard import Denial, Principal
 from bot.connectors.admission import envelope_problem, redacted_cause, shape_issues
-from bot.connectors.api_http import BodyError, InvalidBody, parse_selector, read_body, status_response
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
 from bot.connectors.controller import Reconciler
 from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.connectors.field_checks import ConnectorSecrets
 from bot.connectors.kinds import GROUP, KINDS, ConnectorKind, is_connector_name
 from bot.connectors.resource import client_part, next_object, redact, restore_redacted
+from bot.connectors.selectors import parse_selector
 from bot.secrets.references import SecretStore
+from bot.server.resources.status import BodyError, InvalidBody, denial_response, read_body, status_response
+from bot.server.signin.gate import Gate
 from bot.store.model import Conflict, ConnectorStore
 
 log = logging.getLogger("reviewer.connectors")
@@ -57,7 +59,7 @@ def setup_routes(app: web.Application, store: ConnectorStore, *, admin_token: st
     `reconciler` is what a PUT is checked against (the server's, shared with sign-in and its
     background rounds); without one, the routes make their own from `secrets_dir` and
     `descriptors` (SAML metadata; without one, their own too). `audit` records each connector
-    applied or deleted (bot/audit.py), with the names of the fields a change touched."""
+    applied or deleted (bot/audit/log.py), with the names of the fields a change touched."""
     gate = gate or Gate(admin_token=admin_token)
     if reconciler is None:
         if descriptors is None:
@@ -207,15 +209,6 @@ def applied_details(kind: ConnectorKind, previous: dict | None, stored: dict, cr
     old = written(previous) if previous is not None else None
     return {"created": created, "fields": changed_fields(old, written(stored)),
             "generation": stored["metadata"].get("generation")}
-
-
-def denial_response(denial: Denial) -> web.Response:
-    """401 (with the challenge) or 403 `Status` (`Forbidden`, `MFARequired`)."""
-    if denial.status == 401:
-        response = status_response(401, "Unauthorized")
-        response.headers["WWW-Authenticate"] = "Bearer"
-        return response
-    return status_response(403, denial.message, reason=denial.reason)
 
 
 def _envelope_refusal(kind: ConnectorKind, name: str, body: dict) -> web.Response | None:

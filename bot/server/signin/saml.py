@@ -7,7 +7,7 @@
     GET  /v1/webapi/saml/mfa/web?connector_id=N&redirect_url=P an MFA round for the signed-in browser
     GET  /v1/webapi/saml/test/web?connector_id=N&redirect_url=P a test sign-in (connectors:write): no session kept
     POST /v1/webapi/saml/mfa/console                           the terminal's MFA round
-    GET|POST /v1/webapi/saml/slo/{name}                        single logout (bot/auth/saml_logout.py)
+    GET|POST /v1/webapi/saml/slo/{name}                        single logout (bot/server/signin/saml_logout.py)
 
 The pending request is keyed by the AuthnRequest's ID, the `InResponseTo` of its answer, and taken
 once. The browser is not bound by a cookie here as OIDC's is: the IdP's answer is a cross-site POST,
@@ -28,34 +28,34 @@ import base64
 import hashlib
 import html
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from bot.auth import saml
-from bot.auth.callback import _denied, _to_client, mfa_done
-from bot.auth.connectors import secret_of
+from bot.auth.connectors import connector_doc, secret_of
+from bot.auth.directory.groups import with_saml_groups
 from bot.auth.errors import SignInError
-from bot.auth.groups import with_saml_groups
 from bot.auth.guard import Denial
-from bot.auth.pages import SECURITY_HEADERS, redirect, refusal_page
+from bot.auth.outcomes import no_role_refusal
 from bot.auth.redirects import RedirectError, web_return_path
 from bot.auth.roles import RoleResult, map_roles
-from bot.auth.saml_descriptor import DescriptorCache
-from bot.auth.saml_logout import LogoutRoutes
-from bot.auth.saml_settings import SamlSettings, saml_mfa_settings, saml_settings
+from bot.auth.saml import protocol as saml
+from bot.auth.saml.descriptor import DescriptorCache
+from bot.auth.saml.settings import SamlSettings, saml_mfa_settings, saml_settings
 from bot.auth.sessions import Session, create_session, find_session, mfa_session, token_key
-from bot.connectors.kinds import NAME_RULE, SAML, is_connector_name
-
-if TYPE_CHECKING:
-    from bot.auth.http import SignInRoutes
+from bot.auth.signin_log import record_signin
+from bot.connectors.kinds import SAML
+from bot.server.signin import terminal
+from bot.server.signin.answers import mfa_done, test_answer, to_client
+from bot.server.signin.context import SignInContext
+from bot.server.signin.pages import SECURITY_HEADERS, redirect, refusal_page
+from bot.server.signin.saml_logout import LogoutRoutes
 
 IDP_INITIATED_RETURN = "/console/"
 
 
-def add_saml_routes(app: web.Application, routes: SignInRoutes) -> None:
-    flows = SamlRoutes(routes)
+def add_saml_routes(app: web.Application, flows: SamlRoutes) -> None:
     app.router.add_get("/v1/webapi/saml/sso", flows.sso)
     app.router.add_post("/v1/webapi/saml/acs", flows.acs)
     app.router.add_post("/v1/webapi/saml/acs/{name}", flows.acs)
@@ -68,35 +68,29 @@ def add_saml_routes(app: web.Application, routes: SignInRoutes) -> None:
     app.router.add_route("POST", "/v1/webapi/saml/slo/{name}", flows.logout.slo)
 
 
+async def saml_doc(context: SignInContext, name: Any) -> dict[str, Any]:
+    """The SAML connector a sign-in names (refused by name when there is none)."""
+    return await connector_doc(context.connector_store, SAML.kind, "SAML", name)
+
+
 def _pending_key(request_id: str) -> str:
     return "saml:" + request_id
 
 
 class SamlRoutes:
-    def __init__(self, routes: SignInRoutes) -> None:
-        self.routes = routes
-        self.logout = LogoutRoutes(self)
-        self.descriptors = DescriptorCache(routes.descriptors)  # shared with the resource API's reconcile
-        routes.saml_logout = self.logout.start  # POST /v1/webapi/logout asks it for the IdP's logout URL
-
-    async def doc(self, name: Any) -> dict[str, Any]:
-        if not isinstance(name, str) or not name:
-            raise SignInError("connector", "connector_id is required: the name of a SAML connector", status=400)
-        if not is_connector_name(name):
-            raise SignInError("connector", f"connector_id must be {NAME_RULE}", status=400)
-        doc = await self.routes.connector_store.get(SAML.kind, name)
-        if doc is None:
-            raise SignInError("connector", f"there is no SAML connector named `{name[:100]}`", status=404)
-        return doc
+    def __init__(self, context: SignInContext) -> None:
+        self.context = context
+        self.descriptors = DescriptorCache(context.descriptors)  # shared with the resource API's reconcile
+        self.logout = LogoutRoutes(context, self.settings)  # POST /v1/webapi/logout asks it for the IdP's URL
 
     async def settings(self, name: Any, *, mfa: bool = False) -> SamlSettings:
-        doc = await self.doc(name)
+        doc = await saml_doc(self.context, name)
         doc = {**doc, "spec": await self.descriptors.fill(doc.get("spec") or {})}
-        return saml_mfa_settings(doc, self.routes.secrets) if mfa else saml_settings(doc, self.routes.secrets)
+        return saml_mfa_settings(doc, self.context.secrets) if mfa else saml_settings(doc, self.context.secrets)
 
     async def _start(self, settings: SamlSettings, pending: dict[str, Any], subject: str | None = None) -> saml.Started:
         started = await asyncio.to_thread(saml.begin, settings, "", subject)
-        await self.routes.store.put_pending(_pending_key(started.request_id),
+        await self.context.store.put_pending(_pending_key(started.request_id),
                                             {"connector": settings.name, **pending},
                                             time.time() + saml.REQUEST_SECONDS)
         return started
@@ -115,14 +109,14 @@ class SamlRoutes:
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
-            await self.routes.callback.record(str(name or "")[:253], None, exc, None, flow=flow, kind="saml")
+            await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow=flow, kind="saml")
             return refusal_page(exc.status, exc.check, exc.message)
         return _send(started)
 
     async def mfa_web(self, request: web.Request) -> web.Response:
         name = request.query.get("connector_id")
-        token = request.cookies.get(self.routes.cookies.session, "")
-        session = await find_session(self.routes.store, token) if token else None
+        token = request.cookies.get(self.context.cookies.session, "")
+        session = await find_session(self.context.store, token) if token else None
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
             session = mfa_session(session, name, "sign in first")
@@ -133,15 +127,15 @@ class SamlRoutes:
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
-            await self.routes.callback.record(str(name or "")[:253], session.username if session else None, exc,
-                                              None, flow="mfa", kind="saml")
+            await record_signin(self.context.store, str(name or "")[:253], session.username if session else None,
+                                exc, None, flow="mfa", kind="saml")
             return refusal_page(exc.status, exc.check, exc.message)
         return _send(started)
 
     async def test_web(self, request: web.Request) -> web.Response:
         """The console's "test sign-in": the AuthnRequest of a sign-in, pending as flow "test"; the
         attributes and roles come back to `redirect_url` under `?test=ID`, and no session is made."""
-        allowed = await self.routes.gate.check(request, "connectors:write")
+        allowed = await self.context.gate.check(request, "connectors:write")
         if isinstance(allowed, Denial):
             return refusal_page(allowed.status, "permission", allowed.message)
         return await self._start_in_browser(request, "test")
@@ -151,7 +145,8 @@ class SamlRoutes:
         as `redirect_url`; the sealed answer carries `mfaVerifiedAt`."""
         async def start(settings: SamlSettings, pending: dict[str, Any]) -> str:
             return (await self._start(settings, pending, subject=pending["username"])).url
-        return await self.routes.mfa_console(request, lambda name: self.settings(name, mfa=True), start)
+        return await terminal.mfa_console(self.context.store, request, lambda name: self.settings(name, mfa=True),
+                                          start)
 
     async def login_console(self, request: web.Request) -> web.Response:
         async def start(settings: SamlSettings, pending: dict[str, Any]) -> str:
@@ -159,7 +154,7 @@ class SamlRoutes:
                 raise SignInError("binding", "terminal sign-in needs the HTTP-Redirect binding (a URL to open); "
                                              "this connector prefers http-post", status=400)
             return (await self._start(settings, pending)).url
-        return await self.routes.console_login(request, self.settings, start)
+        return await terminal.console_login(request, self.settings, start)
 
     async def metadata(self, request: web.Request) -> web.Response:
         try:
@@ -183,10 +178,10 @@ class SamlRoutes:
         except SignInError as error:
             flow = pending["flow"] if pending else "web"
             connector = (pending or {}).get("connector") or path_name or ""
-            await self.routes.callback.record(connector, error.username, error, error.claim_names, flow=flow,
-                                              kind="saml")
+            await record_signin(self.context.store, connector, error.username, error, error.claim_names, flow=flow,
+                                kind="saml")
             if pending and "client_url" in pending:
-                return _to_client(pending, {"error": {"check": error.check, "message": error.message}})
+                return to_client(pending, {"error": {"check": error.check, "message": error.message}})
             return refusal_page(error.status, error.check, error.message, claim_names=error.claim_names,
                                 hint=error.hint)
 
@@ -200,7 +195,7 @@ class SamlRoutes:
                 raise SignInError("idp-initiated", f"connector `{path_name}` does not accept IdP-initiated sign-in "
                                                    "(allow_idp_initiated is not true): start at the login page")
             return {"flow": "web", "return_to": IDP_INITIATED_RETURN, "connector": path_name}
-        pending = await self.routes.store.take_pending(_pending_key(request_id))
+        pending = await self.context.store.take_pending(_pending_key(request_id))
         if pending is None:
             raise SignInError("saml-in-response-to", "InResponseTo names no pending request: unknown, already used "
                                                      "or older than 10 minutes; start the sign-in again")
@@ -214,59 +209,58 @@ class SamlRoutes:
         identity = await asyncio.to_thread(saml.verify, settings, xml, request_id)
         names = sorted(identity.attributes)
         replay_key = f"saml-assertion:{settings.name}:{identity.assertion_id}"
-        if not await self.routes.store.use_once(replay_key, identity.assertion_expires + saml.SKEW_SECONDS):
+        if not await self.context.store.use_once(replay_key, identity.assertion_expires + saml.SKEW_SECONDS):
             raise SignInError("saml-replay", "this assertion was already used to sign in; start the sign-in again",
                               username=identity.username, claim_names=names)
         if pending["flow"] == "mfa":
             return await self._complete_mfa(settings, identity.username, names, pending)
         attributes = await self._groups(settings.name, identity.attributes, identity.username)
         mapped = map_roles(settings.attributes_to_roles, attributes)
-        defined = [r for r in mapped.roles if r in self.routes.gate.access().roles]
+        defined = [r for r in mapped.roles if r in self.context.gate.access().roles]
         if pending["flow"] == "test":  # only a pending request of ours is a test: never an IdP-initiated one
-            return await self.routes.callback.test_result(pending, identity.username, attributes, sorted(attributes),
-                                                          mapped, defined, kind="saml")
+            return await test_answer(self.context.store, pending, identity.username, attributes,
+                                     sorted(attributes), mapped, defined, kind="saml")
         return await self._sign_in(settings, identity.username, sorted(attributes), mapped, defined, pending,
                                    identity.session_index)
 
     async def _groups(self, name: str, attributes: dict[str, list[str]], username: str) -> dict[str, list[str]]:
         """Groups from Graph when the assertion carries `groups.link` (directory_id_groups_provider)."""
-        doc = await self.doc(name)
+        doc = await saml_doc(self.context, name)
         spec = doc.get("spec") or {}
         oauth = (spec.get("credentials") or {}).get("oauth") or {}
-        assert self.routes.provider is not None
         try:
-            secret = secret_of(doc, "/spec/credentials/oauth/client_secret", self.routes.secrets,
+            secret = secret_of(doc, "/spec/credentials/oauth/client_secret", self.context.secrets,
                                "credentials.oauth client secret")
-            return await with_saml_groups(self.routes.provider.http, spec, oauth.get("client_id"), secret, attributes,
-                                          self.routes.directory_url)
+            return await with_saml_groups(self.context.provider.http, spec, oauth.get("client_id"), secret,
+                                          attributes, self.context.directory_url)
         except SignInError as error:
             error.username, error.claim_names = username, sorted(attributes)
             raise
 
     async def _sign_in(self, settings: SamlSettings, username: str, names: list[str], mapped: RoleResult,
                        defined: list[str], pending: dict[str, Any], session_index: str | None) -> web.StreamResponse:
-        routes = self.routes
+        context = self.context
         if not defined:
-            raise _denied(username, names, mapped.roles, mapped.warnings,
-                          [m.claim for m in settings.attributes_to_roles])
+            raise no_role_refusal(username, names, mapped.roles, mapped.warnings,
+                                  [m.claim for m in settings.attributes_to_roles])
         now = time.time()
-        session = Session(username, settings.name, defined, now, now + routes.session_ttl)
-        token = await create_session(routes.store, session)
-        await routes.store.put_sso_index(token_key(token), settings.name, username,
-                                         {"connector": settings.name, "name_id": username,
-                                          "session_index": session_index}, session.expires)
-        await routes.callback.record(settings.name, username, None, names, flow=pending["flow"], roles=defined,
-                                     warnings=mapped.warnings, kind="saml")
+        session = Session(username, settings.name, defined, now, now + context.session_ttl)
+        token = await create_session(context.store, session)
+        await context.store.put_sso_index(token_key(token), settings.name, username,
+                                          {"connector": settings.name, "name_id": username,
+                                           "session_index": session_index}, session.expires)
+        await record_signin(context.store, settings.name, username, None, names, flow=pending["flow"], roles=defined,
+                            warnings=mapped.warnings, kind="saml")
         if pending["flow"] == "console":
-            return _to_client(pending, {"token": token, "username": username, "roles": defined,
-                                        "expires": session.expires_rfc3339()})
+            return to_client(pending, {"token": token, "username": username, "roles": defined,
+                                       "expires": session.expires_rfc3339()})
         response = redirect(pending["return_to"])
-        routes.cookies.set(response, routes.cookies.session, token, routes.session_ttl)
+        context.cookies.set(response, context.cookies.session, token, context.session_ttl)
         return response
 
     async def _complete_mfa(self, settings: SamlSettings, username: str, names: list[str],
                             pending: dict[str, Any]) -> web.StreamResponse:
-        store = self.routes.store
+        store = self.context.store
         if username != pending["username"]:
             raise SignInError("mfa-user", "the MFA check came back as another user than the one signed in; sign in "
                                           "at the identity provider as that user", username=username, claim_names=names)
@@ -275,8 +269,8 @@ class SamlRoutes:
             raise SignInError("session", "the session ended during the MFA check: sign in again", status=401)
         record["mfa_verified_at"] = time.time()
         await store.put_session(pending["session"], record, record["expires"])
-        await self.routes.callback.record(settings.name, username, None, names, flow="mfa", roles=record["roles"],
-                                          kind="saml")
+        await record_signin(store, settings.name, username, None, names, flow="mfa", roles=record["roles"],
+                            kind="saml")
         return mfa_done(pending, username, record["mfa_verified_at"])
 
 

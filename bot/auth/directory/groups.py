@@ -17,7 +17,7 @@ from urllib.parse import quote, urlsplit
 
 import aiohttp
 
-from bot.auth.directory_http import access_token, request_json
+from bot.auth.directory.http import access_token, request_json
 from bot.auth.errors import SignInError
 from bot.auth.redirects import origin_of
 

@@ -32,8 +32,8 @@ from saml2.metadata import create_metadata_string
 from saml2.saml import NAMEID_FORMAT_UNSPECIFIED, NameID, Subject
 
 from bot.auth.errors import SignInError
-from bot.auth.saml_algorithms import DIGEST, SIGN, check_signature
-from bot.auth.saml_settings import HTTP_POST, KeyPair, SamlSettings
+from bot.auth.saml.algorithms import DIGEST, SIGN, check_signature
+from bot.auth.saml.settings import HTTP_POST, KeyPair, SamlSettings
 
 SKEW_SECONDS = 120
 REQUEST_SECONDS = 600  # a pending AuthnRequest lives 10 minutes, as an OIDC state does

@@ -21,8 +21,8 @@ import aiohttp
 
 from bot.auth.connectors import OidcSettings
 from bot.auth.errors import SignInError
-from bot.auth.oidc_provider import MAX_DOCUMENT, ProviderCache, allowed_endpoint
-from bot.auth.oidc_token import Expected, UnknownKey, verify_id_token
+from bot.auth.oidc.provider import MAX_DOCUMENT, ProviderCache, allowed_endpoint
+from bot.auth.oidc.token import Expected, UnknownKey, verify_id_token
 from bot.auth.redirects import choose_redirect_url
 from bot.auth.service_keys import sign_request_object
 from bot.documents.bounded_read import read_at_most

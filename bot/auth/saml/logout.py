@@ -1,4 +1,5 @@
-"""SAML single logout (`single_logout_url`), HTTP-Redirect binding, through pysaml2:
+"""SAML single logout (`single_logout_url`), HTTP-Redirect binding, through pysaml2 (the endpoint
+is bot/server/signin/saml_logout.py):
 
 - logging out of a SAML session sends the browser to the IdP with a signed LogoutRequest
   (its NameID and SessionIndex kept at sign-in), and the IdP's LogoutResponse comes back to
@@ -9,29 +10,21 @@
 
 A message is read only when its redirect signature (`SigAlg`/`Signature`) verifies with the IdP's
 certificate: an unsigned LogoutRequest could otherwise sign anyone out. `SigAlg` must be SHA-256 or
-stronger (bot/auth/saml_algorithms.py); ours are RSA-SHA256.
+stronger (bot/auth/saml/algorithms.py); ours are RSA-SHA256.
 """
 
 from __future__ import annotations
 
-import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from aiohttp import web
 from saml2 import BINDING_HTTP_REDIRECT
 from saml2.saml import NAMEID_FORMAT_UNSPECIFIED, NameID
 from saml2.sigver import verify_redirect_signature
 
-from bot.auth import saml
 from bot.auth.errors import SignInError
-from bot.auth.pages import redirect, refusal_page
-from bot.auth.saml_algorithms import check_sigalg
-from bot.auth.saml_settings import SamlSettings, pem_body, saml_settings
-
-if TYPE_CHECKING:
-    from bot.auth.saml_http import SamlRoutes
-
-SIGNED_OUT = "/console/"
+from bot.auth.saml import protocol as saml
+from bot.auth.saml.algorithms import check_sigalg
+from bot.auth.saml.settings import SamlSettings, pem_body
 
 
 def logout_request_url(settings: SamlSettings, name_id: str, session_index: str | None) -> tuple[str, str]:
@@ -93,48 +86,3 @@ def read_logout_response(settings: SamlSettings, query: dict[str, str]) -> str |
     if parsed is None:
         raise SignInError("slo-response", "the LogoutResponse cannot be read")
     return parsed.response.in_response_to
-
-
-class LogoutRoutes:
-    def __init__(self, flows: SamlRoutes) -> None:
-        self.flows = flows
-
-    async def start(self, session_key: str) -> str | None:
-        """The IdP logout URL for a SAML session of a connector with `single_logout_url`, else None."""
-        store = self.flows.routes.store
-        index = await store.get_sso_index(session_key)
-        if index is None:
-            return None
-        settings = saml_settings(await self.flows.doc(index["connector"]), self.flows.routes.secrets)
-        if not settings.single_logout_url or settings.signing is None:
-            return None
-        request_id, url = logout_request_url(settings, index["name_id"], index.get("session_index"))
-        await store.put_pending("saml-logout:" + request_id, {"connector": settings.name},
-                                time.time() + saml.REQUEST_SECONDS)
-        return url
-
-    async def slo(self, request: web.Request) -> web.Response:
-        name = request.match_info["name"]
-        query = dict(request.query) if request.method == "GET" else {k: str(v) for k, v in
-                                                                      (await request.post()).items()}
-        try:
-            settings = await self.flows.settings(name)
-            if "SAMLRequest" in query:
-                return await self._idp_initiated(settings, query)
-            if "SAMLResponse" in query:
-                in_response_to = read_logout_response(settings, query)
-                pending = await self.flows.routes.store.take_pending("saml-logout:" + str(in_response_to))
-                if pending is None or pending["connector"] != name:
-                    raise SignInError("slo-response", "the LogoutResponse answers no pending logout of this "
-                                                      "connector")
-                return redirect(SIGNED_OUT)
-            raise SignInError("slo-request", "send a SAMLRequest or a SAMLResponse", status=400)
-        except SignInError as exc:
-            return refusal_page(exc.status, exc.check, exc.message)
-
-    async def _idp_initiated(self, settings: SamlSettings, query: dict[str, str]) -> web.Response:
-        message = read_logout_request(settings, query)
-        store = self.flows.routes.store
-        for key, _ in await store.take_sso_sessions(settings.name, message.name_id.text.strip()):
-            await store.delete_session(key)  # every session of that user here: the IdP ended theirs
-        return redirect(logout_response_url(settings, message))
