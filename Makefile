@@ -2,6 +2,10 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# pytest-xdist's workers for the ordinary tests: one a core (`nproc`), two at the least.
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -lt 2 ] && n=2; echo $$n)
+# The ordinary tests on JOBS workers, a test file to a worker (its fixtures and doubles stay on one).
+PARALLEL := -m "not slow" -n $(JOBS) --dist loadfile
 
 .PHONY: install run test test-fast fuzz bench eval clean
 
@@ -16,11 +20,18 @@ install: $(VENV)/.installed
 run: install
 	$(PY) -m tests.support.demo
 
+# The ordinary tests in parallel, then the slow process tests (marked `slow`: `reviewer serve`
+# processes, PostgreSQL clusters stopped and started, a browser, the wheel) alone, one at a time:
+# their waits are bounded, and other workers' load would eat into them. Both parts always run;
+# the target fails if either does.
 test: install
 	$(PY) -m ruff check bot tests bench scripts
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest
+	status=0; \
+	$(PY) -m pytest $(PARALLEL) || status=1; \
+	$(PY) -m pytest -m slow || status=1; \
+	exit $$status
 
 # The same checks without the slow process tests (marked `slow`: a server process, a PostgreSQL
 # restart, a browser, the wheel): for the edit-test loop. `make test` still runs everything.
@@ -28,7 +39,7 @@ test-fast: install
 	$(PY) -m ruff check bot tests bench scripts
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest $(PARALLEL)
 
 # The fuzz layer (tests marked `fuzz`) with a large random budget instead of `make test`'s small
 # fixed one; failures are kept in .hypothesis/ and replayed first. FUZZ_EXAMPLES=N sets the budget.

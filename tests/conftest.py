@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import types
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bot.store import redact_url, storage_for
 from bot.store.model import Storage
-from tests.support import postgres_support
+from tests.support import browser_support, postgres_support, process_support, scale_support
+from tests.support.app_support import registered_app, started_github
 from tests.support.chat_double import ChatDouble
 from tests.support.github_double import App, GitHubDouble
 from tests.support.review_support import API_KEY, KEY_VAR
@@ -31,23 +33,16 @@ def app_private_key() -> str:
 
 
 @pytest.fixture
-async def github():
+async def github() -> AsyncIterator[GitHubDouble]:
     """The GitHub double, started on 127.0.0.1; the test fails if the app broke GitHub's REST description."""
-    double = GitHubDouble()
-    await double.start()
-    try:
+    async with started_github() as double:
         yield double
-    finally:
-        await double.close()
-    assert double.violations == [], "requests that GitHub's REST description refuses:\n" + "\n".join(double.violations)
 
 
 @pytest.fixture
 def github_app(github: GitHubDouble, app_private_key: str) -> App:
     """The app, registered with the double under the public half of `app_private_key`."""
-    key = serialization.load_pem_private_key(app_private_key.encode(), password=None)
-    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-    return github.add_app(public.decode())
+    return registered_app(github, app_private_key)
 
 
 @pytest.fixture(scope="session")
@@ -154,8 +149,37 @@ async def saml_idp() -> AsyncIterator[SamlIdP]:
         yield idp
 
 
+# What makes a test a process test (marked `slow`): it drives Chromium, or starts the app's
+# processes through the helpers of tests/support (`make test` runs these alone, after the rest).
+PROCESS_HELPERS = (browser_support.chromium, scale_support.Proc, scale_support.web, scale_support.worker,
+                   process_support.start)
+
+
+def _calls_a_process_helper(function: object) -> bool:
+    """Whether the test's code, or a function of its own module it calls, names a PROCESS_HELPERS one."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return False
+    scope = getattr(function, "__globals__", {})
+    todo, seen = [code], set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        todo += [const for const in current.co_consts if isinstance(const, types.CodeType)]  # lambdas, inner defs
+        for name in current.co_names:
+            value = scope.get(name)
+            if any(value is helper for helper in PROCESS_HELPERS):
+                return True
+            if isinstance(value, types.FunctionType) and value.__module__ == scope.get("__name__"):
+                todo.append(value.__code__)
+    return False
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that stops and starts a PostgreSQL cluster of its own (`pg_cluster`) is slow."""
+    """A test that stops and starts a PostgreSQL cluster of its own (`pg_cluster`), drives a browser
+    or starts the app's processes is slow (a module can also say so with `pytestmark`)."""
     for item in items:
-        if "pg_cluster" in getattr(item, "fixturenames", ()):
+        if "pg_cluster" in getattr(item, "fixturenames", ()) or _calls_a_process_helper(getattr(item, "function", None)):
             item.add_marker(pytest.mark.slow)

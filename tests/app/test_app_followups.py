@@ -5,27 +5,25 @@ double (replies, issue comments, collaborator permission) and the chat-completio
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 
 import pytest
 
 from tests.support.app_support import running_app
 from tests.support.chat_double import Reply, findings
+from tests.support.followup_support import replies, reviewed_with_a_finding, say
 from tests.support.github_double import Review
-from tests.support.github_double.model import User, now_iso, person
+from tests.support.github_double.model import now_iso, person
 from tests.support.review_support import (
-    BUG,
     PRIMARY,
     admin_yaml,
     config_pull,
-    inline_comments,
+    push_reviewed,
     reviewed,
     reviewing_app,
     runs_done,
     shown,
 )
-from tests.support.server_support import wait_for
 
 pytestmark = pytest.mark.usefixtures("model_key")  # the shared fixtures of tests/conftest.py
 
@@ -33,47 +31,13 @@ ANSWER = "Fair point, @alice: guard the divisor. Ping @reviewer or @helper[bot] 
 RULES = "feedback: detailed\nrules:\n  - id: no-div-zero\n    rule: Check every divisor before dividing.\n"
 
 
-async def finished(world, delivery_id: str) -> str:
-    """Wait (bounded) until the app is done with a delivery; its final state."""
-    def state() -> str | None:
-        with sqlite3.connect(world.tmp / "reviewer.db") as conn:
-            row = conn.execute("SELECT state FROM deliveries WHERE delivery_id = ?", (delivery_id,)).fetchone()
-        return row[0] if row and row[0] in ("done", "ignored", "failed", "superseded") else None
-
-    async def check() -> str | None:
-        return state()
-    return await wait_for(check, 20)
-
-
-async def say(world, event: str, pr, *, comment=None, review=None, sender: User | None = None,
-              delivery_id: str | None = None) -> str:
-    action = {"issue_comment": "created", "pull_request_review_comment": "created",
-              "pull_request_review": "submitted"}[event]
-    payload = world.github.payload(event, action, installation=world.installation, pull=pr, comment=comment,
-                                   review=review, sender=sender)
-    delivery_id = delivery_id or str(uuid.uuid4())
-    status, _ = await world.deliver(event, payload, delivery_id)
-    assert status == 202
-    return await finished(world, delivery_id)
-
-
-async def reviewed_with_a_finding(world, chat):
-    chat.answer(PRIMARY, findings(BUG))
-    pr = config_pull(world, RULES)
-    await reviewed(world, pr)
-    world.repo.permissions.update({"alice": "write", "mallory": "read", "maint": "maintain"})
-    [finding] = inline_comments(world, pr)
-    return pr, finding
-
-
-def replies(world, pr, root) -> list[str]:
-    return [shown(c.body) for c in pr.thread(root)[1:] if c.user == world.app.bot]
+PEOPLE = {"alice": "write", "mallory": "read", "maint": "maintain"}
 
 
 async def test_a_reply_to_a_finding_is_answered_in_its_thread_with_the_context(
         tmp_path, github, github_app, app_private_key, chat):
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
-        pr, finding = await reviewed_with_a_finding(world, chat)
+        pr, finding = await reviewed_with_a_finding(world, chat, RULES, PEOPLE)
         chat.answer(PRIMARY, Reply(content=ANSWER))
         question = pr.reply(finding, "Why would b ever be 0 here?", "alice")
         assert await say(world, "pull_request_review_comment", pr, comment=question) == "done"
@@ -90,7 +54,7 @@ async def test_a_reply_to_a_finding_is_answered_in_its_thread_with_the_context(
 
 async def test_who_is_never_answered(tmp_path, github, github_app, app_private_key, chat):
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
-        pr, finding = await reviewed_with_a_finding(world, chat)
+        pr, finding = await reviewed_with_a_finding(world, chat, RULES, PEOPLE)
         chat.answer(PRIMARY, Reply(content="An answer."))
         asked_before = len(chat.requests)
         no_write = pr.reply(finding, "Why?", "mallory")
@@ -119,7 +83,7 @@ async def test_who_is_never_answered(tmp_path, github, github_app, app_private_k
 
 async def test_five_answers_a_thread_an_hour_then_one_notice(tmp_path, github, github_app, app_private_key, chat):
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
-        pr, finding = await reviewed_with_a_finding(world, chat)
+        pr, finding = await reviewed_with_a_finding(world, chat, RULES, PEOPLE)
         chat.answer(PRIMARY, Reply(content="An answer."))
         for i in range(7):
             reply = pr.reply(finding, f"And why {i}?", "alice")
@@ -149,7 +113,7 @@ async def test_disabled_at_the_merge_base_stops_follow_ups(tmp_path, github, git
 async def test_a_question_in_a_comment_or_a_review_is_answered_on_the_pull_request(
         tmp_path, github, github_app, app_private_key, chat):
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
-        pr, _ = await reviewed_with_a_finding(world, chat)
+        pr, _ = await reviewed_with_a_finding(world, chat, RULES, PEOPLE)
         chat.answer(PRIMARY, Reply(content="Because ratio divides."))
         question = pr.comment("@reviewer what does this pull request change in calc?", "alice")
         await say(world, "issue_comment", pr, comment=question)
@@ -165,12 +129,10 @@ async def test_a_question_in_a_comment_or_a_review_is_answered_on_the_pull_reque
 
 async def test_commands_pause_resume_plan_help_and_review(tmp_path, github, github_app, app_private_key, chat):
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
-        pr, _ = await reviewed_with_a_finding(world, chat)
-        first_head = pr.head_sha
+        pr, _ = await reviewed_with_a_finding(world, chat, RULES, PEOPLE)
         chat.answer(PRIMARY, findings())
         await say(world, "issue_comment", pr, comment=pr.comment("@reviewer pause", "alice"))
-        world.repo.commit({"src/calc.py": "def ratio(a, b):\n    return a / b\n"}, branch=pr.head_ref)
-        paused = await reviewed(world, pr, "synchronize", before=first_head)
+        paused = await push_reviewed(world, pr, {"src/calc.py": "def ratio(a, b):\n    return a / b\n"})
         asked_while_paused = len(chat.requests)
         await say(world, "issue_comment", pr, comment=pr.comment("@reviewer review", "alice"))
         forced = (await runs_done(world, pr, 2))[-1]
@@ -212,7 +174,7 @@ async def test_an_answer_whose_reply_github_lost_is_posted_once(tmp_path, github
     """GitHub made the reply and answered 502: the answer (marked with its delivery) is looked for
     before it is sent again, and taken up; in a thread and on the pull request alike."""
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
-        pr, finding = await reviewed_with_a_finding(world, chat)
+        pr, finding = await reviewed_with_a_finding(world, chat, RULES, PEOPLE)
         chat.answer(PRIMARY, Reply(content=ANSWER), Reply(content="Because ratio divides."))
         github.fail("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", applied=True)
         question = pr.reply(finding, "Why would b ever be 0 here?", "alice")

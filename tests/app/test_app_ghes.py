@@ -8,16 +8,15 @@ pagination links — must keep the API root's path.
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
-from cryptography.hazmat.primitives import serialization
 
-from tests.support.app_support import running_app
+from tests.support.app_support import registered_app, running_app, started_github
 from tests.support.chat_double import Reply, findings
+from tests.support.followup_support import finished
 from tests.support.github_double import App, GitHubDouble
 from tests.support.review_support import (
     BUG,
@@ -27,40 +26,22 @@ from tests.support.review_support import (
     admin_yaml,
     config_pull,
     inline_comments,
+    push_reviewed,
     reviewed,
     runs_done,
     shown,
 )
-from tests.support.server_support import wait_for
 
 
 @pytest.fixture
 async def ghes() -> AsyncIterator[GitHubDouble]:
-    double = GitHubDouble(api_prefix="/api/v3")
-    await double.start()
-    try:
+    async with started_github(api_prefix="/api/v3") as double:
         yield double
-    finally:
-        await double.close()
-    assert double.violations == [], "requests that GitHub's REST description refuses:\n" + "\n".join(double.violations)
 
 
 @pytest.fixture
 def ghes_app(ghes: GitHubDouble, app_private_key: str) -> App:
-    key = serialization.load_pem_private_key(app_private_key.encode(), password=None)
-    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-    return ghes.add_app(public.decode())
-
-
-async def _finished(world, delivery_id: str) -> str:
-    def state() -> str | None:
-        with sqlite3.connect(world.tmp / "reviewer.db") as conn:
-            row = conn.execute("SELECT state FROM deliveries WHERE delivery_id = ?", (delivery_id,)).fetchone()
-        return row[0] if row and row[0] in ("done", "ignored", "failed", "superseded") else None
-
-    async def check() -> str | None:
-        return state()
-    return await wait_for(check, 20)
+    return registered_app(ghes, app_private_key)
 
 
 async def test_a_review_a_push_and_a_question_under_api_v3(tmp_path, ghes, ghes_app, app_private_key, chat):
@@ -71,9 +52,7 @@ async def test_a_review_a_push_and_a_question_under_api_v3(tmp_path, ghes, ghes_
         first = await reviewed(world, pr)
         # a push: reviewed for what changed since (the compare call), then approved
         chat.answer(PRIMARY, findings(CLEAN))
-        before = pr.head_sha
-        world.repo.commit({"src/calc.py": CALC_HEAD.replace("a / b", "a / b if b else 0.0")}, branch=pr.head_ref)
-        second = await reviewed(world, pr, "synchronize", before=before)
+        second = await push_reviewed(world, pr, {"src/calc.py": CALC_HEAD.replace("a / b", "a / b if b else 0.0")})
         # a question in a comment: the commenter's permission, the conversation, the answer
         world.repo.permissions["alice"] = "write"
         chat.answer(PRIMARY, Reply(content="Because the divisor may be zero."))
@@ -81,7 +60,7 @@ async def test_a_review_a_push_and_a_question_under_api_v3(tmp_path, ghes, ghes_
         payload = ghes.payload("issue_comment", "created", installation=world.installation, pull=pr, comment=question)
         delivery = str(uuid.uuid4())
         assert (await world.deliver("issue_comment", payload, delivery))[0] == 202
-        assert await _finished(world, delivery) == "done"
+        assert await finished(world, delivery) == "done"
 
     assert first.conclusion == "failure" and first.output["title"] == "1 blocking finding(s)"
     assert [c.line for c in inline_comments(world, pr)][:1] == [6]

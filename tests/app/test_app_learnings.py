@@ -10,9 +10,9 @@ import re
 import aiohttp
 import pytest
 
-from tests.app.test_app_followups import finished, replies, say
 from tests.support.app_support import running_app
 from tests.support.chat_double import Reply, findings
+from tests.support.followup_support import finished, replies, reviewed_with_a_finding, say
 from tests.support.github_double.model import person
 from tests.support.review_support import (
     BUG,
@@ -23,6 +23,7 @@ from tests.support.review_support import (
     admin_yaml,
     config_pull,
     inline_comments,
+    push_reviewed,
     reviewed,
     reviewing_app,
     run_text,
@@ -50,11 +51,7 @@ async def test_a_finding_ignored_stays_out_of_later_pull_requests_until_its_lear
         tmp_path, github, github_app, app_private_key, chat):
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
                              REVIEWER_ADMIN_TOKEN=TOKEN) as world:
-        chat.answer(PRIMARY, findings(BUG))
-        first = config_pull(world, CONFIG)
-        await reviewed(world, first)
-        world.repo.permissions["alice"] = "write"
-        [finding] = inline_comments(world, first)
+        first, finding = await reviewed_with_a_finding(world, chat, CONFIG, {"alice": "write"})
         ignored = first.reply(finding, "@reviewer ignore: b is checked by the caller", "alice")
         assert await say(world, "pull_request_review_comment", first, comment=ignored) == "done"
         [answer] = replies(world, first, finding)
@@ -88,11 +85,7 @@ async def test_a_finding_ignored_stays_out_of_later_pull_requests_until_its_lear
 async def test_only_a_writer_teaches_and_a_refusal_says_why(tmp_path, github, github_app, app_private_key, chat):
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
                              REVIEWER_ADMIN_TOKEN=TOKEN) as world:
-        chat.answer(PRIMARY, findings(BUG))
-        pr = config_pull(world, CONFIG)
-        await reviewed(world, pr)
-        world.repo.permissions.update({"alice": "write", "mallory": "read"})
-        [finding] = inline_comments(world, pr)
+        pr, finding = await reviewed_with_a_finding(world, chat, CONFIG, {"alice": "write", "mallory": "read"})
         asked_before = len(chat.requests)
 
         refused = pr.reply(finding, "@reviewer ignore", "mallory")
@@ -129,11 +122,7 @@ async def test_a_thumbs_down_by_a_writer_is_read_at_the_next_review(tmp_path, gi
                                                                      chat):
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
                              REVIEWER_ADMIN_TOKEN=TOKEN) as world:
-        chat.answer(PRIMARY, findings(BUG))
-        pr = config_pull(world, CONFIG)
-        await reviewed(world, pr)
-        world.repo.permissions.update({"bob": "maintain", "mallory": "read"})
-        [finding] = inline_comments(world, pr)
+        pr, finding = await reviewed_with_a_finding(world, chat, CONFIG, {"bob": "maintain", "mallory": "read"})
         finding.react(person("mallory"), "-1")
         finding.react(person("bob"), "+1")
         await reviewed(world, pr, "reopened")
@@ -244,11 +233,7 @@ async def test_a_thumbs_down_is_read_when_the_pull_request_is_closed(tmp_path, g
                                                                       chat):
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
                              REVIEWER_ADMIN_TOKEN=TOKEN) as world:
-        chat.answer(PRIMARY, findings(BUG))
-        pr = config_pull(world, CONFIG)
-        await reviewed(world, pr)
-        world.repo.permissions["bob"] = "write"
-        [finding] = inline_comments(world, pr)
+        pr, finding = await reviewed_with_a_finding(world, chat, CONFIG, {"bob": "write"})
         finding.react(person("bob"), "-1")
         asked = len(chat.requests)
         payload = world.github.payload("pull_request", "closed", installation=world.installation, pull=pr)
@@ -263,11 +248,7 @@ async def test_a_reply_the_model_reads_as_does_not_apply_is_learned_and_confirme
         tmp_path, github, github_app, app_private_key, chat):
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
                              REVIEWER_ADMIN_TOKEN=TOKEN) as world:
-        chat.answer(PRIMARY, findings(BUG))
-        pr = config_pull(world, CONFIG)
-        await reviewed(world, pr)
-        world.repo.permissions["alice"] = "write"
-        [finding] = inline_comments(world, pr)
+        pr, finding = await reviewed_with_a_finding(world, chat, CONFIG, {"alice": "write"})
         chat.answer(PRIMARY, Reply(content="[does-not-apply]\nRight: callers check b first, @alice."))
         reply = pr.reply(finding, "This is intended, b is validated by every caller.", "alice")
         assert await say(world, "pull_request_review_comment", pr, comment=reply) == "done"
@@ -293,12 +274,10 @@ async def test_a_force_push_that_drops_a_findings_code_resolves_it(tmp_path, git
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
         chat.answer(PRIMARY, findings(BUG, LEAK))
         pr = config_pull(world, CONFIG)
-        first_head = pr.head_sha
         await reviewed(world, pr)
         chat.answer(PRIMARY, findings())
         rewritten = CALC_HEAD.replace("    return a / b\n", "    return a / b if b else 0.0\n")
-        world.repo.commit({"src/calc.py": rewritten}, branch=pr.head_ref, parent=pr.merge_base)  # a force-push
-        await reviewed(world, pr, "synchronize", before=first_head)
+        await push_reviewed(world, pr, {"src/calc.py": rewritten}, parent=pr.merge_base)  # a force-push
         summary = shown(summary_of(world, pr))
     # the division's line is gone from the pull request's diff; the secret's is still there
     assert "**Findings of this pull request so far:** 2 findings: 1 resolved, 0 dismissed, 1 open" in summary

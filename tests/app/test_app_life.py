@@ -21,6 +21,7 @@ from tests.support.review_support import (
     config_pull,
     finding,
     inline_comments,
+    push_reviewed,
     reviewed,
     reviewing_app,
     runs_done,
@@ -98,8 +99,7 @@ async def test_a_push_is_reviewed_for_what_changed_with_the_rest_as_context(
         first_head = pr.head_sha
         await reviewed(world, pr)
         chat.answer(PRIMARY, findings(DOCS, HALF))  # DOCS again: the same code, the same message
-        world.repo.commit({"src/calc.py": CALC_PUSHED}, branch=pr.head_ref)
-        pushed = await reviewed(world, pr, "synchronize", before=first_head)
+        pushed = await push_reviewed(world, pr, {"src/calc.py": CALC_PUSHED})
 
     full, incremental = prompt(chat, 0), prompt(chat, 1)
     assert "## Diff (new-file line numbers" in full and "README.md" in full
@@ -121,11 +121,9 @@ async def test_a_force_push_that_drops_the_reviewed_head_gets_a_full_review(
     chat.answer(PRIMARY, findings(DOCS))
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
         pr = config_pull(world, "feedback: detailed\n")
-        first_head = pr.head_sha
         await reviewed(world, pr)
         chat.answer(PRIMARY, findings(DOCS, HALF))
-        world.repo.commit({"src/calc.py": CALC_PUSHED}, branch=pr.head_ref, parent=pr.merge_base)  # rewritten
-        pushed = await reviewed(world, pr, "synchronize", before=first_head)
+        pushed = await push_reviewed(world, pr, {"src/calc.py": CALC_PUSHED}, parent=pr.merge_base)  # rewritten
 
     assert "## Diff (new-file line numbers" in prompt(chat) and "## The rest of" not in prompt(chat)
     assert "def ratio(a, b):" in prompt(chat)
@@ -139,15 +137,11 @@ async def test_earlier_findings_that_stand_keep_failing_the_run_and_block_approv
     chat.answer(PRIMARY, findings(BUG))
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
         pr = config_pull(world, "approve: true\n")
-        first_head = pr.head_sha
         await reviewed(world, pr)
         chat.answer(PRIMARY, findings())  # the push adds a clean file: nothing new
-        world.repo.commit({"src/extra.py": "X = 1\n"}, branch=pr.head_ref)
-        pushed = await reviewed(world, pr, "synchronize", before=first_head)
+        pushed = await push_reviewed(world, pr, {"src/extra.py": "X = 1\n"})
         chat.answer(PRIMARY, findings())  # the bug is fixed: its code is gone from the diff
-        fixed_head = pr.head_sha
-        world.repo.commit({"src/calc.py": CALC_HEAD.replace("a / b", "a / b if b else 0.0")}, branch=pr.head_ref)
-        fixed = await reviewed(world, pr, "synchronize", before=fixed_head)
+        fixed = await push_reviewed(world, pr, {"src/calc.py": CALC_HEAD.replace("a / b", "a / b if b else 0.0")})
 
     assert pushed.conclusion == "failure" and pushed.output["title"] == "1 blocking finding(s)"
     assert "not approved: 1 blocking" in pushed.output["summary"]
@@ -228,8 +222,7 @@ async def test_a_push_that_touches_no_file_under_review_asks_no_model(
         pr = config_pull(world, "ignore: ['docs/**']\n")
         first_head = pr.head_sha
         await reviewed(world, pr)
-        world.repo.commit({"docs/guide.md": "# Guide, edited\n"}, branch=pr.head_ref)
-        pushed = await reviewed(world, pr, "synchronize", before=first_head)
+        pushed = await push_reviewed(world, pr, {"docs/guide.md": "# Guide, edited\n"})
 
     assert len(chat.requests_for(PRIMARY)) == 1
     assert (f"Reviewed `{pr.head_sha[:7]}` incrementally: the changes since the last review "

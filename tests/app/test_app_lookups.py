@@ -11,6 +11,7 @@ import pytest
 
 from tests.support.app_support import running_app
 from tests.support.chat_double import ChatDouble, Reply, asks, findings
+from tests.support.index_fixtures import CHECKOUT_BASE, CHECKOUT_HEAD, PRICING
 from tests.support.review_support import (
     FALLBACK,
     PRIMARY,
@@ -25,17 +26,6 @@ from tests.support.review_support import (
 
 pytestmark = pytest.mark.usefixtures("no_key_in_logs")  # the shared fixtures of tests/conftest.py
 
-PRICING = ("RATE_LIMIT = 3\n"                       # 1
-           "\n"                                     # 2
-           "def apply_discount(total, rate):\n"     # 3
-           "    if rate > 0.5:\n"                   # 4
-           "        raise ValueError(rate)\n"       # 5
-           "    return total * (1 - rate)\n")       # 6
-CHECKOUT_BASE = "def checkout(cart):\n    return sum(cart)\n"
-CHECKOUT_HEAD = ("from src.pricing import apply_discount\n"
-                 "\n"
-                 "def checkout(cart):\n"
-                 "    return apply_discount(sum(cart), 0.9)\n")  # 4: raises: 0.9 > 0.5
 RAISES = finding(4, "blocking", "bug", "apply_discount raises ValueError for a rate above 0.5.",
                  path="src/checkout.py")
 

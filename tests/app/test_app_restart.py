@@ -7,21 +7,15 @@ import signal
 
 import pytest
 
-from tests.server.test_server_process import _env, _start, _states
-from tests.support.app_support import World
-from tests.support.chat_double import ChatDouble, findings
+from tests.support.app_support import World, installed
+from tests.support.chat_double import ChatDouble
 from tests.support.github_double.model import CheckRun
+from tests.support.process_support import a_bug_found, app_env, caught, start, states, stop
 from tests.support.review_support import (
     API_KEY,
-    BUG,
-    KEY_VAR,
-    PRIMARY,
-    admin_yaml,
     app_reviews,
-    config_pull,
     summary_comments,
 )
-from tests.support.server_support import wait_for
 
 pytestmark = pytest.mark.slow  # a `reviewer serve` process of its own: `make test-fast` leaves it out
 
@@ -32,10 +26,8 @@ REVIEWS = "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"
 
 
 def _serve(world: World, private_key: str, **extra: str):
-    env = _env(GITHUB_WEBHOOK_SECRET=world.app.webhook_secret, GITHUB_APP_ID=str(world.app.id),
-               GITHUB_PRIVATE_KEY=private_key, GITHUB_API_URL=world.github.url, PORT="0",
-               REVIEWER_DATABASE_URL=f"sqlite:///{world.tmp / 'reviewer.db'}", **extra)
-    proc, port, _ = _start(["-m", "bot", "serve"], env, world.tmp)
+    env = app_env(world, private_key, f"sqlite:///{world.tmp / 'reviewer.db'}", **extra)
+    proc, port, _ = start(["-m", "bot", "serve"], env, world.tmp)
     world.url = f"http://127.0.0.1:{port}"
     return proc
 
@@ -52,12 +44,10 @@ async def _killed_inside_the_job(world: World, pr, private_key: str) -> None:
                 break
             await asyncio.sleep(0.01)
         # committed before the job began: killed now, the rerun knows it is not the first attempt
-        assert _states(world.tmp / "reviewer.db") == {"delivery-1": "running"}
+        assert states(world.tmp / "reviewer.db") == {"delivery-1": "running"}
         assert [run.status for run in world.runs(pr)] == ["in_progress"]
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.stderr.close()
+        stop(proc, signal.SIGKILL)
 
 
 async def _restarted_run(world: World, pr, private_key: str, **extra: str):
@@ -66,21 +56,12 @@ async def _restarted_run(world: World, pr, private_key: str, **extra: str):
     try:
         return await world.completed_run(pr, timeout=30)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
-        proc.stderr.close()
-
-
-def _world(tmp_path, github, github_app) -> World:
-    world = World(github, github_app, "", tmp_path)
-    world.repo = github.add_repo("octo-org/example")
-    world.installation = github.install(github_app, world.repo)
-    return world
+        stop(proc)
 
 
 async def test_a_server_killed_after_the_202_completes_the_run_after_a_restart(
         tmp_path, github, github_app, app_private_key):
-    world = _world(tmp_path, github, github_app)
+    world = installed(tmp_path, github, github_app)
     pr = world.pull()
     await _killed_inside_the_job(world, pr, app_private_key)
     run = await _restarted_run(world, pr, app_private_key)
@@ -92,7 +73,7 @@ async def test_the_rerun_takes_up_its_own_run_not_another_deliverys_on_the_same_
         tmp_path, github, github_app, app_private_key):
     """Another delivery's Reviewer run in progress on the same head (another pull request of that
     commit, say) is not the interrupted attempt's: the rerun finds its own by external id."""
-    world = _world(tmp_path, github, github_app)
+    world = installed(tmp_path, github, github_app)
     pr = world.pull()
     await _killed_inside_the_job(world, pr, app_private_key)
     ours = world.runs(pr)[0]
@@ -112,25 +93,18 @@ async def test_a_server_killed_after_posting_the_review_posts_nothing_twice_afte
     decision the first attempt recorded (the model is not asked again) and takes up the review
     already on GitHub instead of posting it a second time."""
     chat = await ChatDouble(api_key=API_KEY).start()
-    chat.answer(PRIMARY, findings(BUG))
-    world = _world(tmp_path, github, github_app)
-    (tmp_path / "admin.yaml").write_text(admin_yaml(chat))
-    extra = {"REVIEWER_ADMIN_CONFIG": str(tmp_path / "admin.yaml"), KEY_VAR: API_KEY}
-    pr = config_pull(world, "feedback: detailed\n")
+    world = installed(tmp_path, github, github_app)
+    pr, extra = a_bug_found(world, chat)
     summary = github.delay(COMMENT, 60)  # the review is on GitHub; the summary comment waits
     try:
         proc = _serve(world, app_private_key, **extra)
         try:
             assert (await world.opened(pr, delivery_id="delivery-1"))[0] == 202
 
-            async def posting_the_summary() -> bool:
-                return summary.times == 0
-            await wait_for(posting_the_summary, timeout=30)
+            await caught(summary, timeout=30)
             assert len(app_reviews(world, pr)) == 1
         finally:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            proc.stderr.close()
+            stop(proc, signal.SIGKILL)
         run = await _restarted_run(world, pr, app_private_key, **extra)
     finally:
         await chat.close()
@@ -143,11 +117,8 @@ async def test_a_review_whose_answer_github_lost_is_posted_once(tmp_path, github
     """GitHub made the review and answered 502: it is looked for (its marker) before it is sent
     again, and taken up."""
     chat = await ChatDouble(api_key=API_KEY).start()
-    chat.answer(PRIMARY, findings(BUG))
-    world = _world(tmp_path, github, github_app)
-    (tmp_path / "admin.yaml").write_text(admin_yaml(chat))
-    extra = {"REVIEWER_ADMIN_CONFIG": str(tmp_path / "admin.yaml"), KEY_VAR: API_KEY}
-    pr = config_pull(world, "feedback: detailed\n")
+    world = installed(tmp_path, github, github_app)
+    pr, extra = a_bug_found(world, chat)
     github.fail(REVIEWS, status=502, applied=True)
     try:
         proc = _serve(world, app_private_key, **extra)
@@ -155,9 +126,7 @@ async def test_a_review_whose_answer_github_lost_is_posted_once(tmp_path, github
             assert (await world.opened(pr, delivery_id="delivery-1"))[0] == 202
             run = await world.completed_run(pr, timeout=30)
         finally:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=30)
-            proc.stderr.close()
+            stop(proc)
     finally:
         await chat.close()
     assert run.output["title"] == "1 blocking finding(s)"

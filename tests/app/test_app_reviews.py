@@ -31,6 +31,7 @@ from tests.support.review_support import (
     everything_written,
     finding,
     inline_comments,
+    push_reviewed,
     reviewed,
     reviewing_app,
     runs_done,
@@ -238,8 +239,7 @@ async def test_approve_once_then_dismiss_only_its_own_approval(tmp_path, github,
 
         # A new head with a blocking finding: the app's approval is dismissed, saying why; Alice's stays.
         chat.answer(PRIMARY, findings(BUG))
-        world.repo.commit({"src/calc.py": CALC_NEXT}, branch=pr.head_ref)
-        later = await reviewed(world, pr, "synchronize", before=first_head)
+        later = await push_reviewed(world, pr, {"src/calc.py": CALC_NEXT})
 
     own = approvals[0]
     assert own.state == "DISMISSED"
@@ -278,8 +278,7 @@ async def test_github_refusing_a_dismissal_is_noted_and_the_run_still_fails(tmp_
         await reviewed(world, pr)
         world.repo.dismissals_restricted = True  # a protected branch that refuses dismissals
         chat.answer(PRIMARY, findings(LEAK))
-        world.repo.commit({"src/calc.py": CALC_NEXT}, branch=pr.head_ref)
-        run = await reviewed(world, pr, "synchronize", before=first_head)
+        run = await push_reviewed(world, pr, {"src/calc.py": CALC_NEXT})
     approval, commented = app_reviews(world, pr)
     assert (approval.state, approval.commit_id) == ("APPROVED", first_head)  # it stands: GitHub refused
     assert commented.state == "COMMENTED" and len(commented.comments) == 1

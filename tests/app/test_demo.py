@@ -4,6 +4,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # the demo as a process of its own, serving the app: `make test-fast` leaves it out
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 

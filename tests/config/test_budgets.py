@@ -15,9 +15,9 @@ from bot.config.admin import load_admin_config
 from bot.pipeline.budgets import admit, day_reset, month_reset, periods
 from bot.store.budgets import budget_store
 from tests.app.test_app_analyzers import AWS_KEY
-from tests.app.test_app_followups import say
 from tests.support.app_support import running_app
 from tests.support.chat_double import findings
+from tests.support.followup_support import say
 from tests.support.review_support import (
     API_KEY,
     BUG,

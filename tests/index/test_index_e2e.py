@@ -23,22 +23,11 @@ from bot.store.index.model import Piece
 from bot.store.index.sqlite import SqliteIndex, connect
 from tests.support.app_support import running_app, settle
 from tests.support.chat_double import ChatDouble, findings
+from tests.support.index_fixtures import CHECKOUT_BASE, CHECKOUT_HEAD, PRICING
 from tests.support.review_support import PRIMARY, admin_yaml, reviewed, reviewing_app, run_text
 from tests.support.server_support import wait_for
 
 pytestmark = pytest.mark.usefixtures("no_key_in_logs")  # the shared fixtures of tests/conftest.py
-
-PRICING = ("RATE_LIMIT = 3\n"                       # 1
-           "\n"                                     # 2
-           "def apply_discount(total, rate):\n"     # 3
-           "    if rate > 0.5:\n"                   # 4
-           "        raise ValueError(rate)\n"       # 5
-           "    return total * (1 - rate)\n")       # 6
-CHECKOUT_BASE = "def checkout(cart):\n    return sum(cart)\n"
-CHECKOUT_HEAD = ("from src.pricing import apply_discount\n"
-                 "\n"
-                 "def checkout(cart):\n"
-                 "    return apply_discount(sum(cart), 0.9)\n")  # 4: the changed line that calls it
 
 
 def prompt(chat: ChatDouble, index: int = -1) -> str:

@@ -13,17 +13,12 @@ import sys
 import psycopg
 import pytest
 
-from tests.server.test_server_process import ROOT, _env
-from tests.support.app_support import World
-from tests.support.chat_double import ChatDouble, findings
+from tests.support.app_support import World, installed
+from tests.support.chat_double import ChatDouble
+from tests.support.process_support import ROOT, a_bug_found, caught, env
 from tests.support.review_support import (
     API_KEY,
-    BUG,
-    KEY_VAR,
-    PRIMARY,
-    admin_yaml,
     app_reviews,
-    config_pull,
     summary_comments,
 )
 from tests.support.scale_support import Proc, web, worker
@@ -39,10 +34,7 @@ COMPLETE = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"
 
 @pytest.fixture
 def world(tmp_path, github, github_app) -> World:
-    world = World(github, github_app, "", tmp_path)
-    world.repo = github.add_repo("octo-org/example")
-    world.installation = github.install(github_app, world.repo)
-    return world
+    return installed(tmp_path, github, github_app)
 
 
 @contextlib.contextmanager
@@ -74,10 +66,10 @@ async def _deliver_to(world: World, url: str, pr, delivery_id: str) -> int:
 
 
 def test_the_split_roles_refuse_sqlite_naming_the_setting(tmp_path, app_private_key):
-    env = _env(GITHUB_WEBHOOK_SECRET="s", GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=app_private_key,
-               REVIEWER_DATABASE_URL=f"sqlite:///{tmp_path / 'r.db'}")
+    environment = env(GITHUB_WEBHOOK_SECRET="s", GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=app_private_key,
+                      REVIEWER_DATABASE_URL=f"sqlite:///{tmp_path / 'r.db'}")
     for args, prefix in ((["serve", "--no-workers"], "reviewer serve"), (["worker"], "reviewer worker")):
-        done = subprocess.run([sys.executable, "-m", "bot", *args], env=env, cwd=ROOT, capture_output=True,
+        done = subprocess.run([sys.executable, "-m", "bot", *args], env=environment, cwd=ROOT, capture_output=True,
                               text=True, timeout=60)
         assert done.returncode == 2, done.stderr
         assert f"{prefix}: error:" in done.stderr and "REVIEWER_DATABASE_URL=postgresql://" in done.stderr
@@ -110,9 +102,7 @@ async def test_a_worker_killed_mid_job_is_taken_up_by_another_on_the_same_check_
             front, first):
         assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
 
-        async def inside() -> bool:
-            return hang.times == 0
-        await wait_for(inside, timeout=30)
+        await caught(hang, timeout=30)
         assert [run.status for run in world.runs(pr)] == ["in_progress"]
         first.kill()
         with processes(lambda: worker(world, app_private_key, pg_url)):
@@ -153,9 +143,7 @@ async def test_sigterm_lets_the_job_in_flight_finish_then_exits(world, app_priva
             front, jobs):
         assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
 
-        async def inside() -> bool:
-            return slow.times == 0
-        await wait_for(inside, timeout=30)
+        await caught(slow, timeout=30)
         assert await asyncio.to_thread(jobs.terminate) == 0
         assert "server stopped" in jobs.messages()
     assert [run.status for run in world.runs(pr)] == ["completed"]
@@ -198,9 +186,7 @@ async def test_one_pull_request_never_runs_twice_at_once_and_stale_heads_are_dro
     with processes(*make) as (front, _, _):
         assert await _deliver_to(world, front.url, pr, "head-1") == 202
 
-        async def inside() -> bool:
-            return slow.times == 0
-        await wait_for(inside, timeout=30)
+        await caught(slow, timeout=30)
         heads = []
         for n in (2, 3):
             world.repo.commit({"src/app.py": f"def add(a, b):\n    return {n} * (a + b)\n"}, branch=pr.head_ref)
@@ -259,9 +245,7 @@ async def test_sigterm_keeps_the_heartbeat_while_its_jobs_finish(world, app_priv
         for i, pr in enumerate(pulls):
             assert await _deliver_to(world, front.url, pr, f"delivery-{i}") == 202
 
-        async def inside() -> bool:
-            return slow.times == 0
-        await wait_for(inside, timeout=30)
+        await caught(slow, timeout=30)
         with processes(lambda: worker(world, app_private_key, pg_url)) as (other,):
             assert await asyncio.to_thread(stopping.terminate, 90) == 0
             await asyncio.sleep(12)  # one more sweep of the other worker after the jobs ended
@@ -282,9 +266,7 @@ async def test_a_worker_keeps_taking_jobs_after_its_heartbeat_met_an_outage(worl
             front, jobs):
         assert await _deliver_to(world, front.url, first, "before") == 202
 
-        async def inside() -> bool:
-            return slow.times == 0
-        await wait_for(inside, timeout=30)
+        await caught(slow, timeout=30)
         await asyncio.to_thread(pg_cluster.stop, "immediate")
         await asyncio.sleep(12)  # a heartbeat or two fail
         await asyncio.to_thread(pg_cluster.start)
@@ -293,6 +275,10 @@ async def test_a_worker_keeps_taking_jobs_after_its_heartbeat_met_an_outage(worl
             assert status == 503
             await asyncio.sleep(0.2)
         assert (await world.completed_run(second, timeout=60)).conclusion == "success"
+
+        async def recorded() -> bool:  # the check run completes just before the row says so
+            return _deliveries(url) == {"before": ("done", 1), "after": ("done", 1)}
+        await wait_for(recorded, timeout=30)  # before the processes stop: a killed worker records nothing
         assert "retrying a job whose worker stopped answering" not in jobs.messages()  # it was alive
     assert _deliveries(url) == {"before": ("done", 1), "after": ("done", 1)}
     assert [len(world.runs(pr)) for pr in (first, second)] == [1, 1]
@@ -305,11 +291,7 @@ async def test_a_review_postgresql_goes_away_under_is_posted_once_when_it_is_bac
     again, carries out the decision it had recorded (the model is not asked again), takes up the
     review and the run already on GitHub and ends with one of each, a success."""
     chat = await ChatDouble(api_key=API_KEY).start()
-    chat.answer(PRIMARY, findings(BUG))
-    admin = tmp_path / "admin.yaml"
-    admin.write_text(admin_yaml(chat))
-    extra = {"REVIEWER_ADMIN_CONFIG": str(admin), KEY_VAR: API_KEY}
-    pr = config_pull(world, "feedback: detailed\n")
+    pr, extra = a_bug_found(world, chat)
     url = pg_cluster.url
     posting = world.github.delay(REVIEWS, 6)  # the review's POST waits in GitHub while PostgreSQL stops
     try:
@@ -317,9 +299,7 @@ async def test_a_review_postgresql_goes_away_under_is_posted_once_when_it_is_bac
                        lambda: worker(world, app_private_key, url, **extra)) as (front, jobs):
             assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
 
-            async def posting_started() -> bool:
-                return posting.times == 0
-            await wait_for(posting_started, timeout=60)
+            await caught(posting, timeout=60)
             await asyncio.to_thread(pg_cluster.stop, "immediate")
 
             async def interrupted() -> bool:

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from tests.server.test_scale_processes import _deliver_to, processes
-from tests.support.app_support import World
+from tests.support.app_support import World, installed
 from tests.support.chat_double import ChatDouble, findings
 from tests.support.otlp_receiver import OtlpReceiver
 from tests.support.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, config_pull
@@ -21,10 +21,7 @@ from tests.support.server_support import wait_for
 
 @pytest.fixture
 def world(tmp_path, github, github_app) -> World:
-    world = World(github, github_app, "", tmp_path)
-    world.repo = github.add_repo("octo-org/example")
-    world.installation = github.install(github_app, world.repo)
-    return world
+    return installed(tmp_path, github, github_app)
 
 
 async def test_the_worker_continues_the_webhooks_trace(world, app_private_key, pg_url, tmp_path):

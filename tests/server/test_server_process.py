@@ -4,22 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import aiohttp
 import pytest
 
+from tests.support.process_support import env, start, states
 from tests.support.server_support import SECRET, Recorder, pr_payload, running_server, sign
 
 pytestmark = pytest.mark.slow  # `reviewer serve` processes of their own: `make test-fast` leaves them out
-
-ROOT = Path(__file__).resolve().parent.parent.parent
 
 # A server whose job handler never returns: what it accepted is stored but never finished.
 STUCK_SERVER = """
@@ -39,23 +35,6 @@ asyncio.run(serve(load_settings(), AdminConfigHolder(None, metrics), metrics, la
 """
 
 
-def _env(**values: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "REVIEWER_", "PORT"))}
-    return {**env, "PYTHONPATH": str(ROOT), **values}
-
-
-def _start(args: list[str], env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen, int, list[str]]:
-    """Start a server process and read its JSON log lines until it says where it listens."""
-    proc = subprocess.Popen([sys.executable, *args], env=env, cwd=cwd, stderr=subprocess.PIPE, text=True)
-    lines = []
-    for line in proc.stderr:
-        lines.append(line)
-        if line.startswith("{") and json.loads(line)["msg"] == "listening":
-            return proc, json.loads(line)["port"], lines
-    proc.wait()
-    raise AssertionError("the server stopped before listening:\n" + "".join(lines))
-
-
 async def _post(port: int, event: str, payload: dict, delivery: str) -> int:
     body = json.dumps(payload).encode()
     headers = {"Content-Type": "application/json", "X-GitHub-Event": event, "X-GitHub-Delivery": delivery,
@@ -65,23 +44,19 @@ async def _post(port: int, event: str, payload: dict, delivery: str) -> int:
             return response.status
 
 
-def _states(db: Path) -> dict[str, str]:
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        return dict(conn.execute("SELECT delivery_id, state FROM deliveries"))
-
-
 async def test_work_accepted_before_a_sigkill_is_finished_after_a_restart(tmp_path):
     db = tmp_path / "reviewer.db"
-    env = _env(GITHUB_WEBHOOK_SECRET=SECRET, PORT="0", REVIEWER_DATABASE_URL=f"sqlite:///{db}", REVIEWER_WORKERS="1")
-    proc, port, _ = _start(["-c", STUCK_SERVER], env, tmp_path)
+    environment = env(GITHUB_WEBHOOK_SECRET=SECRET, PORT="0", REVIEWER_DATABASE_URL=f"sqlite:///{db}",
+                      REVIEWER_WORKERS="1")
+    proc, port, _ = start(["-c", STUCK_SERVER], environment, tmp_path)
     try:
         assert await _post(port, "pull_request", pr_payload(1, "a" * 40), "one") == 202
         assert await _post(port, "pull_request", pr_payload(2, "b" * 40), "two") == 202
         for _ in range(1000):  # bounded: until "one" has started and "two" waits for the one worker
-            if _states(db) == {"one": "running", "two": "queued"}:
+            if states(db) == {"one": "running", "two": "queued"}:
                 break
             await asyncio.sleep(0.01)
-        assert _states(db) == {"one": "running", "two": "queued"}
+        assert states(db) == {"one": "running", "two": "queued"}
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -96,7 +71,7 @@ async def test_work_accepted_before_a_sigkill_is_finished_after_a_restart(tmp_pa
 
 
 def test_serve_refuses_to_start_without_a_webhook_secret(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "bot", "serve"], env=_env(), cwd=tmp_path,
+    result = subprocess.run([sys.executable, "-m", "bot", "serve"], env=env(), cwd=tmp_path,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "GITHUB_WEBHOOK_SECRET is not set" in result.stderr
@@ -104,14 +79,14 @@ def test_serve_refuses_to_start_without_a_webhook_secret(tmp_path):
 
 
 def test_serve_refuses_to_start_without_the_app_id_or_an_rsa_key(tmp_path, app_private_key):
-    result = subprocess.run([sys.executable, "-m", "bot", "serve"], env=_env(GITHUB_WEBHOOK_SECRET=SECRET), cwd=tmp_path,
+    result = subprocess.run([sys.executable, "-m", "bot", "serve"], env=env(GITHUB_WEBHOOK_SECRET=SECRET), cwd=tmp_path,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "reviewer serve: error: GITHUB_APP_ID is not set" in result.stderr
     assert "reviewer serve: error: GITHUB_PRIVATE_KEY is not set" in result.stderr
     not_rsa = app_private_key.replace("MII", "AAA", 1)
     result = subprocess.run([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, capture_output=True, text=True,
-                            env=_env(GITHUB_WEBHOOK_SECRET=SECRET, GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=not_rsa),
+                            env=env(GITHUB_WEBHOOK_SECRET=SECRET, GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=not_rsa),
                             timeout=60)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.splitlines() == ["reviewer serve: error: GITHUB_PRIVATE_KEY: the key is not a valid PEM "
@@ -124,10 +99,10 @@ def test_a_port_in_use_is_one_line_and_a_failure(tmp_path, app_private_key):
         taken.bind(("0.0.0.0", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        env = _env(GITHUB_WEBHOOK_SECRET=SECRET, GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=app_private_key,
+        environment = env(GITHUB_WEBHOOK_SECRET=SECRET, GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=app_private_key,
                    REVIEWER_ADMIN_TOKEN="t0ken-for-quiet", PORT=str(port))
         result = subprocess.run([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, capture_output=True, text=True,
-                                env=env, timeout=60)
+                                env=environment, timeout=60)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     errors = [line for line in result.stderr.splitlines() if not line.startswith("{")]  # the rest: JSON log lines
     assert errors == [f"reviewer serve: error: cannot listen on port {port} (PORT): Address already in use"]
@@ -137,7 +112,7 @@ def test_serve_refuses_to_start_with_an_invalid_admin_config(tmp_path, app_priva
     admin = tmp_path / "admin.yaml"
     admin.write_text("defaults:\n  enabled: maybe\n")
     result = subprocess.run([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, capture_output=True, text=True,
-                            env=_env(GITHUB_WEBHOOK_SECRET=SECRET, REVIEWER_ADMIN_CONFIG=str(admin),
+                            env=env(GITHUB_WEBHOOK_SECRET=SECRET, REVIEWER_ADMIN_CONFIG=str(admin),
                                      GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=app_private_key), timeout=60)
     assert result.returncode == 1
     assert f"the admin configuration {admin} is invalid" in result.stderr
@@ -153,7 +128,7 @@ async def test_serve_answers_logs_json_lines_and_never_a_secret(tmp_path, app_pr
     config.write_text(f"GITHUB_WEBHOOK_SECRET='{SECRET}'\nREVIEWER_ADMIN_TOKEN={admin_token}\n"
                       f"GITHUB_PRIVATE_KEY_PATH={key_file}\nGITHUB_APP_ID=12345\n"
                       f"REVIEWER_DATABASE_URL=sqlite:///{tmp_path / 'r.db'}\nPORT=0\n")
-    proc, port, lines = _start(["-m", "bot", "serve", "--config", str(config)], _env(), tmp_path)
+    proc, port, lines = start(["-m", "bot", "serve", "--config", str(config)], env(), tmp_path)
     try:
         async with aiohttp.ClientSession() as http:
             async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
@@ -167,7 +142,7 @@ async def test_serve_answers_logs_json_lines_and_never_a_secret(tmp_path, app_pr
                 assert response.status == 401
         assert await _post(port, "push", {"ref": "refs/heads/main", "note": admin_token}, "pushed") == 202
         for _ in range(1000):
-            if _states(tmp_path / "r.db").get("pushed") == "ignored":
+            if states(tmp_path / "r.db").get("pushed") == "ignored":
                 break
             await asyncio.sleep(0.01)
     finally:

@@ -31,8 +31,8 @@ from bot.store.postgres import migrations as pg_migrations
 from bot.store.reviews import review_memory_for as review_memory
 from bot.store.sqlite import migrations as sqlite_migrations
 from bot.store.sqlite.database import sqlite_path
-from tests.server.test_server_process import _env
 from tests.support.postgres_support import fresh_database
+from tests.support.process_support import env
 
 PULL, REPO = "octo/app#1", "octo/app"
 FAR = 4_000_000_000.0  # an expiry far ahead
@@ -351,7 +351,7 @@ def test_a_role_that_may_not_create_pg_trgm_gets_one_line_naming_the_migration(p
             url = urlunsplit(parts._replace(netloc=f"{role}@{parts.hostname}:{parts.port or 5432}"))  # trust auth
             result = subprocess.run([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, capture_output=True,
                                     text=True, timeout=120,
-                                    env=_env(GITHUB_WEBHOOK_SECRET="s", GITHUB_APP_ID="1",
+                                    env=env(GITHUB_WEBHOOK_SECRET="s", GITHUB_APP_ID="1",
                                              GITHUB_PRIVATE_KEY=app_private_key, REVIEWER_DATABASE_URL=url))
             assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
             said = [line for line in result.stderr.splitlines() if "error:" in line]

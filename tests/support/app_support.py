@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import web
+from cryptography.hazmat.primitives import serialization
 
 from bot.server.app import make_app
 from bot.server.main import pipeline_handler
@@ -23,6 +24,26 @@ BASE_FILES = {
     "src/app.py": "def add(a, b):\n    return a + b\n",
     "docs/guide.md": "# Guide\n",
 }
+
+
+@asynccontextmanager
+async def started_github(**options) -> AsyncIterator[GitHubDouble]:
+    """The GitHub double (`options`: GitHubDouble's, such as an API prefix), started on 127.0.0.1;
+    at the end it fails the test if the app broke GitHub's REST description."""
+    double = GitHubDouble(**options)
+    await double.start()
+    try:
+        yield double
+    finally:
+        await double.close()
+    assert double.violations == [], "requests that GitHub's REST description refuses:\n" + "\n".join(double.violations)
+
+
+def registered_app(github: GitHubDouble, private_key: str) -> App:
+    """The app, registered with the double under the public half of `private_key` (PEM)."""
+    key = serialization.load_pem_private_key(private_key.encode(), password=None)
+    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return github.add_app(public.decode())
 
 
 @dataclass
@@ -61,6 +82,15 @@ class World:
         return await wait_for(done, timeout)
 
 
+def installed(tmp_path: Path, github: GitHubDouble, github_app: App, repo: str = "octo-org/example") -> World:
+    """A world whose repository has the app installed, with no app server yet (`url` is set by
+    whoever starts one: `serving`, or a process of tests/support/process_support.py)."""
+    world = World(github, github_app, "", tmp_path)
+    world.repo = github.add_repo(repo)
+    world.installation = github.install(github_app, world.repo)
+    return world
+
+
 def app_settings(world: World, private_key: str, admin_yaml: str | None = None, **extra: str):
     env = {"GITHUB_WEBHOOK_SECRET": world.app.webhook_secret, "GITHUB_APP_ID": str(world.app.id),
            "GITHUB_PRIVATE_KEY": private_key, "GITHUB_API_URL": world.github.url,
@@ -75,9 +105,7 @@ def app_settings(world: World, private_key: str, admin_yaml: str | None = None, 
 @asynccontextmanager
 async def running_app(tmp_path: Path, github: GitHubDouble, github_app: App, private_key: str, *,
                       admin_yaml: str | None = None, repo: str = "octo-org/example", **extra: str) -> AsyncIterator[World]:
-    world = World(github, github_app, "", tmp_path)
-    world.repo = github.add_repo(repo)
-    world.installation = github.install(github_app, world.repo)
+    world = installed(tmp_path, github, github_app, repo)
     async with serving(world, private_key, admin_yaml=admin_yaml, **extra):
         yield world
 

@@ -118,3 +118,18 @@ FIXTURES = [
         "app/Report.kt", "fun reportTotals(rows: List<Int>): Int {\n    return computeTotal(rows)\n}\n",
         "computeTotal", (1, 3), "Ledger", "reportTotals", (1, 3)),
 ]
+
+
+# A Python pricing module and a checkout that starts calling it: the end-to-end tests of the index
+# and of the model's lookups (tests/app/test_app_lookups.py) review this change.
+PRICING = ("RATE_LIMIT = 3\n"                       # 1
+           "\n"                                     # 2
+           "def apply_discount(total, rate):\n"     # 3
+           "    if rate > 0.5:\n"                   # 4
+           "        raise ValueError(rate)\n"       # 5
+           "    return total * (1 - rate)\n")       # 6
+CHECKOUT_BASE = "def checkout(cart):\n    return sum(cart)\n"
+CHECKOUT_HEAD = ("from src.pricing import apply_discount\n"
+                 "\n"
+                 "def checkout(cart):\n"
+                 "    return apply_discount(sum(cart), 0.9)\n")  # 4: the changed line that calls it; raises: 0.9 > 0.5

@@ -96,6 +96,14 @@ async def reviewed(world: World, pr: PullRequest, action: str = "opened", before
     return (await runs_done(world, pr, before_count + 1))[-1]
 
 
+async def push_reviewed(world: World, pr: PullRequest, files: dict[str, str | None], **commit) -> CheckRun:
+    """Push `files` to the pull request's branch (`parent=pr.merge_base`: a force-push) and wait
+    for the review of that push (`synchronize`, from the head before it)."""
+    before = pr.head_sha
+    world.repo.commit(files, branch=pr.head_ref, **commit)
+    return await reviewed(world, pr, "synchronize", before=before)
+
+
 def app_reviews(world: World, pr: PullRequest) -> list[Review]:
     return [r for r in pr.reviews if r.user == world.app.bot]
 

@@ -10,8 +10,8 @@ import sys
 import threading
 from pathlib import Path
 
-from tests.server.test_server_process import _env
 from tests.support.app_support import World
+from tests.support.process_support import app_env
 
 
 class Proc:
@@ -56,9 +56,8 @@ class Proc:
 
 
 def world_env(world: World, private_key: str, database_url: str, **extra: str) -> dict[str, str]:
-    return _env(GITHUB_WEBHOOK_SECRET=world.app.webhook_secret, GITHUB_APP_ID=str(world.app.id),
-                GITHUB_PRIVATE_KEY=private_key, GITHUB_API_URL=world.github.url, PORT="0",
-                REVIEWER_DATABASE_URL=database_url, REVIEWER_WORKERS="2", **extra)
+    """An app process's settings for `world`, two workers a process."""
+    return app_env(world, private_key, database_url, REVIEWER_WORKERS="2", **extra)
 
 
 def web(world: World, private_key: str, database_url: str, **extra: str) -> Proc:
