@@ -26,7 +26,7 @@ COMMANDS = {
     "context": "bot.commands.context:run",
     "eval": "bot.commands.eval:run",
     "serve": "bot.server.main:run",
-    "worker": "bot.server.main:run_worker",
+    "worker": "bot.server.worker:run_worker",
     "schema": "bot.commands.schema:run_schema",
     "crds": "bot.commands.schema:run_crds",
     "login": "bot.commands.login:run_login",

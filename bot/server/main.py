@@ -1,5 +1,5 @@
-"""`reviewer serve` (`--no-workers`: web only) and `reviewer worker` (jobs only): read settings,
-load the admin configuration, wire the pipeline, serve.
+"""`reviewer serve` (`--no-workers`: web only): the web app (bot/server/app.py) run as a process
+(bot/server/process.py). `reviewer worker` is bot/server/worker.py.
 
 Exit codes: 0 after a clean stop (SIGTERM/SIGINT), 2 when the settings are unusable (the webhook
 secret, the GitHub App's id or private key missing, a key that is not RSA, a bad value), 1 when
@@ -10,125 +10,21 @@ half-configured, and every refusal is a line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import gc
-import logging
-import signal
-import sys
 
-from aiohttp import web
-
-from bot.events.jobs import Handler
-from bot.pipeline import make_handler
-from bot.server import logging as log
-from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
-from bot.server.app import Role, make_app
-from bot.server.listen import ListenError, start_site
+from bot.server import process
+from bot.server.admin_reload import AdminConfigHolder
+from bot.server.app import make_app
 from bot.server.metrics import Metrics
-from bot.server.server_context import HandlerFactory, ServerContext
-from bot.server.settings import Settings, SettingsError, load_settings
-from bot.store import is_postgres, redact_url
-from bot.store.model import MigrationFailed, SchemaTooNew, StoreUnavailable
-from bot.telemetry.setup import configure as configure_traces
-
-logger = log.get("main")
-STOP_WITHIN = 55.0  # seconds from SIGTERM to exit at most (jobs get 45 of them: pg_queue.GRACE)
+from bot.server.process import pipeline_handler
+from bot.server.server_context import HandlerFactory, Role
+from bot.server.settings import Settings
 
 
-def pipeline_handler(context: ServerContext) -> Handler:
-    """The one place the queue's seam meets the pipeline."""
-    return make_handler(context.github, context.admin, context.http, context.settings.secrets_dir,
-                        stores=context.stores, public_url=context.settings.public_url)
-
-
-def _error(message: str, command: str = "reviewer serve") -> None:
-    print(f"{command}: error: {message}", file=sys.stderr)
+def run(args: argparse.Namespace) -> int:
+    return process.run(args, "web" if getattr(args, "no_workers", False) else "all", make_app)
 
 
 async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics,
                 handler_for: HandlerFactory = pipeline_handler, role: Role = "all") -> None:
-    """Serve until SIGTERM or SIGINT, then stop cleanly: no new job; running ones finish (on
-    PostgreSQL, for up to a grace period, then are handed back) or, on SQLite, are requeued at the
-    next start."""
-    app = make_app(settings, handler_for, admin=admin, metrics=metrics, role=role)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
-    await runner.setup()
-    try:
-        await start_site(runner, settings.host, settings.port)
-    except ListenError:
-        await runner.cleanup()
-        raise
-    _freeze_startup_objects()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):  # before "listening": a supervisor may stop us right after it
-        loop.add_signal_handler(sig, stop.set)
-    logger.info("listening", extra={"host": settings.host, "port": runner.addresses[0][1]})  # the real port when PORT=0
-    try:
-        await stop.wait()
-        logger.info("stopping")
-    finally:
-        try:  # docs/operations.md: a stop ends within a minute, even with the store unreachable
-            await asyncio.wait_for(runner.cleanup(), STOP_WITHIN)
-        except TimeoutError:
-            logger.warning("stopping took too long; exiting with work still open (it is taken up again)")
-
-
-def _freeze_startup_objects() -> None:
-    """Keep what start-up made (modules, the app, the admin configuration) out of every later
-    collection: they live as long as the process, and a full collection that walks them all
-    stalled every request in flight for about 25 ms under webhook load (0.4 ms once frozen)."""
-    gc.collect()
-    gc.freeze()
-
-
-def run(args: argparse.Namespace) -> int:
-    return _run(args, "web" if getattr(args, "no_workers", False) else "all")
-
-
-def run_worker(args: argparse.Namespace) -> int:
-    return _run(args, "worker")
-
-
-def _run(args: argparse.Namespace, role: Role) -> int:
-    log.configure()
-    command = "reviewer worker" if role == "worker" else "reviewer serve"
-    try:
-        settings = load_settings(config_file=getattr(args, "config", None), port=getattr(args, "port", None),
-                                 host=getattr(args, "host", None), require_app=True)
-    except SettingsError as exc:
-        for problem in exc.problems:
-            _error(problem, command)
-        return 2
-    log.configure(level=logging.getLevelName(settings.log_level))  # REVIEWER_LOG_LEVEL, from here on
-    log.register_secret(*settings.secrets())
-    metrics = Metrics()
-    try:
-        admin = AdminConfigHolder.loaded(settings.admin_config, metrics)
-    except AdminConfigError as exc:
-        _error(f"the admin configuration {settings.admin_config} is invalid; not starting", command)
-        for line in exc.lines:
-            print(line, file=sys.stderr)
-        return 1
-    if settings.admin_token is None:
-        logger.warning("REVIEWER_ADMIN_TOKEN is not set: only signed-in sessions reach the resource and admin APIs "
-                       "(there is no break-glass token)")
-    if role != "all" and not is_postgres(settings.database_url):
-        _error(f"{'--no-workers' if role == 'web' else 'reviewer worker'} needs a store shared by every process: "
-               "set REVIEWER_DATABASE_URL=postgresql://user:password@host:5432/database", command)
-        return 2
-    traces = configure_traces(service="reviewer-worker" if role == "worker" else "reviewer")
-    if traces is not None:
-        logger.info("traces are exported over OTLP/HTTP (the OTEL_* variables)")
-    try:
-        asyncio.run(serve(settings, admin, metrics, role=role))
-    except ListenError as exc:
-        _error(str(exc), command)
-        return 1
-    except (StoreUnavailable, SchemaTooNew, MigrationFailed) as exc:
-        _error(f"the store {redact_url(settings.database_url)}: {exc}", command)
-        return 1
-    finally:
-        if traces is not None:
-            traces.shutdown()  # what the batch still holds is sent before the process ends
-    return 0
+    """Serve the web app until SIGTERM or SIGINT (bot/server/process.py `serve`)."""
+    await process.serve(settings, admin, metrics, make_app, handler_for, role)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal, Protocol
 
 import aiohttp
+from aiohttp import web
 
 from bot.events.jobs import Handler
 from bot.github import GitHubApp
@@ -39,3 +41,13 @@ class ServerContext:
 
 
 HandlerFactory = Callable[[ServerContext], Handler]
+
+Role = Literal["all", "web", "worker"]  # serve, serve --no-workers, worker
+
+
+class AppFactory(Protocol):
+    """What builds a process's app: bot/server/core.py `core_app` (a worker), bot/server/app.py
+    `make_app` (a web process)."""
+
+    def __call__(self, settings: Settings, handler_for: HandlerFactory, *, admin: AdminConfigHolder | None = None,
+                 metrics: Metrics | None = None, role: Role = "all") -> web.Application: ...

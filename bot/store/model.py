@@ -268,7 +268,7 @@ class DeliveryStore(Protocol):
 @dataclass(frozen=True)
 class TimelineEntry:
     """One attempt of a delivery's job as the console's recorder wrote it: `body` is that
-    recorder's JSON (bot.server.console.timeline.Attempt), kept as it is."""
+    recorder's JSON (bot.server.timeline.Attempt), kept as it is."""
 
     delivery_id: str
     attempt: int

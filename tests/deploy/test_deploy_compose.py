@@ -15,7 +15,7 @@ import pytest
 from jsonschema.validators import validator_for
 from ruamel.yaml import YAML
 
-from bot.server.main import STOP_WITHIN
+from bot.server.process import STOP_WITHIN
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 COMPOSE = ROOT / "compose.yaml"

@@ -24,7 +24,7 @@ from kubernetes_validate import utils as kv_utils
 from ruamel.yaml import YAML
 
 from bot.github import credentials
-from bot.server.main import STOP_WITHIN
+from bot.server.process import STOP_WITHIN
 from bot.server.settings import load_settings
 
 ROOT = Path(__file__).resolve().parent.parent.parent

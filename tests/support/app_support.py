@@ -14,7 +14,7 @@ from aiohttp import web
 from cryptography.hazmat.primitives import serialization
 
 from bot.server.app import make_app
-from bot.server.main import pipeline_handler
+from bot.server.process import pipeline_handler
 from bot.server.settings import load_settings
 from tests.support.github_double import App, GitHubDouble
 from tests.support.server_support import wait_for

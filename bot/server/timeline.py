@@ -1,4 +1,4 @@
-"""What a delivery's job did, call by call, for the console's timeline.
+"""What a delivery's job did, call by call: recorded where jobs run, read by the console's timeline.
 
 The pipeline is not asked to report: every outgoing HTTP call of a job (GitHub's API and the model
 providers share the server's one `aiohttp` session) is observed by an aiohttp `TraceConfig`, and
