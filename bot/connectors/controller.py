@@ -31,6 +31,7 @@ from bot.connectors.field_checks import ConnectorSecrets
 from bot.connectors.kinds import KINDS, SAML, ConnectorKind
 from bot.connectors.problem import Problem
 from bot.connectors.reconcile import reconcile
+from bot.loops.pause import pause
 from bot.store.model import Conflict, ConnectorStore
 
 log = logging.getLogger("reviewer.connectors")
@@ -124,7 +125,7 @@ class Reconciler:
                     log.warning("connector reconcile round failed (%s); retrying every %gs",
                                 exc.__class__.__name__, check_every, exc_info=True)
                 failing = True
-            await asyncio.sleep(check_every)
+            await pause(check_every)
 
 
 def store_stamp(root: str | None) -> Stamp:

@@ -20,6 +20,7 @@ from typing import Any
 
 from bot.audit.log import SERVER_ACTOR, Audit, changed_fields
 from bot.documents.diagnostics import Diagnostic, format_text
+from bot.loops.pause import pause
 from bot.server import logging as log
 from bot.server.metrics import Metrics
 
@@ -120,7 +121,7 @@ class AdminConfigHolder:
 
     async def watch(self, interval: float) -> None:
         while True:
-            await asyncio.sleep(interval)
+            await pause(interval)
             before = self.current
             try:
                 reloaded = await asyncio.to_thread(self.reload_if_changed)

@@ -39,6 +39,7 @@ from procrastinate.exceptions import AlreadyEnqueued, UniqueViolation
 from procrastinate.job_context import JobContext
 
 from bot.events.jobs import Handler, newest_head, supersedes
+from bot.loops.pause import pause
 from bot.server import logging as log
 from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
@@ -165,7 +166,7 @@ class ProcrastinateQueue:
                     await self.defer_all(keys)
             except Exception:  # the store is away: the rows stay `received` for the next pass
                 logger.exception("dispatching failed; trying again in a second")
-                await asyncio.sleep(1)
+                await pause(1)
                 self.wake()
 
     async def _decide(self, row: Received) -> Decision:
@@ -212,7 +213,7 @@ class ProcrastinateQueue:
             else:
                 if not self._stopping:
                     logger.warning("the job worker stopped on its own; starting it again")
-            await asyncio.sleep(1)
+            await pause(1)
 
     async def _review_key(self, context: JobContext, key: str) -> None:
         """procrastinate's task: every queued delivery of one pull request, holding its lock."""
@@ -266,7 +267,7 @@ class ProcrastinateQueue:
                 await self.sweep()
             except Exception:
                 logger.exception("the stalled-job sweep failed; trying again")
-            await asyncio.sleep(every)
+            await pause(every)
 
     async def sweep(self) -> None:
         """Retry the jobs of dead workers; defer keys left with queued rows and no job."""

@@ -36,6 +36,7 @@ from procrastinate import job_context, jobs, retry
 from procrastinate.exceptions import ConnectorException
 from procrastinate.worker import Worker
 
+from bot.loops.pause import pause
 from bot.server import logging as log
 from bot.store.postgres.database import unreachable
 from bot.store.postgres.jobqueue import BEAT, RECLAIM, REVIVE
@@ -63,7 +64,7 @@ class Heartbeat:
         while True:
             current = worker_id()
             if current is None:  # registering, or unregistered at the end of a stop
-                await asyncio.sleep(0.2)
+                await pause(0.2)
                 continue
             try:
                 await self.beat(current)
@@ -72,11 +73,11 @@ class Heartbeat:
                     logger.warning("the worker's heartbeat failed; trying again",
                                    extra={"worker": current, "error": log.error_text(exc)})
                 self._steady_since = None
-                await asyncio.sleep(RETRY_BEAT)
+                await pause(RETRY_BEAT)
                 continue
             if self._steady_since is None:
                 self._steady_since = self.clock()
-            await asyncio.sleep(self.every)
+            await pause(self.every)
 
     async def beat(self, worker: int) -> None:
         connector = self.app.connector
@@ -128,6 +129,6 @@ class ReviewerWorker(Worker):
                 if not waited:
                     logger.warning("could not record a job's end; trying again",
                                    extra={"job": job.id, "error": log.error_text(exc)})
-            await asyncio.sleep(delay)
+            await pause(delay)
             waited += delay
             delay = min(delay * 2, 5.0)

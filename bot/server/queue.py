@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from bot import telemetry
 from bot.events.jobs import Handler, Job, ReviewResult, stored_payload, supersedes
+from bot.loops.pause import pause
 from bot.server import logging as log
 from bot.server.dispatch import BIG_BODY, decide_in_turn
 from bot.server.metrics import Metrics
@@ -89,7 +90,7 @@ class JobQueue:
                     pass
             except Exception:  # the store failed; the rows stay `received` for the next wake-up
                 logger.exception("dispatching failed; will retry on the next delivery")
-                await asyncio.sleep(1)
+                await pause(1)
                 self.wake()
 
     async def _dispatch(self) -> int:
@@ -258,7 +259,7 @@ async def _wait_for_store(store: DeliveryStore) -> None:
             await store.ping()
             return
         except StoreUnavailable:
-            await asyncio.sleep(delay)
+            await pause(delay)
             delay = min(delay * 2, 5.0)
 
 
@@ -276,7 +277,7 @@ async def _finish(store: DeliveryStore, delivery_id: str, state: str, error: str
                 raise
             logger.warning("the store is unreachable; recording the job's end again shortly",
                            extra={"delivery": delivery_id})
-            await asyncio.sleep(delay)
+            await pause(delay)
             delay = min(delay * 2, 5.0)
 
 

@@ -10,9 +10,9 @@ and deleted in the same passes.
 
 from __future__ import annotations
 
-import asyncio
 import time
 
+from bot.loops.pause import pause
 from bot.server import logging as log
 from bot.server.metrics import Metrics
 from bot.store.model import AuditStore, DeliveryStore
@@ -60,4 +60,4 @@ async def keep_pruning(store: DeliveryStore, days: int, metrics: Metrics, every:
                 await prune_audit(audit, days)
             except Exception:
                 logger.exception("deleting old audit log entries failed; trying again at the next pass")
-        await asyncio.sleep(every)
+        await pause(every)
