@@ -19,8 +19,8 @@
 
 Every SQL statement and every database driver (sqlite3, psycopg) of the server is in this package,
 and it imports nothing above it: the standard library and the drivers (the index's shapes are its
-own, bot/store/index/model.py), but for the learnings store, which builds bot.learnings' shapes
-(issue #21, .importlinter). Nothing above it names a driver's error: the index's openers turn every
+own, bot/store/index/model.py; the learnings store keeps rows, which bot/learnings/book.py turns
+into shapes). Nothing above it names a driver's error: the index's openers turn every
 driver error into `StoreError` (a review catches it and goes on without the index), and the shared
 pool (bot.store.postgres.database) and the review memory on PostgreSQL turn a lost connection into
 `StoreUnavailable`, a `StoreError`.
