@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.auth.directory.groups import GroupsProvider, groups_provider
 from bot.auth.errors import SignInError
 from bot.auth.patterns import matches_any
 from bot.auth.roles import RoleMapping, mappings_from
@@ -42,6 +43,7 @@ class OidcSettings:
     allow_unverified_email: bool = False
     allowed_https_hostnames: tuple[str, ...] = ()
     insecure_allowed_cidr_ranges: tuple[str, ...] = ()
+    groups: GroupsProvider | None = GroupsProvider()  # Entra ID's group overage lookups (None: off)
 
 
 def is_ready(doc: dict[str, Any]) -> bool:
@@ -120,6 +122,7 @@ def oidc_settings(doc: dict[str, Any], secrets: ConnectorSecrets) -> OidcSetting
         allow_unverified_email=spec.get("allow_unverified_email") is True,
         allowed_https_hostnames=tuple(redirect.get("allowed_https_hostnames") or ()),
         insecure_allowed_cidr_ranges=tuple(redirect.get("insecure_allowed_cidr_ranges") or ()),
+        groups=groups_provider(spec),
     )
 
 

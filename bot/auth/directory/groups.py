@@ -59,15 +59,30 @@ class GraphLookup:
                                              _LOGIN_HOSTS["graph.microsoft.com"])
 
 
-def graph_lookup(spec: dict[str, Any], client_id: str | None, client_secret: str | None,
-                 directory_url: str | None = None) -> GraphLookup | None:
-    """The connector's lookup, unless `directory_id_groups_provider.disabled` (pure)."""
+@dataclass(frozen=True)
+class GroupsProvider:
+    """A connector's `directory_id_groups_provider`, read with the rest of its sign-in settings:
+    where its group lookups go and which groups they count."""
+
+    graph_endpoint: str = GRAPH
+    group_type: str = "security-groups"
+
+
+def groups_provider(spec: dict[str, Any]) -> GroupsProvider | None:
+    """The connector's lookup settings, or None when `directory_id_groups_provider.disabled` (pure)."""
     provider = spec.get("directory_id_groups_provider") or {}
-    if provider.get("disabled") is True or not client_id or not client_secret:
+    if provider.get("disabled") is True:
         return None
-    endpoint = str(provider.get("graph_endpoint") or GRAPH).rstrip("/")
-    return GraphLookup(endpoint, str(provider.get("group_type") or "security-groups"), client_id, client_secret,
-                       directory_url or "")
+    return GroupsProvider(str(provider.get("graph_endpoint") or GRAPH).rstrip("/"),
+                          str(provider.get("group_type") or "security-groups"))
+
+
+def graph_lookup(provider: GroupsProvider | None, client_id: str | None, client_secret: str | None,
+                 directory_url: str | None = None) -> GraphLookup | None:
+    """The connector's lookup with its credentials, unless it has none or the provider is off (pure)."""
+    if provider is None or not client_id or not client_secret:
+        return None
+    return GraphLookup(provider.graph_endpoint, provider.group_type, client_id, client_secret, directory_url or "")
 
 
 def oidc_overage(claims: dict[str, Any]) -> bool:
@@ -80,23 +95,24 @@ def saml_overage(attributes: dict[str, list[str]]) -> bool:
     return GROUPS_LINK in attributes and "groups" not in attributes and SAML_GROUPS not in attributes
 
 
-async def with_oidc_groups(http: aiohttp.ClientSession, spec: dict[str, Any], client_id: str, client_secret: str,
-                           claims: dict[str, Any], directory_url: str | None = None) -> dict[str, Any]:
+async def with_oidc_groups(http: aiohttp.ClientSession, provider: GroupsProvider | None, client_id: str,
+                           client_secret: str, claims: dict[str, Any],
+                           directory_url: str | None = None) -> dict[str, Any]:
     """The claims, with `groups` from Graph when the token points to a group source; the app token
     comes from the tenant (`tid`) the token names, at the login host of `graph_endpoint`'s cloud."""
-    lookup = graph_lookup(spec, client_id, client_secret, directory_url)
+    lookup = graph_lookup(provider, client_id, client_secret, directory_url)
     if lookup is None or not oidc_overage(claims):
         return claims
     endpoint = _token_endpoint(lookup, claims.get("tid"))
     return {**claims, "groups": await graph_groups(http, lookup, endpoint, claims.get("oid"))}
 
 
-async def with_saml_groups(http: aiohttp.ClientSession, spec: dict[str, Any], client_id: str | None,
+async def with_saml_groups(http: aiohttp.ClientSession, provider: GroupsProvider | None, client_id: str | None,
                            client_secret: str | None, attributes: dict[str, list[str]],
                            directory_url: str | None = None) -> dict[str, list[str]]:
     """The attributes, with `groups` (and Entra's groups attribute) from Graph after `groups.link`,
     authenticated with `credentials.oauth` at the tenant the assertion names."""
-    lookup = graph_lookup(spec, client_id, client_secret, directory_url)
+    lookup = graph_lookup(provider, client_id, client_secret, directory_url)
     if lookup is None or not saml_overage(attributes):
         return attributes
     token_endpoint = _token_endpoint(lookup, (attributes.get(SAML_TENANT) or [""])[0])

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.auth.connectors import display_of, is_ready, secret_of
+from bot.auth.directory.groups import GroupsProvider, groups_provider
 from bot.auth.errors import SignInError
 from bot.auth.roles import RoleMapping, mappings_from
 from bot.connectors.descriptor import parse_descriptor
@@ -50,6 +51,8 @@ class SamlSettings:
     single_logout_url: str = ""
     allowed_https_hostnames: tuple[str, ...] = ()
     insecure_allowed_cidr_ranges: tuple[str, ...] = ()
+    groups: GroupsProvider | None = GroupsProvider()  # Entra ID's group overage lookups (None: off)
+    oauth_client_id: str | None = None  # `credentials.oauth.client_id`: whom the lookups authenticate as
 
     def idp_metadata(self) -> str:
         """The IdP as a metadata document of exactly the trusted values (issuer, SSO, certificates)."""
@@ -96,7 +99,14 @@ def saml_settings(doc: dict[str, Any], secrets: ConnectorSecrets) -> SamlSetting
         single_logout_url=str(spec.get("single_logout_url") or ""),
         allowed_https_hostnames=tuple(redirect.get("allowed_https_hostnames") or ()),
         insecure_allowed_cidr_ranges=tuple(redirect.get("insecure_allowed_cidr_ranges") or ()),
+        groups=groups_provider(spec),
+        oauth_client_id=_oauth_client_id(spec),
     )
+
+
+def _oauth_client_id(spec: dict[str, Any]) -> str | None:
+    value = ((spec.get("credentials") or {}).get("oauth") or {}).get("client_id")
+    return value if isinstance(value, str) and value else None
 
 
 def saml_mfa_settings(doc: dict[str, Any], secrets: ConnectorSecrets) -> SamlSettings:

@@ -76,7 +76,7 @@ class Callback:
         identity = await oidc.finish(connector, context.provider, pending, code)
         names = sorted(identity.claims)
         try:  # directory groups (Entra ID overage, Google Workspace) join the claims before mapping
-            claims = await with_oidc_groups(context.provider.http, doc.get("spec") or {}, connector.client_id,
+            claims = await with_oidc_groups(context.provider.http, connector.groups, connector.client_id,
                                             connector.client_secret, identity.claims, context.directory_url)
             claims = await with_google_groups(context.provider.http, service_account(doc, context.secrets), claims,
                                               context.directory_url)

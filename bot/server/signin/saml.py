@@ -214,7 +214,7 @@ class SamlRoutes:
                               username=identity.username, claim_names=names)
         if pending["flow"] == "mfa":
             return await self._complete_mfa(settings, identity.username, names, pending)
-        attributes = await self._groups(settings.name, identity.attributes, identity.username)
+        attributes = await self._groups(settings, identity.attributes, identity.username)
         mapped = map_roles(settings.attributes_to_roles, attributes)
         defined = [r for r in mapped.roles if r in self.context.gate.access().roles]
         if pending["flow"] == "test":  # only a pending request of ours is a test: never an IdP-initiated one
@@ -223,16 +223,16 @@ class SamlRoutes:
         return await self._sign_in(settings, identity.username, sorted(attributes), mapped, defined, pending,
                                    identity.session_index)
 
-    async def _groups(self, name: str, attributes: dict[str, list[str]], username: str) -> dict[str, list[str]]:
-        """Groups from Graph when the assertion carries `groups.link` (directory_id_groups_provider)."""
-        doc = await saml_doc(self.context, name)
-        spec = doc.get("spec") or {}
-        oauth = (spec.get("credentials") or {}).get("oauth") or {}
+    async def _groups(self, settings: SamlSettings, attributes: dict[str, list[str]],
+                      username: str) -> dict[str, list[str]]:
+        """Groups from Graph when the assertion carries `groups.link` (directory_id_groups_provider,
+        read with the connector's settings); the `credentials.oauth` secret is read at use."""
+        doc = await saml_doc(self.context, settings.name)
         try:
             secret = secret_of(doc, "/spec/credentials/oauth/client_secret", self.context.secrets,
                                "credentials.oauth client secret")
-            return await with_saml_groups(self.context.provider.http, spec, oauth.get("client_id"), secret,
-                                          attributes, self.context.directory_url)
+            return await with_saml_groups(self.context.provider.http, settings.groups, settings.oauth_client_id,
+                                          secret, attributes, self.context.directory_url)
         except SignInError as error:
             error.username, error.claim_names = username, sorted(attributes)
             raise
