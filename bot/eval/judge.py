@@ -15,7 +15,7 @@ from typing import Any
 
 from bot.eval.corpus import Place
 from bot.eval.score import Found
-from bot.reviews.findings import _load_object as answer_object  # the engine's reader of a model's JSON
+from bot.reviews.findings import load_answer_object as answer_object  # the engine's reader of a model's JSON
 
 MAX_MESSAGE_CHARS = 2000  # of a finding, as the judge sees it
 

@@ -7,7 +7,6 @@ job hangs off the installation client it makes here.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import aiohttp
 
@@ -16,7 +15,7 @@ from bot.github import GitHubApp
 from bot.learnings.book import LearningBook
 from bot.pipeline import router
 from bot.pipeline.index import RepositoryIndexes
-from bot.pipeline.services import Services
+from bot.pipeline.services import AdminSource, Services
 from bot.store.stores import Stores
 
 logger = logging.getLogger("reviewer.pipeline")
@@ -26,7 +25,7 @@ class NotConfigured(Exception):
     """The server has no app id or private key, so it cannot act on GitHub."""
 
 
-def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,
+def make_services(github: GitHubApp | None, admin: AdminSource, http: aiohttp.ClientSession, secrets_dir: str | None, *,
                   stores: Stores, incremental: bool = True, public_url: str | None = None) -> Services:
     """The server's one GitHub App client (made with the app, shared with the admin API), the
     review memory, the repository indexes, the uploads, budgets and learnings: the process's
@@ -39,7 +38,7 @@ def make_services(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSess
                     budgets=stores.budgets, learnings=LearningBook(stores.learnings), public_url=public_url)
 
 
-def make_handler(github: GitHubApp | None, admin: Any, http: aiohttp.ClientSession, secrets_dir: str | None, *,
+def make_handler(github: GitHubApp | None, admin: AdminSource, http: aiohttp.ClientSession, secrets_dir: str | None, *,
                  stores: Stores, incremental: bool = True, public_url: str | None = None) -> Handler:
     """The job handler; `admin` is the server's admin configuration holder (`.current` per job).
     `incremental=False` is the review life before issue #15, kept for the cost bench's baseline:

@@ -6,10 +6,11 @@ review, the analyzers, the outcomes, the follow-ups) need not import one another
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
 import aiohttp
 
+from bot.config.admin import AdminConfig
 from bot.github import GitHubApp
 from bot.learnings.book import LearningBook
 from bot.pipeline.index import RepositoryIndexes
@@ -19,12 +20,20 @@ from bot.store.budgets import BudgetStore
 from bot.store.uploads import UploadStore
 
 
+class AdminSource(Protocol):
+    """Where a job reads the admin configuration in force (the server's AdminConfigHolder, which
+    reloads the file): read at each job's start, so a reload counts from the next job on."""
+
+    @property
+    def current(self) -> AdminConfig | None: ...
+
+
 @dataclass
 class Services:
     """What a review needs beyond the pull request: made once per server, shared by jobs."""
 
     app: GitHubApp
-    admin: Any  # AdminConfigHolder: `.current` is the admin configuration in force
+    admin: AdminSource  # `.current`: the admin configuration in force (None: no admin file)
     http: aiohttp.ClientSession
     secrets_dir: str | None = None
     memory: ReviewMemory | None = None  # what the app remembers of each pull request

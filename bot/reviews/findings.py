@@ -114,7 +114,7 @@ def _candidates(text: str) -> list[str]:
     return [text, *labelled, *others]
 
 
-def _load_object(text: str) -> dict | None:
+def load_answer_object(text: str) -> dict | None:
     # Reasoning models served locally often prefix their answer with a <think> block.
     text = _THINK.sub("", text[:MAX_ANSWER_CHARS], count=1)
     for candidate in _candidates(text):
@@ -186,7 +186,7 @@ def _finding(entry: dict) -> Finding:
 
 def parse_answer(text: str) -> ParsedAnswer:
     """Read a model's answer into findings; never raises."""
-    obj = _load_object(text)
+    obj = load_answer_object(text)
     if obj is None:
         return ParsedAnswer(error="the answer holds no JSON object (bare or in a fenced block)")
     entries = obj.get("findings")
