@@ -35,6 +35,7 @@ from bot.analyzers.upload import MAX_BODY_BYTES, Upload, decode_upload_body, err
 from bot.auth.guard import Denial
 from bot.events.routes import UPLOAD_EVENT
 from bot.github import GitHubError
+from bot.loops.pause import pause
 from bot.server import logging as log
 from bot.server.resources.status import denial_response
 from bot.server.server_context import ServerContext
@@ -70,7 +71,7 @@ async def _pruning(uploads: UploadStore) -> AsyncIterator[None]:
                     logger.info("deleted SARIF uploads past their 7 days", extra={"count": deleted})
             except Exception:
                 logger.exception("deleting old SARIF uploads failed; trying again in an hour")
-            await asyncio.sleep(PRUNE_EVERY)
+            await pause(PRUNE_EVERY)
     task = asyncio.create_task(loop(), name="sarif-upload-retention")
     yield
     task.cancel()

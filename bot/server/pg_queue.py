@@ -157,6 +157,7 @@ class ProcrastinateQueue:
 
     async def _dispatch_loop(self) -> None:
         while True:
+            await pause(0)  # a cancellation a round swallowed still ends the loop (bot/loops/pause.py)
             await self._wake.wait()
             self._wake.clear()
             try:

@@ -83,6 +83,7 @@ class JobQueue:
 
     async def _dispatch_loop(self) -> None:
         while True:
+            await pause(0)  # a cancellation a round swallowed still ends the loop (bot/loops/pause.py)
             await self._wake.wait()
             self._wake.clear()
             try:
@@ -137,6 +138,7 @@ class JobQueue:
 
     async def _worker(self) -> None:
         while True:
+            await pause(0)  # a cancellation a job swallowed still ends the worker (bot/loops/pause.py)
             key = await self._ready.get()
             lane = self._lanes.get(key)
             if lane:
