@@ -13,8 +13,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
-from bot.loops.pause import pause
-
 T = TypeVar("T")
 R = TypeVar("R")
 MAX_BATCH = 512  # items a transaction: bounds how long one batch's statements hold the event loop
@@ -46,7 +44,6 @@ class GroupCommit(Generic[T, R]):
 
     async def _run(self) -> None:
         while True:
-            await pause(0)  # a cancellation a round swallowed still ends the loop (bot/loops/pause.py)
             await self._wake.wait()
             self._wake.clear()
             while self._waiting:
