@@ -25,7 +25,7 @@ from tests.support.review_support import (
 )
 from tests.support.server_support import wait_for
 
-TOKEN = "analyses-admin-token-for-tests"
+TOKEN = "analyses-admin-token-for-tests-0123456789abcdef"
 
 
 async def _upload(world: World, document: dict, sha: str) -> str:

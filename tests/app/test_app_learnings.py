@@ -31,7 +31,7 @@ from tests.support.review_support import (
     summary_of,
 )
 
-TOKEN = "admin-token-for-learnings"
+TOKEN = "admin-token-for-learnings-0123456789abcdef"
 CONFIG = "feedback: detailed\n"
 
 

@@ -26,11 +26,12 @@ def test_defaults_and_required_secret():
 
 
 def test_secrets_never_render(app_private_key):
-    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "webhook-s3cret", "REVIEWER_ADMIN_TOKEN": "admin-t0ken",
+    token = "admin-t0ken-0123456789abcdef-0123456"
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "webhook-s3cret", "REVIEWER_ADMIN_TOKEN": token,
                               "GITHUB_PRIVATE_KEY": app_private_key})
     body = app_private_key.splitlines()[1]
     for text in (repr(settings), str(settings), f"{settings.admin_token}", repr(Secret("x1y2z3"))):
-        assert "webhook-s3cret" not in text and "admin-t0ken" not in text and body not in text
+        assert "webhook-s3cret" not in text and token not in text and body not in text
         assert "x1y2z3" not in text
     assert "Secret('<redacted>')" in repr(settings)
 
