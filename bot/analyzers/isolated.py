@@ -35,6 +35,7 @@ _READ = 64 * 1024
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from bot.analyzers.isolated import main; main()"
 WORKER_ARGS = (sys.executable, "-I", "-c", _BOOT, _PACKAGE_ROOT)
+DEFAULT_LIMITS = UploadLimits()
 _LIMIT_FIELDS = ("max_compressed_bytes", "max_inflated_bytes", "max_gzip_members", "max_json_containers")
 
 
@@ -77,7 +78,11 @@ def main() -> None:
     request = json.loads(sys.stdin.buffer.readline())
     memory = int(request["memory"])
     _limit_self(memory, int(request["cpu"]))
-    limits = UploadLimits(**{key: int(request["limits"][key]) for key in _LIMIT_FIELDS})
+    given = request["limits"]
+    limits = UploadLimits(max_compressed_bytes=int(given["max_compressed_bytes"]),
+                          max_inflated_bytes=int(given["max_inflated_bytes"]),
+                          max_gzip_members=int(given["max_gzip_members"]),
+                          max_json_containers=int(given["max_json_containers"]))
     results = ""
     try:
         decoded = decode_upload_body(sys.stdin.buffer.read(), repository_url=request["repository_url"], limits=limits)
@@ -95,7 +100,7 @@ def main() -> None:
 
 
 async def decode_isolated(raw: bytes, *, repository_url: str | None, memory_bytes: int = DEFAULT_MEMORY_BYTES,
-                          limits: UploadLimits = UploadLimits(), cpu_seconds: int = CPU_SECONDS,
+                          limits: UploadLimits = DEFAULT_LIMITS, cpu_seconds: int = CPU_SECONDS,
                           timeout: float = DEFAULT_TIMEOUT, max_output: int = MAX_OUTPUT_BYTES) -> Decoded | list[Problem]:
     """`decode_upload_body` in a child limited to `memory_bytes` of address space and `cpu_seconds`
     of CPU, waited for at most `timeout`: the upload, or the problems that refuse it."""

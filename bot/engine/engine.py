@@ -36,6 +36,7 @@ from bot.reviews.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedA
 from bot.reviews.fingerprints import PostedFinding, as_finding, fingerprint, still_standing
 from bot.reviews.outcome import SUMMARY_MARKER, Attempt, Counts, ReviewOutcome
 from bot.reviews.scope import FULL, ReviewScope
+from bot.reviews.secret_lines import NO_SECRETS, SecretLines
 from bot.reviews.shaping import Placed, Shaped, shape
 from bot.reviews.walkthrough import read_walkthrough
 from bot.reviews.walkthrough import render as render_walkthrough
@@ -271,6 +272,7 @@ async def run_review(
     learned: ForReview | None = None,
     walkthrough: bool = False,
     analyzer_findings: Sequence[Finding] = (),
+    secret_lines: SecretLines = NO_SECRETS,
 ) -> ReviewOutcome:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
@@ -288,6 +290,9 @@ async def run_review(
     `analyzer_findings`: what the analyzers found at this head (bot/pipeline/analyzers.py), posted
     by them: listed in the prompt, a model finding saying the same at the same lines left out
     (bot/reviews/overlap.py), and counted with the model's in the approval and the conclusion.
+    `secret_lines`: the lines the secret scanner flagged: a model finding on one gets no
+    suggestion, and what is fingerprinted and kept of a finding leaves them out
+    (bot/reviews/secret_lines.py).
     """
     plan = as_plan_dict(plan)
     guided = learned.guidance(plan.get("files") or []) if learned is not None else None
@@ -313,15 +318,17 @@ async def run_review(
     if answer.parsed is None:
         return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request_notes, scope)
 
-    own = tuple(f for f in answer.parsed.findings if not overlap.same_as_analyzer(f, analyzer_findings))
+    own = tuple(secret_lines.without_fixes(f for f in answer.parsed.findings
+                                           if not overlap.same_as_analyzer(f, analyzer_findings)))
+    printable = secret_lines.blanked(file_patches)  # fingerprints and kept code, without a secret's line
     shaped = shape(own, plan, patches=file_patches, files=files)
     learned_notes = [*(guided.notes if guided is not None else ())]
     if learned is not None:
         kept, left = learned.leave_out(shaped.posted, lambda p: p.finding,
-                                       lambda p: fingerprint(p.finding, file_patches).fingerprint)
+                                       lambda p: fingerprint(p.finding, printable).fingerprint)
         shaped = replace(shaped, posted=tuple(kept))
         learned_notes += [left.note] if left.note else []
-    shaped, repeated, prints = _unposted(shaped, file_patches, scope, head_sha)
+    shaped, repeated, prints = _unposted(shaped, printable, scope, head_sha)
     counts = replace(shaped.counts, malformed=answer.parsed.malformed,
                      over_limit=answer.parsed.over_limit)
     notes = [*request_notes, *learned_notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
@@ -333,7 +340,7 @@ async def run_review(
     if walkthrough:  # the summary opens with one line per changed file, from this same answer
         comments = _walked_through(comments, answer.parsed.walkthrough, plan.get("files") or [], notes)
     found = [p.finding for p in (*shaped.posted, *repeated)]
-    carried = _carried(scope, file_patches, {fingerprint(f, file_patches).fingerprint for f in found})
+    carried = _carried(scope, printable, {fingerprint(f, printable).fingerprint for f in found})
     if learned is not None:  # an earlier finding a learning now leaves out no longer stands
         carried, _ = learned.leave_out(carried, lambda f: f)
     standing = [*found, *carried, *analyzer_findings]

@@ -17,10 +17,11 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.analyzers.builtin import config_paths, run_builtins, wanted_files
+from bot.analyzers.builtin import config_paths, run_builtins, secret_scan, wanted_files
 from bot.analyzers.filter import place
 from bot.analyzers.ledger import Shaped, comment_body, posted_record, review_body, shape, summary_line
 from bot.analyzers.model import AnalyzerResult
+from bot.analyzers.secret_guard import flagged, guarded
 from bot.analyzers.settings import AnalyzerSettings, analyzer_settings
 from bot.analyzers.stored import result_from_json
 from bot.config.admin import AdminConfig
@@ -37,6 +38,7 @@ from bot.reviews import decisions
 from bot.reviews.diff import FilePatch, read_patches
 from bot.reviews.findings import Finding
 from bot.reviews.outcome import SUMMARY_MARKER, Counts, ReviewOutcome
+from bot.reviews.secret_lines import NO_SECRETS, SecretLines
 from bot.reviews.shaping import Placed
 
 logger = logging.getLogger("reviewer.analyzers")
@@ -47,6 +49,7 @@ logger = logging.getLogger("reviewer.analyzers")
 class AnalyzerStep:
     shaped: Shaped
     notes: tuple[str, ...] = ()
+    secrets: SecretLines = NO_SECRETS  # the lines the secret scanner flagged: no finding quotes them
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -98,24 +101,34 @@ async def analyze(services: Services, gh: GitHubClient, target: Target, patches:
     if builtins:
         found, notes = await _builtins(gh, target, settings, patches)
         results += found
+    # before any learning leaves a result out: a line holding a secret is one whatever is posted
+    secrets = flagged(results if builtins else await _secret_results(settings, patches))
     if services.learnings is not None and results:  # left out by a suppress learning of their rule id
         results, left_out = leave_out_findings(
             results, await services.learnings.learnings(account=target.owner, repository=target.repo),
             account=target.owner, repository=target.repo, finding_of=_as_learned)
         notes = [*notes, left_out] if left_out else notes
+    clean = secrets.blanked(patches)  # what is fingerprinted and kept of a finding leaves the flagged lines out
     memory = services.memory
-    placement = place(results, patches, mode=settings.filter, max_inline_per_tool=settings.max_inline_per_tool)
+    placement = guarded(place(results, clean, mode=settings.filter, max_inline_per_tool=settings.max_inline_per_tool),
+                        secrets)
     posted = await memory.posted(target.pull_key) if memory is not None and results else []
     shaped = shape(placement, plan_json, {p.fingerprint for p in posted})
     if shaped.new:
         await _post(gh, target, shaped, await services.app_login())
         if memory is not None:
-            await memory.add_posted(target.pull_key, [posted_record(f, patches, target.head_sha) for f in shaped.new])
+            await memory.add_posted(target.pull_key, [posted_record(f, clean, target.head_sha) for f in shaped.new])
     if upload_ids and services.uploads is not None:
         await services.uploads.set_status(upload_ids, "complete")
     logger.info("analyzers at %s: %d result(s), %d new finding(s) posted (%d inline), %d standing",
                 target.head_sha[:7], len(results), len(shaped.new), len(shaped.inline), len(shaped.standing))
-    return AnalyzerStep(shaped, (*notes, *shaped.notes))
+    return AnalyzerStep(shaped, (*notes, *shaped.notes), secrets)
+
+
+async def _secret_results(settings: AnalyzerSettings, patches: Mapping[str, FilePatch]) -> tuple[AnalyzerResult, ...]:
+    """An upload's job runs no built-in analyzer, but still needs the lines holding a secret: an
+    uploaded fix on one of them must not quote it."""
+    return (await secret_scan(patches)).results if settings.secrets else ()
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from bot.reviews.checkrun_budget import report_for_budget
 from bot.reviews.diff import read_patches
 from bot.reviews.outcome import ReviewOutcome
 from bot.reviews.scope import FULL, ReviewScope
+from bot.reviews.secret_lines import NO_SECRETS
 from bot.store.model import StoreError, StoreUnavailable
 
 logger = logging.getLogger("reviewer.pipeline")
@@ -279,6 +280,7 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
                             index=index.retrieval if index else None, lookups=index.lookups if index else None,
                             learned=learned, walkthrough=_walkthrough_on(services, target),
                             analyzer_findings=analyzed.findings if analyzed is not None else (),
+                            secret_lines=analyzed.secrets if analyzed is not None else NO_SECRETS,
                             usage=usage)
 
 

@@ -22,8 +22,8 @@ from bot.github.coordination import Coordination
 from bot.learnings.book import LearningBook
 from bot.server import logging as log
 from bot.server.access_log import enable_access_log
-from bot.server.forwarded import trusted_proxies_middleware
 from bot.server.admin_reload import AdminConfigHolder
+from bot.server.forwarded import trusted_proxies_middleware
 from bot.server.metrics import Metrics
 from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.probes import Readiness, setup_probes

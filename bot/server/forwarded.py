@@ -15,7 +15,7 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 
 from aiohttp import web
-from aiohttp.typedefs import Handler
+from aiohttp.typedefs import Handler, Middleware
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 MAX_HOPS = 32  # entries of the header read, from its end
@@ -70,11 +70,11 @@ def client_address(peer: str | None, forwarded_for: Iterable[str], proxies: Sequ
     return str(current)
 
 
-def trusted_proxies_middleware(proxies: Sequence[Network]) -> web.Middleware:
+def trusted_proxies_middleware(proxies: Sequence[Network]) -> Middleware:
     @web.middleware
     async def with_client_address(request: web.Request, handler: Handler) -> web.StreamResponse:
         client = client_address(request.remote, request.headers.getall("X-Forwarded-For", []), proxies)
-        if client != request.remote:
+        if client is not None and client != request.remote:
             request = request.clone(remote=client)
         return await handler(request)
     return with_client_address

@@ -47,9 +47,9 @@ def _body(head: bytes, item: bytes, count: int, tail: bytes, members: int = 1) -
         n = min(per, count - member * per)
         out = [deflate.compress(head if member == 0 else b",")]
         block = b",".join([item] * 10_000)
-        for start in range(0, n, 10_000):
-            taken = min(10_000, n - start)
-            out.append(deflate.compress((b"," if start else b"") + (block if taken == 10_000
+        for first in range(0, n, 10_000):
+            taken = min(10_000, n - first)
+            out.append(deflate.compress((b"," if first else b"") + (block if taken == 10_000
                                                                      else b",".join([item] * taken))))
         out.append(deflate.compress(tail if member == members - 1 else b"") + deflate.flush())
         parts.append(b"".join(out))
