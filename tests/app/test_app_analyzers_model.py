@@ -99,7 +99,7 @@ async def test_a_blocking_analyzer_finding_dismisses_the_apps_approval(tmp_path,
 
 AWS_KEY = "AKIA" + "Q3EGRT5JXMPLVW4Z"  # split: this file must not hold the key whole for scanners
 SETTINGS = f"import os\n\nAWS_ACCESS_KEY_ID = \"{AWS_KEY}\"\nREGION = os.environ['REGION']\n"
-# a ruff-like fix on the key's line (it appends `  # noqa`): as a suggestion, the whole line quoted
+# a ruff-like fix on the key's line (it appends a noqa comment): as a suggestion, the whole line quoted
 NOQA = log(result("config/settings.py", 3, ruleId="E501", message={"text": "Line too long"},
                   fixes=[{"description": {"text": "add noqa"}, "artifactChanges": [{
                       "artifactLocation": {"uri": "config/settings.py"},
