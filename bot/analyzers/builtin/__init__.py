@@ -121,7 +121,12 @@ async def _run_tool(name: str, patches: Mapping[str, FilePatch], files: Mapping[
         executable = binary(name)
     except Unavailable as exc:
         return ToolRun(name, 0.0, (), (*notes, f"{name}: {exc}; it did not run"))
-    kept, config_notes = tool.configs(configs)
+    try:
+        kept, config_notes = tool.configs(configs)
+    except (ValueError, TypeError, AttributeError, KeyError) as exc:  # a configuration of a shape not foreseen
+        return ToolRun(name, time.monotonic() - started, (), (*notes, f"{name}: the repository's configuration "
+                                                                      f"could not be read ({type(exc).__name__}); "
+                                                                      "it did not run"))
     notes += config_notes
     with tempfile.TemporaryDirectory(prefix="reviewer-analyzer-") as temporary:
         root = Path(temporary).resolve() / "repo"
