@@ -6,7 +6,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from bot.server.settings import Secret, SettingsError, load_settings, parse_env_file
+from bot.server.settings import MIN_ADMIN_TOKEN_CHARS, Secret, SettingsError, load_settings, parse_env_file
 from bot.store.sqlite.database import sqlite_path
 
 
@@ -222,3 +222,29 @@ def test_a_github_url_that_is_no_web_address_names_the_setting(value):
         load_settings({"GITHUB_WEBHOOK_SECRET": "s", "GITHUB_URL": value})
     assert error.value.problems == [f"GITHUB_URL: {value!r} is not an http(s) URL without a query, such as "
                                     "https://ghe.example.com"]
+
+
+def test_a_break_glass_token_shorter_than_the_minimum_stops_the_start_naming_the_setting():
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_ADMIN_TOKEN": "x" * (MIN_ADMIN_TOKEN_CHARS - 1)})
+    [problem] = error.value.problems
+    assert problem.startswith(f"REVIEWER_ADMIN_TOKEN: the break-glass token has {MIN_ADMIN_TOKEN_CHARS - 1} "
+                              f"characters; it must have at least {MIN_ADMIN_TOKEN_CHARS}")
+    assert "x" * 8 not in problem  # the token itself is never repeated
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_ADMIN_TOKEN": "x" * MIN_ADMIN_TOKEN_CHARS})
+    assert settings.admin_token is not None
+
+
+def test_the_bounds_and_the_trusted_proxies_are_read_and_checked():
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.7 fd00::/8",
+                              "REVIEWER_UPLOAD_DECODES": "2", "REVIEWER_UPLOAD_MEMORY_MIB": "256",
+                              "REVIEWER_WEBHOOK_UNVERIFIED_MIB": "100"})
+    assert [str(n) for n in settings.trusted_proxies] == ["10.0.0.0/8", "192.0.2.7/32", "fd00::/8"]
+    assert (settings.upload_decodes, settings.upload_memory_mib, settings.webhook_unverified_mib) == (2, 256, 100)
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_TRUSTED_PROXIES": "10.0.0.0/8,proxy.internal",
+                       "REVIEWER_UPLOAD_DECODES": "0", "REVIEWER_WEBHOOK_UNVERIFIED_MIB": "1"})
+    problems = error.value.problems
+    assert any(p.startswith("REVIEWER_TRUSTED_PROXIES: 'proxy.internal' is not a CIDR") for p in problems)
+    assert any(p.startswith("REVIEWER_UPLOAD_DECODES: '0' is not an integer from 1 to 16") for p in problems)
+    assert any(p.startswith("REVIEWER_WEBHOOK_UNVERIFIED_MIB: '1' is not an integer from 26") for p in problems)
