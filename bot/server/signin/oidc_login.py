@@ -57,7 +57,8 @@ class OidcLogin:
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
-            await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow="web")
+            await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow="web",
+                                unauthenticated=True, ip=request.remote)
             return refusal_page(exc.status, exc.check, exc.message)
         return self.bound_redirect(url, binding)
 
@@ -79,7 +80,7 @@ class OidcLogin:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
             await record_signin(context.store, str(name or "")[:253], session.username if session else None, exc,
-                                None, flow="mfa")
+                                None, flow="mfa", unauthenticated=session is None, ip=request.remote)
             return refusal_page(exc.status, exc.check, exc.message)
         return self.bound_redirect(url, binding)
 
@@ -98,7 +99,8 @@ class OidcLogin:
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
-            await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow="test")
+            await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow="test",
+                                ip=request.remote)
             return refusal_page(exc.status, exc.check, exc.message)
         return self.bound_redirect(url, binding)
 

@@ -9,7 +9,7 @@ import aiohttp
 
 from bot.auth.throttle import MAX_FAILURES, WINDOW, Throttle
 from bot.server.signin.routes import SIGNIN_STORE
-from tests.support.console_support import console_server
+from tests.support.console_support import console_server, session_for
 from tests.support.oidc_support import ADMIN_TOKEN
 
 CLIENT, OTHER = "198.51.100.7", "198.51.100.8"
@@ -68,3 +68,30 @@ def test_the_throttle_forgets_failures_past_its_window_and_holds_a_bounded_numbe
     for address in ("a", "b", "c"):
         throttle.failed(address)
     assert len(throttle._failures) == 2 and "a" not in throttle._failures
+
+
+async def test_refusals_of_unauthenticated_requests_are_listed_apart_from_real_entries(tmp_path):
+    """A login started with no such connector and a SAML response nobody asked for can be sent by
+    anyone, any number of times: the console lists them apart; a guess at the token stays listed."""
+    async with console_server(tmp_path) as server, aiohttp.ClientSession() as http:
+        assert (await _form(http, server.url, "wrong-token", CLIENT)).status == 303
+        for _ in range(3):
+            async with http.get(server.url + "/v1/webapi/oidc/login/web?connector_id=nope&redirect_url=/") as r:
+                assert r.status == 404
+            async with http.post(server.url + "/v1/webapi/saml/acs", data={"SAMLResponse": "bm90IHhtbA=="}) as r:
+                assert r.status >= 400
+        store = server.app[SIGNIN_STORE]
+        real = await store.signins(50)
+        noise = await store.signins(50, unauthenticated=True)
+        admin = await session_for(server, ["admin"], username="ada@example.com")
+        try:
+            async with admin.get(server.url + "/console/signins") as response:
+                listed = await response.text()
+            async with admin.get(server.url + "/console/signins?outcome=unauthenticated") as response:
+                apart = await response.text()
+        finally:
+            await admin.close()
+    assert [(e["kind"], e["check"]) for e in real] == [("token", "token")]
+    assert len(noise) == 6 and all(e["unauthenticated"] for e in noise)
+    assert "nope" not in listed and "refused: token" in listed
+    assert "nope" in apart
