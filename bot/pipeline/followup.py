@@ -275,15 +275,17 @@ async def _answer(memory: ReviewMemory, ctx: _Context) -> None:
 async def _answer_text(ctx: _Context) -> str:
     if not ctx.config.providers or not any(ctx.plan["models"].values()):
         return "No model is configured for this repository, so I cannot answer questions here."
-    refusal = await _over_budget(ctx)
-    if refusal is not None:
-        return refusal
+    held = await _reserve(ctx)
+    if isinstance(held, str):
+        return held
     follow = await _follow_up(ctx)
     usage = Usage()
-    answer = await followup.answer(follow, ctx.plan["models"], providers=ctx.config.providers,
-                                   session=ctx.services.http, secrets_dir=ctx.services.secrets_dir, usage=usage)
-    if ctx.services.budgets is not None:  # a follow-up's tokens are the month's too (docs/configuration.md)
-        await budgets.spend(ctx.services.budgets, budgets.account_of(ctx.where.target.full_name), usage)
+    try:
+        answer = await followup.answer(follow, ctx.plan["models"], providers=ctx.config.providers,
+                                       session=ctx.services.http, secrets_dir=ctx.services.secrets_dir, usage=usage)
+    finally:  # a follow-up's tokens are the month's too (docs/configuration.md), in place of those held
+        if ctx.services.budgets is not None:
+            await budgets.settle(ctx.services.budgets, held, budgets.account_of(ctx.where.target.full_name), usage)
     if answer.text is None:
         logger.warning("no model answered the follow-up in %s", ctx.where.thread)
         return "I could not answer this time: no model gave an answer. Ask again later."
@@ -299,16 +301,18 @@ async def _answer_text(ctx: _Context) -> str:
     return text
 
 
-async def _over_budget(ctx: _Context) -> str | None:
-    """The reply when the account's month of tokens is spent (no model is asked), else None."""
+async def _reserve(ctx: _Context) -> str | budgets.Reservation | None:
+    """The reply when the account's month of tokens is spent (no model is asked); else the tokens
+    held for the answer (None without a token budget)."""
     admin, store = ctx.services.admin.current, ctx.services.budgets
     if store is None or admin is None:
         return None
     full_name = ctx.where.target.full_name
-    over = await budgets.tokens_spent(store, admin.budgets_for(full_name), budgets.account_of(full_name))
-    if over is None:
-        return None
-    return answer_for_budget(over.budget, over.limit.value, over.resets_at, over.limit.key_path)
+    held = await budgets.reserve(store, admin.budgets_for(full_name), budgets.account_of(full_name),
+                                 budgets.ANSWER_ESTIMATE)
+    if not isinstance(held, budgets.Exceeded):
+        return held
+    return answer_for_budget(held.budget, held.limit.value, held.resets_at, held.limit.key_path)
 
 
 async def _follow_up(ctx: _Context) -> followup.FollowUp:

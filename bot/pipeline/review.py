@@ -237,7 +237,7 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
             return journal.Planned(report, result=result)
     stage.name = "counting the account's budgets"
     over = await _over_budget(services, target)
-    if over is not None:  # no model; the analyzers' findings, if any, are still posted
+    if isinstance(over, budgets.Exceeded):  # no model; the analyzers' findings, if any, are still posted
         if analyzed.shaped.standing:
             reviews = await list_reviews(gh, target.owner, target.repo, target.number)
             spent = _budget_report(plan_json, over)  # its title and summary name the budget, and its reset
@@ -248,11 +248,13 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
         return journal.Planned(_budget_report(plan_json, over), result=ReviewResult("skipped", over.reason))
     stage.name = "running the model review"
     usage = Usage()
-    outcome = await _model_review(services, gh, target, gathered, plan_json, config, stage, step, analyzed,
-                                  usage)
+    try:
+        outcome = await _model_review(services, gh, target, gathered, plan_json, config, stage, step, analyzed,
+                                      usage)
+    finally:  # what the model calls spent, in place of the tokens held for them (also when they failed)
+        if services.budgets is not None:
+            await budgets.settle(services.budgets, over, budgets.account_of(target.full_name), usage)
     outcome = _within_caps(services, target, outcome)
-    if services.budgets is not None:
-        await budgets.spend(services.budgets, budgets.account_of(target.full_name), usage)
     return journal.Planned(report_for_plan(plan_json), outcome,
                            notes=((describe(step, target.head_sha),) if step is not None else ()) + analyzed.notes,
                            remember=journal.Remembered(step.digest, step.merge_base) if step is not None else None)
@@ -309,15 +311,16 @@ def _place(services: Services, gh: GitHubClient, target: Target, login: str) -> 
     return learn.Place(gh, target.owner, target.repo, target.pull_key, login.removesuffix("[bot]"), services.public_url)
 
 
-async def _over_budget(services: Services, target: Target) -> budgets.Exceeded | None:
-    """The budget this review would pass, or None with the review counted (docs/configuration.md)."""
+async def _over_budget(services: Services, target: Target) -> budgets.Exceeded | budgets.Reservation | None:
+    """The budget this review would pass; else, with the review counted, the tokens held for it
+    (None without a token budget) (docs/configuration.md)."""
     admin = services.admin.current
     if services.budgets is None:
         return None
     # counted with or without limits: a budget set later in the day finds the day's reviews counted
     limits = admin.budgets_for(target.full_name) if admin is not None else BudgetLimits()
     over = await budgets.admit(services.budgets, limits, budgets.account_of(target.full_name))
-    if over is not None:
+    if isinstance(over, budgets.Exceeded):
         logger.info("review of %s not sent to a model: budget %s (%s) is spent", target.full_name, over.budget,
                     over.limit.key_path)
     return over
