@@ -18,6 +18,12 @@ from bot.auth.store import AuthStore
 log = logging.getLogger("reviewer.signin")
 
 
+def names_no_connector(error: SignInError) -> bool:
+    """Whether a sign-in was refused before anything real was named: no connector, a name that is
+    not one, or no such connector (a connector that is there but broken is a real entry)."""
+    return error.check == "connector" and error.status in (400, 404)
+
+
 async def record_signin(store: AuthStore, connector: str, username: str | None, error: SignInError | None,
                         claim_names: list[str] | None, *, flow: str, roles: list[str] | None = None,
                         warnings: list[str] | None = None, kind: str = "oidc", unauthenticated: bool = False,

@@ -88,7 +88,8 @@ def _with_web(app: web.Application) -> None:
     token = settings.admin_token.reveal() if settings.admin_token else None
     audit = app[AUDIT] = Audit(storage.audit)
     admin.audit = audit  # web processes record the admin file's reloads (workers reload it too, unrecorded)
-    app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
+    app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics,
+                                                 settings.webhook_unverified_mib * 1024 * 1024))
     descriptors = DescriptorSource()  # SAML metadata: fetched by a connector's reconcile, kept for sign-in
     app.on_cleanup.append(lambda _: descriptors.close())
     secrets = ConnectorSecrets(SecretStore(settings.secrets_dir), lambda: _admin_secrets(admin))

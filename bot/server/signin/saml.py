@@ -44,7 +44,7 @@ from bot.auth.saml import protocol as saml
 from bot.auth.saml.descriptor import DescriptorCache
 from bot.auth.saml.settings import SamlSettings, saml_mfa_settings, saml_settings
 from bot.auth.sessions import Session, create_session, find_session, mfa_session, token_key
-from bot.auth.signin_log import record_signin
+from bot.auth.signin_log import names_no_connector, record_signin
 from bot.connectors.kinds import SAML
 from bot.server.signin import terminal
 from bot.server.signin.answers import mfa_done, test_answer, to_client
@@ -110,7 +110,7 @@ class SamlRoutes:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
             await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow=flow, kind="saml",
-                                unauthenticated=flow == "web", ip=request.remote)
+                                unauthenticated=flow == "web" and names_no_connector(exc), ip=request.remote)
             return refusal_page(exc.status, exc.check, exc.message)
         return _send(started)
 
