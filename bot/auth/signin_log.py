@@ -12,16 +12,22 @@ from __future__ import annotations
 import logging
 import time
 
-from bot.auth.errors import SignInError
+from bot.auth.errors import SignInError, UnknownConnector
 from bot.auth.store import AuthStore
 
 log = logging.getLogger("reviewer.signin")
 
 
-def names_no_connector(error: SignInError) -> bool:
-    """Whether a sign-in was refused before anything real was named: no connector, a name that is
-    not one, or no such connector (a connector that is there but broken is a real entry)."""
-    return error.check == "connector" and error.status in (400, 404)
+# What a request can be refused for before it matched anything real: a SAML response that is not
+# one, or one that answers no request this server has waiting.
+_UNMATCHED_CHECKS = frozenset({"saml-response", "xml-comment", "saml-in-response-to"})
+
+
+def unmatched(error: SignInError) -> bool:
+    """Whether a sign-in was refused before anything real was matched: it names no connector
+    there is (a connector that is there but broken is a real entry), or its SAML response is none
+    or answers no request waiting."""
+    return isinstance(error, UnknownConnector) or error.check in _UNMATCHED_CHECKS
 
 
 async def record_signin(store: AuthStore, connector: str, username: str | None, error: SignInError | None,

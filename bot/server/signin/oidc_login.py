@@ -16,7 +16,7 @@ from bot.auth.guard import Denial
 from bot.auth.oidc import flow as oidc
 from bot.auth.redirects import RedirectError, web_return_path
 from bot.auth.sessions import find_session, mfa_session, token_key
-from bot.auth.signin_log import names_no_connector, record_signin
+from bot.auth.signin_log import record_signin, unmatched
 from bot.connectors.kinds import OIDC
 from bot.server.signin import terminal
 from bot.server.signin.context import SignInContext
@@ -58,7 +58,7 @@ class OidcLogin:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
             await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow="web",
-                                unauthenticated=names_no_connector(exc), ip=request.remote)
+                                unauthenticated=unmatched(exc), ip=request.remote)
             return refusal_page(exc.status, exc.check, exc.message)
         return self.bound_redirect(url, binding)
 
