@@ -1,13 +1,15 @@
 """The pure part of the benchmark import (bot/eval/aacr.py) and the corpus writer
 (bot/eval/corpus_text.py): a base line mapped to the head through a zero-context diff, tags named
-from the benchmark's words, and any string written so that the corpus loader reads it back."""
+from the benchmark's words, any string written so that the corpus loader reads it back, and a
+corpus larger than a configuration file read whole."""
 
 from __future__ import annotations
 
 import pytest
 
+from bot.commands.cli import main
 from bot.eval.aacr import Item, collapse, context_level, map_left, slug
-from bot.eval.corpus import load_corpus
+from bot.eval.corpus import MAX_CORPUS_BYTES, load_corpus
 from bot.eval.corpus_text import render
 
 # A change that inserts two lines after line 3, replaces lines 10-11 by one, and removes 20-22.
@@ -64,3 +66,17 @@ def test_any_string_the_writer_writes_reads_back_the_same():
     assert [i.about for i in case.must_find[:-1]] == [text or "x" for text in ODD]
     assert case.must_find[-1].descriptions == tuple(ODD[:4]) and case.must_find[-1].path == "null"
     assert [(p.path, p.lines, p.about) for p in case.must_not] == [("yes", None, ""), ("p.py", (1, 1), "why")]
+
+
+def test_a_corpus_past_a_configuration_files_bound_is_read_and_validated(tmp_path):
+    about = "x" * 3000
+    cases = [{"id": f"c{n}", "repo": "r", "base": "main", "head": "f", "must_find": [
+        {"path": "a.py", "lines": [1, 1], "about": about}]} for n in range(100)]
+    text = render(cases)
+    assert 256 * 1024 < len(text) < MAX_CORPUS_BYTES
+    corpus, problems = load_corpus(text, "corpus.yaml")
+    assert problems == [] and corpus is not None and len(corpus.cases) == 100
+    (tmp_path / "corpus.yaml").write_text(text)
+    assert main(["validate", str(tmp_path / "corpus.yaml")]) == 0
+    huge = text + "#" * MAX_CORPUS_BYTES
+    assert [p.code for p in load_corpus(huge, "corpus.yaml")[1]] == ["too-large"]
