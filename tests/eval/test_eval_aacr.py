@@ -9,8 +9,10 @@ import pytest
 
 from bot.commands.cli import main
 from bot.eval.aacr import Item, collapse, context_level, map_left, slug
-from bot.eval.corpus import MAX_CORPUS_BYTES, load_corpus
+from bot.eval.corpus import MAX_CORPUS_BYTES, Place, load_corpus
 from bot.eval.corpus_text import render
+from bot.eval.judge import judge_messages
+from bot.eval.score import Found
 
 # A change that inserts two lines after line 3, replaces lines 10-11 by one, and removes 20-22.
 HUNKS = [(3, 0, 4, 2), (10, 2, 12, 1), (20, 3, 20, 0)]
@@ -80,3 +82,11 @@ def test_a_corpus_past_a_configuration_files_bound_is_read_and_validated(tmp_pat
     assert main(["validate", str(tmp_path / "corpus.yaml")]) == 0
     huge = text + "#" * MAX_CORPUS_BYTES
     assert [p.code for p in load_corpus(huge, "corpus.yaml")[1]] == ["too-large"]
+
+
+def test_the_judge_reads_every_description_of_a_collapsed_item():
+    item = Place("a.py", (3, 4), "the `* 0` empties the price", ("multiplying by zero",), ("origin:human",))
+    found = Found("a.py", 3, 3, "important", "bug", "Price is always zero.")
+    [_, asked] = judge_messages([(item, found)])
+    assert ('Defect: a.py lines 3-4: "the `* 0` empties the price" (also described as: "multiplying by zero")'
+            in asked["content"])
