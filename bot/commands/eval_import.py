@@ -42,7 +42,7 @@ class Stop(Exception):
 
 
 @dataclass
-class Tally:
+class Counts:
     """What was read, kept and left out, for the summary and the corpus's header."""
 
     comments: int = 0
@@ -160,32 +160,32 @@ def change_of(repo: str, record: aacr.Record) -> Change:
     return Change(repo, base, record.target, git.list_tree(repo, base), git.list_tree(repo, record.target), renamed)
 
 
-def _placed(change: Change, comment: aacr.Comment, tally: Tally) -> aacr.Item | None:
+def _placed(change: Change, comment: aacr.Comment, counts: Counts) -> aacr.Item | None:
     """The comment at lines of the head, or None (counted) when it cannot be."""
     if comment.side == "right":
         if comment.path not in change.head_tree:
-            tally.left_out["right-side, its file is not in the head"] += 1
+            counts.left_out["right-side, its file is not in the head"] += 1
             return None
         if comment.lines[1] > change.head_length(comment.path):
-            tally.left_out["right-side, past the end of its file at the head"] += 1
+            counts.left_out["right-side, past the end of its file at the head"] += 1
             return None
         return aacr.Item(comment.path, comment.lines, (comment.note,), comment.tags)
     if comment.path not in change.base_tree:
-        tally.left_out["left-side, its file is not in the base"] += 1
+        counts.left_out["left-side, its file is not in the base"] += 1
         return None
     new = change.renamed.get(comment.path, comment.path)
     if new is None:
-        tally.left_out["left-side, its file is removed at the head"] += 1
+        counts.left_out["left-side, its file is removed at the head"] += 1
         return None
     lines = aacr.map_left(comment.lines, change.hunks(comment.path, new), change.head_length(new))
-    tally.left_mapped += 1
+    counts.left_mapped += 1
     return aacr.Item(new, lines, (comment.note,), comment.tags)
 
 
-def _items(change: Change, comments: Sequence[aacr.Comment], tally: Tally) -> list[aacr.Item]:
-    placed = [p for p in (_placed(change, c, tally) for c in comments) if p is not None]
+def _items(change: Change, comments: Sequence[aacr.Comment], counts: Counts) -> list[aacr.Item]:
+    placed = [p for p in (_placed(change, c, counts) for c in comments) if p is not None]
     collapsed = aacr.collapse(placed)
-    tally.collapsed += len(placed) - len(collapsed)
+    counts.collapsed += len(placed) - len(collapsed)
     return collapsed
 
 
@@ -196,72 +196,82 @@ def _place_json(item: aacr.Item, rejected: bool = False) -> dict:
             "tags": list(item.tags)}
 
 
-def make_cases(records: Sequence[aacr.Record], negatives: dict[str, aacr.Record], args: argparse.Namespace,
-               tally: Tally) -> list[dict]:
-    cases = []
+def _available(records: Sequence[aacr.Record], args: argparse.Namespace,
+               counts: Counts) -> list[tuple[aacr.Record, str]]:
+    """The records whose repository and commits are there (with the repository), the profile's
+    choice of them for smoke; the others listed as skipped, with why."""
     available: list[tuple[aacr.Record, str]] = []
     for record in records:
         repo, why = _unavailable(args.repos, record)
         if repo is None:
-            tally.skipped.append((record.id, why))
+            counts.skipped.append((record.id, why))
         else:
             available.append((record, repo))
     if args.profile == "smoke":
         chosen = {r.id for r in aacr.smoke_pick([r for r, _ in available])}
         available = [(r, repo) for r, repo in available if r.id in chosen]
-    for record, repo in available:
-        tally.comments += len(record.comments)
-        tally.reversed += sum(1 for c in record.comments if c.reversed)
-        kept = [c for c in record.comments if aacr.in_profile(c, args.profile)]
-        tally.in_profile += len(kept)
-        if not kept:
-            tally.skipped.append((record.id, f"no comment in the {args.profile} profile"))
-            continue
-        try:
-            change = change_of(repo, record)
-        except git.GitError as error:
-            tally.skipped.append((record.id, str(error)))
-            continue
-        items = _items(change, kept, tally)
-        if not items:
-            tally.skipped.append((record.id, "none of its comments could be placed at the head"))
-            continue
-        places: list[aacr.Item] = []
-        if record.id in negatives:
-            everything = _items(change, record.comments, Tally())  # every accepted comment, whatever the profile
-            places = aacr.apart_from(_items(change, negatives[record.id].comments, Tally()), everything)
-        tally.items += len(items)
-        tally.places += len(places)
-        cases.append({"id": record.id, "repo": os.path.relpath(repo, args.out), "base": change.base,
-                      "head": record.target, "note": f"{record.language}, {record.change}".strip(", "),
-                      "tags": list(record.tags), "must_find": [_place_json(i) for i in items],
-                      "must_not": [_place_json(p, rejected=True) for p in places]})
-    return cases
+    return available
 
 
-def _header(args: argparse.Namespace, tally: Tally) -> str:
+def _case(record: aacr.Record, repo: str, negatives: dict[str, aacr.Record], args: argparse.Namespace,
+          counts: Counts) -> dict | None:
+    """The case of one pull request, or None (listed as skipped, with why)."""
+    counts.comments += len(record.comments)
+    counts.reversed += sum(1 for c in record.comments if c.reversed)
+    kept = [c for c in record.comments if aacr.in_profile(c, args.profile)]
+    counts.in_profile += len(kept)
+    if not kept:
+        counts.skipped.append((record.id, f"no comment in the {args.profile} profile"))
+        return None
+    try:
+        change = change_of(repo, record)
+    except git.GitError as error:
+        counts.skipped.append((record.id, str(error)))
+        return None
+    items = _items(change, kept, counts)
+    if not items:
+        counts.skipped.append((record.id, "none of its comments could be placed at the head"))
+        return None
+    places: list[aacr.Item] = []
+    if record.id in negatives:
+        everything = _items(change, record.comments, Counts())  # every accepted comment, whatever the profile
+        places = aacr.apart_from(_items(change, negatives[record.id].comments, Counts()), everything)
+    counts.items += len(items)
+    counts.places += len(places)
+    return {"id": record.id, "repo": os.path.relpath(repo, args.out), "base": change.base, "head": record.target,
+            "note": f"{record.language}, {record.change}".strip(", "), "tags": list(record.tags),
+            "must_find": [_place_json(i) for i in items], "must_not": [_place_json(p, rejected=True) for p in places]}
+
+
+def make_cases(records: Sequence[aacr.Record], negatives: dict[str, aacr.Record], args: argparse.Namespace,
+               counts: Counts) -> list[dict]:
+    made = (_case(record, repo, negatives, args, counts) for record, repo in _available(records, args, counts))
+    return [case for case in made if case is not None]
+
+
+def _header(args: argparse.Namespace, counts: Counts) -> str:
     lines = [f"A `reviewer eval` corpus (docs/eval.md) written by `reviewer eval import aacr-bench "
              f"{os.path.basename(args.file)} --profile {args.profile}`",
              f"from AACR-Bench (github.com/alibaba/aacr-bench, Apache-2.0): profile {args.profile}, "
-             f"{aacr.PROFILES[args.profile]}.", "Import again rather than edit it.", *_summary(tally)]
+             f"{aacr.PROFILES[args.profile]}.", "Import again rather than edit it.", *_summary(counts)]
     return "\n".join(f"# {line}".rstrip() for line in lines) + "\n"
 
 
-def _summary(tally: Tally) -> list[str]:
-    out = [f"comments: {tally.comments} read, {tally.in_profile} in the profile, {tally.items} item(s) after "
-           f"{tally.collapsed} duplicate(s) at the same lines were collapsed; {tally.left_mapped} left-side "
-           f"comment(s) mapped to the head; {tally.reversed} written with from_line after to_line"]
-    out += [f"left out: {count} {why}" for why, count in sorted(tally.left_out.items())]
-    if tally.places:
-        out.append(f"must-not places from rejected comments: {tally.places}")
-    if tally.skipped:
-        out.append(f"{len(tally.skipped)} pull request(s) skipped:")
-        out += [f"  {case}: {why}" for case, why in tally.skipped]
+def _summary(counts: Counts) -> list[str]:
+    out = [f"comments: {counts.comments} read, {counts.in_profile} in the profile, {counts.items} item(s) after "
+           f"{counts.collapsed} duplicate(s) at the same lines were collapsed; {counts.left_mapped} left-side "
+           f"comment(s) mapped to the head; {counts.reversed} written with from_line after to_line"]
+    out += [f"left out: {count} {why}" for why, count in sorted(counts.left_out.items())]
+    if counts.places:
+        out.append(f"must-not places from rejected comments: {counts.places}")
+    if counts.skipped:
+        out.append(f"{len(counts.skipped)} pull request(s) skipped:")
+        out += [f"  {case}: {why}" for case, why in counts.skipped]
     return out
 
 
-def write(cases: list[dict], args: argparse.Namespace, tally: Tally) -> str:
-    text = render(cases, _header(args, tally))
+def write(cases: list[dict], args: argparse.Namespace, counts: Counts) -> str:
+    text = render(cases, _header(args, counts))
     path = os.path.join(args.out, CORPUS_FILE)
     corpus, problems = load_corpus(text, path)
     if corpus is None:  # the writer and the loader disagree: a bug, said plainly rather than written
@@ -277,15 +287,15 @@ def run_import(args: argparse.Namespace, out: IO[str]) -> int:
         raise Stop(2, f"--repos {args.repos}: no such directory")
     records = _read(args.file, "benchmark file")
     negatives = {r.id: r for r in _read(args.negatives, "--negatives file")} if args.negatives else {}
-    tally = Tally()
-    cases = make_cases(records, negatives, args, tally)
+    counts = Counts()
+    cases = make_cases(records, negatives, args, counts)
     if not cases:
-        reasons = "; ".join(f"{case}: {why}" for case, why in tally.skipped[:3])
+        reasons = "; ".join(f"{case}: {why}" for case, why in counts.skipped[:3])
         raise Stop(2, f"no case could be made from {args.file}: {reasons}")
-    path = write(cases, args, tally)
-    print(f"reviewer eval import: {len(cases)} case(s) with {tally.items} must-find item(s) written to {path} "
+    path = write(cases, args, counts)
+    print(f"reviewer eval import: {len(cases)} case(s) with {counts.items} must-find item(s) written to {path} "
           f"(profile {args.profile})", file=out)
-    for line in _summary(tally):
+    for line in _summary(counts):
         print(f"  {line}", file=out)
     return 0
 
