@@ -157,9 +157,14 @@ def _record(index: int, data: dict) -> Record:
                   tuple(_comment(c) for c in data["comments"]))
 
 
+MAX_NOTE = 4000  # a description's bound in a corpus (bot/config/corpus_schema.py)
+MAX_NOTES = 50  # descriptions of one item, likewise
+
+
 def _comment(data: dict) -> Comment:
     first, last = data["from_line"], data["to_line"]
-    return Comment(data["note"], data["path"].removeprefix("./"), data["side"], (min(first, last), max(first, last)),
+    note = data["note"] if len(data["note"]) <= MAX_NOTE else data["note"][:MAX_NOTE - 1] + "…"
+    return Comment(note, data["path"].removeprefix("./"), data["side"], (min(first, last), max(first, last)),
                    data["category"], data["context"], not data["is_ai_comment"], first > last)
 
 
@@ -206,14 +211,14 @@ def _map_line(line: int, hunks: Sequence[Hunk]) -> tuple[int, int]:
 
 
 def collapse(items: Iterable[Item]) -> list[Item]:
-    """Items at the same lines of the same file as one, its descriptions in order (each once), its
-    tags the union; sorted by file and lines."""
+    """Items at the same lines of the same file as one, its descriptions in order (each once, the
+    first MAX_NOTES), its tags the union; sorted by file and lines."""
     grouped: dict[tuple[str, tuple[int, int]], tuple[list[str], list[str]]] = {}
     for item in items:
         notes, tags = grouped.setdefault((item.path, item.lines), ([], []))
         notes.extend(d for d in item.descriptions if d not in notes)
         tags.extend(t for t in item.tags if t not in tags)
-    return [Item(path, lines, tuple(notes), tuple(sorted(tags)))
+    return [Item(path, lines, tuple(notes[:MAX_NOTES]), tuple(sorted(tags)))
             for (path, lines), (notes, tags) in sorted(grouped.items())]
 
 

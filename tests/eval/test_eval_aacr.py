@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from bot.commands.cli import main
-from bot.eval.aacr import Item, collapse, context_level, map_left, slug
+from bot.eval.aacr import Item, collapse, context_level, map_left, read_benchmark, slug
 from bot.eval.corpus import MAX_CORPUS_BYTES, Place, load_corpus
 from bot.eval.corpus_text import render
 from bot.eval.judge import judge_messages
@@ -90,3 +90,12 @@ def test_the_judge_reads_every_description_of_a_collapsed_item():
     [_, asked] = judge_messages([(item, found)])
     assert ('Defect: a.py lines 3-4: "the `* 0` empties the price" (also described as: "multiplying by zero")'
             in asked["content"])
+
+
+def test_a_description_longer_than_a_corpus_allows_is_cut_and_says_so():
+    record = {"githubPrUrl": "https://github.com/o/r/pull/1", "source_commit": "a" * 40, "target_commit": "b" * 40,
+              "comments": [{"note": "n" * 5000, "path": "./x.py", "side": "right", "from_line": 1, "to_line": 1,
+                            "category": "Code Defect", "context": "Diff Level", "is_ai_comment": False}]}
+    [read], problems = read_benchmark([record])
+    [comment] = read.comments
+    assert problems == [] and len(comment.note) == 4000 and comment.note.endswith("n…") and comment.path == "x.py"
