@@ -12,12 +12,14 @@ not only its bytes (`UploadAdmission`): decoding runs in a child process with a 
 (bot/analyzers/isolated.py), at most `decodes` at once, with at most `WAITING_PER_DECODE` times
 as many more read and waiting their turn; past that an upload is answered 503 with `Retry-After`
 before its body is read. Each accepted upload is an entry of the audit log (`sarif.upload`).
-A refused upload stores nothing. An accepted one is stored (bot/store/uploads.py) as its results, `pending`, under the repository's name as the installation events spell it (GitHub's
-names are case-insensitive; the keys of the queue and the review memory are not); when the app knows the pull request whose head is `commit_sha` (from the ref
-`refs/pull/N/…`, or its last `pull_request` delivery), a job is queued for that pull request as a
-delivery of its own (bot.events.routes.UPLOAD_EVENT), which posts the findings; otherwise the next review
-of a pull request with that head takes them up. GitHub is asked only which installation reaches
-a repository the installation events have not named; nothing is posted from here, and nothing an
+A refused upload stores nothing. An accepted one is stored (bot/store/uploads.py) as its results,
+`pending`, under the repository's name as the installation events spell it (GitHub's names are
+case-insensitive; the keys of the queue and the review memory are not); when the app knows the
+pull request whose head is `commit_sha` (from the ref `refs/pull/N/…`, or its last `pull_request`
+delivery), a job is queued for that pull request as a delivery of its own
+(bot.events.routes.UPLOAD_EVENT), which posts the findings; otherwise the next review of a pull
+request with that head takes them up. GitHub is asked only which installation reaches a repository
+the installation events have not named; nothing is posted from here, and nothing an
 upload holds is logged: only the repository, the head, the tools and the counts.
 """
 
