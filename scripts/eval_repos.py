@@ -13,7 +13,7 @@ on every machine: `mine` writes it into corpus.yaml as the case's head, and `pre
 again and checks that it is. Each case's head is also left as `refs/eval/<id>`.
 
 The repositories go to `CORPUS_DIR/../repos/<name>.git` (bare): cloned from a local copy under
-$EVAL_MIRRORS (default /work/.mirror: `<owner>+<name>/repo` or `<owner>+<name>`) where there is one,
+$EVAL_MIRRORS (a folder of `<owner>+<name>/repo` or `<owner>+<name>`; no default) where there is one,
 else from GitHub ($EVAL_CLONE_URL, default `https://github.com/{}.git`, `{}` standing for
 owner/name); a repository neither gives is skipped with a message, and so are its cases
 (`reviewer eval` reports them as unavailable). None of their code is kept in this repository.
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from bot.documents.yamldoc import load_yaml  # noqa: E402
 
-MIRRORS = os.environ.get("EVAL_MIRRORS", "/work/.mirror")
+MIRRORS = os.environ.get("EVAL_MIRRORS") or None  # local copies, when the machine has some
 CLONE_URL = os.environ.get("EVAL_CLONE_URL", "https://github.com/{}.git")  # {} is owner/name
 CLONE_TIMEOUT = 1800  # seconds for one `git clone` from GitHub
 IDENT = {"GIT_AUTHOR_NAME": "Reviewer eval", "GIT_AUTHOR_EMAIL": "eval@reviewer.invalid",
@@ -104,8 +104,8 @@ def obtain(repo: Repository, into: Path) -> Path | None:
     if (target / "HEAD").exists():
         return target
     into.mkdir(parents=True, exist_ok=True)
-    local = MIRRORS + "/" + repo.github.replace("/", "+")
-    for candidate in (f"{local}/repo", local):
+    local = f"{MIRRORS}/{repo.github.replace('/', '+')}" if MIRRORS else None
+    for candidate in (f"{local}/repo", local) if local else ():
         if os.path.isfile(os.path.join(candidate, "HEAD")):
             git(into, "clone", "--bare", "--quiet", candidate, target.name)
             return target
@@ -114,7 +114,8 @@ def obtain(repo: Repository, into: Path) -> Path | None:
         git(into, "clone", "--bare", "--quiet", url, target.name, timeout=CLONE_TIMEOUT)
         return target
     except (Failed, subprocess.TimeoutExpired) as error:
-        print(f"eval: skipping {repo.name} ({repo.github}): no copy under {MIRRORS}, and `git clone {url}` "
+        print(f"eval: skipping {repo.name} ({repo.github}): no copy under {MIRRORS or '$EVAL_MIRRORS (unset)'}, "
+              f"and `git clone {url}` "
               f"failed ({str(error).splitlines()[-1]})", file=sys.stderr)
         return None
 
