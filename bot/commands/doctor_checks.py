@@ -158,7 +158,8 @@ def secret_store(settings: Settings, admin: AdminConfig | None) -> Check:
                                              f"{'' if exc.filename in (None, folder) else f' ({exc.filename})'}")
     missing = sorted(admin.secret_names - set(names)) if admin is not None else []
     if missing:
-        return Check("fail", "secret-store", f"{folder} holds no {', '.join(missing)}, which the admin file references")
+        return Check("fail", "secret-store", f"{folder} holds no secret {', '.join(missing)}, which the admin file "
+                                             "references (a directory of that name, one file a key)")
     return Check("ok", "secret-store", f"{folder}: readable, {len(names)} secret(s)"
                                        f"{': ' + ', '.join(names) if names else ''}")
 
