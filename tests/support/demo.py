@@ -179,7 +179,11 @@ async def _world() -> World:
 
 def _environment(world: World) -> dict[str, str]:
     (world.workdir / "admin.yaml").write_text(ADMIN_YAML.format(base_url=world.chat.base_url))
-    return {**os.environ, "PYTHONPATH": str(ROOT), "PORT": "0", "REVIEWER_HOST": "127.0.0.1",
+    # this shell's own Reviewer settings stay out (a REVIEWER_PUBLIC_URL would move the console's link),
+    # but for the log's (REVIEWER_LOG_LEVEL=DEBUG make demo shows each step in server.log)
+    kept = {k: v for k, v in os.environ.items()
+            if not k.startswith(("GITHUB_", "REVIEWER_", "PORT")) or k in ("REVIEWER_LOG_LEVEL", "REVIEWER_ACCESS_LOG")}
+    return {**kept, "PYTHONPATH": str(ROOT), "PORT": "0", "REVIEWER_HOST": "127.0.0.1",
             "GITHUB_APP_ID": str(world.app.id), "GITHUB_PRIVATE_KEY": world.private_key,
             "GITHUB_WEBHOOK_SECRET": world.app.webhook_secret, "GITHUB_API_URL": world.github.url,
             "REVIEWER_DATABASE_URL": f"sqlite:///{world.workdir / 'reviewer.db'}",
