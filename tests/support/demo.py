@@ -191,7 +191,17 @@ def _environment(world: World) -> dict[str, str]:
             "REVIEWER_ADMIN_TOKEN": world.admin_token}
 
 
+def _stop_on_signals() -> None:
+    """Ctrl-C (SIGINT) and SIGTERM end the demo through its cleanup (the server stopped, the
+    stand-ins closed), also where its parent started it with SIGINT ignored (a `&` in a script)."""
+    task, loop = asyncio.current_task(), asyncio.get_running_loop()
+    assert task is not None
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, task.cancel)
+
+
 async def demo(keep_running: bool) -> int:
+    _stop_on_signals()
     world = await _world()
     proc, port = _start_server(_environment(world), world.workdir)
     world.url = f"http://127.0.0.1:{port}"
@@ -228,7 +238,7 @@ def main() -> int:
                         help="after the review, fill the console and print a one-time sign-in link to it (make demo)")
     try:
         return asyncio.run(demo(parser.parse_args().keep_running))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):  # stopped by a signal: a clean end
         return 0
 
 
