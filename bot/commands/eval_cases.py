@@ -52,7 +52,7 @@ from bot.plan.pr import pr_from_git
 from bot.plan.prepare import plan_change
 from bot.reviews.diff import read_patches
 from bot.reviews.findings import Finding
-from bot.reviews.outcome import ReviewOutcome
+from bot.reviews.output import ReviewOutput
 from bot.store.index import open_sqlite_index
 from bot.store.model import StoreError
 
@@ -158,7 +158,7 @@ def prepare(corpus: Corpus, case: Case, admin: AdminConfig, indexes: Indexes) ->
 
 
 async def review_step(prepared: Prepared, session: aiohttp.ClientSession, usage: Usage,
-                      secrets_dir: str | None, analyzer_findings: tuple[Finding, ...] = ()) -> ReviewOutcome:
+                      secrets_dir: str | None, analyzer_findings: tuple[Finding, ...] = ()) -> ReviewOutput:
     """The review of one prepared case: one call into the engine, as the server makes it."""
     return await run_review(prepared.plan, files=prepared.files, patches=prepared.patches,
                             providers=prepared.providers, session=session, head_sha=prepared.head_sha,

@@ -24,8 +24,8 @@ from bot.engine.templates import (
     summary_vars,
 )
 from bot.reviews.markdown import suggestion
-from bot.reviews.outcome import SUMMARY_MARKER, InlineComment
-from bot.reviews.shaping import Shaped
+from bot.reviews.output import SUMMARY_MARKER, InlineComment
+from bot.reviews.shaping import ShapedFindings
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,7 @@ def render_summary_builtin(variables: dict[str, Any]) -> str:
 
 
 async def render_comments(
-    shaped: Shaped, plan: dict, *, files: Mapping[str, str], common: dict[str, Any], timeout: float
+    shaped: ShapedFindings, plan: dict, *, files: Mapping[str, str], common: dict[str, Any], timeout: float
 ) -> Comments:
     notes: list[str] = []
     inline_t = _template(plan, "inlineTemplate", files, notes)

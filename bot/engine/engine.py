@@ -1,4 +1,4 @@
-"""`run_review`: one review of one head commit, from the plan to a `ReviewOutcome`.
+"""`run_review`: one review of one head commit, from the plan to a `ReviewOutput`.
 
 The order is the design's: build the request, ask the review model, on a provider error, a timeout
 or an unusable answer ask the fallback model, then shape, render, and decide. When no model gives
@@ -34,9 +34,9 @@ from bot.reviews import decisions, overlap
 from bot.reviews.diff import FilePatch, read_patches
 from bot.reviews.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedAnswer, parse_answer
 from bot.reviews.fingerprints import PostedFinding, as_finding, fingerprint, still_standing
-from bot.reviews.outcome import SUMMARY_MARKER, Attempt, Counts, ReviewOutcome
+from bot.reviews.output import SUMMARY_MARKER, Attempt, Counts, ReviewOutput
 from bot.reviews.scope import FULL, ReviewScope
-from bot.reviews.shaping import Placed, Shaped, shape
+from bot.reviews.shaping import Placed, ShapedFindings, shape_findings
 from bot.reviews.walkthrough import read_walkthrough
 from bot.reviews.walkthrough import render as render_walkthrough
 
@@ -181,10 +181,10 @@ def _common(plan: dict, head_sha: str, answer: _Answer, counts: Counts, notes: I
 
 
 def _unfinished(plan: dict, head_sha: str, status: str, failure: str, answer: _Answer,
-                notes: tuple[str, ...], scope: ReviewScope = FULL) -> ReviewOutcome:
+                notes: tuple[str, ...], scope: ReviewScope = FULL) -> ReviewOutput:
     common = _common(plan, head_sha, answer, Counts(), notes, status, failure, scope)
     conclusion, title = decisions.conclusion(status, (), (), failure)
-    return ReviewOutcome(
+    return ReviewOutput(
         status=status, head_sha=head_sha, model=None, fallback_used=False, failure=failure,  # type: ignore[arg-type]
         attempts=answer.attempts, inline=(), summary=render_summary_builtin(summary_vars((), common)),
         counts=Counts(), annotations=(),
@@ -206,8 +206,8 @@ def _requested(plan: dict, full: Mapping[str, FilePatch], scope: ReviewScope) ->
     return {**plan, "files": files}, increment, [*touched, *others]
 
 
-def _unposted(shaped: Shaped, patches: Mapping[str, FilePatch], scope: ReviewScope,
-              head_sha: str) -> tuple[Shaped, list[Placed], list[PostedFinding]]:
+def _unposted(shaped: ShapedFindings, patches: Mapping[str, FilePatch], scope: ReviewScope,
+              head_sha: str) -> tuple[ShapedFindings, list[Placed], list[PostedFinding]]:
     """Splits what shaping kept into findings to post and findings already posted on the pull
     request (or twice in this answer): a finding is never posted twice."""
     seen = set(scope.fingerprints)
@@ -271,7 +271,7 @@ async def run_review(
     learned: ForReview | None = None,
     walkthrough: bool = False,
     analyzer_findings: Sequence[Finding] = (),
-) -> ReviewOutcome:
+) -> ReviewOutput:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
     `files`: path → text at the merge base (rule files, context files, agent files, templates).
@@ -314,7 +314,7 @@ async def run_review(
         return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request_notes, scope)
 
     own = tuple(f for f in answer.parsed.findings if not overlap.same_as_analyzer(f, analyzer_findings))
-    shaped = shape(own, plan, patches=file_patches, files=files)
+    shaped = shape_findings(own, plan, patches=file_patches, files=files)
     learned_notes = [*(guided.notes if guided is not None else ())]
     if learned is not None:
         kept, left = learned.leave_out(shaped.posted, lambda p: p.finding,
@@ -346,7 +346,7 @@ async def run_review(
                                app_login=app_login, findings=[*standing, *shaped.withheld], reviews=reviews, gaps=gaps)
     if any(d.withheld for d in decided):
         title = f"{title}; not approved: the review is incomplete"
-    return ReviewOutcome(
+    return ReviewOutput(
         status="completed", head_sha=head_sha, model=answer.model,
         fallback_used=answer.fallback_used, failure=None, attempts=answer.attempts,
         inline=comments.inline, summary=comments.summary, counts=counts,

@@ -22,7 +22,7 @@ from bot.engine.providers import ProviderError, split_model_ref
 from bot.engine.request import cut_to_bytes
 from bot.engine.usage import Usage
 from bot.reviews.markdown import fence
-from bot.reviews.outcome import Attempt
+from bot.reviews.output import Attempt
 
 log = logging.getLogger("reviewer.engine")
 _THINK = re.compile(r"^\s*<think>.*?</think>", re.S)  # a local reasoning model's preamble

@@ -14,12 +14,12 @@ from dataclasses import replace
 
 from bot.learnings.caps import Caps, cap_inline
 from bot.learnings.tally import Tally
-from bot.reviews.outcome import ReviewOutcome
+from bot.reviews.output import ReviewOutput
 
 TALLY_LABEL = "**Findings of this pull request so far:**"
 
 
-def capped(outcome: ReviewOutcome, caps: Caps) -> tuple[ReviewOutcome, list[str]]:
+def capped(outcome: ReviewOutput, caps: Caps) -> tuple[ReviewOutput, list[str]]:
     """The outcome with its inline comments within the caps, and the notes saying what moved."""
     if not outcome.inline:
         return outcome, []
@@ -38,7 +38,7 @@ def capped(outcome: ReviewOutcome, caps: Caps) -> tuple[ReviewOutcome, list[str]
     return replace(outcome, inline=kept, summary=summary), notes
 
 
-def with_tally(outcome: ReviewOutcome, counted: Tally) -> ReviewOutcome:
+def with_tally(outcome: ReviewOutput, counted: Tally) -> ReviewOutput:
     if not counted.total:
         return outcome
     return replace(outcome, summary=f"{outcome.summary}\n\n{TALLY_LABEL} {counted.line()}")

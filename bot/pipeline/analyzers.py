@@ -36,7 +36,7 @@ from bot.pipeline.targets import Target
 from bot.reviews import decisions
 from bot.reviews.diff import FilePatch, read_patches
 from bot.reviews.findings import Finding
-from bot.reviews.outcome import SUMMARY_MARKER, Counts, ReviewOutcome
+from bot.reviews.output import SUMMARY_MARKER, Counts, ReviewOutput
 from bot.reviews.shaping import Placed
 
 logger = logging.getLogger("reviewer.analyzers")
@@ -213,7 +213,7 @@ NO_MODEL = "no model provider or no model is configured: the check run says whic
 
 
 def analyzers_outcome(step: AnalyzerStep, target: Target, login: str, reviews: list[dict], *, why: str = NO_MODEL,
-                      title_prefix: str = "") -> ReviewOutcome:
+                      title_prefix: str = "") -> ReviewOutput:
     """The review's outcome when no model reviews (no provider, no model chosen, or a budget spent:
     `why`, and `title_prefix` before the findings' title): the analyzers' findings decide the
     check run and dismiss the app's approval when one is blocking or important. The app never
@@ -230,7 +230,7 @@ def analyzers_outcome(step: AnalyzerStep, target: Target, login: str, reviews: l
     if step.notes:
         lines += ["", *(f"_{note}_" for note in step.notes)]
     annotations = decisions.check_run_annotations(Placed(f, (), False) for f in counted)
-    return ReviewOutcome(
+    return ReviewOutput(
         status="completed", head_sha=target.head_sha, model=None, fallback_used=False, failure=None, attempts=(),
         inline=(), summary="\n".join(lines), counts=Counts(), annotations=annotations,
         decisions=decisions.decide(completed=True, approve=False, head_sha=target.head_sha, app_login=login,

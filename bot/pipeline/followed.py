@@ -26,13 +26,13 @@ from bot.learnings.followed import Followed
 from bot.learnings.outcomes import State, ThreadResolved, Tracked, advance
 from bot.learnings.tally import Tally, tally
 from bot.reviews.fingerprints import PostedFinding
-from bot.reviews.outcome import ReviewOutcome
+from bot.reviews.output import ReviewOutput
 
 logger = logging.getLogger("reviewer.followed")
 
 
 async def follow_posted(store: LearningBook, gh: GitHubClient, owner: str, repo: str, number: int, pull_key: str,
-                        outcome: ReviewOutcome, login: str, now: datetime | None = None) -> None:
+                        outcome: ReviewOutput, login: str, now: datetime | None = None) -> None:
     posted = list(zip(outcome.findings, outcome.fingerprints, strict=False))
     if not posted:
         return

@@ -34,7 +34,7 @@ from bot.reviews.checkrun import CheckRunReport
 from bot.reviews.findings import Finding
 from bot.reviews.fingerprints import PostedFinding
 from bot.reviews.memory import ReviewMemory
-from bot.reviews.outcome import Annotation, Attempt, Counts, Decision, InlineComment, ReviewOutcome
+from bot.reviews.output import Annotation, ApprovalAction, Attempt, Counts, InlineComment, ReviewOutput
 
 REVIEW, ANSWER = "review", "answer"
 
@@ -58,7 +58,7 @@ class Planned:
     else it is the plan's, to be joined with the review once the review is posted."""
 
     report: CheckRunReport
-    outcome: ReviewOutcome | None = None
+    outcome: ReviewOutput | None = None
     notes: tuple[str, ...] = ()  # check-run lines that come before the review's own notes
     remember: Remembered | None = None
     error: str | None = None  # the job failed with this reason; `report` is the failure's
@@ -92,14 +92,14 @@ def from_record(record: dict[str, Any]) -> Planned | None:
                    record.get("error"), None if result is None else ReviewResult(**result))
 
 
-def _outcome(data: dict[str, Any]) -> ReviewOutcome:
-    return ReviewOutcome(**{
+def _outcome(data: dict[str, Any]) -> ReviewOutput:
+    return ReviewOutput(**{
         **data,
         "attempts": tuple(Attempt(**a) for a in data["attempts"]),
         "inline": tuple(InlineComment(**c) for c in data["inline"]),
         "counts": Counts(**data["counts"]),
         "annotations": tuple(Annotation(**a) for a in data["annotations"]),
-        "decisions": tuple(Decision(**d) for d in data["decisions"]),
+        "decisions": tuple(ApprovalAction(**d) for d in data["decisions"]),
         "notes": tuple(data["notes"]),
         "fingerprints": tuple(PostedFinding(**f) for f in data["fingerprints"]),
         "findings": tuple(Finding(**{**f, "rules": tuple(f.get("rules") or ())}) for f in data.get("findings", ())),

@@ -28,7 +28,7 @@ from bot.pipeline.followed import pull_tally, thread_resolved
 from bot.pipeline.services import Services
 from bot.reviews.diff import FilePatch, read_patches
 from bot.reviews.fingerprints import code_of
-from bot.reviews.outcome import SUMMARY_MARKER
+from bot.reviews.output import SUMMARY_MARKER
 
 logger = logging.getLogger("reviewer.outcomes")
 

@@ -31,7 +31,7 @@ from bot.github import (
 )
 from bot.pipeline.journal import marker
 from bot.pipeline.targets import Target
-from bot.reviews.outcome import SUMMARY_MARKER, Decision, ReviewOutcome
+from bot.reviews.output import SUMMARY_MARKER, ApprovalAction, ReviewOutput
 
 logger = logging.getLogger("reviewer.post")
 
@@ -79,12 +79,12 @@ async def has_review(gh: GitHubClient, target: Target, login: str, mark: str) ->
     return await _has_review(gh, target, login, mark)
 
 
-async def carry_out(gh: GitHubClient, target: Target, decision: Decision, login: str) -> str | None:
+async def carry_out(gh: GitHubClient, target: Target, decision: ApprovalAction, login: str) -> str | None:
     """One approval decision carried out, as after a review (bot/pipeline/analyzers.py)."""
     return await _carry_out(gh, target, decision, login)
 
 
-async def post_outcome(gh: GitHubClient, target: Target, outcome: ReviewOutcome, app_login: str,
+async def post_outcome(gh: GitHubClient, target: Target, outcome: ReviewOutput, app_login: str,
                        on_posted: Callable[[], Awaitable[None]] | None = None) -> Posted:
     """`on_posted` runs once the findings are on GitHub (inline, or in the summary when GitHub
     refused their places) and before anything else is written: the moment to remember them, so
@@ -111,7 +111,7 @@ async def post_outcome(gh: GitHubClient, target: Target, outcome: ReviewOutcome,
     return posted
 
 
-async def _inline_review(gh: GitHubClient, target: Target, outcome: ReviewOutcome, login: str) -> str | None:
+async def _inline_review(gh: GitHubClient, target: Target, outcome: ReviewOutput, login: str) -> str | None:
     """The review carrying the inline comments. Should GitHub refuse a comment's place (422),
     the findings are still in the summary comment and the check run: say so, go on."""
     review = outcome.review_request()
@@ -136,12 +136,12 @@ async def _inline_review(gh: GitHubClient, target: Target, outcome: ReviewOutcom
     return None
 
 
-def _inline_in_summary(outcome: ReviewOutcome) -> str:
+def _inline_in_summary(outcome: ReviewOutput) -> str:
     parts = [f"**`{c.path}` line {c.line}**\n\n{c.body}" for c in outcome.inline]
     return "\n\n### Findings GitHub did not place on the diff\n\n" + "\n\n".join(parts)
 
 
-async def _carry_out(gh: GitHubClient, target: Target, decision: Decision, login: str) -> str | None:
+async def _carry_out(gh: GitHubClient, target: Target, decision: ApprovalAction, login: str) -> str | None:
     """Approve or dismiss as decided, logged either way; returns a note when GitHub refused."""
     retry = target.attempt > 1
     if decision.kind == "approve":

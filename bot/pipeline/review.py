@@ -46,7 +46,7 @@ from bot.pipeline.targets import Target
 from bot.reviews.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
 from bot.reviews.checkrun_budget import report_for_budget
 from bot.reviews.diff import read_patches
-from bot.reviews.outcome import ReviewOutcome
+from bot.reviews.output import ReviewOutput
 from bot.reviews.scope import FULL, ReviewScope
 from bot.store.model import StoreError, StoreUnavailable
 
@@ -137,7 +137,7 @@ def plan_result(plan_json: dict) -> ReviewResult:
     return ReviewResult("failed" if reason == "invalid-config" else "skipped", reason)
 
 
-def review_result(outcome: ReviewOutcome, carried: list[dict]) -> ReviewResult:
+def review_result(outcome: ReviewOutput, carried: list[dict]) -> ReviewResult:
     """What a model review came to; `carried` is what the poster did of its decisions, in order
     (`refused` set where GitHub said no)."""
     if outcome.status == "failed":
@@ -259,7 +259,7 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
 
 async def _model_review(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
                         plan_json: dict, config: EffectiveConfig, stage: _Stage, step: Step | None,
-                        analyzed: AnalyzerStep | None = None, usage: Usage | None = None) -> ReviewOutcome:
+                        analyzed: AnalyzerStep | None = None, usage: Usage | None = None) -> ReviewOutput:
     files = await read_paths(gh, target.owner, target.repo, referenced_paths(plan_json), gathered.merge_base)
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     login = await services.app_login()
@@ -288,7 +288,7 @@ def _walkthrough_on(services: Services, target: Target) -> bool:
     return admin is None or bool(admin.review_limits(target.full_name).walkthrough)
 
 
-def _within_caps(services: Services, target: Target, outcome: ReviewOutcome) -> ReviewOutcome:
+def _within_caps(services: Services, target: Target, outcome: ReviewOutput) -> ReviewOutput:
     """The admin file's noise caps over the inline comments (bot/learnings/posting.py)."""
     admin = services.admin.current
     if admin is None or outcome.status != "completed":

@@ -148,7 +148,7 @@ def _failed_attempts(outcome: Mapping[str, Any]) -> list[str]:
 
 def with_review(plan_report: CheckRunReport, outcome: Mapping[str, Any], summary: str,
                 notes: Sequence[str] = ()) -> CheckRunReport:
-    """The plan's report joined with what the review found (`outcome` is `ReviewOutcome.to_json()`).
+    """The plan's report joined with what the review found (`outcome` is `ReviewOutput.to_json()`).
 
     A failing plan (the changed configuration is invalid) keeps the run failed whatever the review
     found; otherwise the review's conclusion stands.

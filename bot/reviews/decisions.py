@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from bot.reviews.findings import Finding
-from bot.reviews.outcome import Annotation, Decision
+from bot.reviews.output import Annotation, ApprovalAction
 from bot.reviews.shaping import Placed
 
 _LEVELS = {"blocking": "failure", "important": "warning", "minor": "notice", "nit": "notice"}
@@ -43,7 +43,7 @@ def decide(
     findings: Sequence[Finding],
     reviews: Iterable[Mapping],
     gaps: Sequence[str] = (),
-) -> tuple[Decision, ...]:
+) -> tuple[ApprovalAction, ...]:
     """What to do about approvals after one review of `head_sha`.
 
     `reviews` are the pull request's reviews as GitHub lists them. Dismissal does not depend on
@@ -53,23 +53,23 @@ def decide(
     """
     short = head_sha[:7]
     if not completed:
-        return (Decision("none", f"the review of {short} did not complete; nothing approved or dismissed"),)
+        return (ApprovalAction("none", f"the review of {short} did not complete; nothing approved or dismissed"),)
     blocking, important = _tally(findings)
     own_approvals = [r for r in reviews if r.get("state") == "APPROVED" and _is_own(r, app_login)]
     if blocking or important:
         reason = (f"Reviewer found {blocking} blocking and {important} important finding(s) "
                   f"at {short}; its earlier approval no longer holds.")
-        dismissals = tuple(Decision("dismiss", reason, review_id=r.get("id")) for r in own_approvals)
+        dismissals = tuple(ApprovalAction("dismiss", reason, review_id=r.get("id")) for r in own_approvals)
         if dismissals:
             return dismissals
-        return (Decision("none", f"not approved: {blocking} blocking, {important} important finding(s)"),)
+        return (ApprovalAction("none", f"not approved: {blocking} blocking, {important} important finding(s)"),)
     if not approve:
-        return (Decision("none", "approve is off"),)
+        return (ApprovalAction("none", "approve is off"),)
     if gaps:
-        return (Decision("none", "approval withheld: " + "; ".join(gaps), withheld=True),)
+        return (ApprovalAction("none", "approval withheld: " + "; ".join(gaps), withheld=True),)
     if any(r.get("commit_id") == head_sha for r in own_approvals):
-        return (Decision("none", f"already approved at {short}", approved=True),)
-    return (Decision("approve", f"Reviewer found nothing blocking or important at {short}.",
+        return (ApprovalAction("none", f"already approved at {short}", approved=True),)
+    return (ApprovalAction("approve", f"Reviewer found nothing blocking or important at {short}.",
                      commit_id=head_sha, approved=True),)
 
 

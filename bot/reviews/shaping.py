@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from bot.reviews.diff import FilePatch, placeable
 from bot.reviews.findings import Finding
-from bot.reviews.outcome import Counts
+from bot.reviews.output import Counts
 
 # `other` too: the model named a category of its own (bot.reviews.findings), and under minimal feedback
 # it was asked for bugs, risks, breaking changes and security alone, so it may be any of them; a
@@ -38,7 +38,7 @@ class Placed:
 
 
 @dataclass(frozen=True, slots=True)
-class Shaped:
+class ShapedFindings:
     posted: tuple[Placed, ...]  # in the model's order
     withheld: tuple[Finding, ...]  # requireSuggestedFix: found, but not posted for lacking a fix
     counts: Counts
@@ -64,13 +64,13 @@ def rule_refs(plan: dict, files: Mapping[str, str]) -> dict[str, RuleRef]:
     return refs
 
 
-def shape(
+def shape_findings(
     findings: tuple[Finding, ...],
     plan: dict,
     *,
     patches: Mapping[str, FilePatch],
     files: Mapping[str, str],
-) -> Shaped:
+) -> ShapedFindings:
     feedback = plan.get("feedback", "standard")
     inline_on = bool(plan.get("comments", {}).get("inline", True))
     require_fix = bool(plan.get("requireSuggestedFix"))
@@ -99,4 +99,4 @@ def shape(
         without_fix=no_fix, outside_diff=outside, nits_in_summary=nits,
         filtered_by_minimal=minimal, unknown_rule_ids=unknown,
     )
-    return Shaped(tuple(posted), tuple(withheld), counts)
+    return ShapedFindings(tuple(posted), tuple(withheld), counts)

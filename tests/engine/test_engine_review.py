@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from bot.reviews.outcome import SUMMARY_MARKER
+from bot.reviews.output import SUMMARY_MARKER
 from tests.support.chat_double import Reply, failing, findings
 from tests.support.engine_support import API_KEY, HEAD, finding, make_plan, review
 

@@ -13,7 +13,7 @@ from bot.learnings.posting import capped, retallied, with_tally
 from bot.learnings.review import ForReview, leave_out_findings
 from bot.learnings.tally import RatePoint, Tally
 from bot.reviews.findings import Finding
-from bot.reviews.outcome import Counts, InlineComment, ReviewOutcome
+from bot.reviews.output import Counts, InlineComment, ReviewOutput
 
 NOW = datetime(2025, 5, 1, tzinfo=UTC)
 
@@ -52,10 +52,10 @@ def test_placed_items_are_kept_in_order_and_matched_by_fingerprint():
     assert kept == [items[0]] and [learning_ for _, learning_ in left.left_out] == [learning]
 
 
-def _outcome(*findings: Finding) -> ReviewOutcome:
+def _outcome(*findings: Finding) -> ReviewOutput:
     inline = tuple(InlineComment(f.path, f.end_line, f"body of {f.message}",
                                  start_line=f.start_line if f.start_line != f.end_line else None) for f in findings)
-    return ReviewOutcome("completed", "h" * 40, "m", False, None, (), inline, "<!-- reviewer:summary -->\nSummary",
+    return ReviewOutput("completed", "h" * 40, "m", False, None, (), inline, "<!-- reviewer:summary -->\nSummary",
                          Counts(), (), (), "failure", "title", findings=findings)
 
 

@@ -8,15 +8,15 @@ import json
 from bot.pipeline.journal import ANSWER, Planned, Remembered, from_record, marker, to_record
 from bot.reviews.checkrun import CheckRunReport
 from bot.reviews.fingerprints import PostedFinding
-from bot.reviews.outcome import Annotation, Attempt, Counts, Decision, InlineComment, ReviewOutcome
+from bot.reviews.output import Annotation, ApprovalAction, Attempt, Counts, InlineComment, ReviewOutput
 
-OUTCOME = ReviewOutcome(
+OUTCOME = ReviewOutput(
     status="completed", head_sha="a" * 40, model="local/m1", fallback_used=True, failure=None,
     attempts=(Attempt("local/m0", "timed out"), Attempt("local/m1", None)),
     inline=(InlineComment("src/calc.py", 6, "Division by zero.", start_line=5),),
     summary="<!-- reviewer:summary -->\n## Reviewer\n1 finding", counts=Counts(malformed=1, over_limit=2),
     annotations=(Annotation("src/calc.py", 5, 6, "failure", "Division by zero.", "bug"),),
-    decisions=(Decision("dismiss", "no blocking finding left", review_id=7), Decision("approve", "ok", commit_id="b" * 40)),
+    decisions=(ApprovalAction("dismiss", "no blocking finding left", review_id=7), ApprovalAction("approve", "ok", commit_id="b" * 40)),
     conclusion="failure", title="1 blocking finding(s)", notes=("one file was too big",), kind="incremental",
     fingerprints=(PostedFinding("f1", "src/calc.py", "blocking", "bug", "return a / b", "Division by zero.", "a" * 40),))
 REPORT = CheckRunReport("success", "Reviewing 1 file", "## The plan", "text",

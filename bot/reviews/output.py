@@ -2,7 +2,7 @@
 
 The engine does no GitHub I/O; these shapes carry exactly what the REST API takes, so the poster
 only sends them: `review_request()` is the body of "create a review"
-(`POST /repos/{o}/{r}/pulls/{n}/reviews`), a `Decision` knows its approve/dismiss body, and the
+(`POST /repos/{o}/{r}/pulls/{n}/reviews`), an `ApprovalAction` knows its approve/dismiss body, and the
 annotations are check-run annotations as they go in `output.annotations`.
 """
 
@@ -72,7 +72,7 @@ class Counts:
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
+class ApprovalAction:
     """One approval action, or the reason none was taken (kind `none`)."""
 
     kind: Literal["approve", "dismiss", "none"]
@@ -93,7 +93,7 @@ class Attempt:
 
 
 @dataclass(frozen=True, slots=True)
-class ReviewOutcome:
+class ReviewOutput:
     status: Literal["completed", "failed", "skipped"]
     head_sha: str
     model: str | None  # the model whose answer was used
@@ -104,7 +104,7 @@ class ReviewOutcome:
     summary: str  # the summary comment's markdown, SUMMARY_MARKER first
     counts: Counts
     annotations: tuple[Annotation, ...]
-    decisions: tuple[Decision, ...]
+    decisions: tuple[ApprovalAction, ...]
     conclusion: Literal["success", "failure", "neutral"]
     title: str  # one line for the check run
     notes: tuple[str, ...] = field(default=())  # what went unreviewed, template fallbacks, …
