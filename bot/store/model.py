@@ -80,7 +80,11 @@ class PostedFinding:
     category: str
     code: str  # the normalised code the finding is about; "" when it was not in the diff
     message: str
-    head_sha: str = ""
+    head_sha: str = ""  # the head it was posted at, where its lines are numbered
+    source: str = "model"  # "model" | "analyzer:<tool>" (bot/reviews/ledger.py)
+    rule: str | None = None  # an analyzer's rule id: an upload's finding of the same rule at its lines is not posted again
+    start_line: int = 0  # its lines at `head_sha` (0: unknown, a row from before they were kept)
+    end_line: int = 0
 
 
 # The states of a delivery's row (see DeliveryStore); `OPEN` ones are never pruned.

@@ -452,11 +452,13 @@ async def test_a_database_at_version_6_gains_the_review_outcome(database_url: st
 
 
 async def _undo_review_outcome(storage: Storage) -> None:
-    """What migration 8 adds, and migration 11 after it."""
+    """What migration 8 adds, and migrations 11 and 13 after it."""
     await _run(storage, "ALTER TABLE deliveries DROP COLUMN review_outcome")
     await _run(storage, "ALTER TABLE deliveries DROP COLUMN review_reason")
     await _run(storage, "ALTER TABLE deliveries DROP COLUMN traceparent")
     await _run(storage, "DROP TABLE budget_usage")
+    for column in ("source", "rule", "start_line", "end_line"):  # 13: where each posted finding came from
+        await _run(storage, f"ALTER TABLE review_findings DROP COLUMN {column}")
 
 
 async def _reopened_from(database_url: str, version: int, undo: Callable[[Storage], Awaitable[None]]) -> Storage:
