@@ -17,7 +17,7 @@ from pathlib import Path
 import aiohttp
 
 from bot.config.model import Provider
-from bot.engine.engine import Models
+from bot.engine.asking import Models
 from bot.engine.providers import ProviderError, split_model_ref
 from bot.engine.request import cut_to_bytes
 from bot.engine.usage import Usage

@@ -12,10 +12,11 @@ findings still dismiss an earlier approval as any review's do.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 from bot.reviews.findings import Finding
 from bot.reviews.output import Annotation, ApprovalAction
-from bot.reviews.shaping import Placed
+from bot.reviews.shaping import RuleRef
 
 _LEVELS = {"blocking": "failure", "important": "warning", "minor": "notice", "nit": "notice"}
 MAX_ANNOTATION_MESSAGE = 60_000  # GitHub: 64 KB
@@ -111,8 +112,18 @@ def conclusion(
     return "success", "Nothing blocking or important" if findings else "No findings"
 
 
-def check_run_annotations(posted: Iterable[Placed]) -> tuple[Annotation, ...]:
-    """One check-run annotation per posted finding: blocking → failure, important → warning."""
+class Annotated(Protocol):
+    """A finding with the rules it names (shaping's `Placed`, the ledger's `Entry`)."""
+
+    @property
+    def finding(self) -> Finding: ...
+
+    @property
+    def rules(self) -> tuple[RuleRef, ...]: ...
+
+
+def check_run_annotations(posted: Iterable[Annotated]) -> tuple[Annotation, ...]:
+    """One check-run annotation per finding: blocking → failure, important → warning."""
     out = []
     for placed in posted:
         f = placed.finding

@@ -70,7 +70,7 @@ async def test_inline_comments_off_posts_the_summary_alone(double, session):
     double.answer("primary-model", findings(*ALL))
     outcome = await review(double, session, make_plan(feedback="detailed", comments={"inline": False}))
     assert outcome.inline == () and outcome.review_request() is None
-    assert outcome.counts.outside_diff == 0
+    assert outcome.counts.outside_diff == 1  # FAR: listed, and deciding nothing, whether inline is on or off
     for f in ALL:
         assert f["message"] in outcome.summary
 
