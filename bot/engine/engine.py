@@ -39,6 +39,7 @@ from bot.reviews.diff import FilePatch, read_patches
 from bot.reviews.findings import MAX_FINDINGS, ParsedAnswer
 from bot.reviews.fingerprints import fingerprint, still_standing
 from bot.reviews.ledger import (
+    DEFAULT_BUDGET,
     Entry,
     Ledger,
     NoiseBudget,
@@ -101,7 +102,7 @@ async def run_review(
     learned: ForReview | None = None,
     walkthrough: bool = False,
     analyzers: Sequence[Entry] = (),
-    noise: NoiseBudget = NoiseBudget(),
+    noise: NoiseBudget = DEFAULT_BUDGET,
 ) -> ReviewOutput:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
@@ -154,7 +155,7 @@ async def run_review(
 
 
 def analyzers_review(plan: Any, analyzers: Sequence[Entry], *, head_sha: str, app_login: str,
-                           reviews: Iterable[Mapping], why: str, noise: NoiseBudget = NoiseBudget(),
+                           reviews: Iterable[Mapping], why: str, noise: NoiseBudget = DEFAULT_BUDGET,
                            held_by_budget: bool = False, notes: Sequence[str] = ()) -> ReviewOutput:
     """The review when no model reviews (`why`: none configured, or a budget spent): the analyzers'
     findings are the review. They fail the check run and dismiss the app's approval as a model's

@@ -19,15 +19,15 @@ MAX_PAGES = 40  # 2,000 threads: past that a pull request is not one a reviewer 
 MAX_COMMENTS = 100  # a thread's comments read; a longer thread has people in it anyway
 
 THREADS_QUERY = """
-query($owner: String!, $name: String!, $number: Int!, $after: String) {
+query($owner: String!, $name: String!, $number: Int!, $first: Int!, $comments: Int!, $after: String) {
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
-      reviewThreads(first: %d, after: $after) {
+      reviewThreads(first: $first, after: $after) {
         pageInfo { hasNextPage endCursor }
         nodes {
           id
           isResolved
-          comments(first: %d) {
+          comments(first: $comments) {
             nodes { databaseId author { login } }
           }
         }
@@ -35,7 +35,7 @@ query($owner: String!, $name: String!, $number: Int!, $after: String) {
     }
   }
 }
-""" % (PAGE, MAX_COMMENTS)
+"""
 
 RESOLVE_MUTATION = """
 mutation($threadId: ID!) {
@@ -67,7 +67,8 @@ async def review_threads(gh: GitHubClient, owner: str, repo: str, number: int) -
     threads: list[ReviewThread] = []
     after = None
     for _ in range(MAX_PAGES):
-        data = await gh.graphql(THREADS_QUERY, owner=owner, name=repo, number=number, after=after)
+        data = await gh.graphql(THREADS_QUERY, owner=owner, name=repo, number=number, first=PAGE,
+                                comments=MAX_COMMENTS, after=after)
         page = (((data or {}).get("repository") or {}).get("pullRequest") or {}).get("reviewThreads") or {}
         threads += [_thread(node) for node in page.get("nodes") or () if isinstance(node, dict)]
         info = page.get("pageInfo") or {}

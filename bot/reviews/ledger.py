@@ -207,7 +207,10 @@ class Standing:
                 "line": self.line()}
 
 
-def build(head_sha: str, found: Iterable[Entry], budget: NoiseBudget = NoiseBudget()) -> Ledger:
+DEFAULT_BUDGET = NoiseBudget()
+
+
+def build(head_sha: str, found: Iterable[Entry], budget: NoiseBudget = DEFAULT_BUDGET) -> Ledger:
     """The ledger of `found` (every source's entries, the model's first): each finding once, the
     noise budget spent over the new inline comments of every source."""
     kept: list[Entry] = []
