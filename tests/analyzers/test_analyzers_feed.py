@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.analyzers.filter import place
 from bot.analyzers.feed import comment_body, entries, posted_record
+from bot.analyzers.filter import place
 from bot.analyzers.model import AnalyzerResult, Edit
 from bot.events.jobs import InvalidPayload, classify
 from bot.events.routes import UPLOAD_EVENT
