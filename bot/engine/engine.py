@@ -211,6 +211,10 @@ def _model_found(parsed: ParsedAnswer, asked: _Asked, files: Mapping[str, str], 
     found = _found_once(kept, patches, scope)
     entries = [*found, *(withheld_entry(f, patches) for f in shaped.withheld)]
     entries += _carried(scope, patches, {e.fingerprint for e in entries}, learned)
+    dismissed = [e for e in entries if e.fingerprint in scope.dismissed]
+    if dismissed:
+        entries = [e for e in entries if e.fingerprint not in scope.dismissed]
+        notes.append(f"{len(dismissed)} finding(s) people dismissed on this pull request are not counted again")
     counts = replace(shaped.counts, malformed=parsed.malformed, over_limit=parsed.over_limit,
                      already_posted=sum(e.posted_before for e in found))
     notes += [f"model answer: {p}" for p in parsed.problems]
@@ -237,11 +241,11 @@ def _found_once(kept: Sequence[Placed], patches: Mapping[str, FilePatch], scope:
 
 def _carried(scope: ReviewScope, patches: Mapping[str, FilePatch], found_again: set[str],
              learned: ForReview | None) -> list[Entry]:
-    """The model's earlier findings an incremental review could not repeat but which still stand
-    (their code is unchanged): they still stop an approval and still fail the check run. The
-    analyzers run on the whole pull request at every head: theirs are found again or not at all."""
-    if scope.kind != "incremental":
-        return []
+    """The model's earlier findings this review did not make again but which still stand (their
+    code is unchanged): an incremental review was not shown them, and a full one's silence does not
+    fix them. They still stop an approval and still fail the check run, until a push changes their
+    code or people dismiss them. The analyzers run on the whole pull request at every head: theirs
+    are found again or not at all."""
     changed = {e.get("filename") for e in scope.increment}
     earlier = [p for p in scope.posted if p.source == "model"]
     standing = still_standing(earlier, patches, {c for c in changed if isinstance(c, str)})

@@ -304,6 +304,8 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     if services.learnings is not None:
         stage.name = "reading the learnings"
         learned = await learn.for_review(services.learnings, _place(services, gh, target, login))
+        followed = await services.learnings.followed(target.pull_key)
+        scope = replace(scope, dismissed=frozenset(f.tracked.fingerprint for f in followed if f.state == "dismissed"))
     return await run_review(plan_json, files=files, patches=patches, providers=config.providers,
                             session=services.http, head_sha=target.head_sha, app_login=login,
                             reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
