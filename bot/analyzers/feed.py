@@ -142,12 +142,6 @@ def comment_body(finding: AnalyzerFinding) -> str:
     return "\n".join(lines)
 
 
-def summary_line(finding: AnalyzerFinding) -> str:
-    where = code_span(finding.path) + (f" line {finding.start_line}" if finding.start_line else "") \
-        if finding.path else "(no file)"
-    return f"- **{finding.severity}** · {finding.category} · {_label(finding)} — {where}: {_message(finding)}"
-
-
 def posted_record(finding: AnalyzerFinding, patches: Mapping[str, FilePatch], head_sha: str) -> PostedFinding:
     """The `review_findings` row of a finding posted now: a secret's line is never kept."""
     code = ""

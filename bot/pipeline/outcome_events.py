@@ -85,7 +85,7 @@ async def _retally(store: LearningBook, gh: GitHubClient, owner: str, repo: str,
                         if (c.get("user") or {}).get("login") == login and SUMMARY_MARKER in (c.get("body") or "")), None)
         if summary is None:
             return
-        body = retallied(str(summary["body"]), await pull_tally(store, pull_key))
+        body = retallied(str(summary["body"]), await pull_tally(store, pull_key, login=login))
         if body is not None and body != summary["body"]:
             await upsert_comment(gh, owner, repo, number, marker=SUMMARY_MARKER,
                                  body=body.replace(SUMMARY_MARKER, "", 1).lstrip("\n"), author=login)
