@@ -170,7 +170,7 @@ def analyzers_review(plan: Any, analyzers: Sequence[Entry], *, head_sha: str, ap
                    for e in ledger.inline)  # an analyzer's comment is rendered by its source (bot/analyzers/feed.py)
     written = _written(ledger, Comments(inline, summary, ()), {**plan, "approve": False}, head_sha, app_login,
                        reviews, held_by_budget=held_by_budget)
-    return replace(written, notes=tuple(common["notes"]))
+    return replace(written, notes=tuple(common["notes"]), left_out=_left_out(plan, ()))
 
 
 def _asked(plan: dict, patches: Iterable[Mapping], scope: ReviewScope, analyzers: Sequence[Entry],
