@@ -86,7 +86,9 @@ def from_record(record: dict[str, Any]) -> Planned | None:
     """The decision of a review job's journal; None for another kind of journal."""
     if record.get("kind") != REVIEW:
         return None
-    output = record.get("output")
+    if record.get("outcome") is not None and "output" not in record:
+        return None  # a review a release before the ledger wrote: decided again, its posts found by their markers
+    output = record.get("output")  # (a release before the ledger wrote "outcome": None when there was none)
     remember = record.get("remember")
     result = record.get("result")
     return Planned(CheckRunReport(**record["report"]), None if output is None else _output(output),

@@ -47,6 +47,16 @@ def test_an_answers_journal_is_no_reviews_decision():
     assert from_record({"kind": ANSWER, "text": "An answer."}) is None
 
 
+def test_a_journal_of_the_release_before_the_ledger_is_decided_again():
+    """Its shape is gone; what it posted carries the delivery's markers, so nothing is posted twice."""
+    old = {**to_record(Planned(REPORT)), "outcome": {"status": "completed"}}
+    del old["output"]
+    assert from_record(old) is None
+    failed = {**to_record(Planned(REPORT, error="GitHub 502")), "outcome": None}
+    del failed["output"]
+    assert from_record(failed) == Planned(REPORT, error="GitHub 502")  # a failure it recorded still stands
+
+
 def test_the_marker_keeps_only_what_a_delivery_id_is_made_of():
     assert marker("72d3162e-cc78-11e3-81ab-4c9367dc0958", "review") == (
         "<!-- reviewer:review delivery=72d3162e-cc78-11e3-81ab-4c9367dc0958 -->")
