@@ -72,7 +72,8 @@ class Entry:
                              self.source, self.rule, f.start_line, f.end_line)
 
     def to_json(self) -> dict[str, Any]:
-        """docs/reviews.md's finding with its source (what `reviewer review --format json` prints)."""
+        """The finding as `reviewer review --format json` prints it: `{path, startLine, endLine,
+        severity, category, message, source, rule?, suggestedFix?}`."""
         f = self.finding
         out: dict[str, Any] = {"path": f.path, "startLine": f.start_line, "endLine": f.end_line,
                                "severity": f.severity, "category": f.category, "message": f.message,
@@ -81,9 +82,12 @@ class Entry:
             out["rule"] = self.rule
         if f.suggested_fix is not None:
             out["suggestedFix"] = f.suggested_fix
-        out.update(fingerprint=self.fingerprint, inDiff=self.in_diff, postedBefore=self.posted_before,
-                   withheld=self.withheld, inline=self.inline)
         return out
+
+    def state_json(self) -> dict[str, Any]:
+        """Where it stands in the ledger: its fingerprint, on the diff or not, posted or not."""
+        return {"fingerprint": self.fingerprint, "inDiff": self.in_diff, "postedBefore": self.posted_before,
+                "withheld": self.withheld, "inline": self.inline, "carried": self.carried}
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +162,7 @@ class Ledger:
         return Standing.of(self)
 
     def to_json(self) -> dict[str, Any]:
-        return {"headSha": self.head_sha, "findings": [e.to_json() for e in self.entries],
+        return {"headSha": self.head_sha, "findings": [{**e.to_json(), **e.state_json()} for e in self.entries],
                 "standing": self.standing().to_json(), "notes": list(self.notes)}
 
 

@@ -79,6 +79,12 @@ class ModelCost:
     money: float | None = None  # at the admin file's `price`s; None when a model called declares none
     unpriced: tuple[str, ...] = ()  # the models called that declare no price
 
+    def to_json(self) -> dict:
+        """`{calls, promptTokens, answerTokens, …}`: the `usage` of `reviewer review --format json`."""
+        return {"calls": self.calls, "promptTokens": self.prompt_tokens, "answerTokens": self.answer_tokens,
+                "unreported": self.unreported, "money": self.money, "unpriced": list(self.unpriced),
+                "line": self.line()}
+
     def line(self) -> str:
         """"2 model calls: 1,234 prompt and 456 answer tokens; 0.0042 at the declared prices"."""
         if not self.calls:
@@ -166,7 +172,7 @@ class ReviewOutput:
             "notes": list(self.notes),
             "gaps": list(self.gaps),
             "standing": self.ledger.standing().to_json(),
-            "cost": None if self.cost is None else {**asdict(self.cost), "line": self.cost.line()},
+            "cost": None if self.cost is None else self.cost.to_json(),
             "leftOut": [asdict(item) for item in self.left_out],
         }
 

@@ -139,4 +139,8 @@ def test_the_ledger_as_json_names_each_findings_source():
     ledger = build(HEAD, [_entry(B), _entry(M, 3, source="analyzer:ruff", rule="F401")])
     data = ledger.to_json()
     assert [(f["source"], f.get("rule")) for f in data["findings"]] == [("model", None), ("analyzer:ruff", "F401")]
+    assert ledger.entries[1].to_json() == {"path": "src/a.py", "startLine": 3, "endLine": 3, "severity": "minor",
+                                           "category": "bug", "message": "minor at 3", "source": "analyzer:ruff",
+                                           "rule": "F401"}  # what `reviewer review --format json` prints
+    assert data["findings"][0]["inDiff"] is True and data["findings"][0]["postedBefore"] is False
     assert data["standing"]["total"] == 2 and data["standing"]["sources"] == ["model 1", "ruff 1"]
