@@ -37,6 +37,7 @@ ACTIONS = (
     "learning.add",         # a learning added through the API or the console
     "learning.change",      # a learning's text, scope or rule changed
     "learning.delete",      # a learning deleted
+    "signin-link.create",   # a one-time console sign-in link made with the break-glass token
     "sarif.upload",         # a SARIF upload accepted (bot/server/analyses.py)
     "session.end",          # another user's sign-in session ended (the console's sessions page)
     "signin.break-glass",   # a console session opened with the break-glass REVIEWER_ADMIN_TOKEN

@@ -136,21 +136,6 @@ async def settle(store: BudgetStore, held: Reservation | None, account: str, usa
     await store.settle(held.account, held.month, held.id, usage.prompt_tokens + usage.answer_tokens)
 
 
-async def tokens_spent(store: BudgetStore, limits: BudgetLimits, account: str,
-                       now: float | None = None) -> Exceeded | None:
-    """The month's token budget when the account has spent it (a follow-up answer checks this
-    alone: it is no review, and counts none), else None."""
-    now = time.time() if now is None else now
-    tokens = limits.tokens_per_month
-    if tokens is None:
-        return None
-    day, month = periods(now)
-    spent = await store.spent(account, day, month)
-    if spent.tokens_this_month < tokens.value:
-        return None
-    return Exceeded("tokensPerMonth", tokens, spent.tokens_this_month, month_reset(now), account)
-
-
 async def spend(store: BudgetStore, account: str, usage: Usage, now: float | None = None) -> None:
     """Adds a review's tokens (prompt and answer, as the providers counted them) to its month."""
     _, month = periods(time.time() if now is None else now)

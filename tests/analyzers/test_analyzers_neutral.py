@@ -9,8 +9,8 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
+from bot.analyzers.feed import comment_body, entry_of
 from bot.analyzers.filter import place
-from bot.analyzers.ledger import comment_body, summary_line
 from bot.analyzers.model import AnalyzerResult
 from bot.analyzers.neutral import https_link, plain_text
 from bot.reviews.diff import read_patches
@@ -40,8 +40,9 @@ def test_a_hostile_message_renders_as_its_text():
     text = re.sub(r"<[^>]+>", "", html)
     for piece in ("![pixel](", "```suggestion", "[click](javascript:alert(1))", "**bold**", "a@b.example"):
         assert piece in text.replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">"), piece
-    assert "```" not in summary_line(place([AnalyzerResult("t", "R", "error", None, HOSTILE, "src/a.py", 2, 2)],
-                                           PATCHES).inline[0])
+    listed = entry_of(place([AnalyzerResult("t", "R", "error", None, HOSTILE, "src/a.py", 2, 2)], PATCHES).inline[0],
+                      PATCHES).finding.message  # what the review's body and the summary list
+    assert "```" not in listed and "<img" not in _render(listed) and "<code>@octocat</code>" in _render(listed)
 
 
 @pytest.mark.parametrize("uri", ["javascript:alert(1)", "http://docs.example/rule", "https://", "https://u:p@host/x",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 
 from bot.analyzers.builtin import secret_scan
+from bot.analyzers.feed import posted_record
 from bot.analyzers.filter import place
-from bot.analyzers.ledger import posted_record
 from bot.analyzers.model import AnalyzerResult, Edit
 from bot.analyzers.secret_guard import flagged, guarded
 from bot.reviews.diff import read_patches
