@@ -26,12 +26,12 @@ from bot.documents.diagnostics import format_text
 from bot.engine.reachability import ask_provider
 from bot.github import GitHubApp, GitHubError, RetryPolicy
 from bot.server.listen import ListenError, bind
-from bot.server.settings import Settings
+from bot.server.settings import MIN_ADMIN_TOKEN_CHARS, Settings
 from bot.store import is_postgres, latest_schema_version, redact_url, schema_version_of
 from bot.store.model import StoreError
 from bot.store.sqlite.database import sqlite_path
 
-MIN_ADMIN_TOKEN = 16  # characters: a shorter break-glass token can be guessed
+MIN_ADMIN_TOKEN = MIN_ADMIN_TOKEN_CHARS  # the server refuses to start with a shorter one
 
 
 @dataclass(frozen=True)
