@@ -24,10 +24,10 @@ from pathlib import Path
 
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
-from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
 from bot.connectors.values import NANOS_PER_SECOND, parse_duration
 from bot.github import credentials
+from bot.github.auth import private_key
 from bot.github.client import DEFAULT_API_URL
 from bot.github.manifest import GITHUB_COM, web_url
 from bot.server.listen import DEFAULT_HOST, resolve_host
@@ -198,7 +198,7 @@ def private_key_problem(text: str) -> str | None:
     if "-----BEGIN" not in text or "PRIVATE KEY-----" not in text:
         return "is not a PEM private key: it needs a `-----BEGIN RSA PRIVATE KEY-----` block"
     try:
-        key = load_pem_private_key(text.encode("utf-8"), password=None)
+        key = private_key(text)  # parsed once a process, for the app's JWTs too
     except TypeError:
         return "is an encrypted private key: give the key GitHub issued, unencrypted"
     except (ValueError, UnsupportedAlgorithm):
