@@ -9,6 +9,7 @@ reports for a writer ended by SIGPIPE, as `cat` or `git log` give, so that a pip
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import os
 import sys
@@ -329,8 +330,16 @@ def _eval(sub) -> None:
                         "interval (default: none)")
 
 
+@functools.cache
+def _parser() -> argparse.ArgumentParser:
+    """The parser, built once a process: building it (some hundred arguments, the version read
+    from the installed metadata) costs more than a `validate` of a small file, which the fuzz
+    layer runs in process by the thousand."""
+    return build_parser()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = _parser().parse_args(argv)
     module_name, func_name = COMMANDS[args.command].split(":")
     func = getattr(importlib.import_module(module_name), func_name)
     try:
