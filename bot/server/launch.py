@@ -28,7 +28,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_worker(args: argparse.Namespace) -> int:
-    """`reviewer worker`: jobs only (bot/server/worker.py)."""
+    """`reviewer worker`: jobs only (bot/server/core.py `core_app`)."""
     return run(args, "worker")
 
 
