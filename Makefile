@@ -20,15 +20,10 @@ unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: install run test test-fast check tests tests-slow fuzz bench eval clean
 
-# The packages are installed by uv (from PyPI, into the venv first): it resolves and links them in
-# seconds where pip took most of a minute, and leaves compiling to the first import of each module.
-# Should uv not install or not run on a machine, pip does the same install.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check 'uv>=0.5,<1' \
-	  && $(VENV)/bin/uv pip install --quiet --python $(PY) -e '.[test]' \
-	  || { echo "uv could not install the packages: installing them with pip"; \
-	       $(PY) -m pip install --quiet --upgrade pip && $(PY) -m pip install --quiet -e '.[test]'; }
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
 
 install: $(VENV)/.installed
