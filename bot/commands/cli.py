@@ -9,6 +9,7 @@ reports for a writer ended by SIGPIPE, as `cat` or `git log` give, so that a pip
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import os
 import sys
@@ -25,8 +26,8 @@ COMMANDS = {
     "plan": "bot.commands.plan:run",
     "context": "bot.commands.context:run",
     "eval": "bot.commands.eval:run",
-    "serve": "bot.server.main:run",
-    "worker": "bot.server.worker:run_worker",
+    "serve": "bot.server.launch:run_serve",
+    "worker": "bot.server.launch:run_worker",
     "schema": "bot.commands.schema:run_schema",
     "crds": "bot.commands.schema:run_crds",
     "login": "bot.commands.login:run_login",
@@ -55,6 +56,8 @@ required), GITHUB_API_URL, GITHUB_URL (a GitHub Enterprise Server's web address)
 REVIEWER_SECRETS_DIR, REVIEWER_PUBLIC_URL, REVIEWER_SESSION_TTL, REVIEWER_DIRECTORY_URL, REVIEWER_WORKERS,
 REVIEWER_ADMIN_RELOAD_SECONDS, REVIEWER_RECONCILE_SECONDS, REVIEWER_DELIVERY_RETENTION_DAYS,
 REVIEWER_LOG_LEVEL (DEBUG, INFO, WARNING or ERROR), REVIEWER_ACCESS_LOG (1: a JSON line per request);
+the job queue on PostgreSQL: REVIEWER_QUEUE_HEARTBEAT_SECONDS, REVIEWER_QUEUE_STALLED_SECONDS,
+REVIEWER_QUEUE_SWEEP_SECONDS, REVIEWER_QUEUE_GRACE_SECONDS;
 traces: OTEL_EXPORTER_OTLP_ENDPOINT and the other standard OTEL_* variables (unset: off).
 exit codes: 0 after SIGTERM/SIGINT, 2 unusable settings, 1 invalid admin config or port unavailable."""
 
@@ -381,13 +384,21 @@ def build_eval_import_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@functools.cache
+def _parser() -> argparse.ArgumentParser:
+    """The parser, built once a process: building it (some hundred arguments, the version read
+    from the installed metadata) costs more than a `validate` of a small file, which the fuzz
+    layer runs in process by the thousand."""
+    return build_parser()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:2] == ["eval", "import"]:
         args = build_eval_import_parser().parse_args(argv[2:])
         target = EVAL_IMPORT
     else:
-        args = build_parser().parse_args(argv)
+        args = _parser().parse_args(argv)
         target = COMMANDS[args.command]
     module_name, func_name = target.split(":")
     func = getattr(importlib.import_module(module_name), func_name)

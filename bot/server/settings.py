@@ -24,13 +24,15 @@ from pathlib import Path
 
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
-from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
 from bot.connectors.values import NANOS_PER_SECOND, parse_duration
 from bot.github import credentials
+from bot.github.auth import private_key
 from bot.github.client import DEFAULT_API_URL
 from bot.github.manifest import GITHUB_COM, web_url
 from bot.server.listen import DEFAULT_HOST, resolve_host
+from bot.server.queue_timings import KEYS as QUEUE_KEYS
+from bot.server.queue_timings import QueueTimings, queue_timings
 from bot.store import check_url, url_password
 from bot.store.sqlite.database import DEFAULT_URL, sqlite_path
 
@@ -39,7 +41,7 @@ KEYS = (
     "GITHUB_API_URL", "GITHUB_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
     "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS", "REVIEWER_RECONCILE_SECONDS",
     "REVIEWER_DELIVERY_RETENTION_DAYS", "REVIEWER_PUBLIC_URL", "REVIEWER_SESSION_TTL",
-    "REVIEWER_DIRECTORY_URL", "REVIEWER_HOST", "REVIEWER_LOG_LEVEL", "REVIEWER_ACCESS_LOG",
+    "REVIEWER_DIRECTORY_URL", "REVIEWER_HOST", "REVIEWER_LOG_LEVEL", "REVIEWER_ACCESS_LOG", *QUEUE_KEYS,
 )
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -102,6 +104,7 @@ class Settings:
     directory_url: str | None = None  # reach Graph / Google's directory here instead (a proxy, a test double)
     log_level: str = "INFO"  # REVIEWER_LOG_LEVEL: the least severe level logged, one of LOG_LEVELS
     access_log: bool = False  # REVIEWER_ACCESS_LOG: a JSON line per HTTP request (bot/server/access_log.py)
+    queue: QueueTimings = QueueTimings()  # REVIEWER_QUEUE_*: the job queue's pace on PostgreSQL
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # key → "env" | file path
 
     @property
@@ -195,7 +198,7 @@ def private_key_problem(text: str) -> str | None:
     if "-----BEGIN" not in text or "PRIVATE KEY-----" not in text:
         return "is not a PEM private key: it needs a `-----BEGIN RSA PRIVATE KEY-----` block"
     try:
-        key = load_pem_private_key(text.encode("utf-8"), password=None)
+        key = private_key(text)  # parsed once a process, for the app's JWTs too
     except TypeError:
         return "is an encrypted private key: give the key GitHub issued, unencrypted"
     except (ValueError, UnsupportedAlgorithm):
@@ -297,6 +300,7 @@ def read_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         directory_url=_directory_url(values, problems),
         log_level=_log_level(values, problems),
         access_log=_flag(values, "REVIEWER_ACCESS_LOG", problems),
+        queue=queue_timings(values, problems),
         sources=sources,
     )
     return settings, [_named_source(problem, sources) for problem in problems]

@@ -5,6 +5,7 @@ Raw HTTP here (aiohttp), so that what is tested is the double, not the app's cli
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import time
@@ -22,6 +23,7 @@ from multidict import CIMultiDict
 
 from tests.support.github_double import signature_256
 from tests.support.github_double.server import rest_description
+from tests.support.process_support import caught
 
 WEBHOOKS = Path(__file__).parent.parent / "data" / "webhooks"
 
@@ -72,6 +74,19 @@ async def test_unknown_routes_and_query_parameters_are_violations(github, setup)
     found = github.take_violations()
     assert any("no operation of the REST description matches" in v for v in found)
     assert any("'perpage' is not a parameter of pulls/get" in v for v in found)
+
+
+async def test_a_delay_holds_its_requests_until_released(github, setup):
+    """A test ends a delay once what it waits for has happened (tests/support/scale_support.py):
+    the held request then goes on at once, the delay staying the bound."""
+    _, pr, _, token, _ = setup
+    held = github.delay("GET /repos/{owner}/{repo}/pulls/{pull_number}", 600)
+    answer = asyncio.create_task(call(github, "GET", f"/repos/octo-org/hello/pulls/{pr.number}", token=token))
+    await caught(held, timeout=30)
+    assert not answer.done()  # held
+    held.release()
+    status, _, body = await asyncio.wait_for(answer, 30)  # long before the delay's 600 s
+    assert status == 200 and body["number"] == pr.number
 
 
 async def test_check_run_limits_are_enforced(github, setup):
