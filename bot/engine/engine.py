@@ -34,6 +34,7 @@ from bot.reviews import decisions, overlap
 from bot.reviews.diff import FilePatch, read_patches
 from bot.reviews.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedAnswer, parse_answer
 from bot.reviews.fingerprints import PostedFinding, as_finding, fingerprint, still_standing
+from bot.reviews.intent import Intent
 from bot.reviews.outcome import SUMMARY_MARKER, Attempt, Counts, ReviewOutcome
 from bot.reviews.scope import FULL, ReviewScope
 from bot.reviews.shaping import Placed, Shaped, shape
@@ -105,18 +106,18 @@ async def _ask(models: Models, plan: dict, request: ModelRequest) -> _Answer:
 
 
 def _fitted(asked: dict, files: Mapping[str, str], patches: Mapping[str, FilePatch], earlier: list[FilePatch],
-            budgets: Budgets, providers: Mapping[str, Provider],
-            index: Retrieval | None = None, lookup_room: int = 0) -> tuple[list[ModelRequest], tuple[str, ...]]:
+            budgets: Budgets, providers: Mapping[str, Provider], index: Retrieval | None = None,
+            lookup_room: int = 0, intent: Intent | None = None) -> tuple[list[ModelRequest], tuple[str, ...]]:
     """The requests of one review, each within the smallest context of its models: the plan's
     files shared out among as few requests as fit, every one with the same rules and context,
     and `lookup_room` bytes left free for the answers to the model's lookups."""
     tokens = context_tokens(asked.get("models") or {}, providers)
-    budgets, fixed_bytes = _shared_within(asked, files, earlier, index, budgets, tokens)
+    budgets, fixed_bytes = _shared_within(asked, files, earlier, index, budgets, tokens, intent)
     room = min(budgets.diff, diff_room(tokens, fixed_bytes + lookup_room))
     groups = split_files(asked.get("files", []), patches, room)
     sized = replace(budgets, diff=room)
     requests = [build_request({**asked, "files": group}, files=files, patches=patches, budgets=sized, earlier=earlier,
-                              index=index)
+                              index=index, intent=intent)
                 for group in groups]
     if len(requests) == 1:
         return requests, ()
@@ -125,20 +126,20 @@ def _fitted(asked: dict, files: Mapping[str, str], patches: Mapping[str, FilePat
 
 
 def _shared_within(asked: dict, files: Mapping[str, str], earlier: list[FilePatch], index: Retrieval | None,
-                   budgets: Budgets, tokens: int) -> tuple[Budgets, int]:
-    """Budgets whose shared parts (rules, context and agent files, the earlier diff) leave at least
+                   budgets: Budgets, tokens: int, intent: Intent | None = None) -> tuple[Budgets, int]:
+    """Budgets whose shared parts (rules, context and agent files, linked issues, the earlier diff) leave at least
     half of a request's room to the diff: with a small context, the defaults (over 160 KB) would
     fill every request by themselves. What is cut is named in the request's notes, as any cut is."""
     half = max(1, (tokens - ANSWER_TOKENS) * BYTES_PER_TOKEN // 2)
     for _ in range(3):  # the prompt and plan are not scaled: a second pass settles what the first left
         fixed = build_request({**asked, "files": []}, files=files, patches={}, budgets=budgets, earlier=earlier,
-                              index=index)
+                              index=index, intent=intent)
         size = sum(len(m["content"].encode()) for m in fixed.messages)
         if size <= half:
             break
         scale = half / size
         budgets = replace(budgets, rules=int(budgets.rules * scale), context=int(budgets.context * scale),
-                          agent_files=int(budgets.agent_files * scale),
+                          agent_files=int(budgets.agent_files * scale), intent=int(budgets.intent * scale),
                           earlier_diff=int(budgets.earlier_diff * scale))
     return budgets, size
 
@@ -271,6 +272,7 @@ async def run_review(
     learned: ForReview | None = None,
     walkthrough: bool = False,
     analyzer_findings: Sequence[Finding] = (),
+    intent: Intent | None = None,
 ) -> ReviewOutcome:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
@@ -288,6 +290,8 @@ async def run_review(
     `analyzer_findings`: what the analyzers found at this head (bot/pipeline/analyzers.py), posted
     by them: listed in the prompt, a model finding saying the same at the same lines left out
     (bot/reviews/overlap.py), and counted with the model's in the approval and the conclusion.
+    `intent`: the issues the pull request closes, as read (bot/pipeline/intent.py): given to the
+    model as the change's intent, and named in the notes, read or not.
     """
     plan = as_plan_dict(plan)
     guided = learned.guidance(plan.get("files") or []) if learned is not None else None
@@ -298,12 +302,14 @@ async def run_review(
         reason = f"the plan skips this pull request ({plan.get('skipReason') or 'no reason given'})"
         return _unfinished(plan, head_sha, "skipped", reason, no_answer, (), scope)
     file_patches = read_patches(patches)
-    index_notes = (index.summary(),) if index is not None else ()
+    linked = intent.note() if intent is not None else None
+    index_notes = (*((index.summary(),) if index is not None else ()), *((linked,) if linked else ()))
     asked, asked_patches, earlier = _requested(plan, file_patches, scope)
     if analyzer_findings:
         asked = {**asked, "analyzerFindings": overlap.prompt_section(analyzer_findings)}
     tools_room = reserve(plan.get("models") or {}, providers, tool_support) if lookups is not None else 0
-    requests, split_notes = _fitted(asked, files, asked_patches, earlier, budgets, providers, index, tools_room)
+    requests, split_notes = _fitted(asked, files, asked_patches, earlier, budgets, providers, index, tools_room,
+                                    intent)
     models = Models(providers, session, secrets_dir, environ, usage, lookups, tool_support)
     if asked.get("files"):
         answer = await _ask_all(models, plan, requests)
