@@ -228,3 +228,23 @@ async def test_no_index_means_no_tools(double, session, reader) -> None:
     double.answer("primary-model", findings(BUG))
     await review(double, session, reader, with_lookups=False)
     assert "tools" not in double.requests[-1].body
+
+
+async def test_each_lookup_records_the_lines_its_answer_shows(reader) -> None:
+    """What a verifier may cite (bot/engine/verify.py): exactly the numbered lines each answer
+    showed, by file; a cut answer shows fewer, a refused one none."""
+    view = lookups(reader)
+    _, read = await view.lookup("read", '{"path": "src/long.py", "start": 3, "end": 6}', 4_000)
+    assert read.lines == (("src/long.py", 3, 6),)
+    _, head = await view.lookup("read", '{"path": "src/app.py"}', 4_000)
+    assert head.lines == (("src/app.py", 1, 6),)  # a changed file, read at the head
+    text, cut = await view.lookup("read", '{"path": "src/long.py"}', 600)
+    assert cut.lines and cut.lines[0][:2] == ("src/long.py", 1)
+    last = cut.lines[0][2]
+    assert f"{last:>6} " in text and f"\n{last + 1:>6} " not in text  # the last line shown is the last cited
+    _, found = await view.lookup("definition", '{"name": "compute"}', 4_000)
+    assert found.lines == (("src/compute.py", 1, 3),)
+    _, searched = await view.lookup("search", '{"text": "compute"}', 4_000)
+    assert ("src/compute.py", 1, 1) in searched.lines and ("src/app.py", 5, 5) in searched.lines
+    _, refused = await view.lookup("read", '{"path": "../x"}', 4_000)
+    assert refused.lines == ()
