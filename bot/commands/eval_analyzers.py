@@ -2,8 +2,8 @@
 turns on (secret scanning by default), run on the case's change as a pull request's review job
 runs them (bot/pipeline/analyzers.py), with git in place of the GitHub API. Their findings, filtered
 to the diff and shaped by the plan as on a pull request, go to the engine beside the model's (its
-prompt lists them, and a model finding saying the same at the same lines is left out) and count
-in the case's findings, as a reader of the pull request would see them. No upload exists in eval.
+prompt lists them, and a model finding saying the same at the same lines is left out) and are in
+the review's findings with the model's (the head's ledger), as a reader of the pull request sees them. No upload exists in eval.
 """
 
 from __future__ import annotations
@@ -12,18 +12,19 @@ import asyncio
 from collections.abc import Mapping
 
 from bot.analyzers.builtin import config_paths, run_builtins, wanted_files
+from bot.analyzers.feed import entries
 from bot.analyzers.filter import place
-from bot.analyzers.ledger import shape
 from bot.analyzers.settings import analyzer_settings
+from bot.analyzers.severity import mapped
 from bot.config.admin import AdminConfig
 from bot.index.gitsource import GitSnapshot
 from bot.reviews.diff import read_patches
-from bot.reviews.findings import Finding
+from bot.reviews.ledger import Entry
 
 
 async def case_analyzers(repo: str, full_name: str | None, head_sha: str, plan: dict, patches: list[dict],
-                         admin: AdminConfig) -> tuple[tuple[Finding, ...], tuple[str, ...]]:
-    """(the analyzers' findings a pull request would show, notes) for one case."""
+                         admin: AdminConfig) -> tuple[tuple[Entry, ...], tuple[str, ...]]:
+    """(the analyzers' entries of the head's ledger, as a pull request's review gets them, notes)."""
     settings = analyzer_settings(admin, full_name)
     if not settings.builtins:
         return (), ()
@@ -33,6 +34,7 @@ async def case_analyzers(repo: str, full_name: str | None, head_sha: str, plan: 
     files: Mapping[str, bytes] = await asyncio.to_thread(snapshot.read, wanted) if wanted else {}
     config_files: Mapping[str, bytes] = await asyncio.to_thread(snapshot.read, configs) if configs else {}
     run = await run_builtins(settings, file_patches, files, config_files)
-    placement = place(run.results, file_patches, mode=settings.filter, max_inline_per_tool=settings.max_inline_per_tool)
-    shaped = shape(placement, plan, ())
-    return tuple(f.to_finding() for f in (*shaped.new, *shaped.withheld)), (*run.notes, *shaped.notes)
+    results = mapped(run.results, settings.severity)
+    placement = place(results, file_patches, mode=settings.filter, max_inline_per_tool=settings.max_inline_per_tool)
+    fed = entries(placement, plan, (), file_patches)
+    return fed.entries, (*run.notes, *fed.notes)

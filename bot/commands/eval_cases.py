@@ -51,8 +51,8 @@ from bot.plan.config_files import changes_config, present_names
 from bot.plan.pr import pr_from_git
 from bot.plan.prepare import plan_change
 from bot.reviews.diff import read_patches
-from bot.reviews.findings import Finding
-from bot.reviews.outcome import ReviewOutcome
+from bot.reviews.ledger import Entry
+from bot.reviews.output import ReviewOutput
 from bot.store.index import open_sqlite_index
 from bot.store.model import StoreError
 
@@ -158,12 +158,12 @@ def prepare(corpus: Corpus, case: Case, admin: AdminConfig, indexes: Indexes) ->
 
 
 async def review_step(prepared: Prepared, session: aiohttp.ClientSession, usage: Usage,
-                      secrets_dir: str | None, analyzer_findings: tuple[Finding, ...] = ()) -> ReviewOutcome:
+                      secrets_dir: str | None, analyzers: tuple[Entry, ...] = ()) -> ReviewOutput:
     """The review of one prepared case: one call into the engine, as the server makes it."""
     return await run_review(prepared.plan, files=prepared.files, patches=prepared.patches,
                             providers=prepared.providers, session=session, head_sha=prepared.head_sha,
                             app_login=APP_LOGIN, secrets_dir=secrets_dir, index=prepared.index, usage=usage,
-                            lookups=prepared.lookups, analyzer_findings=analyzer_findings)
+                            lookups=prepared.lookups, analyzers=analyzers)
 
 
 def cost_of(usage: Usage, providers: Mapping[str, Provider]) -> Cost:
@@ -215,7 +215,7 @@ async def run_case(corpus: Corpus, case: Case, admin: AdminConfig, session: aioh
     outcome = await review_step(prepared, session, usage, secrets_dir, analyzed)
     seconds = time.monotonic() - started
     findings = tuple(Found(f.path, f.start_line, f.end_line, f.severity, f.category, f.message)
-                     for f in (*analyzed, *outcome.findings))
+                     for f in outcome.findings)  # the model's and the analyzers', as the pull request shows them
     return CaseRun(case, outcome.status, reason=outcome.failure, findings=findings,
                    cost=cost_of(usage, prepared.providers), seconds=seconds, prepare_seconds=prepare_seconds,
                    model=outcome.model, notes=(*prepared.notes, *analyzer_notes, *outcome.notes),
