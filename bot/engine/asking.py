@@ -21,7 +21,7 @@ from bot.engine.lookups import Lookups
 from bot.engine.providers import ModelClient, ProviderError, make_client, split_model_ref
 from bot.engine.request import Budgets, ModelRequest, build_request
 from bot.engine.split import ANSWER_TOKENS, BYTES_PER_TOKEN, MAX_PARALLEL, context_tokens, diff_room, split_files
-from bot.engine.tool_loop import PROCESS_TOOL_SUPPORT, ToolSupport
+from bot.engine.tool_loop import PROCESS_TOOL_SUPPORT, Conversation, ToolSupport
 from bot.engine.tool_loop import answer as answer_with_tools
 from bot.engine.usage import Usage
 from bot.index.retrieve import Retrieval
@@ -71,6 +71,9 @@ class Models:
                 provider, self._session, secrets_dir=self._secrets_dir, environ=self._environ, usage=self._usage)
         return self._clients[name]
 
+    def provider(self, name: str) -> Provider | None:
+        return self._providers.get(name)
+
     async def ask(self, ref: str, request: ModelRequest) -> ParsedAnswer:
         provider, model = split_model_ref(ref)
         client = self.client(provider)
@@ -81,6 +84,18 @@ class Models:
         if parsed.error:
             raise ProviderError(f"provider {provider!r}: unusable answer: {parsed.error}")
         return parsed
+
+    async def answer(self, ref: str, messages: list[dict], schema: dict, schema_name: str,
+                     tools_prompt: str) -> tuple[str, Conversation]:
+        """`ref`'s answer to another kind of request (a verdict), with the review's lookups and
+        usage, under the JSON schema `schema_name`; and the lookups it made. Raises ProviderError."""
+        name, model = split_model_ref(ref)
+        client, provider = self.client(name), self._providers[name]
+        conversation = Conversation(ref, provider.tools)
+        text = await answer_with_tools(client, provider, model, messages, schema, lookups=self._lookups,
+                                       support=self._tool_support, usage=self._usage, notes=[],
+                                       schema_name=schema_name, prompt=tools_prompt, conversation=conversation)
+        return text, conversation
 
 
 async def ask_one(models: Models, plan: dict, request: ModelRequest) -> Answer:
