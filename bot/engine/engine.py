@@ -26,13 +26,13 @@ import aiohttp
 
 from bot.config.model import Provider
 from bot.engine.asking import NO_ANSWER, NOTHING_ASKED, Answer, Models, ask_all, failure_text, fitted, review_cost
-from bot.engine.verify import verify
 from bot.engine.comments import Comments, render_comments, render_summary_builtin
 from bot.engine.lookups import Lookups
 from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict
 from bot.engine.templates import summary_vars
 from bot.engine.tool_loop import PROCESS_TOOL_SUPPORT, ToolSupport, reserve
 from bot.engine.usage import Usage
+from bot.engine.verify import verify
 from bot.index.retrieve import Retrieval
 from bot.learnings.review import ForReview
 from bot.reviews import decisions, overlap
@@ -40,7 +40,6 @@ from bot.reviews.diff import FilePatch, read_patches
 from bot.reviews.findings import MAX_FINDINGS, ParsedAnswer
 from bot.reviews.fingerprints import fingerprint, still_standing
 from bot.reviews.intent import Intent
-from bot.reviews.verdict import Verification
 from bot.reviews.ledger import (
     DEFAULT_BUDGET,
     MODEL,
@@ -56,6 +55,7 @@ from bot.reviews.ledger import (
 from bot.reviews.output import SUMMARY_MARKER, InlineComment, LeftOut, ReviewOutput
 from bot.reviews.scope import FULL, ReviewScope
 from bot.reviews.shaping import Counts, Placed, shape_findings
+from bot.reviews.verdict import Verification
 from bot.reviews.voice import review_body
 from bot.reviews.walkthrough import read_walkthrough
 from bot.reviews.walkthrough import render as render_walkthrough
