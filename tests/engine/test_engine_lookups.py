@@ -248,3 +248,29 @@ async def test_each_lookup_records_the_lines_its_answer_shows(reader) -> None:
     assert ("src/compute.py", 1, 1) in searched.lines and ("src/app.py", 5, 5) in searched.lines
     _, refused = await view.lookup("read", '{"path": "../x"}', 4_000)
     assert refused.lines == ()
+
+
+async def test_a_verifier_may_cite_the_lines_its_lookups_showed_and_no_others(double, session, reader) -> None:
+    """With verify: true, the verifier gets the review's lookups: a refutation citing lines a
+    `read` showed counts; one citing lines of the same file it never read does not."""
+    import json
+
+    def verdict(line: int) -> Reply:
+        return Reply(content=json.dumps({"verdict": "refuted", "reason": "step_1 handles it.",
+                                         "evidence": [{"path": "src/long.py", "startLine": line, "endLine": line + 1}]}))
+
+    first = finding(message="compute() may loop forever.")
+    second = finding(startLine=5, endLine=5, severity="important", category="risk", message="value may be None.")
+    double.answer("primary-model", findings(first, second))
+    double.answer_when("primary-model", "lines 3-6:", verdict(4))  # after the read: cites what it read
+    double.answer_when("primary-model", "lines 10-12:", verdict(50))  # cites lines it never read
+    double.answer_when("primary-model", "compute() may loop forever.", asks(("read", {"path": "src/long.py",
+                                                                                      "start": 3, "end": 6})))
+    double.answer_when("primary-model", "value may be None.", asks(("read", {"path": "src/long.py",
+                                                                             "start": 10, "end": 12})))
+    provider = Provider("local", "openai", double.base_url, "env://CHAT_KEY", 10.0, "instance", verify=True)
+    output = await review(double, session, reader, provider_map={"local": provider})
+    assert [f.message for f in output.findings] == ["value may be None."]
+    assert output.verification is not None and len(output.verification.refuted) == 1
+    assert output.verification.unverified_reason == "it cited src/long.py:50-51, which it was not shown"
+    assert double.violations == []
