@@ -1,7 +1,8 @@
 """The issues a pull request closes, read for the review as the change's intent (I/O).
 
-The references come from the pull request's title and body (bot/reviews/references.py, pure);
-each issue is read with the installation's token: the issue, then one page of its first comments.
+The references come from the pull request's title and body (bot/reviews/references.py, pure),
+then from GitHub's own closing references (the Development sidebar's links: GraphQL's
+`closingIssuesReferences`) for those the body does not name; each issue is read with the installation's token: the issue, then one page of its first comments.
 An issue in another repository the installation reaches is read too, unless that repository is
 private and the pull request's is public (the review of a public pull request is public: it must
 not carry a private issue's words). Reading an issue never stops a review: one GitHub does not
@@ -17,10 +18,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.github import GitHubClient, GitHubError, repository
-from bot.github.issues import first_comments, get_issue
+from bot.github.issues import closing_issues, first_comments, get_issue
 from bot.pipeline.targets import Target
 from bot.reviews.intent import MAX_COMMENTS, MAX_TEXT, MAX_TITLE, Intent, IssueComment, LinkedIssue, Unread
-from bot.reviews.references import IssueRef, closing_references
+from bot.reviews.references import MAX_LINKED, IssueRef, closing_references
 
 log = logging.getLogger("reviewer.pipeline.intent")
 
@@ -32,17 +33,44 @@ async def read_intent(gh: GitHubClient, target: Target, pull: Mapping[str, Any])
     """What the issues `pull` closes say, and which could not be read."""
     found = closing_references(pull.get("title"), pull.get("body"), owner=target.owner, repo=target.repo,
                                html_url=pull.get("html_url"))
+    refs, more = await _with_linked(gh, target, list(found.refs), found.more)
     public = not _private(pull.get("base", {}).get("repo"))
     private_repos: dict[tuple[str, str], bool | str] = {}  # another repository → private, or why unreadable
     read: list[LinkedIssue] = []
     unread: list[Unread] = []
-    for ref in found.refs:
+    for ref in refs:
         outcome = await _one(gh, target, ref, public, private_repos)
         (read if isinstance(outcome, LinkedIssue) else unread).append(outcome)  # type: ignore[arg-type]
-    intent = Intent(target.full_name, tuple(read), tuple(unread), found.more, found.cut)
-    if found.refs:
+    intent = Intent(target.full_name, tuple(read), tuple(unread), more, found.cut)
+    if refs:
         log.info("linked issues of %s: %d read, %d not read", target.pull_key, len(read), len(unread))
     return intent
+
+
+async def _with_linked(gh: GitHubClient, target: Target, refs: list[IssueRef], more: int) -> tuple[list[IssueRef], int]:
+    """The body's references, then those GitHub says the pull request closes (its sidebar's
+    links, GraphQL's `closingIssuesReferences`) that the body does not name, at most MAX_LINKED in
+    all; and how many more there are. Asked only while there is room; a GitHub that does not
+    answer (or an Enterprise Server without the field) leaves the body's references alone."""
+    if len(refs) >= MAX_LINKED:
+        return refs, more
+    try:
+        linked = await closing_issues(gh, target.owner, target.repo, target.number, MAX_LINKED)
+    except GitHubError as exc:
+        log.warning("the issues %s closes were not asked of GitHub: %s", target.pull_key, exc.describe())
+        return refs, more
+    seen = {ref.key() for ref in refs}
+    for full_name, number in linked:
+        owner, _, name = full_name.partition("/")
+        ref = IssueRef(owner, name, number)
+        if ref.key() in seen:
+            continue
+        seen.add(ref.key())
+        if len(refs) < MAX_LINKED:
+            refs.append(ref)
+        else:
+            more += 1
+    return refs, more
 
 
 async def _one(gh: GitHubClient, target: Target, ref: IssueRef, public: bool,

@@ -123,9 +123,30 @@ async def test_a_permission_refused_issues_turned_off_or_github_down_leave_the_i
     assert (await read_intent(gh, target, pull)).unread[0].reason.startswith("GitHub answered 410")
 
 
-async def test_a_body_with_no_reference_asks_github_nothing(github, world, gh):
+async def test_a_body_with_no_reference_reads_no_issue(github, world, gh):
     target, pull = opened(github, world, "Refactor; see #3 and `fixes #4`.")
-    before = len(github.calls)
     intent = await read_intent(gh, target, pull)
     assert intent.read == () and intent.unread == () and intent.note() is None
-    assert len(github.calls) == before
+    assert github.count(ISSUE) == 0 and github.count(REPO) == 0
+    assert [c.fields for c in github.graphql_calls] == [("repository",)]  # only: does GitHub link any?
+
+
+async def test_the_issues_linked_on_github_are_read_after_the_bodys(github, world, gh):
+    named, sidebar = world.repo.open_issue(title="Named in the body"), world.repo.open_issue(title="In the sidebar")
+    other = world.lib.open_issue(title="Another repository's")
+    hidden = github.repos["elsewhere/tool"].open_issue(title="Not this installation's")
+    pr = world.repo.open_pull(head="feature", title="A change", body=f"Closes #{named.number}")
+    pr.linked_issues = [named, sidebar, other, hidden]  # GitHub lists only what the installation can see
+    target = Target("octo", "app", pr.number, pr.head_sha, "opened", github.render.pull(pr))
+    intent = await read_intent(gh, target, target.pull or {})
+    assert [i.title for i in intent.read] == ["Named in the body", "In the sidebar", "Another repository's"]
+    assert intent.unread == () and github.count(ISSUE) == 3
+
+
+async def test_a_pull_request_graphql_does_not_know_keeps_the_bodys_references(github, world, gh):
+    issue = world.repo.open_issue(title="Named in the body")
+    target, pull = opened(github, world, f"Fixes #{issue.number}")
+    gone = Target("octo", "app", 999, target.head_sha, "opened", pull)  # GraphQL answers with an error
+    intent = await read_intent(gh, gone, pull)
+    assert [i.title for i in intent.read] == ["Named in the body"]
+    assert github.graphql_calls[-1].errors == 1

@@ -166,6 +166,8 @@ class PullRequest:
     reviews: list[Review] = field(default_factory=list)
     comments: list[IssueComment] = field(default_factory=list)
     resolved_threads: dict[int, str] = field(default_factory=dict)  # a thread's first comment id -> who resolved it
+    linked_issues: list[Issue] = field(default_factory=list)  # linked in its Development sidebar (GraphQL's
+    # closingIssuesReferences); the double does not read the body's keywords, which the app reads itself
 
     @property
     def head_sha(self) -> str:
