@@ -2,9 +2,9 @@
 
 The model whose answer the review used verifies its findings when its provider says `verify: true`
 (or the admin file's `defaults.verify` does): each new finding of the model at or above `minor`,
-the most severe first, at most MAX_VERIFIED a review, three calls at a time. A call is bounded as
-a review's request is: the finding's code within its budget, and the provider's lookups within
-their rounds and bytes (bot/engine/tool_loop.py). Every call is counted in the review's usage,
+the most severe first, at most MAX_VERIFIED a review, three calls at a time, all within twice the
+provider's `timeout`. A call is bounded as a review's request is: the finding's code within its
+budget, and the provider's lookups within their rounds and bytes (bot/engine/tool_loop.py). Every call is counted in the review's usage,
 hence in its cost and the account's budgets. What the verdicts mean is bot/reviews/verdict.py's:
 only a refutation that cites lines the verifier read drops a finding; a call that fails leaves its
 finding as it was, and the notes say so.
@@ -44,6 +44,7 @@ from bot.reviews.verdict import (
 log = logging.getLogger("reviewer.engine.verify")
 
 INTENT_BUDGET = 6_000  # bytes of the linked issues shown with a finding that names one
+TIME_FACTOR = 2  # the whole verification takes at most this many times the provider's `timeout`
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,14 +71,24 @@ async def verify(models: Models, ref: str, findings: Sequence[Finding], patches:
         async with limit:
             return await _check(models, ref, finding, patches.get(finding.path), intent)
 
-    checked = await asyncio.gather(*(one(findings[i]) for i in chosen))
+    provider = models.provider(ref.partition("/")[0])
+    seconds = TIME_FACTOR * (provider.timeout if provider is not None else 120.0)
+    tasks = [asyncio.ensure_future(one(findings[i])) for i in chosen]
+    if tasks:
+        await asyncio.wait(tasks, timeout=seconds)
+    late = _Checked("failed", f"the verification ran out of its time ({seconds:g} s, {TIME_FACTOR} times the "
+                              "provider's timeout)")
+    for task in tasks:
+        task.cancel()  # a call still running when the time is up: its finding stays as found
+    checked = [task.result() if task.done() and not task.cancelled() else late for task in tasks]
+    await asyncio.gather(*tasks, return_exceptions=True)
     refuted = tuple(Refuted(findings[i], c.reason) for i, c in zip(chosen, checked, strict=True) if c.kind == "refuted")
     result = Verification(
         ref, confirmed=sum(c.kind == "confirmed" for c in checked), refuted=refuted,
         unverified=sum(c.kind == "unverified" for c in checked), failed=sum(c.kind == "failed" for c in checked),
         skipped=skipped,
         unverified_reason=next((c.reason for c in checked if c.kind == "unverified"), ""),
-        failed_reason=next((c.reason for c in checked if c.kind == "failed"), ""))
+        failed_reason="; ".join(dict.fromkeys(c.reason for c in checked if c.kind == "failed")))
     telemetry.verdicts(confirmed=result.confirmed, refuted=len(result.refuted), unverified=result.unverified,
                        failed=result.failed)
     log.info("verification by %s: %d confirmed, %d refuted, %d not verified, %d failed, %d not checked", ref,

@@ -211,7 +211,7 @@ class Verification:
     failed: int = 0  # no answer: the provider failed, timed out, or the lookups ran out
     skipped: int = 0  # past MAX_VERIFIED
     unverified_reason: str = ""  # the first
-    failed_reason: str = ""  # the first
+    failed_reason: str = ""  # each distinct reason, joined
 
     @property
     def checked(self) -> int:

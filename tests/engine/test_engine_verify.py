@@ -117,3 +117,20 @@ async def test_at_most_so_many_findings_are_checked_the_most_severe_first(double
     assert output.verification is not None and output.verification.skipped == 1
     assert f"1 not checked (at most {MAX_VERIFIED} a review): posted as found" in " ".join(output.notes)
     assert len(output.findings) == MAX_VERIFIED + 1
+
+
+async def test_a_verification_past_its_time_leaves_the_unchecked_findings_as_found(double, session):
+    """Each call is bounded by the provider's timeout, and the whole verification by twice it: with
+    seven findings three at a time, the third batch cannot be answered in time whatever the load."""
+    many = [finding(startLine=1, endLine=1, severity="minor", category="other", message=f"Minor {n}.")
+            for n in range(7)]
+    double.answer("primary-model", findings(*many))
+    double.answer_when("primary-model", "You check one finding", Reply(content="{}", delay=60))
+    provider = {"local": Provider("local", "openai", double.base_url, "env://CHAT_KEY", 1.0, "instance",
+                                  verify=True)}
+    output = await review(double, session, provider)
+    assert output.verification is not None and output.verification.failed == 7
+    assert len(output.findings) == 7
+    said = " ".join(output.notes)
+    assert "the verification ran out of its time (2 s, 2 times the provider's timeout)" in said  # the third batch
+    assert "no answer within 1 s (timeout)" in said  # the first
