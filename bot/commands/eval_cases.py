@@ -216,24 +216,28 @@ async def run_case(corpus: Corpus, case: Case, admin: AdminConfig, session: aioh
     seconds = time.monotonic() - started
     findings = tuple(Found(f.path, f.start_line, f.end_line, f.severity, f.category, f.message)
                      for f in outcome.findings)  # the model's and the analyzers', as the pull request shows them
+    verification = outcome.verification
+    refuted = tuple(Found(r.finding.path, r.finding.start_line, r.finding.end_line, r.finding.severity,
+                          r.finding.category, r.finding.message) for r in verification.refuted) if verification else ()
     return CaseRun(case, outcome.status, reason=outcome.failure, findings=findings,
                    cost=cost_of(usage, prepared.providers), seconds=seconds, prepare_seconds=prepare_seconds,
                    model=outcome.model, notes=(*prepared.notes, *analyzer_notes, *outcome.notes),
                    merge_base=prepared.merge_base,
-                   head_sha=prepared.head_sha)
+                   head_sha=prepared.head_sha, verified=verification is not None, refuted=refuted)
 
 
 async def judged(run: CaseRun, judge: str, admin: AdminConfig, session: aiohttp.ClientSession,
                  secrets_dir: str | None) -> CaseRun:
     """The run with the judge's verdict on each pair of a must-find item and a finding at its place."""
-    pairs = candidate_pairs(run.case.must_find, run.findings)
+    pairs = candidate_pairs(run.case.must_find, run.unverified_findings)  # the refuted ones too: scored without
     if not run.counted or not pairs:
         return run if not run.counted else _with_judge(run, JudgeRun({}))
     usage, verdicts, error = Usage(), {}, None
     try:
         name, model = split_model_ref(judge)
         client = make_client(admin.providers[name], session, secrets_dir=secrets_dir, usage=usage)
-        text = await client.complete(model, judge_messages([(run.case.must_find[i], run.findings[f])
+        findings = run.unverified_findings
+        text = await client.complete(model, judge_messages([(run.case.must_find[i], findings[f])
                                                             for i, f in pairs]), JUDGE_SCHEMA)
         said = read_verdicts(text, len(pairs))
         verdicts = {pair: said.get(number) for number, pair in enumerate(pairs)}
