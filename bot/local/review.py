@@ -69,6 +69,8 @@ async def review_change(change: Change, admin: AdminConfig | None, session: aioh
                                            change.patches, admin)
     skipped = skip_reason(change)
     if skipped is not None:
+        if admin is None and not change.providers:
+            skipped = "no admin file declares a model provider (--admin-config, or REVIEWER_ADMIN_CONFIG)"
         return Reviewed(None, analyzed, notes, skipped)
     walkthrough = admin is None or bool(admin.review_limits(change.full_name).walkthrough)
     outcome = await model_review(change, session, usage, secrets_dir, analyzed, scope=scope, reviews=reviews,

@@ -1,0 +1,124 @@
+"""`reviewer review [--repo DIR] [--base REF] [--head REF] [--admin-config FILE]
+[--format text|json|sarif|github|markdown] [--fail-on blocking|important|minor|nit|never] [--post]`:
+`merge-base(base, head)..head` of a local git repository reviewed as a pull request would be
+(bot/local/), printed in the chosen format; `--post` posts it on the pull request of a GitHub
+Actions `pull_request` event instead (bot/local/actions.py, docs/ci.md).
+
+Exit 0 when nothing is at or above `--fail-on`; 1 when a finding is, when the configuration is
+invalid, or (unless `--fail-on never`) when no model gave a usable answer; 2 on a usage error,
+a directory that is not a git repository, or a ref that names no commit (one line on stderr).
+Nothing is written into the repository or the working directory: the index is kept under
+$XDG_CACHE_HOME/reviewer/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+
+import aiohttp
+
+from bot.commands.cli import version
+from bot.documents.diagnostics import dumps
+from bot.engine.usage import Usage
+from bot.index.gitsource import GitSnapshot
+from bot.local.change import Change, Refs, read_change
+from bot.local.indexes import Indexes
+from bot.local.progress import progress
+from bot.local.render import render_github, render_markdown, render_text
+from bot.local.report import Report, Spent, exit_code, findings_of
+from bot.local.review import Reviewed, review_change
+from bot.local.sarif import to_sarif
+from bot.plan import git
+from bot.plan.offline import UsageError, read_admin_file
+
+DEFAULT_BASES = ("origin/HEAD", "main", "master")
+
+
+def base_of(repo: str, given: str | None) -> str:
+    """`--base`, else the default branch: the first of DEFAULT_BASES that names a commit."""
+    if given is not None:
+        return given
+    base = git.default_base(repo, DEFAULT_BASES)
+    try:
+        git.resolve(repo, base)
+    except git.GitError:
+        raise git.GitError(f"no base to compare with: none of {', '.join(DEFAULT_BASES)} names a commit in "
+                           f"{repo}; give --base REF") from None
+    return base
+
+
+def report_of(refs: Refs, change: Change, reviewed: Reviewed, usage: Usage) -> Report:
+    outcome = reviewed.outcome
+    if outcome is None:
+        status = "skipped" if change.plan["decision"] != "review" else "analyzers-only"
+        reason = reviewed.skipped
+    else:
+        status, reason = ("failed", outcome.failure) if outcome.status == "failed" else ("completed", None)
+    notes = (*change.notes, *reviewed.notes, *(outcome.notes if outcome is not None else ()))
+    return Report(refs.base, refs.head, change.merge_base, change.head_sha, status, change.plan,
+                  findings_of(outcome, reviewed.analyzed), Spent.of(usage), notes, reason)
+
+
+async def review(repo: str, refs: Refs, admin_path: str | None, secrets_dir: str | None) -> tuple[Report, Change]:
+    """Raises git.GitError or UsageError."""
+    admin = read_admin_file(admin_path)
+    change = await asyncio.to_thread(read_change, repo, refs, admin, Indexes.in_cache())
+    usage = Usage()
+    label = f"Reviewing {len(change.plan.get('files', []))} file(s) with {change.plan['models'].get('review')}"
+    async with aiohttp.ClientSession() as session, progress(sys.stderr, label, usage):
+        reviewed = await review_change(change, admin, session, usage, secrets_dir)
+    return report_of(refs, change, reviewed, usage), change
+
+
+def head_lines(change: Change, paths: Sequence[str]) -> Mapping[str, list[str]]:
+    """The findings' files at the head, by line, for text and Markdown."""
+    blobs = GitSnapshot(change.repo, change.head_sha).read(sorted(set(paths)))
+    return {p: data.decode("utf-8", errors="replace").splitlines() for p, data in blobs.items()}
+
+
+def render(report: Report, change: Change, form: str) -> str:
+    if form == "json":
+        return dumps(report.to_json()) + "\n"
+    if form == "sarif":
+        return dumps(to_sarif(report, version())) + "\n"
+    if form == "github":
+        return render_github(report)
+    lines = head_lines(change, [f.path for f in report.findings])
+    return render_markdown(report, lines) if form == "markdown" else render_text(report, lines)
+
+
+def admin_path(args: argparse.Namespace) -> str | None:
+    return args.admin_config or os.environ.get("REVIEWER_ADMIN_CONFIG") or None
+
+
+@contextlib.contextmanager
+def quiet_engine() -> Iterator[None]:
+    """The engine logs each model that gave no answer; the report says so itself. Errors still
+    get through."""
+    engine = logging.getLogger("reviewer.engine")
+    level = engine.level
+    engine.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        engine.setLevel(level)
+
+
+def run(args: argparse.Namespace) -> int:
+    repo = args.repo
+    try:
+        git.check_repository(repo)
+        refs = Refs(base_of(repo, args.base), args.head)
+        with quiet_engine():
+            report, change = asyncio.run(review(repo, refs, admin_path(args), os.environ.get("REVIEWER_SECRETS_DIR")))
+    except (git.GitError, UsageError) as error:
+        print(f"reviewer review: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.write(render(report, change, args.format))
+    return exit_code(report, args.fail_on)
