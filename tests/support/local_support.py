@@ -11,6 +11,7 @@ from pathlib import Path
 
 from bot.commands.cli import main
 from tests.support.chat_double import ChatDouble
+from tests.support.github_double import Commit, Repo
 from tests.support.review_support import admin_yaml
 
 AWS_KEY = "AKIA" + "Q3EGRT5JXMPLVW4Z"  # detect-secrets' AWS pattern; split so no scanner flags this file
@@ -67,3 +68,21 @@ def listing(*roots: Path) -> dict[str, tuple[int, int]]:
                 stat = os.lstat(path)
                 found[path] = (stat.st_size if name in files else 0, stat.st_mtime_ns if name in files else 0)
     return found
+
+
+def mirror(double_repo: Repo, path: Path) -> None:
+    """Every commit and branch of the local repository at `path` into the GitHub double's
+    repository, under the same commit ids: the double then serves the commits a GitHub Actions job
+    checked out (its diffs are the double's own, which place review comments as git's hunks do for
+    the small changes of these tests)."""
+    for sha in git(path, "rev-list", "--all", "--reverse", "--topo-order").split():
+        if sha in double_repo.commits:
+            continue
+        parents, author, date, message = git(path, "log", "-1", "--format=%P%x00%an%x00%aI%x00%B", sha).split("\0", 3)
+        names = [n for n in git(path, "ls-tree", "-r", "-z", "--name-only", sha).split("\0") if n]
+        files = {n: subprocess.run(["git", "-C", str(path), "cat-file", "blob", f"{sha}:{n}"], check=True,
+                                   capture_output=True).stdout.decode() for n in names}
+        double_repo.commits[sha] = Commit(sha, files, tuple(parents.split()), message.strip(), author, date)
+    for line in git(path, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads").splitlines():
+        branch, sha = line.split()
+        double_repo.branches[branch] = sha
