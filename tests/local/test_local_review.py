@@ -219,3 +219,25 @@ async def test_without_an_admin_file_only_the_analyzers_run(tmp_path, repo, caps
     assert "REVIEWER_ADMIN_CONFIG" in report["reason"]
     assert [f["source"] for f in report["findings"]] == ["analyzer:detect-secrets"]
     assert report["usage"] == {"calls": 0, "promptTokens": 0, "answerTokens": 0}
+
+
+async def test_the_default_base_is_the_default_branch(tmp_path, repo, capsys):
+    # A clone knows its origin's default branch (origin/HEAD); a repository without one has main,
+    # else master.
+    clone = tmp_path / "clone"
+    git(repo, "checkout", "-q", "main")  # the origin's default branch
+    git(tmp_path, "clone", "-q", "--branch", "feature", str(repo), str(clone))
+    code, out, _ = await reviewer(capsys, "--repo", str(clone), "--format", "json", "--fail-on", "never")
+    assert code == 0 and json.loads(out)["base"] == "origin/HEAD"
+    assert json.loads(out)["mergeBase"] == git(repo, "rev-parse", "main")
+    old = tmp_path / "old"
+    new_repo(old, {"a.py": "A = 1\n"}, branch="master")
+    git(old, "checkout", "-q", "-b", "topic")
+    commit(old, {"a.py": "A = 2\n"}, "change")
+    code, out, _ = await reviewer(capsys, "--repo", str(old), "--format", "json")
+    assert code == 0 and json.loads(out)["base"] == "master"
+    git(old, "branch", "-q", "-m", "master", "trunk")
+    code, out, err = await reviewer(capsys, "--repo", str(old))
+    assert code == 2 and out == ""
+    assert err == f"reviewer review: no base to compare with: none of origin/HEAD, main, master names a commit in " \
+                  f"{old}; give --base REF\n"
