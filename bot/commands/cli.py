@@ -38,6 +38,10 @@ COMMANDS = {
 }
 
 
+# `reviewer eval import BENCHMARK …`: parsed on its own (bot/commands/cli.py main), since `reviewer
+# eval` takes a corpus where a subcommand would go.
+EVAL_IMPORT = "bot.commands.eval_import:run"
+
 SCHEMA_NAMES = ("repo-config", "admin-config", "oidc-connector", "saml-connector", "eval-corpus")
 KINDS = SCHEMA_NAMES
 
@@ -329,7 +333,15 @@ def _positive(text: str) -> int:
 
 EVAL_EPILOG = """exit codes: 0 done (and the gate passed); 1 the gate failed (--min-recall, --baseline), or the
 corpus, a case's config or an admin file is invalid; 2 usage error, unreadable file, or no case could be run.
-See docs/eval.md."""
+`reviewer eval import aacr-bench FILE --repos DIR --out CORPUS` makes a corpus of a public benchmark
+(`reviewer eval import aacr-bench --help`). See docs/eval.md."""
+
+EVAL_IMPORT_EPILOG = """profiles: strict keeps only the comments a person wrote at Diff level (a pull request left
+with none is skipped); full keeps every comment; smoke keeps every comment of a handful of pull
+requests, per language the one with the fewest changed lines among those whose repository and
+commits are there.
+exit codes: 0 the corpus is written; 1 FILE (or --negatives) is not in the benchmark's format;
+2 usage error, unreadable file, or no case could be made. See docs/eval.md "A public benchmark"."""
 
 
 def _eval(sub) -> None:
@@ -354,9 +366,36 @@ def _eval(sub) -> None:
                         "interval (default: none)")
 
 
+def build_eval_import_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="reviewer eval import", formatter_class=_Formatter,
+                     description="write a public benchmark's pull requests as a `reviewer eval` corpus")
+    sub = parser.add_subparsers(dest="benchmark", required=True, parser_class=_Parser, metavar="BENCHMARK",
+                                title="benchmarks")
+    a = _command(sub, "aacr-bench", "AACR-Bench (github.com/alibaba/aacr-bench): 196 pull requests, 50 "
+                                    "repositories, 10 languages", epilog=EVAL_IMPORT_EPILOG)
+    a.add_argument("file", metavar="FILE", help="the benchmark's dataset/positive_samples.json (or a file of "
+                                                "the same format)")
+    a.add_argument("--repos", required=True, metavar="DIR",
+                   help="where the repositories are: each a clone at DIR/<owner>/<name> (.git optional) (required)")
+    a.add_argument("--out", required=True, metavar="CORPUS",
+                   help="the corpus directory to write CORPUS/corpus.yaml into (required)")
+    a.add_argument("--profile", choices=("strict", "full", "smoke"), default="full",
+                   help="which comments and pull requests to keep, as below (default: full)")
+    a.add_argument("--negatives", metavar="FILE",
+                   help="the benchmark's dataset/negative_samples.json: the lines of comments its annotators "
+                        "rejected become must-not places, where they overlap no kept comment (default: none)")
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    module_name, func_name = COMMANDS[args.command].split(":")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["eval", "import"]:
+        args = build_eval_import_parser().parse_args(argv[2:])
+        target = EVAL_IMPORT
+    else:
+        args = build_parser().parse_args(argv)
+        target = COMMANDS[args.command]
+    module_name, func_name = target.split(":")
     func = getattr(importlib.import_module(module_name), func_name)
     try:
         code = int(func(args) or 0)

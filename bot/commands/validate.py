@@ -24,7 +24,7 @@ from bot.config.model import REPO_CONFIG_NAMES
 from bot.config.repo import load_repo_config
 from bot.documents.diagnostics import Diagnostic, dumps, format_github, format_text, sort_key
 from bot.documents.yamldoc import load_yaml_stream
-from bot.eval.corpus import load_corpus
+from bot.eval.corpus import MAX_CORPUS_BYTES, load_corpus
 
 ADMIN_KEYS = {"providers", "defaults", "accounts", "access"}
 CONNECTOR_KINDS = ("oidc-connector", "saml-connector")
@@ -148,7 +148,7 @@ def validate_path(path: str, args: argparse.Namespace, admin: AdminConfig | None
 def detect_kind(path: str, raw: bytes) -> str:
     if os.path.basename(path) in REPO_CONFIG_NAMES:
         return "repo-config"
-    docs, _ = load_yaml_stream(raw)
+    docs, _ = load_yaml_stream(raw, MAX_CORPUS_BYTES)  # the largest file it may be; each kind then keeps its own
     first = docs[0].value if docs else None
     if isinstance(first, dict):
         if "apiVersion" in first or "kind" in first:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.config.checks import RELATIVE_PATH
-from bot.shapes import Arr, Check, Int, Obj, Str
+from bot.shapes import AnyOf, Arr, Check, Int, Obj, Str
 
 
 def _range_problem(value: list) -> tuple[str, str] | None:
@@ -27,14 +27,30 @@ FILE_PATH = Str(
     description="A file of the repository, relative to its root.",
 )
 
+ABOUT_TEXT = Str(min_length=1, max_length=4000, description="What the defect is (the judge model reads it).")
+
+ABOUT = AnyOf(
+    options=(ABOUT_TEXT, Arr(items=ABOUT_TEXT, min_items=1, max_items=50)),
+    description="What the defect is, in a line; or a list of descriptions of the same defect (several reviewers "
+                "at the same lines), all of which the judge reads.",
+)
+
+TAG = Str(
+    min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9+#._:/-]*$",
+    pattern_hint="letters, digits and `+#._:/-`, such as `category:code-defect`",
+)
+
+TAGS = Arr(items=TAG, max_items=50, description="Labels the report slices recall and precision by (`context:diff`, "
+                                                "`origin:human`, `tier:subtle`); optional.")
+
 MUST_FIND = Obj(
     name="must-find",
     description="A defect a good review reports: a finding on this file whose lines overlap these matches it.",
     properties={
         "path": FILE_PATH,
         "lines": LINES,
-        "about": Str(min_length=1, max_length=1000, description="What the defect is, in one line (the judge "
-                                                                "model reads it)."),
+        "about": ABOUT,
+        "tags": TAGS,
     },
     required=("path", "lines", "about"),
 )
@@ -46,7 +62,8 @@ MUST_NOT = Obj(
     properties={
         "path": FILE_PATH,
         "lines": LINES,
-        "about": Str(min_length=1, max_length=1000, description="Why nothing is to be reported here."),
+        "about": Str(min_length=1, max_length=4000, description="Why nothing is to be reported here."),
+        "tags": TAGS,
     },
     required=("path",),
 )
@@ -74,6 +91,9 @@ CASE = Obj(
         "config": Str(min_length=1, description="A repository configuration file (`.reviewer.yaml` form), "
                                                 "relative to the corpus directory, used instead of the one "
                                                 "at the merge base (optional)."),
+        "tags": replace(TAGS, description="Labels of the whole case (`language:go`, `tier:clear`): the report "
+                                          "slices by them as by an item's, counting all of the case's items; "
+                                          "optional."),
     },
     required=("id", "repo", "base", "head", "must_find"),
 )

@@ -9,16 +9,17 @@ from __future__ import annotations
 from bot.config.checks import cel_error, expression_position
 from bot.documents.diagnostics import Diagnostic, sort_key
 from bot.documents.pointers import get_at
-from bot.documents.yamldoc import YamlDocument, load_yaml
+from bot.documents.yamldoc import MAX_BYTES, YamlDocument, load_yaml
 from bot.shapes import Shape, describe, to_diagnostics, validate
 
 
-def load_checked(text: str | bytes, shape: Shape, what: str) -> tuple[YamlDocument | None, dict, list[Diagnostic]]:
+def load_checked(text: str | bytes, shape: Shape, what: str,
+                 max_bytes: int = MAX_BYTES) -> tuple[YamlDocument | None, dict, list[Diagnostic]]:
     """(document, mapping, diagnostics). The mapping is {} for an empty file or an unusable one.
 
     `what` names the file in the not-a-mapping message ("the repository configuration").
     """
-    doc, problems = load_yaml(text)
+    doc, problems = load_yaml(text, max_bytes)
     if doc is None:
         return None, {}, problems
     if doc.value is None:

@@ -270,10 +270,11 @@ def _place_all(doc: YamlDocument, found: list[Diagnostic], place: Placer) -> lis
     return [_placed(p, place) for p in found]
 
 
-def _decode(source: str | bytes) -> str | Diagnostic:
+def _decode(source: str | bytes, max_bytes: int) -> str | Diagnostic:
     size = len(source.encode("utf-8")) if isinstance(source, str) else len(source)
-    if size > MAX_BYTES:
-        return Diagnostic(1, 1, "", "too-large", f"the file is {size} bytes; the limit is {MAX_BYTES} bytes (256 KiB)")
+    if size > max_bytes:
+        return Diagnostic(1, 1, "", "too-large", f"the file is {size} bytes; the limit is {max_bytes} bytes "
+                                                 f"({max_bytes // 1024} KiB)")
     if isinstance(source, bytes):
         try:
             return source.decode("utf-8-sig")
@@ -282,9 +283,10 @@ def _decode(source: str | bytes) -> str | Diagnostic:
     return source
 
 
-def load_yaml_stream(source: str | bytes) -> tuple[list[YamlDocument], list[Diagnostic]]:
-    """Every document of a stream; each problem carries its `document` index."""
-    text = _decode(source)
+def load_yaml_stream(source: str | bytes, max_bytes: int = MAX_BYTES) -> tuple[list[YamlDocument], list[Diagnostic]]:
+    """Every document of a stream; each problem carries its `document` index. `max_bytes`: a
+    larger bound only for a file that is data rather than settings (an evaluation corpus)."""
+    text = _decode(source, max_bytes)
     if isinstance(text, Diagnostic):
         return [], [text]
     place = Placer(text)
@@ -304,9 +306,9 @@ def load_yaml_stream(source: str | bytes) -> tuple[list[YamlDocument], list[Diag
     return docs, problems
 
 
-def load_yaml(source: str | bytes) -> tuple[YamlDocument | None, list[Diagnostic]]:
+def load_yaml(source: str | bytes, max_bytes: int = MAX_BYTES) -> tuple[YamlDocument | None, list[Diagnostic]]:
     """One document. An empty file (or comments only) is a document whose value is None."""
-    docs, problems = load_yaml_stream(source)
+    docs, problems = load_yaml_stream(source, max_bytes)
     problems = [Diagnostic(p.line, p.column, p.pointer, p.code, p.message) for p in problems]
     if len(docs) > 1:
         line, column = docs[1].start

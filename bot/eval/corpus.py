@@ -20,18 +20,31 @@ from bot.documents.yamldoc import YamlDocument
 from bot.plan.references import normalise
 
 CORPUS_FILE = "corpus.yaml"
+# A corpus is data, not settings: a public benchmark's hundreds of cases, each item with its
+# reviewers' descriptions, pass the 256 KiB of a configuration file.
+MAX_CORPUS_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """A `must_find` item (with `about`) or a `must_not` place (`lines` None: the whole file)."""
+    """A `must_find` item (with `about`) or a `must_not` place (`lines` None: the whole file).
+
+    `about` is the first description; `also` holds the others when several reviewers described
+    the same defect at the same lines (a benchmark's duplicates collapsed into one item)."""
 
     path: str
     lines: tuple[int, int] | None
     about: str = ""
+    also: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+    @property
+    def descriptions(self) -> tuple[str, ...]:
+        return (self.about, *self.also) if self.about else self.also
 
     def to_json(self) -> dict:
-        return {"path": self.path, "lines": list(self.lines) if self.lines else None, "about": self.about or None}
+        return {"path": self.path, "lines": list(self.lines) if self.lines else None, "about": self.about or None,
+                "also": list(self.also), "tags": list(self.tags)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +58,7 @@ class Case:
     config: str | None = None  # as written: relative to the corpus directory
     config_at: tuple[int, int] = (1, 1)  # where `config` is written, for an error about the file
     index: int = 0  # its place in the corpus: /cases/<index>
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +92,7 @@ def corpus_file(path: str) -> str:
 
 def load_corpus(text: str | bytes, path: str) -> tuple[Corpus | None, list[Diagnostic]]:
     """The corpus at `path`, or None and every error when it is invalid."""
-    doc, data, problems = load_checked(text, CORPUS, "the evaluation corpus")
+    doc, data, problems = load_checked(text, CORPUS, "the evaluation corpus", MAX_CORPUS_BYTES)
     if doc is None:
         return None, problems
     problems += _duplicate_ids(data, doc)
@@ -105,13 +119,20 @@ def _duplicate_ids(data: Mapping[str, Any], doc: YamlDocument) -> list[Diagnosti
     return out
 
 
+def _tags(data: Mapping[str, Any]) -> tuple[str, ...]:
+    """As written, a repeated tag once."""
+    return tuple(dict.fromkeys(data.get("tags") or ()))
+
+
 def _place(data: Mapping[str, Any]) -> Place:
     """`./src/a.py` and `src/b/../a.py` are `src/a.py`, as findings name it."""
     lines = data.get("lines")
-    return Place(normalise(data["path"]), (lines[0], lines[1]) if lines else None, data.get("about", ""))
+    about = data.get("about", "")
+    first, *also = [about] if isinstance(about, str) else about
+    return Place(normalise(data["path"]), (lines[0], lines[1]) if lines else None, first, tuple(also), _tags(data))
 
 
 def _case(index: int, data: Mapping[str, Any], doc: YamlDocument) -> Case:
     return Case(data["id"], data["repo"], data["base"], data["head"],
                 tuple(_place(p) for p in data["must_find"]), tuple(_place(p) for p in data.get("must_not", ())),
-                data.get("config"), doc.locate(f"/cases/{index}/config"), index)
+                data.get("config"), doc.locate(f"/cases/{index}/config"), index, _tags(data))

@@ -1,7 +1,7 @@
 """The judge: a model asked whether a finding at a known defect's place is about that defect.
 
 Matching by place alone counts a finding about something else on the same lines; the judge reads
-the defect's one-line description and the finding, pair by pair, and answers yes or no for each.
+the defect's description (or each of its descriptions) and the finding, pair by pair, and answers yes or no for each.
 One request per case holds all of the case's pairs. Its answer is untrusted text read like a
 review's (one JSON object, bare or fenced); a pair it leaves out, or an answer that cannot be
 read, leaves those pairs unjudged (they then match by place, and the report counts them).
@@ -37,8 +37,9 @@ JUDGE_SCHEMA: dict[str, Any] = {
 }
 
 SYSTEM_PROMPT = """You judge code review findings against known defects.
-Each numbered pair below has a known defect (a file, lines and a one-line description) and a
-finding a reviewer posted on overlapping lines. Answer `same: true` when the finding reports that
+Each numbered pair below has a known defect (a file, lines and a description, or several
+descriptions of the same defect by different reviewers) and a finding a reviewer posted on
+overlapping lines. Answer `same: true` when the finding reports that
 defect, or a symptom or cause of it that would lead a maintainer to it; `same: false` when it is
 about something else on those lines. Answer with one JSON object:
 {"verdicts": [{"pair": 0, "same": true}, ...]}, one entry for every pair.
@@ -51,7 +52,10 @@ def judge_messages(pairs: Sequence[tuple[Place, Found]]) -> list[dict]:
     for number, (item, found) in enumerate(pairs):
         lines = f"{item.lines[0]}-{item.lines[1]}" if item.lines else "the whole file"
         message = found.message[:MAX_MESSAGE_CHARS]
-        parts.append(f"## Pair {number}\nDefect: {item.path} lines {lines}: {json.dumps(item.about)}\n"
+        about = json.dumps(item.about)
+        if item.also:
+            about += " (also described as: " + "; ".join(json.dumps(a) for a in item.also) + ")"
+        parts.append(f"## Pair {number}\nDefect: {item.path} lines {lines}: {about}\n"
                      f"Finding: {found.path} lines {found.start_line}-{found.end_line}, {found.severity} "
                      f"{found.category}: {json.dumps(message)}")
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n\n".join(parts)}]

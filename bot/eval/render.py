@@ -98,6 +98,18 @@ def _difference_rows(report: Mapping[str, Any], key: str) -> list[list[str]]:
     return rows
 
 
+TAG_HEADERS = ["tag", "cases", "recall", "precision", "quiet"]
+
+
+def _tag_rows(by_tag: Mapping[str, Any]) -> list[list[str]]:
+    """One row a tag: its cases, and recall, precision and quiet as value (part/whole)."""
+    def cell(value: float | None, part: int, whole: int) -> str:
+        return "–" if value is None else f"{_ratio(value)} ({part}/{whole})"
+    return [[tag, str(s["cases"]), cell(s["recall"], s["found"], s["items"]),
+             cell(s["precision"], s["matched"], s["findings"]), cell(s["quiet"], s["quietPlaces"], s["places"])]
+            for tag, s in by_tag.items()]
+
+
 def _reasons(cases: list[Mapping[str, Any]], shown: int = 3) -> list[str]:
     """Why cases failed, were skipped or are unavailable: a reason many cases share, once."""
     grouped: dict[tuple[str, str], list[str]] = {}
@@ -124,6 +136,8 @@ def render_text(report: Mapping[str, Any]) -> str:
         j = report["judge"]
         out.append(f"judge {j['model']}: {j['confirmed']} confirmed, {j['rejected']} rejected, "
                    f"{j['unjudged']} unjudged (matched by place), {j['calls']} calls")
+    if report.get("byTag"):
+        out += ["", "by tag:", *_table([TAG_HEADERS, *_tag_rows(report["byTag"])])]
     if "compare" in report:
         out += ["", f"compared with {report['compare']['adminConfig']}: "
                     + _overall_line(report["compare"]["overall"]),
@@ -161,6 +175,9 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     if "gate" in report:
         gate = report["gate"]
         out += ["**Gate: passed**" if gate["passed"] else "**Gate: failed** — " + "; ".join(gate["failures"]), ""]
+    if report.get("byTag"):
+        out += ["<details><summary>By tag</summary>", "", *_md_table(TAG_HEADERS, _tag_rows(report["byTag"])), "",
+                "</details>", ""]
     out += ["<details><summary>Cases</summary>", "", *_md_table(HEADERS, [_case_cells(c) for c in report["cases"]]),
             "", "</details>"]
     return "\n".join(out) + "\n"

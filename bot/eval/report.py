@@ -2,12 +2,13 @@
 as the JSON object machines read (`--format json`); text and Markdown render this same object.
 
 Top level: `{version, corpus, adminConfig, judge, cases: [...], overall: {recall, precision, quiet,
-findings, calls, tokens, seconds, …}}`, plus `compare` (a second admin file's run and each figure's
-difference), `baseline` (the differences from a saved report) and `gate` (the release gate's
-verdict) when asked for. Ratios are null where they are undefined (recall of a case without
-must-find items, precision of a review without findings). A case whose repository or commits could
-not be read is `unavailable`: listed, and left out of every figure; a review that failed or was
-skipped counts, with the findings it posted (none).
+findings, calls, tokens, seconds, …}, byTag: {tag: {recall, precision, quiet, …}}}` (the slices of
+bot/eval/slices.py), plus `compare` (a second admin file's run and each figure's difference),
+`baseline` (the differences from a saved report) and `gate` (the release gate's verdict) when asked
+for. Ratios are null where they are undefined (recall of a case without must-find items, precision
+of a review without findings). A case whose repository or commits could not be read is
+`unavailable`: listed, and left out of every figure; a review that failed or was skipped counts,
+with the findings it posted (none).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Literal
 from bot.eval.bootstrap import Difference
 from bot.eval.corpus import Case
 from bot.eval.score import SEVERITIES, CaseScore, Cost, Found, Tally, figures, ratio, score_case, tally, total
+from bot.eval.slices import by_tag
 
 REPORT_VERSION = 1
 Status = Literal["completed", "failed", "skipped", "unavailable"]
@@ -113,7 +115,7 @@ def case_json(run: CaseRun) -> dict:
     case, score = run.case, run.score()
     out: dict[str, Any] = {"id": case.id, "status": run.status, "reason": run.reason, "base": case.base,
                            "head": case.head, "mergeBase": run.merge_base, "headSha": run.head_sha,
-                           "model": run.model}
+                           "model": run.model, "tags": list(case.tags)}
     if not run.counted:
         return out
     t = run.tally()
@@ -148,7 +150,8 @@ def judge_json(run: Run) -> dict | None:
 
 def run_json(run: Run) -> dict:
     return {"adminConfig": run.admin_config, "judge": judge_json(run),
-            "cases": [case_json(c) for c in run.cases], "overall": overall_json(total(list(run.tallies().values())))}
+            "cases": [case_json(c) for c in run.cases], "overall": overall_json(total(list(run.tallies().values()))),
+            "byTag": {tag: s.to_json() for tag, s in by_tag((c.case, c.score()) for c in run.counted()).items()}}
 
 
 def differences_json(diffs: Mapping[str, Difference]) -> dict:

@@ -78,7 +78,7 @@ def test_corpus_errors_are_reported_at_their_line_and_exit_1(tmp_path, admin, ca
         "above its root; got string '../outside.py'",
         f"{corpus}:10:34: minimum: `cases[0].must_not[0].lines[0]`: must be at least 1; got 0",
         f"{corpus}:11:5: unknown-property: `cases[0].confg`: unknown property `confg`; did you mean `config`? "
-        "(allowed: base, config, head, id, must_find, must_not, repo)",
+        "(allowed: base, config, head, id, must_find, must_not, repo, tags)",
         f"{corpus}:12:5: required: `cases[1]`: missing required property `must_find`",
         f"{corpus}:12:9: duplicate-id: `cases[1].id`: case id `first` is already used at line 2; each case needs "
         "its own id",
