@@ -1,6 +1,6 @@
 """Fetch one file out of a published npm package, for the scripts that cut GitHub's descriptions.
 
-Shared by `cut_openapi.py` and `cut_webhooks.py`. It uses the ordinary npm client (`npm pack`), so it
+Shared by `cut_openapi.py`, `cut_webhooks.py` and `cut_graphql.py`. It uses the ordinary npm client (`npm pack`), so it
 reaches whatever registry npm is configured for, and it pins the version so that a re-run cuts
 the same bytes unless someone asks for a newer release.
 """
@@ -16,6 +16,11 @@ from pathlib import Path
 
 def read_json_from_package(package: str, version: str, member: str) -> object:
     """`npm pack package@version` into a temporary directory and load `package/<member>` as JSON."""
+    return json.loads(read_text_from_package(package, version, member))
+
+
+def read_text_from_package(package: str, version: str, member: str) -> str:
+    """`npm pack package@version` into a temporary directory and read `package/<member>` as text."""
     with tempfile.TemporaryDirectory(prefix="npm-cut-") as tmp:
         result = subprocess.run(
             ["npm", "pack", f"{package}@{version}", "--silent", "--pack-destination", tmp],
@@ -28,7 +33,7 @@ def read_json_from_package(package: str, version: str, member: str) -> object:
             handle = archive.extractfile(f"package/{member}")
             if handle is None:
                 raise SystemExit(f"{package}@{version} has no file {member}")
-            return json.load(handle)
+            return handle.read().decode("utf-8")
 
 
 def repo_root() -> Path:

@@ -25,7 +25,7 @@ MOVES: dict[str, str] = {
     "bot.engine.shaping": "bot.reviews.shaping",
     "bot.engine.decisions": "bot.reviews.decisions",
     "bot.engine.overlap": "bot.reviews.overlap",
-    "bot.engine.outcome": "bot.reviews.outcome",
+    "bot.engine.outcome": "bot.reviews.output",
     "bot.engine.markdown": "bot.reviews.markdown",
     "bot.engine.scope": "bot.reviews.scope",
     # the check-run report's text

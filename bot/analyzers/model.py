@@ -3,7 +3,10 @@ how a result's SARIF level, security severity and rule tags become our severity 
 
 Severity (GitHub's own reading of SARIF, as the issue pins it): `level` error → important, warning
 → minor, note and none → nit; a rule's `security-severity` of 9.0 or more → blocking, of 7.0 or
-more → important; the higher of the two wins. Category: a `security` tag (or a secret) is
+more → important; the higher of the two wins. A linter's (LINTERS, by tool name, any case) level
+counts for `minor` at most: ruff marks every rule `error`, and an unsorted import is no reason to
+withhold an approval; its `security-severity` still raises it. The admin file maps rules up or down
+over all of this (bot/analyzers/severity.py). Category: a `security` tag (or a secret) is
 `security`; other well-known tags map to our categories; anything else is `other`.
 """
 
@@ -15,6 +18,9 @@ from dataclasses import dataclass, field
 LEVELS = ("error", "warning", "note", "none")
 SEVERITY_ORDER = ("nit", "minor", "important", "blocking")  # lowest first
 _BY_LEVEL = {"error": "important", "warning": "minor", "note": "nit", "none": "nit"}
+# Linters: their findings are about style and likely mistakes, whatever level they write.
+LINTERS = frozenset({"ruff", "flake8", "pylint", "eslint", "shellcheck", "hadolint", "actionlint", "golangci-lint",
+                     "rubocop", "stylelint", "markdownlint"})
 
 # Rule tags as tools write them (CodeQL, semgrep, ruff's and ShellCheck's own words) → our category.
 _TAG_CATEGORIES: tuple[tuple[str, frozenset[str]], ...] = (
@@ -71,19 +77,25 @@ class AnalyzerResult:
     help_uri: str | None = None
     rule_name: str | None = None  # the rule's shortDescription (else its name)
     tags: tuple[str, ...] = ()
+    mapped_severity: str | None = None  # the admin file's `analyzers.severity` for its tool and rule
 
     @property
     def severity(self) -> str:
-        return severity_of(self.level, self.security_severity)
+        if self.mapped_severity is not None:
+            return self.mapped_severity
+        return severity_of(self.level, self.security_severity, linter=self.tool.lower() in LINTERS)
 
     @property
     def category(self) -> str:
         return category_of(self.tags)
 
 
-def severity_of(level: str, security_severity: float | None) -> str:
-    """Our severity for a SARIF level and a rule's security severity: the higher of the two."""
+def severity_of(level: str, security_severity: float | None, *, linter: bool = False) -> str:
+    """Our severity for a SARIF level and a rule's security severity: the higher of the two; a
+    linter's level counts for `minor` at most."""
     by_level = _BY_LEVEL.get(level, "minor")
+    if linter:
+        by_level = min(by_level, "minor", key=SEVERITY_ORDER.index)
     by_security = None
     if security_severity is not None:
         by_security = "blocking" if security_severity >= 9.0 else "important" if security_severity >= 7.0 else None

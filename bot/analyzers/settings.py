@@ -9,9 +9,10 @@ and their messages are in bot/config/admin_schema.py (`ANALYZERS`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
+from bot.analyzers.severity import SeverityRule, severity_rules
 from bot.config.admin import AdminConfig
 
 BUILTINS = ("secrets", "ruff", "shellcheck", "actionlint")
@@ -27,6 +28,7 @@ class AnalyzerSettings:
     max_inline_per_tool: int = 25
     timeout: float = 60.0
     memory_mib: int = 1024
+    severity: tuple[SeverityRule, ...] = field(default_factory=tuple)  # `analyzers.severity`, in the file's order
 
     @property
     def builtins(self) -> tuple[str, ...]:
@@ -36,7 +38,7 @@ class AnalyzerSettings:
 
 _KEYS = {"secrets": "secrets", "ruff": "ruff", "shellcheck": "shellcheck", "actionlint": "actionlint",
          "filter": "filter", "maxInlinePerTool": "max_inline_per_tool", "timeout": "timeout",
-         "memoryMiB": "memory_mib"}
+         "memoryMiB": "memory_mib", "severity": "severity"}
 assert set(_KEYS.values()) == {f.name for f in fields(AnalyzerSettings)}
 
 
@@ -45,7 +47,9 @@ def layered(*layers: Mapping[str, Any] | None) -> AnalyzerSettings:
     values: dict[str, Any] = {}
     for layer in layers:
         for key, value in (layer or {}).items():
-            if key in _KEYS:
+            if key == "severity":
+                values["severity"] = severity_rules(value)
+            elif key in _KEYS:
                 values[_KEYS[key]] = float(value) if key == "timeout" else value
     return AnalyzerSettings(**values)
 

@@ -69,15 +69,15 @@ async def run_case(corpus: Corpus, case: Case, admin: AdminConfig, session: aioh
     started = time.monotonic()
     reviewed = await review_change(prepared, admin, session, usage, secrets_dir)
     seconds = time.monotonic() - started
-    outcome = reviewed.outcome
-    if outcome is None:
+    output = reviewed.output
+    if output is None or reviewed.skipped is not None:
         return CaseRun(case, "skipped", reason=reviewed.skipped, prepare_seconds=prepare_seconds, notes=prepared.notes,
                        merge_base=prepared.merge_base, head_sha=prepared.head_sha)
     findings = tuple(Found(f.path, f.start_line, f.end_line, f.severity, f.category, f.message)
-                     for f in (*(a.to_finding() for a in reviewed.analyzed), *outcome.findings))
-    return CaseRun(case, outcome.status, reason=outcome.failure, findings=findings,
+                     for f in output.findings)  # the model's and the analyzers', as the pull request shows them
+    return CaseRun(case, output.status, reason=output.failure, findings=findings,
                    cost=cost_of(usage, prepared.providers), seconds=seconds, prepare_seconds=prepare_seconds,
-                   model=outcome.model, notes=(*prepared.notes, *reviewed.notes, *outcome.notes),
+                   model=output.model, notes=(*prepared.notes, *reviewed.notes, *output.notes),
                    merge_base=prepared.merge_base, head_sha=prepared.head_sha)
 
 

@@ -31,11 +31,12 @@ from bot.local.change import Change, Refs, read_change
 from bot.local.indexes import Indexes
 from bot.local.progress import progress
 from bot.local.render import render_github, render_markdown, render_text
-from bot.local.report import Report, Spent, exit_code, findings_of
+from bot.local.report import Report, Spent, deciding_of, exit_code, findings_of
 from bot.local.review import Reviewed, review_change
 from bot.local.sarif import to_sarif
 from bot.plan import git
 from bot.plan.offline import UsageError, read_admin_file
+from bot.reviews.ledger import EMPTY
 
 DEFAULT_BASES = ("origin/HEAD", "main", "master")
 
@@ -54,15 +55,17 @@ def base_of(repo: str, given: str | None) -> str:
 
 
 def report_of(refs: Refs, change: Change, reviewed: Reviewed, usage: Usage) -> Report:
-    outcome = reviewed.outcome
-    if outcome is None:
-        status = "skipped" if change.plan["decision"] != "review" else "analyzers-only"
-        reason = reviewed.skipped
+    output = reviewed.output
+    if output is None:
+        status, reason = "skipped", reviewed.skipped
+    elif reviewed.skipped is not None:
+        status, reason = "analyzers-only", reviewed.skipped
     else:
-        status, reason = ("failed", outcome.failure) if outcome.status == "failed" else ("completed", None)
-    notes = (*change.notes, *reviewed.notes, *(outcome.notes if outcome is not None else ()))
-    return Report(refs.base, refs.head, change.merge_base, change.head_sha, status, change.plan,
-                  findings_of(outcome, reviewed.analyzed), Spent.of(usage), notes, reason)
+        status, reason = ("failed", output.failure) if output.status == "failed" else ("completed", None)
+    ledger = output.ledger if output is not None else EMPTY
+    notes = (*change.notes, *reviewed.notes, *(output.notes if output is not None else ()))
+    return Report(refs.base, refs.head, change.merge_base, change.head_sha, status, change.plan, findings_of(ledger),
+                  deciding_of(ledger), Spent.of(usage), tuple(dict.fromkeys(notes)), reason)
 
 
 async def review(repo: str, refs: Refs, admin_path: str | None, secrets_dir: str | None) -> tuple[Report, Change]:

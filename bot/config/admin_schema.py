@@ -105,9 +105,10 @@ REPO_NAME_GLOB = Str(
 SEVERITIES = ("blocking", "important", "minor", "nit")
 
 REVIEW_LIMITS = {
-    "maxInlineComments": Int(minimum=0, description="At most this many inline comments a review; the rest go to the "
-                                                    "summary, lowest severity first, and the summary says so "
-                                                    "(default: no limit; 0: the summary alone)."),
+    "maxInlineComments": Int(minimum=0, description="At most this many inline comments a review, the model's and the "
+                                                    "analyzers' together; the rest go to the summary, lowest "
+                                                    "severity first, and the summary says so (default 10; 0: the "
+                                                    "summary alone)."),
     "inlineSeverityFloor": Str(enum=SEVERITIES, description="Findings below this severity are listed in the summary "
                                                             "only, never inline (default nit: every severity)."),
     "walkthrough": Bool(description="false leaves out the summary's opening lines, one per changed file, saying what "
@@ -158,6 +159,14 @@ ANALYZERS = Obj(
         "timeout": Int(minimum=1, maximum=600, description="Seconds one built-in tool may run (default 60)."),
         "memoryMiB": Int(minimum=64, maximum=16384, description="Memory one built-in tool may use, in MiB "
                                                                 "(default 1024)."),
+        "severity": Obj(
+            values=Str(enum=SEVERITIES, description="The severity the matching rules' findings get."),
+            keys=Str(min_length=3, max_length=300, pattern=r"^[^/\s]+/\S+$",
+                     pattern_hint="`<tool>/<rule glob>`, such as `ruff/I*` or `codeql/py/sql-injection`"),
+            description="`<tool>/<rule glob>` → severity, mapping an analyzer's rules up or down (the tool by "
+                        "name in any case, the rule id by an fnmatch glob; the first matching key wins). Linters' "
+                        "results are `minor` at most unless their `security-severity` says more; this overrides both.",
+        ),
     },
 )
 

@@ -155,7 +155,7 @@ class ReviewLayer:
 class ReviewLimits:
     """The noise caps and the walkthrough switch a repository's reviews get (`AdminConfig.review_limits`)."""
 
-    max_inline_comments: int | None = None  # None: no limit
+    max_inline_comments: int | None = 10  # every source's together (bot/reviews/ledger.py DEFAULT_MAX_INLINE)
     inline_severity_floor: str = "nit"
     walkthrough: bool = True
     # Key (`maxInlineComments`, …) → the layer it came from: "default", "instance" or "account"

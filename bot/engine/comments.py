@@ -2,12 +2,13 @@
 
 Repository templates render all at once in one isolated child (see template_worker); the built-in
 templates render here. A repository template that fails is replaced by the built-in one for every
-comment it was to render, and the summary says so: the review is never lost to a template.
+comment it was to render, and the summary says so: the review is never lost to a template. An
+analyzer's inline comment is rendered by its source (bot/analyzers/feed.py), never by a template.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,9 +24,9 @@ from bot.engine.templates import (
     render_jobs,
     summary_vars,
 )
+from bot.reviews.ledger import Entry
 from bot.reviews.markdown import suggestion
-from bot.reviews.outcome import SUMMARY_MARKER, InlineComment
-from bot.reviews.shaping import Shaped
+from bot.reviews.output import SUMMARY_MARKER, InlineComment
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,30 +66,32 @@ def render_summary_builtin(variables: dict[str, Any]) -> str:
 
 
 async def render_comments(
-    shaped: Shaped, plan: dict, *, files: Mapping[str, str], common: dict[str, Any], timeout: float
+    posting: Sequence[Entry], plan: dict, *, files: Mapping[str, str], common: dict[str, Any], timeout: float
 ) -> Comments:
+    """`posting`: what the review posts, every source, in the ledger's order (bot/reviews/ledger.py)."""
     notes: list[str] = []
     inline_t = _template(plan, "inlineTemplate", files, notes)
     summary_t = _template(plan, "summaryTemplate", files, notes)
-    placed_inline = [p for p in shaped.posted if p.inline]
-    inline_vars_list = [inline_vars(p, common) for p in placed_inline]
-    summary_variables = summary_vars(shaped.posted, {**common, "notes": [*common["notes"], *notes]})
+    placed_inline = [e for e in posting if e.inline]
+    templated = [e for e in placed_inline if e.comment is None]
+    inline_vars_list = [inline_vars(e, common) for e in templated]
+    summary_variables = summary_vars(posting, {**common, "notes": [*common["notes"], *notes]})
     jobs = [(RenderJob(inline_t.source or BUILTIN_INLINE, v, INLINE_LIMIT), inline_t.source is not None)
             for v in inline_vars_list]
     jobs.append((RenderJob(summary_t.source or BUILTIN_SUMMARY, summary_variables, SUMMARY_LIMIT),
                  summary_t.source is not None))
     results = await _render(jobs, timeout)
 
-    bodies = []
-    for placed, variables, result in zip(placed_inline, inline_vars_list, results[:-1], strict=True):
+    bodies: dict[int, str] = {}
+    for entry, variables, result in zip(templated, inline_vars_list, results[:-1], strict=True):
         if result.text is None:
             _note_failure(notes, inline_t, result.error)
             result = render_jobs([RenderJob(BUILTIN_INLINE, variables, INLINE_LIMIT)])[0]
-        bodies.append(_with_suggestion(result.text or "", placed.finding.suggested_fix))
+        bodies[id(entry)] = _with_suggestion(result.text or "", entry.finding.suggested_fix)
     inline = tuple(
-        InlineComment(p.finding.path, p.finding.end_line, body,
-                      start_line=p.finding.start_line if p.finding.start_line != p.finding.end_line else None)
-        for p, body in zip(placed_inline, bodies, strict=True)
+        InlineComment(e.finding.path, e.finding.end_line, e.comment if e.comment is not None else bodies[id(e)],
+                      start_line=e.finding.start_line if e.finding.start_line != e.finding.end_line else None)
+        for e in placed_inline
     )
 
     summary_result = results[-1]

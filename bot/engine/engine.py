@@ -1,15 +1,21 @@
-"""`run_review`: one review of one head commit, from the plan to a `ReviewOutcome`.
+"""`run_review`: one review of one head commit, from the plan to a `ReviewOutput`.
 
-The order is the design's: build the request, ask the review model, on a provider error, a timeout
-or an unusable answer ask the fallback model, then shape, render, and decide. When no model gives
-a usable answer the outcome says the review failed and why (in words without secrets), and nothing
-is approved or dismissed. The engine does no GitHub I/O: inputs are plain data, and the outcome
-carries the request bodies the poster sends.
+The steps, in order: what the model is asked (the plan's files, or for an incremental review
+those changed since; the analyzers' findings; the team's learnings), the requests fitted to the
+models' context, the answer (the review model, then the fallback model: bot/engine/asking.py), the
+model's findings as entries of the head's ledger (shaped, left out by learnings, told apart from
+those posted before, with the earlier ones that still stand), the ledger of every source
+(bot/reviews/ledger.py), and what is written from it: the comments, the review's body, the check
+run's conclusion and title, the approval. When no model gives a usable answer the output says
+the review failed and why (in words without secrets), and nothing is approved or dismissed.
+
+`analyzers_review` writes the same from the analyzers' findings alone, when no model reviews (none
+configured, or the account's budget spent). The engine does no GitHub I/O: inputs are plain data,
+and the output carries the request bodies the poster sends.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -19,234 +25,59 @@ from typing import Any
 import aiohttp
 
 from bot.config.model import Provider
+from bot.engine.asking import NO_ANSWER, NOTHING_ASKED, Answer, Models, ask_all, failure_text, fitted, review_cost
 from bot.engine.comments import Comments, render_comments, render_summary_builtin
 from bot.engine.lookups import Lookups
-from bot.engine.providers import ModelClient, ProviderError, make_client, split_model_ref
-from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict, build_request
-from bot.engine.split import ANSWER_TOKENS, BYTES_PER_TOKEN, MAX_PARALLEL, context_tokens, diff_room, split_files
+from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_dict
 from bot.engine.templates import summary_vars
 from bot.engine.tool_loop import PROCESS_TOOL_SUPPORT, ToolSupport, reserve
-from bot.engine.tool_loop import answer as answer_with_tools
 from bot.engine.usage import Usage
 from bot.index.retrieve import Retrieval
 from bot.learnings.review import ForReview
 from bot.reviews import decisions, overlap
 from bot.reviews.diff import FilePatch, read_patches
-from bot.reviews.findings import FINDINGS_SCHEMA, MAX_FINDINGS, Finding, ParsedAnswer, parse_answer
-from bot.reviews.fingerprints import PostedFinding, as_finding, fingerprint, still_standing
-from bot.reviews.outcome import SUMMARY_MARKER, Attempt, Counts, ReviewOutcome
+from bot.reviews.findings import MAX_FINDINGS, ParsedAnswer
+from bot.reviews.fingerprints import fingerprint, still_standing
+from bot.reviews.ledger import (
+    DEFAULT_BUDGET,
+    Entry,
+    Ledger,
+    NoiseBudget,
+    build,
+    carried_entry,
+    model_entry,
+    verdict,
+    withheld_entry,
+)
+from bot.reviews.output import SUMMARY_MARKER, InlineComment, LeftOut, ReviewOutput
 from bot.reviews.scope import FULL, ReviewScope
-from bot.reviews.shaping import Placed, Shaped, shape
+from bot.reviews.shaping import Counts, Placed, shape_findings
+from bot.reviews.voice import review_body
 from bot.reviews.walkthrough import read_walkthrough
 from bot.reviews.walkthrough import render as render_walkthrough
 
 log = logging.getLogger("reviewer.engine")  # under the server's logger: JSON lines, redacted
 
+@dataclass(frozen=True)
+class _Asked:
+    """What the model is asked about: the plan (with the team's guidance), the request's plan and
+    diff (for an incremental review, the files changed since), and the diff shown as context."""
 
-@dataclass(frozen=True, slots=True)
-class _Answer:
-    parsed: ParsedAnswer | None
-    model: str | None
-    fallback_used: bool
-    attempts: tuple[Attempt, ...]
-
-
-class Models:
-    """The providers of one review, one client each, shared by the review and fallback models."""
-
-    def __init__(self, providers: Mapping[str, Provider], session: aiohttp.ClientSession,
-                 secrets_dir: str | Path | None, environ: Mapping[str, str] | None,
-                 usage: Usage | None = None, lookups: Lookups | None = None,
-                 tool_support: ToolSupport = PROCESS_TOOL_SUPPORT) -> None:
-        self._providers, self._session = providers, session
-        self._secrets_dir, self._environ = secrets_dir, environ
-        self._usage = usage
-        self._clients: dict[str, ModelClient] = {}
-        self._lookups, self._tool_support = lookups, tool_support
-        self.notes: list[str] = []  # the lookups each request made, and tools a provider refused
-
-    def client(self, name: str) -> ModelClient:
-        if name not in self._clients:
-            provider = self._providers.get(name)
-            if provider is None:
-                raise ProviderError(f"provider {name!r} is not declared by the instance or the account")
-            self._clients[name] = make_client(
-                provider, self._session, secrets_dir=self._secrets_dir, environ=self._environ, usage=self._usage)
-        return self._clients[name]
-
-    async def ask(self, ref: str, request: ModelRequest) -> ParsedAnswer:
-        provider, model = split_model_ref(ref)
-        client = self.client(provider)
-        text = await answer_with_tools(client, self._providers[provider], model, request.messages, FINDINGS_SCHEMA,
-                                       lookups=self._lookups, support=self._tool_support, usage=self._usage,
-                                       notes=self.notes)
-        parsed = parse_answer(text)
-        if parsed.error:
-            raise ProviderError(f"provider {provider!r}: unusable answer: {parsed.error}")
-        return parsed
+    plan: dict
+    request_plan: dict
+    patches: dict[str, FilePatch]  # the whole pull request's diff, by path
+    request_patches: dict[str, FilePatch]
+    earlier: list[FilePatch]
+    notes: tuple[str, ...]  # the learnings' guidance left out for its budget
 
 
-async def _ask(models: Models, plan: dict, request: ModelRequest) -> _Answer:
-    chosen = plan.get("models") or {}
-    candidates = [(chosen.get("review"), False), (chosen.get("fallback"), True)]
-    attempts: list[Attempt] = []
-    for ref, is_fallback in candidates:
-        if not ref:
-            continue
-        try:
-            parsed = await models.ask(ref, request)
-        except ProviderError as exc:
-            log.warning("model %s gave no usable answer: %s", ref, exc)
-            attempts.append(Attempt(ref, str(exc)))
-            continue
-        attempts.append(Attempt(ref, None))
-        return _Answer(parsed, ref, is_fallback, tuple(attempts))
-    return _Answer(None, None, False, tuple(attempts))
+@dataclass(frozen=True)
+class _ModelFound:
+    """The model's findings as entries of the ledger, what shaping held back, and notes."""
 
-
-def _fitted(asked: dict, files: Mapping[str, str], patches: Mapping[str, FilePatch], earlier: list[FilePatch],
-            budgets: Budgets, providers: Mapping[str, Provider],
-            index: Retrieval | None = None, lookup_room: int = 0) -> tuple[list[ModelRequest], tuple[str, ...]]:
-    """The requests of one review, each within the smallest context of its models: the plan's
-    files shared out among as few requests as fit, every one with the same rules and context,
-    and `lookup_room` bytes left free for the answers to the model's lookups."""
-    tokens = context_tokens(asked.get("models") or {}, providers)
-    budgets, fixed_bytes = _shared_within(asked, files, earlier, index, budgets, tokens)
-    room = min(budgets.diff, diff_room(tokens, fixed_bytes + lookup_room))
-    groups = split_files(asked.get("files", []), patches, room)
-    sized = replace(budgets, diff=room)
-    requests = [build_request({**asked, "files": group}, files=files, patches=patches, budgets=sized, earlier=earlier,
-                              index=index)
-                for group in groups]
-    if len(requests) == 1:
-        return requests, ()
-    return requests, (f"the diff was split into {len(requests)} requests to fit the model's context "
-                      f"({tokens} tokens)",)
-
-
-def _shared_within(asked: dict, files: Mapping[str, str], earlier: list[FilePatch], index: Retrieval | None,
-                   budgets: Budgets, tokens: int) -> tuple[Budgets, int]:
-    """Budgets whose shared parts (rules, context and agent files, the earlier diff) leave at least
-    half of a request's room to the diff: with a small context, the defaults (over 160 KB) would
-    fill every request by themselves. What is cut is named in the request's notes, as any cut is."""
-    half = max(1, (tokens - ANSWER_TOKENS) * BYTES_PER_TOKEN // 2)
-    for _ in range(3):  # the prompt and plan are not scaled: a second pass settles what the first left
-        fixed = build_request({**asked, "files": []}, files=files, patches={}, budgets=budgets, earlier=earlier,
-                              index=index)
-        size = sum(len(m["content"].encode()) for m in fixed.messages)
-        if size <= half:
-            break
-        scale = half / size
-        budgets = replace(budgets, rules=int(budgets.rules * scale), context=int(budgets.context * scale),
-                          agent_files=int(budgets.agent_files * scale),
-                          earlier_diff=int(budgets.earlier_diff * scale))
-    return budgets, size
-
-
-async def _ask_all(models: Models, plan: dict, requests: list[ModelRequest]) -> _Answer:
-    """Every request, at most MAX_PARALLEL at once; their findings merged. One request that no
-    model answers fails the review: a review that silently skipped part of the diff would pass."""
-    limit = asyncio.Semaphore(MAX_PARALLEL)
-
-    async def one(request: ModelRequest) -> _Answer:
-        async with limit:
-            return await _ask(models, plan, request)
-
-    answers = await asyncio.gather(*(one(r) for r in requests))
-    attempts = tuple(a for answer in answers for a in answer.attempts)
-    parsed = [a.parsed for a in answers if a.parsed is not None]
-    if len(parsed) < len(answers):
-        return _Answer(None, None, False, attempts)
-    merged = ParsedAnswer(tuple(f for p in parsed for f in p.findings), sum(p.malformed for p in parsed),
-                          sum(p.over_limit for p in parsed), tuple(x for p in parsed for x in p.problems)[:5],
-                          walkthrough=tuple(w for p in parsed for w in p.walkthrough))
-    used = next((a for a in answers if a.fallback_used), answers[0])
-    return _Answer(merged, used.model, any(a.fallback_used for a in answers), attempts)
-
-
-def _failure_text(attempts: tuple[Attempt, ...]) -> str:
-    if not attempts:
-        return "no model is configured (models.review and models.fallback are unset)"
-    return "no model gave a usable answer: " + "; ".join(f"{a.model}: {a.error}" for a in attempts)
-
-
-def _common(plan: dict, head_sha: str, answer: _Answer, counts: Counts, notes: Iterable[str],
-            status: str, failure: str | None, scope: ReviewScope = FULL) -> dict[str, Any]:
-    return {
-        "status": status, "failure": failure, "model": answer.model,
-        "fallbackUsed": answer.fallback_used, "headSha": head_sha,
-        "reviewKind": scope.kind, "reviewedSince": scope.since,
-        "feedback": plan.get("feedback", "standard"), "counts": counts.to_json(), "notes": list(notes),
-    }
-
-
-def _unfinished(plan: dict, head_sha: str, status: str, failure: str, answer: _Answer,
-                notes: tuple[str, ...], scope: ReviewScope = FULL) -> ReviewOutcome:
-    common = _common(plan, head_sha, answer, Counts(), notes, status, failure, scope)
-    conclusion, title = decisions.conclusion(status, (), (), failure)
-    return ReviewOutcome(
-        status=status, head_sha=head_sha, model=None, fallback_used=False, failure=failure,  # type: ignore[arg-type]
-        attempts=answer.attempts, inline=(), summary=render_summary_builtin(summary_vars((), common)),
-        counts=Counts(), annotations=(),
-        decisions=decisions.decide(completed=False, approve=False, head_sha=head_sha, app_login="",
-                                   findings=(), reviews=()),
-        conclusion=conclusion, title=title, notes=notes, kind=scope.kind,  # type: ignore[arg-type]
-    )
-
-
-def _requested(plan: dict, full: Mapping[str, FilePatch], scope: ReviewScope) -> tuple[dict, dict, list[FilePatch]]:
-    """(plan, patches, earlier) of the request: the whole pull request, or for an incremental
-    review the plan's files that changed since the last review, with the rest as context."""
-    if scope.kind != "incremental":
-        return plan, dict(full), []
-    increment = read_patches(scope.increment)
-    files = [p for p in plan.get("files", []) if p in increment]
-    touched = [full[p] for p in files if p in full]  # their whole diff first: the nearest context
-    others = [full[p] for p in plan.get("files", []) if p in full and p not in increment]
-    return {**plan, "files": files}, increment, [*touched, *others]
-
-
-def _unposted(shaped: Shaped, patches: Mapping[str, FilePatch], scope: ReviewScope,
-              head_sha: str) -> tuple[Shaped, list[Placed], list[PostedFinding]]:
-    """Splits what shaping kept into findings to post and findings already posted on the pull
-    request (or twice in this answer): a finding is never posted twice."""
-    seen = set(scope.fingerprints)
-    fresh: list[Placed] = []
-    repeated: list[Placed] = []
-    prints: list[PostedFinding] = []
-    for placed in shaped.posted:
-        printed = fingerprint(placed.finding, patches, head_sha)
-        if printed.fingerprint in seen:
-            repeated.append(placed)
-            continue
-        seen.add(printed.fingerprint)
-        fresh.append(placed)
-        prints.append(printed)
-    counts = replace(shaped.counts, already_posted=len(repeated))
-    return replace(shaped, posted=tuple(fresh), counts=counts), repeated, prints
-
-
-def _walked_through(comments: Comments, entries: tuple[Any, ...], files: list[str], notes: list[str]) -> Comments:
-    """The summary with the walkthrough after its marker; what was left out of it, in the notes."""
-    read = read_walkthrough(list(entries) if entries else None, files)
-    notes.extend(read.remarks)
-    opening = render_walkthrough(read)
-    if not opening:
-        return comments
-    summary = comments.summary
-    head, marker, rest = summary.partition(SUMMARY_MARKER)
-    summary = f"{head}{marker}\n{opening}\n\n{rest.lstrip(chr(10))}" if marker else f"{opening}\n\n{summary}"
-    return replace(comments, summary=summary)
-
-
-def _carried(scope: ReviewScope, full: Mapping[str, FilePatch], found_again: set[str]) -> list[Finding]:
-    """Earlier findings an incremental review could not repeat but which still stand (their code
-    is unchanged): they still stop an approval and still fail the check run."""
-    if scope.kind != "incremental":
-        return []
-    changed = {e.get("filename") for e in scope.increment}
-    standing = still_standing(scope.posted, full, {c for c in changed if isinstance(c, str)})
-    return [as_finding(p) for p in standing if p.fingerprint not in found_again]
+    entries: tuple[Entry, ...]
+    counts: Counts
+    notes: tuple[str, ...]
 
 
 async def run_review(
@@ -270,8 +101,9 @@ async def run_review(
     tool_support: ToolSupport = PROCESS_TOOL_SUPPORT,
     learned: ForReview | None = None,
     walkthrough: bool = False,
-    analyzer_findings: Sequence[Finding] = (),
-) -> ReviewOutcome:
+    analyzers: Sequence[Entry] = (),
+    noise: NoiseBudget = DEFAULT_BUDGET,
+) -> ReviewOutput:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
     `files`: path → text at the merge base (rule files, context files, agent files, templates).
@@ -279,80 +111,213 @@ async def run_review(
     `reviews`: the pull request's reviews as GitHub lists them. `app_login`: the app's bot login
     (`<slug>[bot]`). Findings whose fingerprint `scope.posted` holds are not posted again.
     `index`: what the repository index retrieved for the change (see bot/engine/index_context.py).
-    `usage`: when given, every model call of the review is counted in it, with its tokens.
+    `usage`: every model call of the review is counted in it, with its tokens (the output's `cost`).
     `lookups`: what the model may look up before it answers (bot/engine/tool_loop.py), offered
     to the providers whose tools `tool_support` (the process's by default) does not know refused.
     `learned`: the repository's learnings: `guide` ones go into the prompt, `suppress` ones leave
     findings out, counted in the notes (bot/learnings/review.py). `walkthrough`: the summary opens
     with the answer's one line per changed file (bot/reviews/walkthrough.py).
-    `analyzer_findings`: what the analyzers found at this head (bot/pipeline/analyzers.py), posted
-    by them: listed in the prompt, a model finding saying the same at the same lines left out
-    (bot/reviews/overlap.py), and counted with the model's in the approval and the conclusion.
+    `analyzers`: the analyzers' entries of this head's ledger (bot/analyzers/feed.py): listed in the
+    prompt, a model finding saying the same at the same lines left out (bot/reviews/overlap.py),
+    and posted in the same review. `noise`: the inline comments one review posts, every source.
     """
     plan = as_plan_dict(plan)
+    usage = usage if usage is not None else Usage()
+    if plan.get("decision") != "review":
+        reason = f"the plan skips this pull request ({plan.get('skipReason') or 'no reason given'})"
+        return _unfinished(plan, head_sha, "skipped", reason, NO_ANSWER, (), scope)
+    asked = _asked(plan, patches, scope, analyzers, learned)
+    tools_room = reserve(plan.get("models") or {}, providers, tool_support) if lookups is not None else 0
+    requests, split_notes = fitted(asked.request_plan, files, asked.request_patches, asked.earlier, budgets, providers,
+                                   index, tools_room)
+    models = Models(providers, session, secrets_dir, environ, usage, lookups, tool_support)
+    answer = await ask_all(models, plan, requests) if asked.request_plan.get("files") else NOTHING_ASKED
+    notes = (*((index.summary(),) if index is not None else ()), *split_notes,
+             *(n for r in requests for n in r.notes), *models.notes)
+    cost = review_cost(usage, providers)
+    if answer.parsed is None:
+        return replace(_unfinished(plan, head_sha, "failed", failure_text(answer.attempts), answer, notes, scope),
+                       cost=cost)
+    found = _model_found(answer.parsed, asked, files, learned, scope, analyzers)
+    ledger = build(head_sha, [*found.entries, *analyzers], noise)
+    log.info("%s review of %s completed with %s: %d finding(s) stand, %d posted (%d inline)", scope.kind,
+             head_sha[:7], answer.model, len(ledger.entries), len(ledger.posting), len(ledger.inline))
+    gaps = decisions.gaps(malformed=answer.parsed.malformed, over_limit=answer.parsed.over_limit,
+                          unreviewed=[p for r in requests for p in r.unreviewed], max_findings=MAX_FINDINGS)
+    common = _common(plan, head_sha, answer, found.counts, [*notes, *found.notes, *ledger.notes], scope, ledger)
+    comments = await render_comments(ledger.posting, plan, files=files, common=common, timeout=template_timeout)
+    if walkthrough:  # the summary opens with one line per changed file, from this same answer
+        comments = _walked_through(comments, answer.parsed.walkthrough, plan.get("files") or [], common["notes"])
+    written = _written(ledger, comments, plan, head_sha, app_login, reviews, gaps=gaps)
+    return replace(written, model=answer.model, fallback_used=answer.fallback_used, attempts=answer.attempts,
+                   counts=found.counts, notes=(*common["notes"], *comments.notes), kind=scope.kind, cost=cost,
+                   left_out=_left_out(plan, requests))
+
+
+def analyzers_review(plan: Any, analyzers: Sequence[Entry], *, head_sha: str, app_login: str,
+                           reviews: Iterable[Mapping], why: str, noise: NoiseBudget = DEFAULT_BUDGET,
+                           held_by_budget: bool = False, notes: Sequence[str] = ()) -> ReviewOutput:
+    """The review when no model reviews (`why`: none configured, or a budget spent): the analyzers'
+    findings are the review. They fail the check run and dismiss the app's approval as a model's
+    would; the app never approves on analyzers alone (no one read the change). A review a budget
+    held is `neutral` unless a blocking finding fails it."""
+    plan = as_plan_dict(plan)
+    ledger = build(head_sha, analyzers, noise)
+    common = {**_common(plan, head_sha, NO_ANSWER, Counts(), [*notes, *ledger.notes], FULL, ledger), "noModel": why}
+    summary = render_summary_builtin(summary_vars(ledger.posting, common))
+    inline = tuple(InlineComment(e.finding.path, e.finding.end_line, e.comment or e.finding.message,
+                                 start_line=e.finding.start_line if e.finding.start_line != e.finding.end_line else None)
+                   for e in ledger.inline)  # an analyzer's comment is rendered by its source (bot/analyzers/feed.py)
+    written = _written(ledger, Comments(inline, summary, ()), {**plan, "approve": False}, head_sha, app_login,
+                       reviews, held_by_budget=held_by_budget)
+    return replace(written, notes=tuple(common["notes"]), left_out=_left_out(plan, ()))
+
+
+def _asked(plan: dict, patches: Iterable[Mapping], scope: ReviewScope, analyzers: Sequence[Entry],
+           learned: ForReview | None) -> _Asked:
+    """What the model is asked: the whole pull request, or for an incremental review the plan's
+    files that changed since the last review, with the rest as context; the analyzers' findings
+    (posted already: not to repeat) and the team's guidance in the prompt."""
     guided = learned.guidance(plan.get("files") or []) if learned is not None else None
     if guided is not None and guided.section:
         plan = {**plan, "guidance": guided.section}
-    no_answer = _Answer(None, None, False, ())
-    if plan.get("decision") != "review":
-        reason = f"the plan skips this pull request ({plan.get('skipReason') or 'no reason given'})"
-        return _unfinished(plan, head_sha, "skipped", reason, no_answer, (), scope)
-    file_patches = read_patches(patches)
-    index_notes = (index.summary(),) if index is not None else ()
-    asked, asked_patches, earlier = _requested(plan, file_patches, scope)
-    if analyzer_findings:
-        asked = {**asked, "analyzerFindings": overlap.prompt_section(analyzer_findings)}
-    tools_room = reserve(plan.get("models") or {}, providers, tool_support) if lookups is not None else 0
-    requests, split_notes = _fitted(asked, files, asked_patches, earlier, budgets, providers, index, tools_room)
-    models = Models(providers, session, secrets_dir, environ, usage, lookups, tool_support)
-    if asked.get("files"):
-        answer = await _ask_all(models, plan, requests)
-    else:  # an increment that touches no file under review: nothing new to ask about
-        answer = _Answer(ParsedAnswer(), None, False, ())
-    request_notes = (*index_notes, *split_notes, *(n for r in requests for n in r.notes), *models.notes)
-    if answer.parsed is None:
-        return _unfinished(plan, head_sha, "failed", _failure_text(answer.attempts), answer, request_notes, scope)
+    full = read_patches(patches)
+    request_plan, request_patches, earlier = plan, dict(full), []
+    if scope.kind == "incremental":
+        increment = read_patches(scope.increment)
+        files = [p for p in plan.get("files", []) if p in increment]
+        touched = [full[p] for p in files if p in full]  # their whole diff first: the nearest context
+        others = [full[p] for p in plan.get("files", []) if p in full and p not in increment]
+        request_plan, request_patches, earlier = {**plan, "files": files}, increment, [*touched, *others]
+    if analyzers:
+        request_plan = {**request_plan, "analyzerFindings": overlap.prompt_section([e.finding for e in analyzers])}
+    return _Asked(plan, request_plan, full, request_patches, earlier, guided.notes if guided is not None else ())
 
-    own = tuple(f for f in answer.parsed.findings if not overlap.same_as_analyzer(f, analyzer_findings))
-    shaped = shape(own, plan, patches=file_patches, files=files)
-    learned_notes = [*(guided.notes if guided is not None else ())]
+
+def _model_found(parsed: ParsedAnswer, asked: _Asked, files: Mapping[str, str], learned: ForReview | None,
+                 scope: ReviewScope, analyzers: Sequence[Entry]) -> _ModelFound:
+    """The model's findings as the ledger's entries: shaped by the configuration, less what an
+    analyzer says at the same lines and what a learning leaves out; new, posted before, withheld
+    for lacking a fix, or carried from an earlier head (an incremental review)."""
+    patches = asked.patches
+    own = tuple(f for f in parsed.findings if not overlap.same_as_analyzer(f, [e.finding for e in analyzers]))
+    shaped = shape_findings(own, asked.plan, patches=patches, files=files)
+    notes = [*asked.notes]
+    kept: Sequence[Placed] = shaped.posted
     if learned is not None:
         kept, left = learned.leave_out(shaped.posted, lambda p: p.finding,
-                                       lambda p: fingerprint(p.finding, file_patches).fingerprint)
-        shaped = replace(shaped, posted=tuple(kept))
-        learned_notes += [left.note] if left.note else []
-    shaped, repeated, prints = _unposted(shaped, file_patches, scope, head_sha)
-    counts = replace(shaped.counts, malformed=answer.parsed.malformed,
-                     over_limit=answer.parsed.over_limit)
-    notes = [*request_notes, *learned_notes, *(f"model answer: {p}" for p in answer.parsed.problems)]
-    if len(own) < len(answer.parsed.findings):
-        notes.append(f"{len(answer.parsed.findings) - len(own)} model finding(s) said what an analyzer said at the "
+                                       lambda p: fingerprint(p.finding, patches).fingerprint)
+        notes += [left.note] if left.note else []
+    found = _found_once(kept, patches, scope)
+    entries = [*found, *(withheld_entry(f, patches) for f in shaped.withheld)]
+    entries += _carried(scope, patches, {e.fingerprint for e in entries}, learned)
+    dismissed = [e for e in entries if e.fingerprint in scope.dismissed]
+    if dismissed:
+        entries = [e for e in entries if e.fingerprint not in scope.dismissed]
+        notes.append(f"{len(dismissed)} finding(s) people dismissed on this pull request are not counted again")
+    counts = replace(shaped.counts, malformed=parsed.malformed, over_limit=parsed.over_limit,
+                     already_posted=sum(e.posted_before for e in found))
+    notes += [f"model answer: {p}" for p in parsed.problems]
+    if len(own) < len(parsed.findings):
+        notes.append(f"{len(parsed.findings) - len(own)} model finding(s) said what an analyzer said at the "
                      "same lines: posted once, by the analyzer")
-    common = _common(plan, head_sha, answer, counts, notes, "completed", None, scope)
-    comments = await render_comments(shaped, plan, files=files, common=common, timeout=template_timeout)
-    if walkthrough:  # the summary opens with one line per changed file, from this same answer
-        comments = _walked_through(comments, answer.parsed.walkthrough, plan.get("files") or [], notes)
-    found = [p.finding for p in (*shaped.posted, *repeated)]
-    carried = _carried(scope, file_patches, {fingerprint(f, file_patches).fingerprint for f in found})
+    return _ModelFound(tuple(entries), counts, tuple(notes))
+
+
+def _found_once(kept: Sequence[Placed], patches: Mapping[str, FilePatch], scope: ReviewScope) -> list[Entry]:
+    """Each finding of the answer once (a second equal one is dropped), marked posted before when
+    the pull request has its fingerprint already: a finding is never posted twice."""
+    seen: set[str] = set()
+    out = []
+    for placed in kept:
+        entry = model_entry(placed, patches)
+        if entry.fingerprint in seen:
+            continue
+        seen.add(entry.fingerprint)
+        out.append(replace(entry, posted_before=True, inline=False) if entry.fingerprint in scope.fingerprints
+                   else entry)
+    return out
+
+
+def _carried(scope: ReviewScope, patches: Mapping[str, FilePatch], found_again: set[str],
+             learned: ForReview | None) -> list[Entry]:
+    """The model's earlier findings this review did not make again but which still stand (their
+    code is unchanged): an incremental review was not shown them, and a full one's silence does not
+    fix them. They still stop an approval and still fail the check run, until a push changes their
+    code or people dismiss them. The analyzers run on the whole pull request at every head: theirs
+    are found again or not at all."""
+    changed = {e.get("filename") for e in scope.increment}
+    earlier = [p for p in scope.posted if p.source == "model"]
+    standing = still_standing(earlier, patches, {c for c in changed if isinstance(c, str)})
+    carried = [carried_entry(p) for p in standing if p.fingerprint not in found_again]
     if learned is not None:  # an earlier finding a learning now leaves out no longer stands
-        carried, _ = learned.leave_out(carried, lambda f: f)
-    standing = [*found, *carried, *analyzer_findings]
-    log.info("%s review of %s completed with %s: %d posted (%d inline), counts %s", scope.kind, head_sha[:7],
-             answer.model, len(shaped.posted), len(comments.inline), counts.to_json())
-    conclusion, title = decisions.conclusion("completed", standing, shaped.withheld, None)
-    gaps = decisions.gaps(malformed=answer.parsed.malformed, over_limit=answer.parsed.over_limit,
-                          unreviewed=[p for r in requests for p in r.unreviewed], max_findings=MAX_FINDINGS)
+        carried, _ = learned.leave_out(carried, lambda e: e.finding)
+    return list(carried)
+
+
+def _written(ledger: Ledger, comments: Comments, plan: dict, head_sha: str, app_login: str,
+             reviews: Iterable[Mapping], *, gaps: tuple[str, ...] = (), held_by_budget: bool = False) -> ReviewOutput:
+    """What the pull request shows of a completed review, every number read from the ledger: the
+    check run's conclusion and title, the approval (the findings on the diff decide), the one
+    review's body and comments, the annotations (every finding with its lines at this head)."""
+    conclusion, title = verdict(ledger, held_by_budget=held_by_budget)
     decided = decisions.decide(completed=True, approve=bool(plan.get("approve")), head_sha=head_sha,
-                               app_login=app_login, findings=[*standing, *shaped.withheld], reviews=reviews, gaps=gaps)
+                               app_login=app_login, findings=[e.finding for e in ledger.deciding], reviews=reviews,
+                               gaps=gaps)
     if any(d.withheld for d in decided):
         title = f"{title}; not approved: the review is incomplete"
-    return ReviewOutcome(
-        status="completed", head_sha=head_sha, model=answer.model,
-        fallback_used=answer.fallback_used, failure=None, attempts=answer.attempts,
-        inline=comments.inline, summary=comments.summary, counts=counts,
-        annotations=decisions.check_run_annotations(
-            (*shaped.posted, *repeated, *(Placed(f, (), False) for f in analyzer_findings))),
-        decisions=decided, conclusion=conclusion, title=title,  # type: ignore[arg-type]
-        notes=(*notes, *comments.notes), kind=scope.kind, fingerprints=tuple(prints), gaps=gaps,
-        findings=tuple(p.finding for p in shaped.posted),
+    annotated = [e for e in ledger.entries if not e.carried]
+    return ReviewOutput(
+        status="completed", head_sha=head_sha, model=None, fallback_used=False, failure=None, attempts=(),
+        inline=comments.inline, summary=comments.summary, counts=Counts(),
+        annotations=decisions.check_run_annotations(annotated), decisions=decided,
+        conclusion=conclusion, title=title,  # type: ignore[arg-type]
+        gaps=gaps, ledger=ledger, review_body=review_body(ledger),
     )
+
+
+def _common(plan: dict, head_sha: str, answer: Answer, counts: Counts, notes: Iterable[str],
+            scope: ReviewScope, ledger: Ledger, status: str = "completed", failure: str | None = None) -> dict[str, Any]:
+    """The variables every template sees (docs/reviews.md "Templates")."""
+    return {
+        "status": status, "failure": failure, "model": answer.model,
+        "fallbackUsed": answer.fallback_used, "headSha": head_sha,
+        "reviewKind": scope.kind, "reviewedSince": scope.since,
+        "feedback": plan.get("feedback", "standard"), "counts": counts.to_json(), "notes": list(notes),
+        "standing": ledger.standing().to_json(), "noModel": None,
+    }
+
+
+def _unfinished(plan: dict, head_sha: str, status: str, failure: str, answer: Answer,
+                notes: tuple[str, ...], scope: ReviewScope = FULL) -> ReviewOutput:
+    common = _common(plan, head_sha, answer, Counts(), notes, scope, Ledger(head_sha), status, failure)
+    conclusion, title = decisions.conclusion(status, (), (), failure)
+    return ReviewOutput(
+        status=status, head_sha=head_sha, model=None, fallback_used=False, failure=failure,  # type: ignore[arg-type]
+        attempts=answer.attempts, inline=(), summary=render_summary_builtin(summary_vars((), common)),
+        counts=Counts(), annotations=(),
+        decisions=decisions.decide(completed=False, approve=False, head_sha=head_sha, app_login="",
+                                   findings=(), reviews=()),
+        conclusion=conclusion, title=title, notes=notes, kind=scope.kind,  # type: ignore[arg-type]
+    )
+
+
+def _walked_through(comments: Comments, entries: tuple[Any, ...], files: list[str], notes: list[str]) -> Comments:
+    """The summary with the walkthrough after its marker; what was left out of it, in the notes."""
+    read = read_walkthrough(list(entries) if entries else None, files)
+    notes.extend(read.remarks)
+    opening = render_walkthrough(read)
+    if not opening:
+        return comments
+    summary = comments.summary
+    head, marker, rest = summary.partition(SUMMARY_MARKER)
+    summary = f"{head}{marker}\n{opening}\n\n{rest.lstrip(chr(10))}" if marker else f"{opening}\n\n{summary}"
+    return replace(comments, summary=summary)
+
+
+def _left_out(plan: dict, requests: Sequence[ModelRequest]) -> tuple[LeftOut, ...]:
+    """Every changed file the review did not read whole, by name: ignored by the configuration,
+    without a textual diff, or cut for the diff budget."""
+    ignored = [LeftOut(path, "ignored by the configuration's `ignore`") for path in plan.get("ignored") or []]
+    return (*ignored, *(LeftOut(path, why) for r in requests for path, why in r.left_out))
+

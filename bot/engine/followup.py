@@ -17,12 +17,12 @@ from pathlib import Path
 import aiohttp
 
 from bot.config.model import Provider
-from bot.engine.engine import Models
+from bot.engine.asking import Models
 from bot.engine.providers import ProviderError, split_model_ref
 from bot.engine.request import cut_to_bytes
 from bot.engine.usage import Usage
 from bot.reviews.markdown import fence
-from bot.reviews.outcome import Attempt
+from bot.reviews.output import Attempt
 
 log = logging.getLogger("reviewer.engine")
 _THINK = re.compile(r"^\s*<think>.*?</think>", re.S)  # a local reasoning model's preamble

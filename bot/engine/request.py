@@ -40,6 +40,7 @@ class ModelRequest:
     notes: tuple[str, ...] = ()  # what was cut or left out, in words for the summary
     reviewed: tuple[str, ...] = ()  # paths whose diff (whole or in part) went to the model
     unreviewed: tuple[str, ...] = ()  # paths whose diff was cut or left out for the budget: no approval
+    left_out: tuple[tuple[str, str], ...] = ()  # (path, why) of each file under review not sent whole
 
 
 def as_plan_dict(plan: Any) -> dict:
@@ -106,23 +107,32 @@ _FEEDBACK = {
 }
 
 
-def _diff_section(
-    plan: dict, patches: Mapping[str, FilePatch], budget: int
-) -> tuple[str, list[str], list[str], list[str]]:
-    """(the section, notes, paths sent, paths cut or left out for the budget)."""
+@dataclass
+class _DiffSection:
+    text: str = ""
+    notes: list[str] = field(default_factory=list)
+    reviewed: list[str] = field(default_factory=list)  # paths sent
+    unreviewed: list[str] = field(default_factory=list)  # paths cut or left out for the budget
+    left_out: list[tuple[str, str]] = field(default_factory=list)  # (path, why) of every file not sent whole
+
+
+def _diff_section(plan: dict, patches: Mapping[str, FilePatch], budget: int) -> _DiffSection:
     parts: list[str] = []
     notes: list[str] = []
     reviewed: list[str] = []
     omitted: list[str] = []
     cut: list[str] = []
+    left_out: list[tuple[str, str]] = []
     left = budget
     for path in plan.get("files", []):
         patch = patches.get(path)
         if patch is None:
             notes.append(f"{path}: no diff was available")
+            left_out.append((path, "no diff was available"))
             continue
         if not patch.has_patch:
             notes.append(f"{path}: no textual diff (binary, or too large for GitHub to diff)")
+            left_out.append((path, "no textual diff (binary, or too large for GitHub to diff)"))
             continue
         head = f"### {path} ({patch.status})"
         lines = [line for hunk in patch.hunks for line in render_hunk(hunk)]
@@ -138,12 +148,14 @@ def _diff_section(
             left -= _size(line) + 1
         if len(kept) < len(lines):
             notes.append(f"{path}: diff cut after {len(kept)} of {len(lines)} lines")
+            left_out.append((path, f"diff cut after {len(kept)} of {len(lines)} lines (the diff budget)"))
             cut.append(path)
         parts.append(head + "\n" + fence("\n".join(kept), "diff"))
         reviewed.append(path)
     if omitted:
         notes.append(f"diff budget spent: {len(omitted)} file(s) not reviewed: {', '.join(omitted)}")
-    return "\n\n".join(parts), notes, reviewed, [*cut, *omitted]
+        left_out += [(path, "not reviewed: the diff budget was spent") for path in omitted]
+    return _DiffSection("\n\n".join(parts), notes, reviewed, [*cut, *omitted], left_out)
 
 
 def _rules_section(plan: dict, files: Mapping[str, str], budget: _Budget) -> str:
@@ -210,7 +222,7 @@ def build_request(
     already within `budgets.index` (retrieval ranks and cuts it; this only renders it).
     `earlier`: for an incremental review, the pull request's diff of files beyond `patches`
     (or of the same files, before the new changes), sent as labelled context within its budget."""
-    diff, diff_notes, reviewed, unreviewed = _diff_section(plan, patches, budgets.diff)
+    diff = _diff_section(plan, patches, budgets.diff)
     earlier_text = _earlier_section(earlier, budgets.earlier_diff)
     rules = _Budget(budgets.rules, "rule")
     context = _Budget(budgets.context, "context file")
@@ -236,11 +248,11 @@ def build_request(
         ("## The rest of the pull request's diff (reviewed before: context only, report nothing on it)\n"
          + earlier_text) if earlier_text else "",
         ("## Changes since the last review (new-file line numbers in the left margin)\n" if earlier_text
-         else "## Diff (new-file line numbers in the left margin)\n") + (diff or "(no textual diff)"),
+         else "## Diff (new-file line numbers in the left margin)\n") + (diff.text or "(no textual diff)"),
     ]
-    notes = [*rules.notes, *context.notes, *agents.notes, *diff_notes]
+    notes = [*rules.notes, *context.notes, *agents.notes, *diff.notes]
     if notes:
         sections.append("## Left out of this request\n" + "\n".join(f"- {n}" for n in notes))
     user = "\n\n".join(s for s in sections if s)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
-    return ModelRequest(messages, tuple(notes), tuple(reviewed), tuple(unreviewed))
+    return ModelRequest(messages, tuple(notes), tuple(diff.reviewed), tuple(diff.unreviewed), tuple(diff.left_out))

@@ -31,18 +31,24 @@ BUILTIN_SUMMARY = """\
 
 Nothing was approved.
 {%- else -%}
-{% if findings -%}
-**{{ findings | length }} finding(s)**: {{ severityCounts.blocking }} blocking, \
-{{ severityCounts.important }} important, {{ severityCounts.minor }} minor, \
-{{ severityCounts.nit }} nit{% if inlineFindings %} ({{ inlineFindings | length }} inline){% endif %}.
+{% if standing.total -%}
+**{{ standing.total }} finding(s)** at `{{ headSha[:7] }}`: {{ standing.blocking }} blocking, \
+{{ standing.important }} important, {{ standing.minor }} minor, {{ standing.nit }} nit \
+({{ standing.sources | join(", ") }}){% if standing.outsideDiff %}; {{ standing.outsideDiff }} outside the diff, \
+which decide nothing{% endif %}. This review posts {{ findings | length }}\
+{% if inlineFindings %} ({{ inlineFindings | length }} inline){% endif %}.
 {%- else -%}
 No findings.
 {%- endif %}
+{% if noModel -%}
+No model reviewed `{{ headSha[:7] }}` ({{ noModel }}): these are the analyzers' findings.
+{%- else -%}
 Reviewed `{{ headSha[:7] }}`\
 {% if reviewKind == "incremental" %} incrementally: the changes since the last review \
 (`{{ reviewedSince[:7] }}..{{ headSha[:7] }}`){% else %} (full review){% endif %}\
 {% if model %} with `{{ model }}`{% if fallbackUsed %} (the fallback model){% endif %}\
 {% else %}: none touch a file under review, so no model was asked{% endif %}, feedback `{{ feedback }}`.
+{%- endif %}
 {%- if summaryFindings %}
 
 ### Findings{% if inlineFindings %} not posted inline{% endif %}
@@ -152,9 +158,12 @@ def _bounded(chunks: Iterable[str], limit: int) -> str:
 
 
 def finding_vars(placed: Any) -> dict[str, Any]:
-    """A `shaping.Placed` as templates see it (the findings format's names, camelCase)."""
+    """A ledger's entry (or shaping's `Placed`) as templates see it (the findings format's names,
+    camelCase), with its source: `model` or `analyzer:<tool>`."""
     f = placed.finding
     return {
+        "source": getattr(placed, "source", "model"),
+        "rule": getattr(placed, "rule", None),
         "path": f.path,
         "startLine": f.start_line,
         "endLine": f.end_line,
@@ -173,7 +182,9 @@ def inline_vars(placed: Any, common: dict[str, Any]) -> dict[str, Any]:
 
 
 _HELD_BACK = (
-    ("outsideDiff", "{} outside the diff (listed in this summary)"),
+    ("outsideDiff", "{} outside the diff (listed in this summary; they decide neither the check run nor the "
+                    "approval)"),
+    ("acrossHunks", "{} across more than one hunk of the diff (listed in this summary)"),
     ("nitsInSummary", "{} nit(s) kept to this summary"),
     ("withoutFix", "{} without a suggested fix, not posted (requireSuggestedFix)"),
     ("filteredByMinimal", "{} outside the categories of minimal feedback, not posted"),

@@ -107,9 +107,18 @@ class _Transport(gidgethub.aiohttp.GitHubAPI):
     """gidgethub's aiohttp API, each HTTP attempt wrapped in the retry loop."""
 
     def __init__(self, session: aiohttp.ClientSession, *, requester: str, base_url: str, policy: RetryPolicy,
-                 sleep: Sleep, clock: Callable[[], float], rng: random.Random, on_call: OnCall) -> None:
-        super().__init__(session, requester, base_url=base_url)
+                 sleep: Sleep, clock: Callable[[], float], rng: random.Random, on_call: OnCall,
+                 oauth_token: str | None = None) -> None:
+        super().__init__(session, requester, base_url=base_url, oauth_token=oauth_token)
+        self._session, self._requester = session, requester
         self._policy, self._sleep, self._clock, self._rng, self._on_call = policy, sleep, clock, rng, on_call
+
+    def with_token(self, token: str) -> _Transport:
+        """The same transport speaking as `token`: gidgethub's GraphQL call takes its credential
+        from the instance, and the shared transport has none (REST calls pass theirs per call)."""
+        return _Transport(self._session, requester=self._requester, base_url=self.base_url, policy=self._policy,
+                          sleep=self._sleep, clock=self._clock, rng=self._rng, on_call=self._on_call,
+                          oauth_token=token)
 
     async def sleep(self, seconds: float) -> None:
         await self._sleep(seconds)
@@ -183,6 +192,27 @@ def _error(method: str, route: str, exc: gidgethub.HTTPException) -> GitHubError
     return GitHubError(method, route, int(exc.status_code), str(exc))
 
 
+GRAPHQL_ROUTE = "/graphql"
+
+
+def graphql_url(base_url: str) -> str:
+    """GitHub's GraphQL endpoint for a REST root: `https://api.github.com/graphql`, and for
+    GitHub Enterprise Server (`https://HOST/api/v3`) `https://HOST/api/graphql`."""
+    root = base_url.rstrip("/")
+    if root.endswith("/api/v3"):
+        return root[: -len("/v3")] + "/graphql"
+    return root + "/graphql"
+
+
+def _graphql_error(exc: gidgethub.GraphQLException) -> GitHubError:
+    """gidgethub's GraphQL errors as ours: a status where GitHub gave one (200 for a query that
+    GitHub answered with `errors`), and GitHub's messages."""
+    status = int(getattr(exc, "status_code", 200) or 200)
+    errors = (exc.response or {}).get("errors") if isinstance(exc.response, dict) else None
+    message = "; ".join(str(e.get("message")) for e in errors if isinstance(e, dict))[:500] if errors else str(exc)
+    return GitHubError("POST", GRAPHQL_ROUTE, status, message or type(exc).__name__)
+
+
 class GitHubApp:
     """The app as a whole. One per process; `installation(id)` gives a client per installation."""
 
@@ -216,6 +246,10 @@ class GitHubApp:
         app = cls(session, app_id="", private_key="", base_url=base_url, requester=requester,
                   auth=TokenAuth(token), **kwargs)
         return app.installation(0)
+
+    @property
+    def graphql_url(self) -> str:
+        return graphql_url(self.transport.base_url)
 
     async def app_info(self) -> dict:
         """`GET /app` with the app's JWT: `slug` (the bot is `<slug>[bot]`), `id`, `owner`, permissions."""
@@ -322,6 +356,36 @@ class GitHubClient:
                     if limits:
                         await self.app.coordination.hold_writes(self.installation_id, max(limits))
         return await self._as_installation(method, route, call)
+
+    async def graphql(self, query: str, *, write: bool = False, **variables: Any) -> Any:
+        """A GraphQL query (`write`: a mutation, sent one at a time with the installation's other
+        writes) through gidgethub's GraphQL call, retried as every call is; its `data`. GitHub's
+        errors, those it answers with 200 included, are GitHubError."""
+        endpoint = self.app.graphql_url
+
+        async def call(token: str) -> Any:
+            api = self.app.transport.with_token(token)
+            if not write:
+                return await api.graphql(query, endpoint=endpoint, **variables)
+            async with self.app.coordination.write_lock(self.installation_id):
+                await wait_for_writes(self.app.coordination, self.installation_id, self.app._clock, self.app._sleep)
+                return await api.graphql(query, endpoint=endpoint, **variables)
+
+        refreshed = False
+        while True:
+            token = await self.app.installation_token(self.installation_id)
+            with _calling(GRAPHQL_ROUTE):
+                try:
+                    return await call(token)
+                except gidgethub.GraphQLAuthorizationFailure:
+                    if refreshed:
+                        raise GitHubError("POST", GRAPHQL_ROUTE, 401, "Bad credentials") from None
+                    await self.app.auth.forget(self.installation_id, token)
+                    refreshed = True
+                except gidgethub.GraphQLException as exc:
+                    raise _graphql_error(exc) from None
+                except gidgethub.HTTPException as exc:
+                    raise _error("POST", GRAPHQL_ROUTE, exc) from None
 
     def _url(self, route: str, url_vars: Mapping[str, Any] | None, params: Mapping[str, Any] | None) -> str:
         url = expand(route, url_vars or {})

@@ -1,7 +1,7 @@
 """Adding outcomes up (pure): a pull request's tally for its summary comment, and, over many pull
 requests, what the console's chart and `/metrics` show.
 
-- `tally`: "3 findings: 1 resolved, 1 dismissed, 1 open".
+- `tally`: "3 findings: 1 resolved (1 thread closed by the app), 1 dismissed, 1 open".
 - `rates`: per day or ISO week (Monday to Sunday, UTC) in which findings were *posted*, how many
   were posted and what each became; the resolution rate is resolved ÷ posted, so a week's rate
   can still rise while its findings' pull requests go on. Every period between the first and the
@@ -26,6 +26,7 @@ class Tally:
     resolved: int = 0
     dismissed: int = 0
     open: int = 0
+    closed: int = 0  # of the resolved, those whose threads the app closed itself
 
     @property
     def total(self) -> int:
@@ -36,12 +37,14 @@ class Tally:
         if not self.total:
             return "no findings"
         noun = "finding" if self.total == 1 else "findings"
-        return f"{self.total} {noun}: {self.resolved} resolved, {self.dismissed} dismissed, {self.open} open"
+        closed = (f" ({self.closed} thread{'s' if self.closed != 1 else ''} closed by the app)"
+                  if self.closed else "")
+        return f"{self.total} {noun}: {self.resolved} resolved{closed}, {self.dismissed} dismissed, {self.open} open"
 
 
-def tally(states: Iterable[State]) -> Tally:
+def tally(states: Iterable[State], closed: int = 0) -> Tally:
     counted = Counter(states)
-    return Tally(counted["resolved"], counted["dismissed"], counted["open"])
+    return Tally(counted["resolved"], counted["dismissed"], counted["open"], closed)
 
 
 @dataclass(frozen=True)

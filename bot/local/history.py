@@ -13,7 +13,7 @@ from bot.github import GitHubClient
 from bot.github.comments import issue_comments, review_comments
 from bot.reviews.fingerprints import PostedFinding
 from bot.reviews.markers import PullState, all_posted, findings_in, state_in
-from bot.reviews.outcome import SUMMARY_MARKER
+from bot.reviews.output import SUMMARY_MARKER
 
 
 @dataclass(frozen=True)

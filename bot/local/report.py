@@ -1,8 +1,9 @@
 """What a local review reports (pure): its findings with their sources, its usage, and the gate.
 
-`findings_of` is the one adapter from what the review came to (the model's outcome and the
-analyzers' findings) to the report's list; every output format (bot/local/render.py,
-bot/local/sarif.py) and `--fail-on` read that list only.
+`findings_of` is the one adapter from what the review came to (the head's ledger: the model's
+and the analyzers' findings, each once) to the report's list; every output format
+(bot/local/render.py, bot/local/sarif.py) reads that list, and `--fail-on` the severities that
+decide (`deciding_of`: the findings on the diff, as the check run counts them).
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.analyzers.builtin.secrets import TOOL as SECRETS_TOOL
-from bot.analyzers.findings import AnalyzerFinding
 from bot.engine.usage import Usage
 from bot.reviews.checkrun import report_for_plan
-from bot.reviews.findings import SEVERITIES, Finding
-from bot.reviews.outcome import ReviewOutcome
+from bot.reviews.findings import SEVERITIES
+from bot.reviews.ledger import Entry, Ledger
 
 FAIL_ON = (*SEVERITIES, "never")  # blocking, important, minor, nit, never
 MODEL = "model"
@@ -37,6 +37,7 @@ class Reported:
     rule: str | None = None
     suggested_fix: str | None = None
     quotable: bool = True  # False: its lines hold a secret, never shown (docs/analyzers.md)
+    in_diff: bool = True  # False: none of its lines is in the diff, so it decides nothing
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path, "startLine": self.start_line, "endLine": self.end_line,
@@ -49,31 +50,33 @@ class Reported:
         return out
 
 
-def _of_model(finding: Finding) -> Reported:
-    return Reported(finding.path, finding.start_line, finding.end_line, finding.severity, finding.category,
-                    finding.message, MODEL, finding.rules[0] if finding.rules else None, finding.suggested_fix)
+def _of_entry(entry: Entry) -> Reported:
+    f = entry.finding
+    rule = entry.rule or (f.rules[0] if f.rules else None)
+    return Reported(f.path, f.start_line, f.end_line, f.severity, f.category, f.message, entry.source, rule,
+                    f.suggested_fix, quotable=entry.tool != SECRETS_TOOL, in_diff=entry.in_diff)
 
 
-def _of_analyzer(finding: AnalyzerFinding) -> Reported:
-    start = finding.start_line or 1
-    return Reported(finding.path, start, finding.end_line or start, finding.severity, finding.category,
-                    finding.message, finding.source, finding.rule_id, finding.suggested_fix,
-                    quotable=finding.tool != SECRETS_TOOL)
+def findings_of(ledger: Ledger) -> list[Reported]:
+    """The one adapter from what a review came to (the head's ledger, bot/reviews/ledger.py) to the
+    report: the findings that stand at the head, every source, each once, as a reader of the pull
+    request sees them (a finding `requireSuggestedFix` withholds is never shown), by path and line."""
+    shown = [_of_entry(e) for e in ledger.entries if not e.withheld]
+    return sorted(shown, key=lambda f: (f.path, f.start_line, f.end_line, SEVERITIES.index(f.severity)))
 
 
-def findings_of(outcome: ReviewOutcome | None, analyzed: Iterable[AnalyzerFinding]) -> list[Reported]:
-    """What a reader of the pull request would see: the analyzers' findings and the model's (those
-    it posts, inline or in the summary), by path and line."""
-    found = [*map(_of_analyzer, analyzed), *map(_of_model, outcome.findings if outcome is not None else ())]
-    return sorted(found, key=lambda f: (f.path, f.start_line, f.end_line, SEVERITIES.index(f.severity)))
+def deciding_of(ledger: Ledger) -> tuple[str, ...]:
+    """The severities that decide, as they decide the check run: the findings on the diff, those
+    `requireSuggestedFix` withholds included."""
+    return tuple(e.finding.severity for e in ledger.deciding)
 
 
-def at_or_above(findings: Iterable[Reported], threshold: str) -> list[Reported]:
-    """The findings of `threshold`'s severity or a higher one (none for `never`)."""
+def at_or_above(severities: Iterable[str], threshold: str) -> bool:
+    """Whether one of `severities` is `threshold` or a higher one (never for `never`)."""
     if threshold == "never":
-        return []
+        return False
     rank = SEVERITIES.index(threshold)
-    return [f for f in findings if SEVERITIES.index(f.severity) <= rank]
+    return any(SEVERITIES.index(s) <= rank for s in severities)
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,7 @@ class Report:
     status: str
     plan: dict
     findings: Sequence[Reported] = ()
+    deciding: Sequence[str] = ()  # the severities that decide (the findings on the diff): --fail-on reads these
     spent: Spent = field(default_factory=Spent)
     notes: Sequence[str] = ()
     reason: str | None = None  # failed, skipped, analyzers-only: why
@@ -125,10 +129,10 @@ class Report:
 
 
 def exit_code(report: Report, fail_on: str) -> int:
-    """docs/ci.md: 1 when a finding is at or above `fail_on`, the configuration is invalid, or (unless
-    `never`) the review could not be finished; else 0."""
+    """docs/ci.md: 1 when a finding on the diff is at or above `fail_on`, the configuration is
+    invalid, or (unless `never`) the review could not be finished; else 0."""
     if report.invalid_config is not None:
         return 1
     if report.status == "failed" and fail_on != "never":
         return 1
-    return 1 if at_or_above(report.findings, fail_on) else 0
+    return 1 if at_or_above(report.deciding, fail_on) else 0

@@ -1,14 +1,16 @@
 """The analyzers' step of a review job (I/O): results for the head — uploaded from CI (the
 `sarif_uploads` table, bot/store/uploads.py) and the built-in analyzers' (bot/analyzers/builtin) —
-filtered to the diff, shaped and deduplicated (bot/analyzers/ledger.py), posted on the head as a
-review of their own, and remembered in the pull request's ledger of findings (the review memory's
-`review_findings`), so that a re-upload or a second run posts nothing new. What stands at the head
-is returned for the approval and the check run, beside the model's findings or without them.
+mapped to the admin file's severities, filtered to the diff, and fed to the head's ledger
+(bot/analyzers/feed.py) with what the pull request has already (the review memory's
+`review_findings`), so that a re-upload or a second run posts nothing new. Nothing is posted here:
+the review job posts them with the model's, in one review (bot/pipeline/post.py).
 
 A SARIF upload for a pull request whose review already ran makes a job of its own
-(bot.events.routes.UPLOAD_EVENT, queued by bot/server/analyses.py under the pull request's key): it posts the
-upload's new findings the same way and dismisses the app's approval if one is blocking or
-important. Logs name tools and counts only: a result's message or code never reaches them.
+(bot.events.routes.UPLOAD_EVENT, queued by bot/server/analyses.py under the pull request's key): it
+posts the upload's new findings in at most one review — never one that a source posted before at
+the same path, overlapping lines and rule id — and dismisses the app's approval if one on the diff
+is blocking or important. Logs name tools and counts only: a result's message or code never
+reaches them.
 """
 
 from __future__ import annotations
@@ -18,16 +20,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.analyzers.builtin import config_paths, run_builtins, wanted_files
+from bot.analyzers.feed import entries
 from bot.analyzers.filter import place
-from bot.analyzers.ledger import Shaped, comment_body, posted_record, review_body, shape, summary_line
 from bot.analyzers.model import AnalyzerResult
 from bot.analyzers.settings import AnalyzerSettings, analyzer_settings
+from bot.analyzers.severity import mapped
 from bot.analyzers.stored import result_from_json
 from bot.config.admin import AdminConfig
 from bot.events.jobs import Job, ReviewResult
 from bot.github import GitHubClient, GitHubError, ReviewComment, create_review, list_reviews
 from bot.learnings.review import leave_out_findings
 from bot.pipeline.configure import plan_for
+from bot.pipeline.followed import follow_posted
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.journal import marker
 from bot.pipeline.post import carry_out, has_review, once
@@ -35,23 +39,19 @@ from bot.pipeline.services import Services
 from bot.pipeline.targets import Target
 from bot.reviews import decisions
 from bot.reviews.diff import FilePatch, read_patches
-from bot.reviews.findings import Finding
-from bot.reviews.outcome import SUMMARY_MARKER, Counts, ReviewOutcome
-from bot.reviews.shaping import Placed
+from bot.reviews.ledger import Entry, Ledger, NoiseBudget, build
+from bot.reviews.voice import listing, upload_body
 
 logger = logging.getLogger("reviewer.analyzers")
 
 
-
 @dataclass(frozen=True)
 class AnalyzerStep:
-    shaped: Shaped
-    notes: tuple[str, ...] = ()
+    """What the analyzers found at the head, as the ledger's entries, and the uploads they read."""
 
-    @property
-    def findings(self) -> tuple[Finding, ...]:
-        """What stands at the head, as findings of bot/reviews/findings.py (approval, conclusion)."""
-        return tuple(f.to_finding() for f in self.shaped.standing)
+    entries: tuple[Entry, ...] = ()
+    notes: tuple[str, ...] = ()
+    uploads: tuple[str, ...] = ()  # the ids of the uploads applied: `complete` once their findings are posted
 
 
 def settings_for(admin: AdminConfig | None, full_name: str) -> AnalyzerSettings:
@@ -90,8 +90,7 @@ async def _builtins(gh: GitHubClient, target: Target, settings: AnalyzerSettings
 
 async def analyze(services: Services, gh: GitHubClient, target: Target, patches: Mapping[str, FilePatch],
                   plan_json: dict, *, builtins: bool = True) -> AnalyzerStep:
-    """Run the analyzers on the head, post their new findings (a review of their own), and say
-    what stands. Nothing is posted when nothing is new."""
+    """Run the analyzers on the head and say what stands there; nothing is posted."""
     settings = settings_for(services.admin.current, target.full_name)
     results, upload_ids = await _uploaded(services, target)
     notes: list[str] = []
@@ -103,19 +102,20 @@ async def analyze(services: Services, gh: GitHubClient, target: Target, patches:
             results, await services.learnings.learnings(account=target.owner, repository=target.repo),
             account=target.owner, repository=target.repo, finding_of=_as_learned)
         notes = [*notes, left_out] if left_out else notes
+    results = mapped(results, settings.severity)
     memory = services.memory
     placement = place(results, patches, mode=settings.filter, max_inline_per_tool=settings.max_inline_per_tool)
     posted = await memory.posted(target.pull_key) if memory is not None and results else []
-    shaped = shape(placement, plan_json, {p.fingerprint for p in posted})
-    if shaped.new:
-        await _post(gh, target, shaped, await services.app_login())
-        if memory is not None:
-            await memory.add_posted(target.pull_key, [posted_record(f, patches, target.head_sha) for f in shaped.new])
-    if upload_ids and services.uploads is not None:
-        await services.uploads.set_status(upload_ids, "complete")
-    logger.info("analyzers at %s: %d result(s), %d new finding(s) posted (%d inline), %d standing",
-                target.head_sha[:7], len(results), len(shaped.new), len(shaped.inline), len(shaped.standing))
-    return AnalyzerStep(shaped, (*notes, *shaped.notes))
+    fed = entries(placement, plan_json, posted, patches)
+    logger.info("analyzers at %s: %d result(s), %d finding(s) stand, %d new", target.head_sha[:7], len(results),
+                len(fed.entries), len(fed.new))
+    return AnalyzerStep(fed.entries, (*notes, *fed.notes), tuple(upload_ids))
+
+
+async def uploads_applied(services: Services, step_uploads: tuple[str, ...]) -> None:
+    """The uploads a job read are `complete`: their findings are on the pull request, or were."""
+    if step_uploads and services.uploads is not None:
+        await services.uploads.set_status(list(step_uploads), "complete")
 
 
 @dataclass(frozen=True)
@@ -130,29 +130,6 @@ class _Learned:
 
 def _as_learned(result: AnalyzerResult) -> _Learned:
     return _Learned(result.path or "", result.message, (result.rule_id,) if result.rule_id else ())
-
-
-async def _post(gh: GitHubClient, target: Target, shaped: Shaped, login: str) -> None:
-    """The review carrying the analyzers' new findings, once (its marker names the delivery);
-    should GitHub refuse a comment's place, the findings go in the review's body instead."""
-    mark = marker(target.delivery_id, "analyzers") if target.delivery_id else ""
-    comments = [ReviewComment(f.path, f.end_line or 1, comment_body(f), start_line=f.start_line
-                              if f.start_line != f.end_line else None) for f in shaped.inline]
-    body = review_body(shaped, mark)
-
-    async def create(resend: bool) -> None:
-        try:
-            await create_review(gh, target.owner, target.repo, target.number, commit_id=target.head_sha,
-                                event="COMMENT", body=body, comments=comments, resend_unanswered=resend)
-        except GitHubError as exc:
-            if exc.status != 422 or not comments:
-                raise
-            logger.warning("GitHub refused the analyzers' inline comments: %s", exc.message)
-            moved = "\n".join(summary_line(f) for f in shaped.inline)
-            await create_review(gh, target.owner, target.repo, target.number, commit_id=target.head_sha,
-                                event="COMMENT", body=f"{body}\n\nFindings GitHub did not place on the diff:\n{moved}",
-                                resend_unanswered=resend)
-    await once(create, lambda: has_review(gh, target, login, mark), retry=target.attempt > 1)
 
 
 def upload_target(job: Job) -> Target | None:
@@ -198,42 +175,54 @@ async def _apply(services: Services, gh: GitHubClient, target: Target) -> Review
     if plan_json["decision"] != "review":
         return None
     step = await analyze(services, gh, target, patches_of(gathered), plan_json, builtins=False)
-    if not step.shaped.new:
+    ledger = build(target.head_sha, step.entries, noise_budget(services, target))
+    if not ledger.posting:
+        await uploads_applied(services, step.uploads)
         return None
     login = await services.app_login()
+    await _post_upload(gh, target, ledger, login)
+    if services.memory is not None:
+        await services.memory.add_posted(target.pull_key, ledger.records())
+    if services.learnings is not None:  # followed, and in the tally, as every posted finding
+        await follow_posted(services.learnings, gh, target.owner, target.repo, target.number, target.pull_key,
+                            ledger, bool(ledger.inline), login)
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     decided = decisions.decide(completed=True, approve=False, head_sha=target.head_sha, app_login=login,
-                               findings=step.findings, reviews=reviews)
+                               findings=[e.finding for e in ledger.deciding], reviews=reviews)
     for decision in decided:
         await carry_out(gh, target, decision, login)
+    await uploads_applied(services, step.uploads)
     return ReviewResult("findings")
 
 
-NO_MODEL = "no model provider or no model is configured: the check run says which"
+async def _post_upload(gh: GitHubClient, target: Target, ledger: Ledger, login: str) -> None:
+    """The upload's one review, once (its marker names the delivery); should GitHub refuse a
+    comment's place, the findings go in the review's body instead."""
+    mark = marker(target.delivery_id, "upload") if target.delivery_id else ""
+    comments = [ReviewComment(e.finding.path, e.finding.end_line, e.comment or e.finding.message,
+                              start_line=e.finding.start_line if e.finding.start_line != e.finding.end_line else None)
+                for e in ledger.inline]
+    body = upload_body(ledger, mark)
+
+    async def create(resend: bool) -> None:
+        try:
+            await create_review(gh, target.owner, target.repo, target.number, commit_id=target.head_sha,
+                                event="COMMENT", body=body, comments=comments, resend_unanswered=resend)
+        except GitHubError as exc:
+            if exc.status != 422 or not comments:
+                raise
+            logger.warning("GitHub refused the upload's inline comments: %s", exc.message)
+            moved = "\n".join(listing(ledger.inline))
+            await create_review(gh, target.owner, target.repo, target.number, commit_id=target.head_sha,
+                                event="COMMENT", body=f"{body}\n\nFindings GitHub did not place on the diff:\n{moved}",
+                                resend_unanswered=resend)
+    await once(create, lambda: has_review(gh, target, login, mark), retry=target.attempt > 1)
 
 
-def analyzers_outcome(step: AnalyzerStep, target: Target, login: str, reviews: list[dict], *, why: str = NO_MODEL,
-                      title_prefix: str = "") -> ReviewOutcome:
-    """The review's outcome when no model reviews (no provider, no model chosen, or a budget spent:
-    `why`, and `title_prefix` before the findings' title): the analyzers' findings decide the
-    check run and dismiss the app's approval when one is blocking or important. The app never
-    approves on analyzers alone: no one read the change."""
-    shaped = step.shaped
-    counted = [f.to_finding() for f in (*shaped.inline, *shaped.summary, *shaped.already)]
-    withheld = [f.to_finding() for f in shaped.withheld]
-    conclusion, title = decisions.conclusion("completed", counted, withheld, None)
-    if title_prefix:
-        title = f"{title_prefix}; {title}"
-    lines = [SUMMARY_MARKER, f"## Reviewer: analyzers at {target.head_sha[:7]}", "",
-             f"No model reviewed this pull request ({why}); these are the analyzers' findings at this head:", "",
-             *(summary_line(f) for f in shaped.standing)]
-    if step.notes:
-        lines += ["", *(f"_{note}_" for note in step.notes)]
-    annotations = decisions.check_run_annotations(Placed(f, (), False) for f in counted)
-    return ReviewOutcome(
-        status="completed", head_sha=target.head_sha, model=None, fallback_used=False, failure=None, attempts=(),
-        inline=(), summary="\n".join(lines), counts=Counts(), annotations=annotations,
-        decisions=decisions.decide(completed=True, approve=False, head_sha=target.head_sha, app_login=login,
-                                   findings=[*counted, *withheld], reviews=reviews),
-        conclusion=conclusion, title=title, notes=step.notes,  # type: ignore[arg-type]
-        findings=tuple(counted))
+def noise_budget(services: Services, target: Target) -> NoiseBudget:
+    """The admin file's `reviews.maxInlineComments` and `inlineSeverityFloor` for the repository."""
+    admin = services.admin.current
+    if admin is None:
+        return NoiseBudget()
+    limits = admin.review_limits(target.full_name)
+    return NoiseBudget(limits.max_inline_comments, limits.inline_severity_floor)

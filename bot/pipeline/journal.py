@@ -31,10 +31,10 @@ from typing import Any
 
 from bot.events.jobs import ReviewResult
 from bot.reviews.checkrun import CheckRunReport
-from bot.reviews.findings import Finding
-from bot.reviews.fingerprints import PostedFinding
+from bot.reviews.ledger import from_json as ledger_from_json
 from bot.reviews.memory import ReviewMemory
-from bot.reviews.outcome import Annotation, Attempt, Counts, Decision, InlineComment, ReviewOutcome
+from bot.reviews.output import Annotation, ApprovalAction, Attempt, InlineComment, LeftOut, ModelCost, ReviewOutput
+from bot.reviews.shaping import Counts
 
 REVIEW, ANSWER = "review", "answer"
 
@@ -54,15 +54,16 @@ class Remembered:
 
 @dataclass(frozen=True)
 class Planned:
-    """A review job's decision. `outcome` None: `report` is the check run's final report;
+    """A review job's decision. `output` None: `report` is the check run's final report;
     else it is the plan's, to be joined with the review once the review is posted."""
 
     report: CheckRunReport
-    outcome: ReviewOutcome | None = None
+    output: ReviewOutput | None = None
     notes: tuple[str, ...] = ()  # check-run lines that come before the review's own notes
     remember: Remembered | None = None
     error: str | None = None  # the job failed with this reason; `report` is the failure's
-    result: ReviewResult | None = None  # what the review came to when `outcome` is None
+    result: ReviewResult | None = None  # what the review came to when `output` is None
+    uploads: tuple[str, ...] = ()  # the SARIF uploads the job applies: `complete` once posted
 
 
 def marker(delivery_id: str, what: str) -> str:
@@ -73,7 +74,8 @@ def marker(delivery_id: str, what: str) -> str:
 
 def to_record(planned: Planned) -> dict[str, Any]:
     return {"kind": REVIEW, "report": dataclasses.asdict(planned.report),
-            "outcome": None if planned.outcome is None else dataclasses.asdict(planned.outcome),
+            "output": None if planned.output is None else dataclasses.asdict(planned.output),
+            "uploads": list(planned.uploads),
             "notes": list(planned.notes),
             "remember": None if planned.remember is None else dataclasses.asdict(planned.remember),
             "error": planned.error,
@@ -84,26 +86,32 @@ def from_record(record: dict[str, Any]) -> Planned | None:
     """The decision of a review job's journal; None for another kind of journal."""
     if record.get("kind") != REVIEW:
         return None
-    outcome = record.get("outcome")
+    if record.get("outcome") is not None and "output" not in record:
+        return None  # a review a release before the ledger wrote: decided again, its posts found by their markers
+    output = record.get("output")  # (a release before the ledger wrote "outcome": None when there was none)
     remember = record.get("remember")
     result = record.get("result")
-    return Planned(CheckRunReport(**record["report"]), None if outcome is None else _outcome(outcome),
+    return Planned(CheckRunReport(**record["report"]), None if output is None else _output(output),
                    tuple(record.get("notes") or ()), None if remember is None else Remembered(**remember),
-                   record.get("error"), None if result is None else ReviewResult(**result))
+                   record.get("error"), None if result is None else ReviewResult(**result),
+                   tuple(record.get("uploads") or ()))
 
 
-def _outcome(data: dict[str, Any]) -> ReviewOutcome:
-    return ReviewOutcome(**{
+def _output(data: dict[str, Any]) -> ReviewOutput:
+    cost = data.get("cost")
+    return ReviewOutput(**{
         **data,
         "attempts": tuple(Attempt(**a) for a in data["attempts"]),
         "inline": tuple(InlineComment(**c) for c in data["inline"]),
         "counts": Counts(**data["counts"]),
         "annotations": tuple(Annotation(**a) for a in data["annotations"]),
-        "decisions": tuple(Decision(**d) for d in data["decisions"]),
+        "decisions": tuple(ApprovalAction(**d) for d in data["decisions"]),
         "notes": tuple(data["notes"]),
-        "fingerprints": tuple(PostedFinding(**f) for f in data["fingerprints"]),
-        "findings": tuple(Finding(**{**f, "rules": tuple(f.get("rules") or ())}) for f in data.get("findings", ())),
         "gaps": tuple(data.get("gaps", ())),
+        "ledger": ledger_from_json(data["ledger"]),
+        "cost": None if cost is None else ModelCost(**{**cost, "unpriced": tuple(cost["unpriced"])}),
+        "left_out": tuple(LeftOut(**item) for item in data["left_out"]),
+        "resolve": tuple(data["resolve"]),
     })
 
 

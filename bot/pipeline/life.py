@@ -18,7 +18,7 @@ from bot.pipeline.targets import Target
 from bot.reviews.checkrun import CheckRunReport
 from bot.reviews.life import Next, next_review, plan_digest
 from bot.reviews.memory import ReviewMemory
-from bot.reviews.outcome import ReviewOutcome
+from bot.reviews.output import ReviewOutput
 from bot.reviews.scope import ReviewScope
 from bot.store.model import ReviewedHead
 
@@ -68,7 +68,7 @@ def repeated(last: ReviewedHead, reason: str) -> tuple[CheckRunReport, ReviewRes
                            report.get("text", ""), list(report.get("annotations", []))), result)
 
 
-async def remember(memory: ReviewMemory, target: Target, digest: str, merge_base: str, outcome: ReviewOutcome,
+async def remember(memory: ReviewMemory, target: Target, digest: str, merge_base: str, outcome: ReviewOutput,
                    report: CheckRunReport, result: ReviewResult) -> None:
     """A completed review is the one later events of this head repeat, and the base of the next
     incremental review (`digest` and `merge_base`: its step's)."""

@@ -28,7 +28,7 @@ from bot.pipeline.followed import pull_tally, thread_resolved
 from bot.pipeline.services import Services
 from bot.reviews.diff import FilePatch, read_patches
 from bot.reviews.fingerprints import code_of
-from bot.reviews.outcome import SUMMARY_MARKER
+from bot.reviews.output import SUMMARY_MARKER
 
 logger = logging.getLogger("reviewer.outcomes")
 
@@ -85,7 +85,7 @@ async def _retally(store: LearningBook, gh: GitHubClient, owner: str, repo: str,
                         if (c.get("user") or {}).get("login") == login and SUMMARY_MARKER in (c.get("body") or "")), None)
         if summary is None:
             return
-        body = retallied(str(summary["body"]), await pull_tally(store, pull_key))
+        body = retallied(str(summary["body"]), await pull_tally(store, pull_key, login=login))
         if body is not None and body != summary["body"]:
             await upsert_comment(gh, owner, repo, number, marker=SUMMARY_MARKER,
                                  body=body.replace(SUMMARY_MARKER, "", 1).lstrip("\n"), author=login)

@@ -1,7 +1,8 @@
 """Posting a finished review back to the pull request (I/O), best effort where GitHub may refuse.
 
-One review carries the inline comments; the summary lives in one issue comment updated in place;
-approvals and dismissals follow the engine's decisions. GitHub refuses some of these for reasons
+One review carries the inline comments of every source (the model's and the analyzers'), its body
+read from the head's ledger; the summary lives in one issue comment updated in place; approvals
+and dismissals follow the engine's decisions. GitHub refuses some of these for reasons
 that are not errors of ours (an app cannot approve a pull request it opened; a protected branch
 may forbid dismissals): those are logged and shown in the check run, and the run goes on.
 
@@ -31,7 +32,7 @@ from bot.github import (
 )
 from bot.pipeline.journal import marker
 from bot.pipeline.targets import Target
-from bot.reviews.outcome import SUMMARY_MARKER, Decision, ReviewOutcome
+from bot.reviews.output import SUMMARY_MARKER, ApprovalAction, ReviewOutput
 
 logger = logging.getLogger("reviewer.post")
 
@@ -79,45 +80,45 @@ async def has_review(gh: GitHubClient, target: Target, login: str, mark: str) ->
     return await _has_review(gh, target, login, mark)
 
 
-async def carry_out(gh: GitHubClient, target: Target, decision: Decision, login: str) -> str | None:
+async def carry_out(gh: GitHubClient, target: Target, decision: ApprovalAction, login: str) -> str | None:
     """One approval decision carried out, as after a review (bot/pipeline/analyzers.py)."""
     return await _carry_out(gh, target, decision, login)
 
 
-async def post_outcome(gh: GitHubClient, target: Target, outcome: ReviewOutcome, app_login: str,
+async def post_output(gh: GitHubClient, target: Target, output: ReviewOutput, app_login: str,
                        on_posted: Callable[[], Awaitable[None]] | None = None) -> Posted:
     """`on_posted` runs once the findings are on GitHub (inline, or in the summary when GitHub
     refused their places) and before anything else is written: the moment to remember them, so
     that a later failure and its retry never post them twice."""
     posted = Posted()
     owner, repo, number = target.owner, target.repo, target.number
-    if outcome.status == "skipped":
+    if output.status == "skipped":
         return posted
-    refused = await _inline_review(gh, target, outcome, app_login) if outcome.status == "completed" else None
-    if outcome.status == "completed" and on_posted is not None:
+    refused = await _inline_review(gh, target, output, app_login) if output.status == "completed" else None
+    if output.status == "completed" and on_posted is not None:
         await on_posted()
     # A failed review updates the summary too: the comment must not keep an older head's verdict.
     # The engine's summary starts with the marker, which upsert_comment puts first itself.
-    body = outcome.summary.removeprefix(SUMMARY_MARKER).lstrip("\n")
+    body = output.summary.removeprefix(SUMMARY_MARKER).lstrip("\n")
     if refused:
         posted.notes.append(refused)
-        body += _inline_in_summary(outcome)
+        body += _inline_in_summary(output)
     await upsert_comment(gh, owner, repo, number, marker=SUMMARY_MARKER, body=body, author=app_login)
-    if outcome.status != "completed":
+    if output.status != "completed":
         return posted
-    for decision in outcome.decisions:
+    for decision in output.decisions:
         refused = await _carry_out(gh, target, decision, app_login)
         posted.decisions.append({**decision.to_json(), "refused": refused})
     return posted
 
 
-async def _inline_review(gh: GitHubClient, target: Target, outcome: ReviewOutcome, login: str) -> str | None:
+async def _inline_review(gh: GitHubClient, target: Target, output: ReviewOutput, login: str) -> str | None:
     """The review carrying the inline comments. Should GitHub refuse a comment's place (422),
     the findings are still in the summary comment and the check run: say so, go on."""
-    review = outcome.review_request()
+    review = output.review_request()
     if review is None:
         return None
-    comments = [ReviewComment(c.path, c.line, c.body, side=c.side, start_line=c.start_line) for c in outcome.inline]
+    comments = [ReviewComment(c.path, c.line, c.body, side=c.side, start_line=c.start_line) for c in output.inline]
     mark = _ours(target, "review")
     body = f"{mark}\n{review['body']}" if mark else review["body"]
 
@@ -136,12 +137,12 @@ async def _inline_review(gh: GitHubClient, target: Target, outcome: ReviewOutcom
     return None
 
 
-def _inline_in_summary(outcome: ReviewOutcome) -> str:
-    parts = [f"**`{c.path}` line {c.line}**\n\n{c.body}" for c in outcome.inline]
+def _inline_in_summary(output: ReviewOutput) -> str:
+    parts = [f"**`{c.path}` line {c.line}**\n\n{c.body}" for c in output.inline]
     return "\n\n### Findings GitHub did not place on the diff\n\n" + "\n\n".join(parts)
 
 
-async def _carry_out(gh: GitHubClient, target: Target, decision: Decision, login: str) -> str | None:
+async def _carry_out(gh: GitHubClient, target: Target, decision: ApprovalAction, login: str) -> str | None:
     """Approve or dismiss as decided, logged either way; returns a note when GitHub refused."""
     retry = target.attempt > 1
     if decision.kind == "approve":

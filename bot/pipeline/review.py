@@ -16,7 +16,7 @@ from dataclasses import replace
 from bot import telemetry
 from bot.config.budgets import BudgetLimits
 from bot.config.model import EffectiveConfig, IndexLimits
-from bot.engine.engine import run_review
+from bot.engine.engine import analyzers_review, run_review
 from bot.engine.request import DEFAULT_BUDGETS
 from bot.engine.usage import Usage
 from bot.events.jobs import ReviewResult
@@ -30,23 +30,24 @@ from bot.github import (
     list_reviews,
     start_check_run,
 )
-from bot.learnings.caps import Caps
-from bot.learnings.posting import capped, with_tally
+from bot.learnings.posting import with_tally
+from bot.learnings.threads import to_close
 from bot.pipeline import budgets, journal, learn
-from bot.pipeline.analyzers import AnalyzerStep, analyze, analyzers_outcome, patches_of
+from bot.pipeline.analyzers import AnalyzerStep, analyze, noise_budget, patches_of, uploads_applied
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.followed import follow_posted, pull_tally
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.index import IndexContext, review_context
 from bot.pipeline.life import Step, describe, paused_report, remember, repeated, step_for
 from bot.pipeline.outcome_events import follow_to_head
-from bot.pipeline.post import post_outcome
+from bot.pipeline.post import post_output
 from bot.pipeline.services import Services
 from bot.pipeline.targets import Target
+from bot.pipeline.threads import close_threads
 from bot.reviews.checkrun import CheckRunReport, report_for_failure, report_for_plan, with_review
 from bot.reviews.checkrun_budget import report_for_budget
 from bot.reviews.diff import read_patches
-from bot.reviews.outcome import ReviewOutcome
+from bot.reviews.output import ReviewOutput
 from bot.reviews.scope import FULL, ReviewScope
 from bot.store.model import StoreError, StoreUnavailable
 
@@ -57,6 +58,7 @@ NO_PROVIDER = ("No model provider is configured for this repository: the plan is
 NO_MODEL = ("No model is chosen for this repository (models.review and models.fallback are unset): the plan "
             "is posted, and no model review ran. Set models.review in .reviewer.yaml, or in the admin file's "
             "defaults or account.")
+NO_MODEL_WHY = "no model provider or no model is configured: the check run says which"
 
 
 class _Stage:
@@ -137,17 +139,17 @@ def plan_result(plan_json: dict) -> ReviewResult:
     return ReviewResult("failed" if reason == "invalid-config" else "skipped", reason)
 
 
-def review_result(outcome: ReviewOutcome, carried: list[dict]) -> ReviewResult:
+def review_result(output: ReviewOutput, carried: list[dict]) -> ReviewResult:
     """What a model review came to; `carried` is what the poster did of its decisions, in order
     (`refused` set where GitHub said no)."""
-    if outcome.status == "failed":
+    if output.status == "failed":
         return ReviewResult("failed", "no-usable-answer")
-    if outcome.status == "skipped":
+    if output.status == "skipped":
         return ReviewResult("skipped", "skipped")
     refused = {i for i, done in enumerate(carried) if done.get("refused")}
-    if any(d.approved and i not in refused for i, d in enumerate(outcome.decisions)):
+    if any(d.approved and i not in refused for i, d in enumerate(output.decisions)):
         return ReviewResult("approved")
-    return ReviewResult("findings", "incomplete" if outcome.gaps else None)
+    return ReviewResult("findings", "incomplete" if output.gaps else None)
 
 
 def _failure_text(exc: Exception) -> str:
@@ -167,33 +169,40 @@ async def _carry_out(services: Services, gh: GitHubClient, target: Target, plann
                      stage: _Stage) -> tuple[CheckRunReport, ReviewResult | None]:
     """Post what was decided (taking up what an earlier attempt posted); the run's final report
     and what the review came to."""
-    outcome = planned.outcome
-    if outcome is None:
+    output = planned.output
+    if output is None:
+        await uploads_applied(services, planned.uploads)
         return planned.report, planned.result
     stage.name = "posting the review"
     memory, login = services.memory, await services.app_login()
+    await close_threads(services.learnings, gh, target, output.resolve, login)
     if services.learnings is not None:  # the summary ends with what became of the findings so far
-        outcome = with_tally(outcome, await pull_tally(services.learnings, target.pull_key, outcome.fingerprints))
+        output = with_tally(output, await pull_tally(services.learnings, target.pull_key, output.fingerprints,
+                                                     login))
 
     async def posted_inline() -> None:
         if memory is not None:
-            await memory.add_posted(target.pull_key, outcome.fingerprints)
+            await memory.add_posted(target.pull_key, output.fingerprints)
         if services.learnings is not None:  # what becomes of each finding, from now on (bot/pipeline/followed.py)
             await follow_posted(services.learnings, gh, target.owner, target.repo, target.number, target.pull_key,
-                                outcome, login)
+                                output.ledger, bool(output.inline), login)
 
-    with telemetry.span("post", inline=len(outcome.inline)):
-        posted = await post_outcome(gh, target, outcome, login, on_posted=posted_inline)
-    carried_out = {**outcome.to_json(), "decisions": posted.decisions} if posted.decisions else outcome.to_json()
-    final = with_review(planned.report, carried_out, outcome.summary, [*planned.notes, *outcome.notes, *posted.notes])
-    result = review_result(outcome, posted.decisions)
+    with telemetry.span("post", inline=len(output.inline)):
+        posted = await post_output(gh, target, output, login, on_posted=posted_inline)
+    await uploads_applied(services, planned.uploads)
+    carried_out = {**output.to_json(), "decisions": posted.decisions} if posted.decisions else output.to_json()
+    final = with_review(planned.report, carried_out, output.summary, [*planned.notes, *output.notes, *posted.notes])
+    result = review_result(output, posted.decisions)
     if memory is not None and planned.remember is not None:
-        await remember(memory, target, planned.remember.digest, planned.remember.merge_base, outcome, final, result)
+        await remember(memory, target, planned.remember.digest, planned.remember.merge_base, output, final, result)
     return final, result
 
 
 async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _Stage) -> journal.Planned:
-    """What this job will post, read and reviewed; nothing is written to GitHub here."""
+    """What this job will post, read and reviewed: nothing is written to GitHub here (the check
+    run aside, started in progress before), and the journal records it before anything is posted.
+    The steps: the plan; what became of earlier findings; the analyzers; then the model, unless
+    none is configured, the head was reviewed already, or the account's budget is spent."""
     if services.memory is not None and not target.force:
         paused = await services.memory.paused_by(target.pull_key)
         if paused is not None:
@@ -218,15 +227,25 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
                                           _place(services, gh, target, await services.app_login()))
     stage.name = "running the analyzers"
     analyzed = await analyze(services, gh, target, patches_of(gathered), plan_json)
+    planned = await _reviewed(services, gh, target, gathered, plan_json, config, stage, analyzed)
+    if planned.output is None:
+        return replace(planned, uploads=analyzed.uploads)
+    resolve = await _threads_to_close(services, target, planned.output)
+    return replace(planned, output=replace(planned.output, resolve=resolve), uploads=analyzed.uploads)
+
+
+async def _reviewed(services: Services, gh: GitHubClient, target: Target, gathered: Gathered, plan_json: dict,
+                    config: EffectiveConfig, stage: _Stage, analyzed: AnalyzerStep) -> journal.Planned:
+    """The review itself: the model's and the analyzers' findings together, or the analyzers' alone
+    when no model reviews (none configured, or a budget spent), or the last review said again."""
     unreviewed = None if config.providers and any(plan_json["models"].values()) else \
         (NO_PROVIDER, "no-provider") if not config.providers else (NO_MODEL, "no-model")
     if unreviewed is not None:  # no model reviews: the analyzers' findings, if any, are the review
-        if analyzed.shaped.standing:
-            reviews = await list_reviews(gh, target.owner, target.repo, target.number)
-            outcome = analyzers_outcome(analyzed, target, await services.app_login(), reviews)
-            return journal.Planned(report_for_plan(plan_json, [unreviewed[0]]), outcome)
-        return journal.Planned(report_for_plan(plan_json, [unreviewed[0], *analyzed.notes]),
-                               result=ReviewResult("skipped", unreviewed[1]))
+        if not analyzed.entries:
+            return journal.Planned(report_for_plan(plan_json, [unreviewed[0], *analyzed.notes]),
+                                   result=ReviewResult("skipped", unreviewed[1]))
+        output = await _analyzers_alone(services, gh, target, plan_json, analyzed, why=NO_MODEL_WHY)
+        return journal.Planned(report_for_plan(plan_json, [unreviewed[0]]), output)
     step = None
     if services.memory is not None and services.incremental:
         stage.name = "reading what earlier reviews of this pull request did"
@@ -237,29 +256,41 @@ async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _
     stage.name = "counting the account's budgets"
     over = await _over_budget(services, target)
     if over is not None:  # no model; the analyzers' findings, if any, are still posted
-        if analyzed.shaped.standing:
-            reviews = await list_reviews(gh, target.owner, target.repo, target.number)
-            spent = _budget_report(plan_json, over)  # its title and summary name the budget, and its reset
-            outcome = analyzers_outcome(analyzed, target, await services.app_login(), reviews,
-                                        why=f"the account's budget `{over.budget}` is spent: see the plan below",
-                                        title_prefix=spent.title)
-            return journal.Planned(spent, outcome, notes=analyzed.notes)
-        return journal.Planned(_budget_report(plan_json, over), result=ReviewResult("skipped", over.reason))
+        spent = _budget_report(plan_json, over)  # its title and summary name the budget, and its reset
+        if not analyzed.entries:
+            return journal.Planned(spent, result=ReviewResult("skipped", over.reason))
+        output = await _analyzers_alone(services, gh, target, plan_json, analyzed, held_by_budget=True,
+                                        why=f"the account's budget `{over.budget}` is spent: see the plan below")
+        return journal.Planned(spent, replace(output, title=f"{spent.title}; {output.title}"), notes=analyzed.notes)
     stage.name = "running the model review"
     usage = Usage()
-    outcome = await _model_review(services, gh, target, gathered, plan_json, config, stage, step, analyzed,
-                                  usage)
-    outcome = _within_caps(services, target, outcome)
+    output = await _model_review(services, gh, target, gathered, plan_json, config, stage, step, analyzed, usage)
     if services.budgets is not None:
         await budgets.spend(services.budgets, budgets.account_of(target.full_name), usage)
-    return journal.Planned(report_for_plan(plan_json), outcome,
+    return journal.Planned(report_for_plan(plan_json), output,
                            notes=((describe(step, target.head_sha),) if step is not None else ()) + analyzed.notes,
                            remember=journal.Remembered(step.digest, step.merge_base) if step is not None else None)
 
 
+async def _analyzers_alone(services: Services, gh: GitHubClient, target: Target, plan_json: dict,
+                           analyzed: AnalyzerStep, *, why: str, held_by_budget: bool = False) -> ReviewOutput:
+    reviews = await list_reviews(gh, target.owner, target.repo, target.number)
+    return analyzers_review(plan_json, analyzed.entries, head_sha=target.head_sha,
+                            app_login=await services.app_login(), reviews=reviews, why=why,
+                            noise=noise_budget(services, target), held_by_budget=held_by_budget,
+                            notes=analyzed.notes)
+
+
+async def _threads_to_close(services: Services, target: Target, output: ReviewOutput) -> tuple[int, ...]:
+    """The app's threads of findings a push resolved and this head does not have again."""
+    if services.learnings is None or output.status != "completed":
+        return ()
+    return to_close(await services.learnings.followed(target.pull_key), output.ledger)
+
+
 async def _model_review(services: Services, gh: GitHubClient, target: Target, gathered: Gathered,
                         plan_json: dict, config: EffectiveConfig, stage: _Stage, step: Step | None,
-                        analyzed: AnalyzerStep | None = None, usage: Usage | None = None) -> ReviewOutcome:
+                        analyzed: AnalyzerStep, usage: Usage) -> ReviewOutput:
     files = await read_paths(gh, target.owner, target.repo, referenced_paths(plan_json), gathered.merge_base)
     reviews = await list_reviews(gh, target.owner, target.repo, target.number)
     login = await services.app_login()
@@ -273,29 +304,20 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
     if services.learnings is not None:
         stage.name = "reading the learnings"
         learned = await learn.for_review(services.learnings, _place(services, gh, target, login))
+        followed = await services.learnings.followed(target.pull_key)
+        scope = replace(scope, dismissed=frozenset(f.tracked.fingerprint for f in followed if f.state == "dismissed"))
     return await run_review(plan_json, files=files, patches=patches, providers=config.providers,
                             session=services.http, head_sha=target.head_sha, app_login=login,
                             reviews=reviews, secrets_dir=services.secrets_dir, scope=scope,
                             index=index.retrieval if index else None, lookups=index.lookups if index else None,
                             learned=learned, walkthrough=_walkthrough_on(services, target),
-                            analyzer_findings=analyzed.findings if analyzed is not None else (),
-                            usage=usage)
+                            analyzers=analyzed.entries, noise=noise_budget(services, target), usage=usage)
 
 
 def _walkthrough_on(services: Services, target: Target) -> bool:
     """The admin file's `reviews.walkthrough` (on unless switched off)."""
     admin = services.admin.current
     return admin is None or bool(admin.review_limits(target.full_name).walkthrough)
-
-
-def _within_caps(services: Services, target: Target, outcome: ReviewOutcome) -> ReviewOutcome:
-    """The admin file's noise caps over the inline comments (bot/learnings/posting.py)."""
-    admin = services.admin.current
-    if admin is None or outcome.status != "completed":
-        return outcome
-    limits = admin.review_limits(target.full_name)
-    kept, notes = capped(outcome, Caps(limits.max_inline_comments, limits.inline_severity_floor))
-    return replace(kept, notes=(*kept.notes, *notes)) if notes else kept
 
 
 def _diff_of(gathered: Gathered) -> dict:

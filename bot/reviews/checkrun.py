@@ -146,9 +146,24 @@ def _failed_attempts(outcome: Mapping[str, Any]) -> list[str]:
             for a in outcome["attempts"] if a["error"]]
 
 
+def _cost_section(output: Mapping[str, Any]) -> list[str]:
+    """What the review's model calls came to (none when no model was asked)."""
+    cost = output.get("cost")
+    return ["", "### Cost", "", f"- {cost['line']}"] if cost else []
+
+
+def _left_out_section(output: Mapping[str, Any]) -> list[str]:
+    """Every changed file the review did not read whole, by name, and why: never cut short."""
+    items = output.get("leftOut") or []
+    if not items:
+        return []
+    return ["", f"### Left out of this review ({len(items)})", "",
+            *(f"- {_code(item['path'])} — {item['why']}" for item in items)]
+
+
 def with_review(plan_report: CheckRunReport, outcome: Mapping[str, Any], summary: str,
                 notes: Sequence[str] = ()) -> CheckRunReport:
-    """The plan's report joined with what the review found (`outcome` is `ReviewOutcome.to_json()`).
+    """The plan's report joined with what the review found (`outcome` is `ReviewOutput.to_json()`).
 
     A failing plan (the changed configuration is invalid) keeps the run failed whatever the review
     found; otherwise the review's conclusion stands.
@@ -162,7 +177,7 @@ def with_review(plan_report: CheckRunReport, outcome: Mapping[str, Any], summary
     # The review's summary lists its own notes (the repository index's line among them): a note
     # it already says is not said again beneath it.
     unsaid = [n for n in [*_failed_attempts(outcome), *notes] if n not in text]
-    body = [text, *_decisions_section(outcome["decisions"]), *_notes_section(unsaid), "", "---", "",
-            "## The plan", "", plan_report.summary]
+    body = [text, *_decisions_section(outcome["decisions"]), *_cost_section(outcome), *_left_out_section(outcome),
+            *_notes_section(unsaid), "", "---", "", "## The plan", "", plan_report.summary]
     return CheckRunReport(conclusion, title, "\n".join(body).strip() + "\n",
                           annotations=[*plan_report.annotations, *outcome["annotations"]])

@@ -12,10 +12,11 @@ findings still dismiss an earlier approval as any review's do.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 from bot.reviews.findings import Finding
-from bot.reviews.outcome import Annotation, Decision
-from bot.reviews.shaping import Placed
+from bot.reviews.output import Annotation, ApprovalAction
+from bot.reviews.shaping import RuleRef
 
 _LEVELS = {"blocking": "failure", "important": "warning", "minor": "notice", "nit": "notice"}
 MAX_ANNOTATION_MESSAGE = 60_000  # GitHub: 64 KB
@@ -43,7 +44,7 @@ def decide(
     findings: Sequence[Finding],
     reviews: Iterable[Mapping],
     gaps: Sequence[str] = (),
-) -> tuple[Decision, ...]:
+) -> tuple[ApprovalAction, ...]:
     """What to do about approvals after one review of `head_sha`.
 
     `reviews` are the pull request's reviews as GitHub lists them. Dismissal does not depend on
@@ -53,23 +54,23 @@ def decide(
     """
     short = head_sha[:7]
     if not completed:
-        return (Decision("none", f"the review of {short} did not complete; nothing approved or dismissed"),)
+        return (ApprovalAction("none", f"the review of {short} did not complete; nothing approved or dismissed"),)
     blocking, important = _tally(findings)
     own_approvals = [r for r in reviews if r.get("state") == "APPROVED" and _is_own(r, app_login)]
     if blocking or important:
         reason = (f"Reviewer found {blocking} blocking and {important} important finding(s) "
                   f"at {short}; its earlier approval no longer holds.")
-        dismissals = tuple(Decision("dismiss", reason, review_id=r.get("id")) for r in own_approvals)
+        dismissals = tuple(ApprovalAction("dismiss", reason, review_id=r.get("id")) for r in own_approvals)
         if dismissals:
             return dismissals
-        return (Decision("none", f"not approved: {blocking} blocking, {important} important finding(s)"),)
+        return (ApprovalAction("none", f"not approved: {blocking} blocking, {important} important finding(s)"),)
     if not approve:
-        return (Decision("none", "approve is off"),)
+        return (ApprovalAction("none", "approve is off"),)
     if gaps:
-        return (Decision("none", "approval withheld: " + "; ".join(gaps), withheld=True),)
+        return (ApprovalAction("none", "approval withheld: " + "; ".join(gaps), withheld=True),)
     if any(r.get("commit_id") == head_sha for r in own_approvals):
-        return (Decision("none", f"already approved at {short}", approved=True),)
-    return (Decision("approve", f"Reviewer found nothing blocking or important at {short}.",
+        return (ApprovalAction("none", f"already approved at {short}", approved=True),)
+    return (ApprovalAction("approve", f"Reviewer found nothing blocking or important at {short}.",
                      commit_id=head_sha, approved=True),)
 
 
@@ -111,8 +112,18 @@ def conclusion(
     return "success", "Nothing blocking or important" if findings else "No findings"
 
 
-def check_run_annotations(posted: Iterable[Placed]) -> tuple[Annotation, ...]:
-    """One check-run annotation per posted finding: blocking → failure, important → warning."""
+class Annotated(Protocol):
+    """A finding with the rules it names (shaping's `Placed`, the ledger's `Entry`)."""
+
+    @property
+    def finding(self) -> Finding: ...
+
+    @property
+    def rules(self) -> tuple[RuleRef, ...]: ...
+
+
+def check_run_annotations(posted: Iterable[Annotated]) -> tuple[Annotation, ...]:
+    """One check-run annotation per finding: blocking → failure, important → warning."""
     out = []
     for placed in posted:
         f = placed.finding

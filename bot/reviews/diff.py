@@ -96,6 +96,17 @@ def placeable(patch: FilePatch | None, start: int, end: int) -> bool:
     return patch is not None and any(h.covers(start, end) for h in patch.hunks)
 
 
+def in_diff(patch: FilePatch | None, start: int | None, end: int | None) -> bool:
+    """Whether a finding on new-file lines start..end is about the change: one of its lines is a
+    line the diff shows (added, or context in a hunk). A finding on a whole file (no lines) is,
+    when the file is in the diff. Only such findings decide a check run or an approval."""
+    if patch is None:
+        return False
+    if start is None or end is None:
+        return True
+    return any(h.new_count and h.new_start <= end and start < h.new_start + h.new_count for h in patch.hunks)
+
+
 def render_hunk(hunk: Hunk) -> list[str]:
     """A hunk with new-file numbers in a left margin: `  12 +added`, `     -removed`."""
     out = [hunk.header]

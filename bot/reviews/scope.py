@@ -20,6 +20,9 @@ class ReviewScope:
     since: str | None = None  # incremental: the last reviewed head
     increment: tuple[Mapping, ...] = ()  # incremental: GitHub's file entries of since...head
     posted: tuple[PostedFinding, ...] = field(default=())  # every finding posted on the pull request so far
+    # the posted findings people dismissed (a 👎, a learning, a thread resolved with no change to
+    # their lines): never posted again, and no longer counted when the model makes them again
+    dismissed: frozenset[str] = frozenset()
 
     @property
     def fingerprints(self) -> frozenset[str]:

@@ -5,7 +5,7 @@ why a finding the model gave is not where the author might look for it:
 `feedback: minimal` drops categories other than bug/risk/breaking-change/security (and `other`); then
 `requireSuggestedFix` withholds findings without a fix; then rule ids are checked against the rules
 that apply; then each finding is placed inline or in the summary (`comments.inline`, nits under
-`standard`, lines outside the diff).
+`standard`, lines outside the diff — which also decide nothing: bot/reviews/ledger.py).
 """
 
 from __future__ import annotations
@@ -13,15 +13,42 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from bot.reviews.diff import FilePatch, placeable
+from bot.reviews.diff import FilePatch, in_diff, placeable
 from bot.reviews.findings import Finding
-from bot.reviews.outcome import Counts
 
 # `other` too: the model named a category of its own (bot.reviews.findings), and under minimal feedback
 # it was asked for bugs, risks, breaking changes and security alone, so it may be any of them; a
 # finding is never left out for our not knowing its label.
 MINIMAL_CATEGORIES = frozenset({"bug", "risk", "breaking-change", "security", "other"})
 RULE_TEXT_CHARS = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Findings that were not posted as the model gave them, by reason."""
+
+    malformed: int = 0  # broke the findings schema
+    over_limit: int = 0  # past the most findings one review posts
+    without_fix: int = 0  # requireSuggestedFix: no suggested fix, not posted
+    outside_diff: int = 0  # no line the diff shows: listed in the summary, and deciding nothing
+    across_hunks: int = 0  # on the diff, but not within one hunk (GitHub takes no comment there): in the summary
+    nits_in_summary: int = 0  # feedback standard: nits kept to the summary
+    filtered_by_minimal: int = 0  # feedback minimal: category not bug/risk/breaking/security
+    unknown_rule_ids: int = 0  # rule ids no applying rule has, removed from their findings
+    already_posted: int = 0  # posted on the pull request before (same path, code and message)
+
+    def to_json(self) -> dict:
+        return {
+            "malformed": self.malformed,
+            "overLimit": self.over_limit,
+            "withoutFix": self.without_fix,
+            "outsideDiff": self.outside_diff,
+            "acrossHunks": self.across_hunks,
+            "nitsInSummary": self.nits_in_summary,
+            "filteredByMinimal": self.filtered_by_minimal,
+            "unknownRuleIds": self.unknown_rule_ids,
+            "alreadyPosted": self.already_posted,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +65,7 @@ class Placed:
 
 
 @dataclass(frozen=True, slots=True)
-class Shaped:
+class ShapedFindings:
     posted: tuple[Placed, ...]  # in the model's order
     withheld: tuple[Finding, ...]  # requireSuggestedFix: found, but not posted for lacking a fix
     counts: Counts
@@ -64,20 +91,20 @@ def rule_refs(plan: dict, files: Mapping[str, str]) -> dict[str, RuleRef]:
     return refs
 
 
-def shape(
+def shape_findings(
     findings: tuple[Finding, ...],
     plan: dict,
     *,
     patches: Mapping[str, FilePatch],
     files: Mapping[str, str],
-) -> Shaped:
+) -> ShapedFindings:
     feedback = plan.get("feedback", "standard")
     inline_on = bool(plan.get("comments", {}).get("inline", True))
     require_fix = bool(plan.get("requireSuggestedFix"))
     known = rule_refs(plan, files)
     posted: list[Placed] = []
     withheld: list[Finding] = []
-    minimal = no_fix = unknown = nits = outside = 0
+    minimal = no_fix = unknown = nits = outside = across = 0
     for finding in findings:
         if feedback == "minimal" and finding.category not in MINIMAL_CATEGORIES:
             minimal += 1
@@ -90,13 +117,16 @@ def shape(
         unknown += len(finding.rules) - len(kept)
         finding = replace(finding, rules=kept)
         inline = inline_on
-        if inline and feedback == "standard" and finding.severity == "nit":
-            inline, nits = False, nits + 1
-        if inline and not placeable(patches.get(finding.path), finding.start_line, finding.end_line):
+        patch = patches.get(finding.path)
+        if not in_diff(patch, finding.start_line, finding.end_line):
             inline, outside = False, outside + 1
+        elif inline and feedback == "standard" and finding.severity == "nit":
+            inline, nits = False, nits + 1
+        elif inline and not placeable(patch, finding.start_line, finding.end_line):
+            inline, across = False, across + 1
         posted.append(Placed(finding, tuple(known[r] for r in kept), inline))
     counts = Counts(
-        without_fix=no_fix, outside_diff=outside, nits_in_summary=nits,
+        without_fix=no_fix, outside_diff=outside, across_hunks=across, nits_in_summary=nits,
         filtered_by_minimal=minimal, unknown_rule_ids=unknown,
     )
-    return Shaped(tuple(posted), tuple(withheld), counts)
+    return ShapedFindings(tuple(posted), tuple(withheld), counts)

@@ -12,7 +12,7 @@ from typing import Any
 from bot.events.jobs import Classification, InvalidPayload, classify, parse_payload
 from bot.server import logging as log
 from bot.server.metrics import Metrics
-from bot.store.model import Decision, DeliveryStore, Received
+from bot.store.model import DeliveryDecision, DeliveryStore, Received
 
 logger = log.get("queue")
 INTAKE_PAUSE = 0.02  # seconds between two parsed bodies while webhook requests are waiting
@@ -21,7 +21,7 @@ INTAKE_PAUSE = 0.02  # seconds between two parsed bodies while webhook requests 
 BIG_BODY = 1024 * 1024
 
 
-async def decide_in_turn(row: Received, metrics: Metrics, store: DeliveryStore) -> Decision:
+async def decide_in_turn(row: Received, metrics: Metrics, store: DeliveryStore) -> DeliveryDecision:
     """`decide`, then a turn for the event loop: a body may take a while to parse, and a batch
     holds many. Intake first: GitHub counts a delivery failed after 10 s without an answer, while a
     job may wait. During a burst (requests waiting for their commit) one body is parsed per
@@ -47,7 +47,7 @@ def _read(row: Received) -> _Read:
         return exc
 
 
-def decide(row: Received, metrics: Metrics, read: _Read) -> Decision:
+def decide(row: Received, metrics: Metrics, read: _Read) -> DeliveryDecision:
     """The delivery's new state (queued, ignored, done for installation events
     that add or remove no repository, failed), from what `_read` made of its body."""
     fields: dict[str, Any] = {"delivery": row.delivery_id, "event": row.event}
@@ -58,20 +58,20 @@ def decide(row: Received, metrics: Metrics, read: _Read) -> Decision:
     except InvalidPayload as exc:  # signed by GitHub's secret but unusable: retrying cannot help
         logger.warning("delivery failed: %s", exc, extra=fields)
         metrics.delivery(row.event, "invalid")
-        return Decision(row.event, (row.delivery_id, "failed", None, str(exc)))
+        return DeliveryDecision(row.event, (row.delivery_id, "failed", None, str(exc)))
     except Exception as exc:  # a bug here must not wedge the dispatcher on this row
         logger.exception("delivery could not be classified", extra=fields)
         metrics.delivery(row.event, "invalid")
-        return Decision(row.event, (row.delivery_id, "failed", None, log.error_text(exc)))
+        return DeliveryDecision(row.event, (row.delivery_id, "failed", None, log.error_text(exc)))
     fields.update(log.fields(action=c.action, repo=c.repo, pr=c.pr_number, installation=c.installation_id))
     if c.kind == "ignored":
         logger.info("delivery ignored: %s", c.reason, extra=fields)
         metrics.delivery(row.event, "ignored")
-        return Decision(row.event, (row.delivery_id, "ignored", c, None))
+        return DeliveryDecision(row.event, (row.delivery_id, "ignored", c, None))
     if c.kind == "installation":  # recorded; a job when repositories came or went (their indexes)
         logger.info("installation recorded", extra=fields)
         metrics.delivery(row.event, "installation")
-        return Decision(row.event, (row.delivery_id, "queued" if c.key else "done", c, None), payload)
+        return DeliveryDecision(row.event, (row.delivery_id, "queued" if c.key else "done", c, None), payload)
     logger.info("delivery queued", extra=fields)
     metrics.delivery(row.event, "queued")
-    return Decision(row.event, (row.delivery_id, "queued", c, None))
+    return DeliveryDecision(row.event, (row.delivery_id, "queued", c, None))

@@ -45,7 +45,7 @@ from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
 from bot.server.pg_worker import Heartbeat, ReviewerWorker
 from bot.server.queue import BATCH, run_job
-from bot.store.model import Decision, DeliveryStore, Queued, Received
+from bot.store.model import DeliveryDecision, DeliveryStore, Queued, Received
 from bot.store.postgres import database
 from bot.store.postgres.jobqueue import COUNT_JOBS, FAIL_STALLED, RETRY_STALLED, WAITING_KEYS
 
@@ -170,7 +170,7 @@ class ProcrastinateQueue:
                 await pause(1)
                 self.wake()
 
-    async def _decide(self, row: Received) -> Decision:
+    async def _decide(self, row: Received) -> DeliveryDecision:
         return await decide_in_turn(row, self.metrics, self.store)
 
     async def defer_all(self, keys: set[str]) -> list[str]:

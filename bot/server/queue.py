@@ -23,7 +23,7 @@ from bot.loops.pause import pause
 from bot.server import logging as log
 from bot.server.dispatch import BIG_BODY, decide_in_turn
 from bot.server.metrics import Metrics
-from bot.store.model import Decision, DeliveryStore, Queued, Received, Started, StoreUnavailable
+from bot.store.model import DeliveryDecision, DeliveryStore, Queued, Received, Started, StoreUnavailable
 
 logger = log.get("queue")
 BATCH = 64
@@ -98,7 +98,7 @@ class JobQueue:
         """Decide and record a batch of received rows, schedule their jobs; how many were taken."""
         seqs: dict[str, int] = {}
 
-        async def decide(row: Received) -> Decision:
+        async def decide(row: Received) -> DeliveryDecision:
             seqs[row.delivery_id] = row.seq
             return await decide_in_turn(row, self.metrics, self.store)
 

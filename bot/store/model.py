@@ -80,7 +80,11 @@ class PostedFinding:
     category: str
     code: str  # the normalised code the finding is about; "" when it was not in the diff
     message: str
-    head_sha: str = ""
+    head_sha: str = ""  # the head it was posted at, where its lines are numbered
+    source: str = "model"  # "model" | "analyzer:<tool>" (bot/reviews/ledger.py)
+    rule: str | None = None  # an analyzer's rule id: an upload's finding of the same rule at its lines is not posted again
+    start_line: int = 0  # its lines at `head_sha` (0: unknown, a row from before they were kept)
+    end_line: int = 0
 
 
 # The states of a delivery's row (see DeliveryStore); `OPEN` ones are never pruned.
@@ -181,7 +185,7 @@ Outcome = tuple[str, str, Classification | None, str | None]
 
 
 @dataclass(frozen=True)
-class Decision:
+class DeliveryDecision:
     """What the dispatcher made of a received delivery: its outcome, and the parsed payload of an
     installation event (recorded with the outcome)."""
 
@@ -190,16 +194,16 @@ class Decision:
     installation_payload: dict[str, Any] | None = None
 
 
-def refused(decision: Decision, exc: Exception) -> Decision:
+def refused(decision: DeliveryDecision, exc: Exception) -> DeliveryDecision:
     """The decision a store records instead of one it could not write: the delivery failed, with
     the store's reason (its first line; a value that cannot be stored is the payload's fault)."""
     reason = (str(exc).splitlines() or [""])[0][:200]
     error = f"the delivery could not be recorded: {type(exc).__name__}: {reason}"
-    return Decision(decision.event, (decision.outcome[0], "failed", None, error))
+    return DeliveryDecision(decision.event, (decision.outcome[0], "failed", None, error))
 
 
 # Decides one received row; async so that a caller may yield to the event loop between bodies.
-Decide = Callable[[Received], Awaitable[Decision]]
+Decide = Callable[[Received], Awaitable[DeliveryDecision]]
 
 
 class DeliveryStore(Protocol):
@@ -238,7 +242,7 @@ class DeliveryStore(Protocol):
     async def accept(self, item: Incoming) -> bool: ...
     async def received(self, limit: int) -> list[Received]: ...
     async def classified(self, outcomes: list[Outcome]) -> None: ...
-    async def claim(self, limit: int, decide: Decide) -> list[Decision]: ...
+    async def claim(self, limit: int, decide: Decide) -> list[DeliveryDecision]: ...
     async def recover(self, key: str | None = None) -> int: ...
     async def queued(self, key: str | None = None) -> list[Queued]: ...
     async def open_keys(self) -> list[str]: ...

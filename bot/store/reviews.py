@@ -66,18 +66,20 @@ class _SQLMemory(PortableStore):
 
     async def posted(self, pull: str) -> list[PostedFinding]:
         rows = await self._run(lambda c: c.execute(
-            "SELECT fingerprint, path, severity, category, code, message, head_sha FROM review_findings "
+            "SELECT fingerprint, path, severity, category, code, message, head_sha, source, rule, start_line, end_line "
+            "FROM review_findings "
             "WHERE pull = ? ORDER BY posted_at, fingerprint", (pull,)).fetchall())
         return [PostedFinding(*row) for row in rows]
 
     async def add_posted(self, pull: str, findings: Iterable[PostedFinding]) -> None:
         now = self._clock()
-        rows = [(pull, f.fingerprint, f.path, f.severity, f.category, f.code, f.message, f.head_sha, now)
-                for f in findings]
+        rows = [(pull, f.fingerprint, f.path, f.severity, f.category, f.code, f.message, f.head_sha, now, f.source,
+                 f.rule, f.start_line, f.end_line) for f in findings]
         if rows:
             await self._run(lambda c: c.executemany(
                 "INSERT INTO review_findings (pull, fingerprint, path, severity, category, code, message, head_sha, "
-                "posted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (pull, fingerprint) DO NOTHING", rows))
+                "posted_at, source, rule, start_line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (pull, fingerprint) DO NOTHING", rows))
 
     async def paused_by(self, pull: str) -> str | None:
         row = await self._run(lambda c: c.execute(

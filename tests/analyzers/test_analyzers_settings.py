@@ -56,10 +56,21 @@ def test_the_account_replaces_the_instance_key_by_key():
     ("analyzers:\n  maxInlinePerTool: -1\n", "/analyzers/maxInlinePerTool", 2, "minimum"),
     ("analyzers: [ruff]\n", "/analyzers", 1, "type"),
     ("accounts:\n  octo:\n    analyzers:\n      shellcheck: 1\n", "/accounts/octo/analyzers/shellcheck", 4, "type"),
+    ("analyzers:\n  severity:\n    ruff/I*: nit\n    ruff: minor\n", "/analyzers/severity/ruff", 4, "pattern"),
+    ("analyzers:\n  severity:\n    ruff/I*: critical\n", "/analyzers/severity/ruff~1I*", 3, "enum"),
+    ("analyzers:\n  severity: [ruff]\n", "/analyzers/severity", 2, "type"),
 ])
 def test_bad_settings_are_errors_at_their_line(text, pointer, line, code):
     [diag] = load(text)[1]
     assert (diag.pointer, diag.line, diag.code) == (pointer, line, code)
+
+
+def test_the_severity_mapping_is_read_in_the_files_order_and_replaced_whole_by_an_account():
+    admin, _ = load("analyzers:\n  severity:\n    RUFF/I*: nit\n    codeql/py/sql-*: blocking\n"
+                    "accounts:\n  octo:\n    analyzers:\n      severity: {eslint/no-eval: important}\n")
+    rules = analyzer_settings(admin, "other/app").severity
+    assert [(r.tool, r.rule, r.severity) for r in rules] == [("ruff", "I*", "nit"), ("codeql", "py/sql-*", "blocking")]
+    assert [(r.tool, r.rule) for r in analyzer_settings(admin, "octo/app").severity] == [("eslint", "no-eval")]
 
 
 def test_the_published_schema_takes_the_section_and_refuses_what_the_validator_refuses():

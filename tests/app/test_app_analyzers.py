@@ -91,7 +91,9 @@ async def _complete(world: World, upload_id: str) -> dict:
 
 
 def _analyzer_reviews(pr) -> list:
-    return [r for r in pr.reviews if "reviewer:analyzers" in r.body or r.body.startswith("Analyzers (")]
+    """The app's reviews carrying findings: the review job's one review (no model here: the
+    analyzers' findings are the review), and an upload's."""
+    return [r for r in pr.reviews if "**Reviewer**" in r.body and r.state == "COMMENTED"]
 
 
 def _comments(pr) -> set[tuple[str, int, str]]:

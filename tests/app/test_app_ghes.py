@@ -64,6 +64,9 @@ async def test_a_review_a_push_and_a_question_under_api_v3(tmp_path, ghes, ghes_
 
     assert first.conclusion == "failure" and first.output["title"] == "1 blocking finding(s)"
     assert [c.line for c in inline_comments(world, pr)][:1] == [6]
+    # the push fixed it: the app closed its thread through GHES's GraphQL (/api/graphql)
+    assert pr.thread_resolved(inline_comments(world, pr)[0])
+    assert [c.fields for c in ghes.graphql_calls if c.operation == "mutation"] == [("resolveReviewThread",)]
     assert second.conclusion == "success"
     assert any(r.state == "APPROVED" for r in pr.reviews if r.user == world.app.bot)
     assert "Because the divisor may be zero." in [shown(c.body) for c in pr.comments if c.user == world.app.bot]

@@ -163,7 +163,7 @@ async def test_caps_move_findings_to_the_summary_and_the_tally_follows_them(
         [inline] = inline_comments(world, pr)
         assert "Division by zero" in inline.body  # the most severe stays inline
         summary = shown(summary_of(world, pr))
-        assert "### Listed here only" in summary
+        assert "### Findings not posted inline" in summary  # one budget: what it moves is listed, and why
         assert "1 finding below the inline floor (important) is listed in this summary only" in summary
         assert ("1 finding past the limit of 1 inline comments a review is listed in this summary only "
                 "(the lowest severities first)") in summary
@@ -279,8 +279,11 @@ async def test_a_force_push_that_drops_a_findings_code_resolves_it(tmp_path, git
         rewritten = CALC_HEAD.replace("    return a / b\n", "    return a / b if b else 0.0\n")
         await push_reviewed(world, pr, {"src/calc.py": rewritten}, parent=pr.merge_base)  # a force-push
         summary = shown(summary_of(world, pr))
-    # the division's line is gone from the pull request's diff; the secret's is still there
-    assert "**Findings of this pull request so far:** 2 findings: 1 resolved, 0 dismissed, 1 open" in summary
+    # the division's line is gone from the pull request's diff, and its thread closed by the app; the
+    # secret's is still there, and still stands though this full review did not say it again
+    assert ("**Findings of this pull request so far:** 2 findings: 1 resolved (1 thread closed by the app), "
+            "0 dismissed, 1 open") in summary
+    assert "**1 finding(s)** at" in summary and "0 blocking, 1 important" in summary
 
 
 async def test_an_analyzers_finding_is_left_out_by_a_learning_of_its_rule_id(tmp_path, github, github_app,

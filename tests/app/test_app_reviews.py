@@ -61,7 +61,7 @@ async def test_each_feedback_level_shapes_what_is_posted(tmp_path, github, githu
     # detailed: every finding on the diff is inline, nits included; the one off the diff is in the summary.
     assert sorted(messages(inline_comments(world, detailed))) == [1, 3, 5, 6, 9]
     assert "Name the module's purpose." in summary_of(world, detailed)
-    assert "1 outside the diff (listed in this summary)" in summary_of(world, detailed)
+    assert "1 outside the diff (listed in this summary; they decide neither" in summary_of(world, detailed)
     # standard: the same, with the nit kept to the summary.
     assert sorted(messages(inline_comments(world, standard))) == [3, 5, 6, 9]
     assert "Unused import order." in summary_of(world, standard)
@@ -73,7 +73,8 @@ async def test_each_feedback_level_shapes_what_is_posted(tmp_path, github, githu
         assert dropped not in minimal_summary
     assert "4 outside the categories of minimal feedback, not posted" in minimal_summary
     for level, run in runs.items():
-        assert run.conclusion == "failure" and run.output["title"] == "1 blocking finding(s)"
+        outside = "; 1 outside the diff" if level != "minimal" else ""  # minimal leaves the maintainability one out
+        assert run.conclusion == "failure" and run.output["title"] == f"1 blocking finding(s){outside}"
         assert "**none** — not approved: 1 blocking, 1 important finding(s)" in run.output["summary"]
         assert f"feedback: {level}; inline comments: on" in run.output["summary"]
     assert [(a["start_line"], a["annotation_level"]) for a in runs["minimal"].annotations] == [
@@ -196,7 +197,9 @@ async def test_more_than_fifty_findings_are_all_posted_and_annotated(tmp_path, g
     async with reviewing_app(tmp_path, github, github_app, app_private_key, chat) as world:
         pr = config_pull(world, "feedback: detailed\n")
         run = await reviewed(world, pr)
-    assert len(inline_comments(world, pr)) == 60 and len(app_reviews(world, pr)) == 1  # one review
+    # the default noise budget: 10 inline comments a review, the other 50 listed in the summary
+    assert len(inline_comments(world, pr)) == 10 and len(app_reviews(world, pr)) == 1  # one review
+    assert "Point 59." in summary_of(world, pr) and "50 findings past the limit of 10 inline" in summary_of(world, pr)
     assert len(run.annotations) == 60 and run.requests >= 3  # at most 50 a request (the double refuses more)
     assert run.conclusion == "success" and run.output["title"] == "Nothing blocking or important"
 

@@ -4,6 +4,7 @@ from bot.config.admin import AdminConfig, load_admin_config
 from bot.config.admin_schema import SEVERITIES
 from bot.config.model import ReviewLimits
 from bot.reviews.findings import SEVERITIES as FINDING_SEVERITIES
+from bot.reviews.ledger import DEFAULT_MAX_INLINE
 from tests.support.config_examples import ROOT
 
 TEXT = (ROOT / "valid" / "admin-reviews.yaml").read_text()
@@ -17,8 +18,8 @@ def limits(full_name, text=TEXT):
 
 def test_without_the_section_the_defaults_hold():
     assert AdminConfig.empty().review_limits("octo/app") == ReviewLimits(
-        None, "nit", True, {"maxInlineComments": "default", "inlineSeverityFloor": "default", "walkthrough": "default"})
-    assert limits("octo/app", "providers: {}\n").max_inline_comments is None
+        10, "nit", True, {"maxInlineComments": "default", "inlineSeverityFloor": "default", "walkthrough": "default"})
+    assert limits("octo/app", "providers: {}\n").max_inline_comments == 10 == DEFAULT_MAX_INLINE  # the ledger's too
 
 
 def test_the_instance_then_the_account_then_the_first_matching_repository_entry():

@@ -130,6 +130,9 @@ def test_budgets_cut_and_say_what_was_cut():
     assert "rule style-guide left out: the rule budget was spent" in notes
     assert "src/app.py: diff cut after" in notes
     assert "file(s) not reviewed: docs/guide.md" in notes
+    assert [path for path, _ in request.left_out] == ["src/app.py", "assets/logo.png", "docs/guide.md"]
+    assert request.left_out[0][1].startswith("diff cut after") and request.left_out[0][1].endswith("(the diff budget)")
+    assert request.left_out[2] == ("docs/guide.md", "not reviewed: the diff budget was spent")
     text = user_message(request)
     assert "x" * 101 not in text and "## Left out of this request" in text
 

@@ -5,7 +5,8 @@ import logging
 
 import pytest
 
-from bot.reviews.outcome import SUMMARY_MARKER
+from bot.reviews.checkrun import CheckRunReport, with_review
+from bot.reviews.output import SUMMARY_MARKER
 from tests.support.chat_double import Reply, failing, findings
 from tests.support.engine_support import API_KEY, HEAD, finding, make_plan, review
 
@@ -70,7 +71,7 @@ async def test_inline_comments_off_posts_the_summary_alone(double, session):
     double.answer("primary-model", findings(*ALL))
     outcome = await review(double, session, make_plan(feedback="detailed", comments={"inline": False}))
     assert outcome.inline == () and outcome.review_request() is None
-    assert outcome.counts.outside_diff == 0
+    assert outcome.counts.outside_diff == 1  # FAR: listed, and deciding nothing, whether inline is on or off
     for f in ALL:
         assert f["message"] in outcome.summary
 
@@ -214,3 +215,20 @@ async def test_a_small_context_cuts_the_shared_parts_so_each_request_fits(double
     sent = double.requests_for("primary-model")
     assert sent and all(sum(len(m["content"].encode()) for m in r.body["messages"]) <= capacity for r in sent)
     assert any("ARCHITECTURE.md" in note and "cut" in note for note in outcome.notes)
+
+
+async def test_the_output_names_every_file_left_out_and_what_the_models_cost(double, session):
+    double.answer("primary-model", findings(BUG, usage=(900, 40)))
+    outcome = await review(double, session, make_plan(feedback="detailed"))
+    assert [(item.path, item.why) for item in outcome.left_out] == [
+        ("vendor/lib.js", "ignored by the configuration's `ignore`"),
+        ("assets/logo.png", "no textual diff (binary, or too large for GitHub to diff)")]
+    assert outcome.cost is not None and (outcome.cost.calls, outcome.cost.prompt_tokens) == (1, 900)
+    assert outcome.cost.line() == "1 model call: 900 prompt and 40 answer tokens; no price declared for local/primary-model"
+    report = with_review(CheckRunReport("success", "Review planned", "plan"), outcome.to_json(), outcome.summary)
+    assert "### Cost\n\n- 1 model call: 900 prompt and 40 answer tokens" in report.summary
+    assert ("### Left out of this review (2)\n\n- `vendor/lib.js` — ignored by the configuration's `ignore`\n"
+            "- `assets/logo.png` — no textual diff") in report.summary
+    shown = outcome.to_json()
+    assert shown["leftOut"][0] == {"path": "vendor/lib.js", "why": "ignored by the configuration's `ignore`"}
+    assert shown["standing"]["total"] == 1 and shown["cost"]["line"] == outcome.cost.line()

@@ -3,7 +3,7 @@
 import pytest
 
 from bot.engine.templates import SUMMARY_LIMIT
-from bot.reviews.outcome import SUMMARY_MARKER
+from bot.reviews.output import SUMMARY_MARKER
 from tests.support.chat_double import findings
 from tests.support.engine_support import FILES, finding, make_plan, review
 

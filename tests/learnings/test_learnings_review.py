@@ -1,19 +1,19 @@
 """The learnings a review applies, as plain functions: findings of any shape left out by rule id
-(an analyzer's too), the caps over a review's inline comments, the tally line, the rate chart."""
+(an analyzer's too), the tally line (and the threads the app closed), the rate chart."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from bot.learnings.caps import Caps
 from bot.learnings.chart import Series, rate_chart
 from bot.learnings.model import Learning, Scope
-from bot.learnings.posting import capped, retallied, with_tally
+from bot.learnings.posting import retallied, with_tally
 from bot.learnings.review import ForReview, leave_out_findings
 from bot.learnings.tally import RatePoint, Tally
 from bot.reviews.findings import Finding
-from bot.reviews.outcome import Counts, InlineComment, ReviewOutcome
+from bot.reviews.output import InlineComment, ReviewOutput
+from bot.reviews.shaping import Counts
 
 NOW = datetime(2025, 5, 1, tzinfo=UTC)
 
@@ -52,26 +52,11 @@ def test_placed_items_are_kept_in_order_and_matched_by_fingerprint():
     assert kept == [items[0]] and [learning_ for _, learning_ in left.left_out] == [learning]
 
 
-def _outcome(*findings: Finding) -> ReviewOutcome:
+def _outcome(*findings: Finding) -> ReviewOutput:
     inline = tuple(InlineComment(f.path, f.end_line, f"body of {f.message}",
                                  start_line=f.start_line if f.start_line != f.end_line else None) for f in findings)
-    return ReviewOutcome("completed", "h" * 40, "m", False, None, (), inline, "<!-- reviewer:summary -->\nSummary",
-                         Counts(), (), (), "failure", "title", findings=findings)
-
-
-def test_caps_move_the_lowest_severities_to_the_summary():
-    nit = Finding("a.py", 1, 1, "nit", "style", "Nit.")
-    bug = Finding("a.py", 2, 4, "blocking", "bug", "Bug.")
-    minor = Finding("b.py", 3, 3, "minor", "docs", "Minor.")
-    outcome, notes = capped(_outcome(nit, bug, minor), Caps(max_inline=1, floor="minor"))
-    assert [c.body for c in outcome.inline] == ["body of Bug."]
-    assert notes == ["1 finding below the inline floor (minor) is listed in this summary only",
-                     "1 finding past the limit of 1 inline comments a review is listed in this summary only "
-                     "(the lowest severities first)"]
-    assert "### Listed here only" in outcome.summary and "body of Nit." in outcome.summary
-    assert "**`b.py` line 3**" in outcome.summary
-    same, none = capped(_outcome(nit, bug), Caps())
-    assert none == [] and same == _outcome(nit, bug)
+    return ReviewOutput("completed", "h" * 40, "m", False, None, (), inline, "<!-- reviewer:summary -->\nSummary",
+                         Counts(), (), (), "failure", "title")
 
 
 def test_the_tally_ends_the_summary_only_when_something_was_posted():
@@ -79,6 +64,9 @@ def test_the_tally_ends_the_summary_only_when_something_was_posted():
     assert with_tally(outcome, Tally()) == outcome
     assert with_tally(outcome, Tally(1, 0, 2)).summary.endswith(
         "**Findings of this pull request so far:** 3 findings: 1 resolved, 0 dismissed, 2 open")
+    assert with_tally(outcome, Tally(2, 0, 1, closed=1)).summary.endswith(
+        "3 findings: 2 resolved (1 thread closed by the app), 0 dismissed, 1 open")
+    assert Tally(2, 0, 0, closed=2).line() == "2 findings: 2 resolved (2 threads closed by the app), 0 dismissed, 0 open"
 
 
 def test_the_chart_escapes_names_and_breaks_at_empty_weeks():

@@ -85,9 +85,11 @@ def memory_at(request, tmp_path) -> Iterator[Callable[..., Any]]:
 async def test_the_memory_keeps_each_pull_request_apart_across_instances(memory_at):
     memory = memory_at(lambda: 1000.0)
     posted = PostedFinding("f1", "a.py", "blocking", "bug", "x = 1", "Bad.", "abc")
+    linted = PostedFinding("f2", "a.py", "minor", "style", "import os", "Unused. (ruff F401)", "abc",
+                           source="analyzer:ruff", rule="F401", start_line=1, end_line=2)
     await memory.record_review("o/r#1", ReviewedHead("abc", "d1", {"title": "t"}))
     await memory.record_review("o/r#1", ReviewedHead("def", "d2", {"title": "u"}, "base"))
-    await memory.add_posted("o/r#1", [posted, posted])
+    await memory.add_posted("o/r#1", [posted, posted, linted])
     await memory.set_paused("o/r#1", "alice")
     assert await memory.claim_comment("o/r#1", "issue_comment:7") is True
     assert await memory.claim_comment("o/r#1", "pull_request_review:7") is True  # another kind of id
@@ -96,7 +98,8 @@ async def test_the_memory_keeps_each_pull_request_apart_across_instances(memory_
     again = memory_at(lambda: 2000.0)  # another process on the same database
     assert await again.last_review("o/r#1") == ReviewedHead("def", "d2", {"title": "u"}, "base")
     assert await again.last_review("o/r#2") is None
-    assert await again.posted("o/r#1") == [posted] and await again.posted("o/r#2") == []
+    # each row keeps its source, an analyzer's rule and its lines (an upload is matched by them)
+    assert await again.posted("o/r#1") == [posted, linted] and await again.posted("o/r#2") == []
     assert await again.paused_by("o/r#1") == "alice" and await again.paused_by("o/r#2") is None
     await again.set_paused("o/r#1", None)
     assert await again.paused_by("o/r#1") is None

@@ -18,7 +18,7 @@ from bot.server.app import make_app
 from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
 from bot.server.pg_queue import stale
-from bot.store.model import Decision, Incoming, Queued, Received, Storage
+from bot.store.model import DeliveryDecision, Incoming, Queued, Received, Storage
 from tests.support.server_support import Recorder, Server, pr_payload, running_server, settings_for, wait_for
 
 A, B = "a" * 40, "b" * 40
@@ -81,9 +81,9 @@ async def test_a_row_the_store_refuses_fails_alone(storage: Storage):
     for delivery in ("before", "bad", "after"):
         await _accept(storage, delivery)
 
-    async def decide(row: Received) -> Decision:
+    async def decide(row: Received) -> DeliveryDecision:
         number = 2**70 if row.delivery_id == "bad" else 5
-        return Decision(row.event, (row.delivery_id, "queued",
+        return DeliveryDecision(row.event, (row.delivery_id, "queued",
                                     Classification("job", "opened", 1, "octo/app", number, A), None))
 
     decisions = await storage.deliveries.claim(10, decide)
@@ -118,7 +118,7 @@ async def test_the_dispatcher_parses_bodies_outside_its_transaction_and_yields(s
             events.append("tick")
             await asyncio.sleep(0)
 
-    async def decide(row: Received) -> Decision:
+    async def decide(row: Received) -> DeliveryDecision:
         events.append(row.delivery_id)
         if database_url.startswith("postgresql"):
             async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:

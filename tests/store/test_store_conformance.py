@@ -12,7 +12,7 @@ import pytest
 
 from bot.events.jobs import Classification, ReviewResult
 from bot.store import storage_for
-from bot.store.model import Conflict, Decision, Incoming, Received, SchemaTooNew, Storage, TimelineEntry
+from bot.store.model import Conflict, DeliveryDecision, Incoming, Received, SchemaTooNew, Storage, TimelineEntry
 from bot.store.postgres import migrations as pg_migrations
 from bot.store.sqlite import migrations as sqlite_migrations
 
@@ -113,8 +113,8 @@ async def test_the_row_keeps_when_it_was_queued_and_each_requeue_renews_it(stora
     before = time.time()
     await store.classified([("q1", "queued", _job(1, "a" * 40), None), ("ig", "ignored", None, None)])
 
-    async def decide(row: Received) -> Decision:
-        return Decision(row.event, (row.delivery_id, "queued", _job(2, "b" * 40), None))
+    async def decide(row: Received) -> DeliveryDecision:
+        return DeliveryDecision(row.event, (row.delivery_id, "queued", _job(2, "b" * 40), None))
     assert [d.outcome[0] for d in await store.claim(10, decide)] == ["q2"]
     after = time.time()
     records = {d: await store.delivery(d) for d in ("q1", "ig", "q2")}
@@ -297,8 +297,8 @@ async def test_a_redelivered_failed_delivery_is_dispatched_again_as_a_new_one(st
         "received", None, None, None, 2)
     assert record["body"] == b'{"action": "opened"}' and record["attempts"] == 1
     assert await store.redeliver("f1") is False  # already received: a second click changes nothing
-    async def decide(row: Received) -> Decision:
-        return Decision(row.event, (row.delivery_id, "queued", _job(1, "a" * 40), None))
+    async def decide(row: Received) -> DeliveryDecision:
+        return DeliveryDecision(row.event, (row.delivery_id, "queued", _job(1, "a" * 40), None))
 
     claimed = await store.claim(10, decide)
     assert [d.outcome[0] for d in claimed] == ["f1"]
@@ -452,11 +452,13 @@ async def test_a_database_at_version_6_gains_the_review_outcome(database_url: st
 
 
 async def _undo_review_outcome(storage: Storage) -> None:
-    """What migration 8 adds, and migration 11 after it."""
+    """What migration 8 adds, and migrations 11 and 13 after it."""
     await _run(storage, "ALTER TABLE deliveries DROP COLUMN review_outcome")
     await _run(storage, "ALTER TABLE deliveries DROP COLUMN review_reason")
     await _run(storage, "ALTER TABLE deliveries DROP COLUMN traceparent")
     await _run(storage, "DROP TABLE budget_usage")
+    for column in ("source", "rule", "start_line", "end_line"):  # 13: where each posted finding came from
+        await _run(storage, f"ALTER TABLE review_findings DROP COLUMN {column}")
 
 
 async def _reopened_from(database_url: str, version: int, undo: Callable[[Storage], Awaitable[None]]) -> Storage:

@@ -74,7 +74,7 @@ SEVEN = {"job_journal"}  # the jobs' journal (bot.pipeline.journal)
 NINE = {"sarif_uploads"}  # SARIF uploads waiting for their pull request (bot/store/uploads.py)
 TWELVE = {"audit_log"}  # the audit log (bot.audit.log)
 # The versions of this release, in order.
-RELEASED = list(range(1, 13))
+RELEASED = list(range(1, 14))
 POSTGRES_ONLY = {"installation_tokens", "github_holds", "procrastinate_jobs"}
 POSTGRES_INDEXES = {"auth_sso_index_name", "followup_answers_thread", "index_files_words", "index_files_trigrams",
                     "index_defs_name", "index_defs_file", "index_refs_name"}

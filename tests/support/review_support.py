@@ -8,7 +8,7 @@ import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from bot.reviews.outcome import SUMMARY_MARKER
+from bot.reviews.output import SUMMARY_MARKER
 from tests.support.app_support import World, running_app
 from tests.support.chat_double import ChatDouble
 from tests.support.github_double import CheckRun, PullRequest, Review

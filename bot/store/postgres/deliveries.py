@@ -25,7 +25,7 @@ from bot.store.model import (
     FINISHED_STATES,
     Classification,
     Decide,
-    Decision,
+    DeliveryDecision,
     Incoming,
     Outcome,
     Queued,
@@ -134,7 +134,7 @@ class PostgresDeliveryStore:
             await _record_outcomes(conn, outcomes)
         self.unclassified = max(0, self.unclassified - len(outcomes))
 
-    async def claim(self, limit: int, decide: Decide) -> list[Decision]:
+    async def claim(self, limit: int, decide: Decide) -> list[DeliveryDecision]:
         """Decide received rows outside any transaction (parsing a body takes time: `decide` may
         yield to the event loop between bodies), then, in one short transaction, lock those still
         `received` as read (SKIP LOCKED: two dispatchers never record the same row; one that dies
@@ -312,7 +312,7 @@ async def _record_outcomes(conn: psycopg.AsyncConnection, outcomes: list[Outcome
             "AND state = 'received'", rows)
 
 
-async def _record_batch(conn: psycopg.AsyncConnection, decisions: list[Decision]) -> list[Decision]:
+async def _record_batch(conn: psycopg.AsyncConnection, decisions: list[DeliveryDecision]) -> list[DeliveryDecision]:
     """The batch in one savepoint (one round trip for its outcomes); only when the database
     refuses it are the rows written one by one, so that the bad one fails alone."""
     try:
@@ -325,14 +325,14 @@ async def _record_batch(conn: psycopg.AsyncConnection, decisions: list[Decision]
         return [await _record_alone(conn, d) for d in decisions]
 
 
-async def _record_decisions(conn: psycopg.AsyncConnection, decisions: list[Decision]) -> None:
+async def _record_decisions(conn: psycopg.AsyncConnection, decisions: list[DeliveryDecision]) -> None:
     for decision in decisions:
         if decision.installation_payload is not None:
             await _record_installation(conn, decision.event, decision.installation_payload)
     await _record_outcomes(conn, [d.outcome for d in decisions])
 
 
-async def _record_alone(conn: psycopg.AsyncConnection, decision: Decision) -> Decision:
+async def _record_alone(conn: psycopg.AsyncConnection, decision: DeliveryDecision) -> DeliveryDecision:
     """Record one decision in a savepoint; if the database refuses it (a value no column can
     hold), the row is marked failed with the reason, and the batch goes on."""
     try:

@@ -264,6 +264,16 @@ CREATE TABLE IF NOT EXISTS audit_log (
 CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log(at)
 """
 
+# 13: what each posted finding came from and where it was (bot/reviews/ledger.py): its source, an
+# analyzer's rule id and its lines at the head it was posted at, so that an upload never posts again
+# what some source posted at the same path, overlapping lines and rule id.
+SCHEMA_13 = """
+ALTER TABLE review_findings ADD COLUMN IF NOT EXISTS source TEXT NOT NULL DEFAULT 'model';
+ALTER TABLE review_findings ADD COLUMN IF NOT EXISTS rule TEXT;
+ALTER TABLE review_findings ADD COLUMN IF NOT EXISTS start_line INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE review_findings ADD COLUMN IF NOT EXISTS end_line INTEGER NOT NULL DEFAULT 0
+"""
+
 # (version, statements separated by `;`), in order; append, never edit a released one.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_1),
@@ -278,6 +288,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (10, SCHEMA_10),
     (11, SCHEMA_11),
     (12, SCHEMA_12),
+    (13, SCHEMA_13),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"

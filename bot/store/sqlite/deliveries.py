@@ -27,7 +27,7 @@ from bot.store.group_commit import GroupCommit
 from bot.store.model import (
     Classification,
     Decide,
-    Decision,
+    DeliveryDecision,
     Incoming,
     Outcome,
     Queued,
@@ -140,7 +140,7 @@ class SQLiteDeliveryStore:
             "WHERE delivery_id = ? AND state = 'received'", rows))
         self.unclassified = max(0, self.unclassified - len(outcomes))
 
-    async def claim(self, limit: int, decide: Decide) -> list[Decision]:
+    async def claim(self, limit: int, decide: Decide) -> list[DeliveryDecision]:
         """Decide and record up to `limit` received rows (one process owns the file's queue, so
         nobody else claims them meanwhile). The batch is written at once; if the store refuses
         it, each row is written alone, and a row refused alone is marked failed: one bad
@@ -154,13 +154,13 @@ class SQLiteDeliveryStore:
             decisions = [await self._record_alone(d) for d in decisions]
         return decisions
 
-    async def _record(self, decisions: list[Decision]) -> None:
+    async def _record(self, decisions: list[DeliveryDecision]) -> None:
         for decision in decisions:
             if decision.installation_payload is not None:
                 await self.record_installation(decision.event, decision.installation_payload)
         await self.classified([d.outcome for d in decisions])
 
-    async def _record_alone(self, decision: Decision) -> Decision:
+    async def _record_alone(self, decision: DeliveryDecision) -> DeliveryDecision:
         try:
             await self._record([decision])
             return decision

@@ -218,6 +218,14 @@ CREATE TABLE IF NOT EXISTS audit_log (
 );
 CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log(at)
 """
+# 13: what each posted finding came from and where it was (bot/reviews/ledger.py): its source, an
+# analyzer's rule id and its lines at the head it was posted at.
+FINDING_SOURCES = """
+ALTER TABLE review_findings ADD COLUMN source TEXT NOT NULL DEFAULT 'model';
+ALTER TABLE review_findings ADD COLUMN rule TEXT;
+ALTER TABLE review_findings ADD COLUMN start_line INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE review_findings ADD COLUMN end_line INTEGER NOT NULL DEFAULT 0
+"""
 MIGRATIONS: list[tuple[int, str]] = [
     (1, DELIVERIES),
     (2, ""),
@@ -232,6 +240,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (10, LEARNINGS),
     (11, BUDGETS_AND_TRACES),
     (12, AUDIT_LOG),
+    (13, FINDING_SOURCES),
 ]
 LATEST = MIGRATIONS[-1][0]
 VERSION_QUERY = "SELECT coalesce(max(version), 0) FROM schema_version"

@@ -143,6 +143,7 @@ class PullRequest:
     head_repo: Repo | None = None  # a fork, else the same repository
     reviews: list[Review] = field(default_factory=list)
     comments: list[IssueComment] = field(default_factory=list)
+    resolved_threads: dict[int, str] = field(default_factory=dict)  # a thread's first comment id -> who resolved it
 
     @property
     def head_sha(self) -> str:
@@ -194,6 +195,10 @@ class PullRequest:
     def thread(self, root: ReviewComment) -> list[ReviewComment]:
         """The thread that `root` starts, oldest first."""
         return [c for c in self.review_comments if c.id == root.id or c.in_reply_to_id == root.id]
+
+    def thread_resolved(self, root: ReviewComment) -> bool:
+        """Whether the thread `root` starts is resolved (GraphQL's `isResolved`)."""
+        return root.id in self.resolved_threads
 
 
 @dataclass

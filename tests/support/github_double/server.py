@@ -32,6 +32,8 @@ from . import (  # noqa: F401 - register handlers
 )
 from .api import HANDLERS, ApiError, Context, Reply
 from .faults import Fault, Faults, bad_credentials, primary_rate_limit, secondary_rate_limit, server_error
+from .graphql import GraphQLCall, graphql_path
+from .graphql import answer as graphql_answer
 from .manifest_flow import ManifestFlow
 from .model import App, Installation, Repo, User, person
 from .openapi import Operation, RestDescription
@@ -81,6 +83,7 @@ class GitHubDouble(WebhookSender):
         self.repos: dict[str, Repo] = {}
         self.tokens: dict[str, _Token] = {}
         self.calls: list[Call] = []
+        self.graphql_calls: list[GraphQLCall] = []  # GraphQL is outside the REST description: its own log
         self.violations: list[str] = []
         self.faults = Faults()
         self.tree_entry_limit = 100_000  # GitHub truncates recursive trees beyond 100,000 entries (or 7 MB)
@@ -218,6 +221,8 @@ class GitHubDouble(WebhookSender):
     async def _serve(self, request: web.Request) -> web.Response:
         raw_path = request.raw_path.split("?", 1)[0]
         query = {k: request.query.getall(k)[-1] for k in request.query.keys()}
+        if raw_path == graphql_path(self.api_prefix):
+            return await self._graphql(request)
         if self.api_prefix:
             if not raw_path.startswith(self.api_prefix + "/"):
                 self.violations.append(f"{request.method} {raw_path}: outside the API root {self.api_prefix}/")
@@ -255,6 +260,19 @@ class GitHubDouble(WebhookSender):
         if fault is not None and fault.applied:
             reply = Reply(fault.body(), fault.status, dict(fault.headers))
         return self._respond(request, op, raw_path, query, bucket, reply)
+
+    async def _graphql(self, request: web.Request) -> web.Response:
+        """GitHub's GraphQL endpoint (tests/support/github_double/graphql.py), as an installation."""
+        if request.method != "POST":
+            self.violations.append(f"{request.method} graphql: GitHub's GraphQL takes POST")
+            return web.json_response({"message": "Not Found"}, status=404)
+        scheme, _, credential = request.headers.get("Authorization", "").partition(" ")
+        token = self.tokens.get(credential)
+        if scheme.lower() not in ("token", "bearer") or token is None or token.expires_at <= time.time():
+            return web.json_response({"message": "Bad credentials", "documentation_url": "https://docs.github.com/graphql"},
+                                     status=401)
+        status, body = graphql_answer(self, token.installation, await request.read())
+        return web.json_response(body, status=status, headers={"x-github-api-version-selected": "2022-11-28"})
 
     async def _pause(self, seconds: float) -> None:
         if seconds > 0:

@@ -1,8 +1,10 @@
-"""Analyzer findings in the pull request's one ledger of findings (pure): shaped by the repository's
-`feedback`, `comments` and `requireSuggestedFix` as a model's findings are (bot/reviews/shaping.py),
-deduplicated by fingerprint against what was posted on the pull request before (the
-`review_findings` rows, bot/store/reviews.py), and rendered as the comments of a review of their
-own. Beside the model's findings they are set by bot/reviews/overlap.py.
+"""Analyzer findings fed to the head's ledger (pure; bot/reviews/ledger.py): shaped by the
+repository's `feedback`, `comments` and `requireSuggestedFix` as a model's findings are
+(bot/reviews/shaping.py), marked posted before when the pull request has them already (the same
+fingerprint, or the same rule at overlapping lines of the same file, whichever source posted it:
+the `review_findings` rows, bot/store/reviews.py), and rendered as inline comments. The ledger puts
+them beside the model's in the one review of the head; bot/reviews/overlap.py keeps the model from
+saying again what they say.
 
 A secret scanner's finding is remembered with no code ("" — the line holds the secret) and its
 message never quotes the value (bot/analyzers/builtin/secrets.py makes it so).
@@ -11,13 +13,15 @@ message never quotes the value (bot/analyzers/builtin/secrets.py makes it so).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 from bot.analyzers.builtin.secrets import TOOL as SECRETS_TOOL
 from bot.analyzers.filter import Placement
 from bot.analyzers.findings import AnalyzerFinding
-from bot.reviews.diff import FilePatch
+from bot.reviews.diff import FilePatch, in_diff
+from bot.reviews.findings import Finding
 from bot.reviews.fingerprints import PostedFinding, code_of
+from bot.reviews.ledger import Entry, same_rule_at
 from bot.reviews.markdown import suggestion
 from bot.reviews.shaping import MINIMAL_CATEGORIES
 
@@ -26,62 +30,67 @@ MAX_NAME_CHARS = 200  # a tool's, a rule's or a path's name as shown
 
 
 @dataclass(frozen=True)
-class Shaped:
-    """What to post now, and what stands at this head (posted before or now, or withheld)."""
+class Fed:
+    """What the analyzers give the ledger at one head, and what their shaping left out, in words."""
 
-    inline: tuple[AnalyzerFinding, ...] = ()
-    summary: tuple[AnalyzerFinding, ...] = ()
-    withheld: tuple[AnalyzerFinding, ...] = ()  # requireSuggestedFix: no fix, not posted; still counted
-    already: tuple[AnalyzerFinding, ...] = ()  # posted on the pull request before: not again
-    filtered_by_minimal: int = 0
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    entries: tuple[Entry, ...] = ()
+    notes: tuple[str, ...] = ()
 
     @property
-    def new(self) -> tuple[AnalyzerFinding, ...]:
-        return self.inline + self.summary
-
-    @property
-    def standing(self) -> tuple[AnalyzerFinding, ...]:
-        """Every analyzer finding at this head that decides approval and the check run."""
-        return self.inline + self.summary + self.already + self.withheld
+    def new(self) -> tuple[Entry, ...]:
+        return tuple(e for e in self.entries if e.posting)
 
 
-def shape(placement: Placement, plan: dict, posted: Iterable[str]) -> Shaped:
-    """The placed findings as the plan's feedback settings keep them; `posted`: the fingerprints
-    already on the pull request."""
+def entries(placement: Placement, plan: dict, posted: Iterable[PostedFinding],
+            patches: Mapping[str, FilePatch]) -> Fed:
+    """The placed findings as the plan's feedback settings keep them, each an entry of the ledger;
+    `posted`: the pull request's posted findings, of every source."""
     feedback = plan.get("feedback", "standard")
     inline_on = bool((plan.get("comments") or {}).get("inline", True))
     require_fix = bool(plan.get("requireSuggestedFix"))
-    seen = set(posted)
-    inline: list[AnalyzerFinding] = []
-    summary: list[AnalyzerFinding] = []
-    withheld: list[AnalyzerFinding] = []
-    already: list[AnalyzerFinding] = []
+    rows = list(posted)
+    prints = {row.fingerprint for row in rows}
+    out: list[Entry] = []
     minimal = 0
     placed = [(f, True) for f in placement.inline] + [(f, False) for f in placement.summary]
     for finding, is_inline in placed:
         if feedback == "minimal" and finding.category not in MINIMAL_CATEGORIES:
             minimal += 1
             continue
+        entry = entry_of(finding, patches)
         if require_fix and finding.fix is None:
-            withheld.append(finding)
+            out.append(replace(entry, withheld=True))
             continue
-        if finding.fingerprint in seen:
-            already.append(finding)
-            continue
-        seen.add(finding.fingerprint)
-        if is_inline and inline_on and not (feedback == "standard" and finding.severity == "nit"):
-            inline.append(finding)
-        else:
-            summary.append(finding)
-    notes = list(_placement_notes(placement))
+        before = finding.fingerprint in prints or any(same_rule_at(entry, row) for row in rows)
+        inline = is_inline and inline_on and not (feedback == "standard" and finding.severity == "nit")
+        out.append(replace(entry, posted_before=before, inline=inline and not before))
+    return Fed(tuple(out), tuple(_notes(placement, minimal, out)))
+
+
+def entry_of(finding: AnalyzerFinding, patches: Mapping[str, FilePatch]) -> Entry:
+    """One analyzer finding as the ledger holds it: its message and label made safe to show, its
+    inline comment rendered, its code as its memory row keeps it (none for a secret)."""
+    shown = finding.to_finding()
+    label = plain_name(f"{finding.tool} {finding.rule_id}" if finding.rule_id else finding.tool)
+    rules = (finding.rule_id,) if finding.rule_id else ()
+    shown = Finding(shown.path, shown.start_line, shown.end_line, shown.severity, shown.category,
+                    f"{_message(finding)} ({label})", shown.suggested_fix, rules)
+    return Entry(shown, finding.source, finding.fingerprint,
+                 in_diff(patches.get(finding.path), finding.start_line, finding.end_line),
+                 rule=finding.rule_id, comment=comment_body(finding),
+                 code=posted_record(finding, patches, "").code)
+
+
+def _notes(placement: Placement, minimal: int, out: list[Entry]) -> Iterable[str]:
+    yield from _placement_notes(placement)
     if minimal:
-        notes.append(f"{minimal} analyzer finding(s) left out by `feedback: minimal`")
+        yield f"{minimal} analyzer finding(s) left out by `feedback: minimal`"
+    withheld = sum(e.withheld for e in out)
     if withheld:
-        notes.append(f"{len(withheld)} analyzer finding(s) withheld by `requireSuggestedFix` (no fix)")
-    if already:
-        notes.append(f"{len(already)} analyzer finding(s) were posted on this pull request before")
-    return Shaped(tuple(inline), tuple(summary), tuple(withheld), tuple(already), minimal, tuple(notes))
+        yield f"{withheld} analyzer finding(s) withheld by `requireSuggestedFix` (no fix)"
+    before = sum(e.posted_before for e in out)
+    if before:
+        yield f"{before} analyzer finding(s) were posted on this pull request before"
 
 
 def _placement_notes(placement: Placement) -> Iterable[str]:
@@ -133,29 +142,12 @@ def comment_body(finding: AnalyzerFinding) -> str:
     return "\n".join(lines)
 
 
-def summary_line(finding: AnalyzerFinding) -> str:
-    where = code_span(finding.path) + (f" line {finding.start_line}" if finding.start_line else "") \
-        if finding.path else "(no file)"
-    return f"- **{finding.severity}** · {finding.category} · {_label(finding)} — {where}: {_message(finding)}"
-
-
-def review_body(shaped: Shaped, mark: str) -> str:
-    """The body of the analyzers' review: counts, the findings not placed inline, the notes."""
-    tools = sorted({plain_name(f.tool) for f in shaped.new})
-    parts = [mark, f"Analyzers ({', '.join(tools)}): {len(shaped.new)} new finding(s), "
-                   f"{len(shaped.inline)} inline."] if mark else \
-        [f"Analyzers ({', '.join(tools)}): {len(shaped.new)} new finding(s), {len(shaped.inline)} inline."]
-    if shaped.summary:
-        parts += ["", "Findings outside the lines this pull request adds:", *map(summary_line, shaped.summary)]
-    if shaped.notes:
-        parts += ["", *(f"_{note}_" for note in shaped.notes)]
-    return "\n".join(parts)
-
-
 def posted_record(finding: AnalyzerFinding, patches: Mapping[str, FilePatch], head_sha: str) -> PostedFinding:
     """The `review_findings` row of a finding posted now: a secret's line is never kept."""
     code = ""
     if finding.tool != SECRETS_TOOL and finding.start_line and finding.end_line:
         code = code_of(patches.get(finding.path), finding.start_line, finding.end_line)
+    start = finding.start_line or 1
     return PostedFinding(finding.fingerprint, finding.path, finding.severity, finding.category, code,
-                         finding.to_finding().message, head_sha)
+                         finding.to_finding().message, head_sha, finding.source, finding.rule_id, start,
+                         finding.end_line or start)

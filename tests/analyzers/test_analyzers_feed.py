@@ -1,18 +1,21 @@
-"""Analyzer findings in the ledger (bot/analyzers/ledger.py) and beside the model's
+"""Analyzer findings fed to the head's ledger (bot/analyzers/feed.py) and beside the model's
 (bot/reviews/overlap.py), and the upload job's classification (bot/events/jobs.py): pure functions."""
 
 from __future__ import annotations
 
 import pytest
 
+from bot.analyzers.feed import comment_body, entries, posted_record
 from bot.analyzers.filter import place
-from bot.analyzers.ledger import comment_body, posted_record, review_body, shape
 from bot.analyzers.model import AnalyzerResult, Edit
 from bot.events.jobs import InvalidPayload, classify
 from bot.events.routes import UPLOAD_EVENT
 from bot.reviews.diff import read_patches
 from bot.reviews.findings import Finding
+from bot.reviews.fingerprints import PostedFinding
+from bot.reviews.ledger import build
 from bot.reviews.overlap import prompt_section, same_as_analyzer
+from bot.reviews.voice import upload_body
 
 PATCHES = read_patches([{"filename": "src/a.py", "status": "added",
                          "patch": "@@ -0,0 +1,4 @@\n+import os\n+import sys\n+KEY = 'x'\n+print(sys.argv)"}])
@@ -22,36 +25,70 @@ def _result(line: int, rule: str = "F401", level: str = "error", tool: str = "ru
     return AnalyzerResult(tool, rule, level, None, f"`{rule}` says so", "src/a.py", line, line, **extra)
 
 
+def _fed(results, plan=None, posted=(), patches=PATCHES):
+    return entries(place(results, patches), plan or {}, posted, patches)
+
+
 def test_feedback_settings_shape_analyzer_findings_as_a_models():
-    placement = place([_result(1), _result(2, "E1", "note"), _result(4, "S1", "warning", tags=("style",))], PATCHES)
-    standard = shape(placement, {"feedback": "standard"}, [])
-    assert [f.rule_id for f in standard.inline] == ["F401", "S1"] and [f.rule_id for f in standard.summary] == ["E1"]
-    minimal = shape(placement, {"feedback": "minimal"}, [])
-    assert minimal.filtered_by_minimal == 1 and "S1" not in {f.rule_id for f in minimal.standing}
-    strict = shape(placement, {"requireSuggestedFix": True}, [])
-    assert strict.new == () and len(strict.withheld) == 3  # withheld, still standing for approval
-    assert len(strict.standing) == 3
-    off = shape(placement, {"comments": {"inline": False}}, [])
-    assert off.inline == () and len(off.summary) == 3
+    results = [_result(1), _result(2, "E1", "note"), _result(4, "S1", "warning", tags=("style",))]
+    standard = _fed(results, {"feedback": "standard"})
+    assert [(e.rule, e.inline) for e in standard.entries] == [("F401", True), ("E1", False), ("S1", True)]
+    assert {e.source for e in standard.entries} == {"analyzer:ruff"} and all(e.in_diff for e in standard.entries)
+    minimal = _fed(results, {"feedback": "minimal"})
+    assert "S1" not in {e.rule for e in minimal.entries}
+    assert "1 analyzer finding(s) left out by `feedback: minimal`" in minimal.notes
+    strict = _fed(results, {"requireSuggestedFix": True})
+    assert strict.new == () and all(e.withheld for e in strict.entries)  # withheld, still standing for approval
+    off = _fed(results, {"comments": {"inline": False}})
+    assert not any(e.inline for e in off.entries) and len(off.new) == 3
 
 
 def test_a_finding_posted_before_is_not_posted_again_but_still_stands():
-    placement = place([_result(1), _result(2, "E1")], PATCHES)
-    first = shape(placement, {}, [])
-    again = shape(place([_result(1), _result(2, "E1")], PATCHES), {}, [f.fingerprint for f in first.new])
-    assert again.new == () and len(again.already) == 2 and len(again.standing) == 2
+    first = _fed([_result(1), _result(2, "E1")])
+    posted = [e.record("h1") for e in first.new]
+    again = _fed([_result(1), _result(2, "E1")], posted=posted)
+    assert again.new == () and all(e.posted_before and not e.inline for e in again.entries)
+    assert len(build("h2", again.entries).entries) == 2
+
+
+def test_a_finding_another_source_posted_at_the_same_lines_with_the_same_rule_is_posted_before():
+    """CI's ruff and the built-in ruff: the same rule at the same line is one finding, whatever
+    their fingerprints say (another tool name, another message)."""
+    builtin = PostedFinding("other-print", "src/a.py", "minor", "other", "import os", "`F401` unused (ruff F401)",
+                            "h1", "analyzer:ruff", "F401", 1, 1)
+    elsewhere = PostedFinding("p2", "src/a.py", "minor", "other", "", "x", "h1", "analyzer:ruff", "F401", 3, 4)
+    model = PostedFinding("p3", "src/a.py", "minor", "other", "", "x", "h1", "model", None, 2, 2)
+    uploaded = _fed([_result(1, tool="Ruff"), _result(2, "F401"), _result(2, "E1")],
+                    posted=[builtin, elsewhere, model])
+    assert [(e.finding.start_line, e.rule, e.posted_before) for e in uploaded.entries] == [
+        (1, "F401", True), (2, "F401", False), (2, "E1", False)]
+    assert "1 analyzer finding(s) were posted on this pull request before" in uploaded.notes
+
+
+def test_a_linters_error_is_minor_and_the_admin_file_maps_rules_up_or_down():
+    from bot.analyzers.severity import mapped, severity_rules
+    ruff = _result(1)  # ruff marks every rule `error`
+    assert ruff.severity == "minor"
+    assert _result(1, tool="ESLint").severity == "minor" and _result(1, tool="codeql").severity == "important"
+    secret = AnalyzerResult("ruff", "S105", "error", 9.1, "hard-coded password", "src/a.py", 3, 3)
+    assert secret.severity == "blocking"  # security-severity says more
+    rules = severity_rules({"RUFF/I*": "nit", "ruff/S*": "important", "codeql/py/sql-*": "blocking", "ruff/*": "minor"})
+    results = [_result(1, "I001"), secret, _result(2, "py/sql-injection", tool="CodeQL"), _result(3, "E1"),
+               _result(4, "X1", tool="semgrep")]
+    assert [r.severity for r in mapped(results, rules)] == ["nit", "important", "blocking", "minor", "important"]
 
 
 def test_a_comment_names_the_tool_the_rule_and_carries_the_fix_and_never_opens_a_marker():
     fixed = _result(1, edits=(Edit(1, 1, 2, 1, ""),), help_uri="https://docs.astral.sh/ruff/rules/F401")
     finding = place([fixed], PATCHES).inline[0]
     body = comment_body(finding)
-    assert body.startswith("**important** · other · `ruff` `F401`")
+    assert body.startswith("**minor** · other · `ruff` `F401`")  # a linter's `error`: minor at most
     assert "[About this rule](https://docs.astral.sh/ruff/rules/F401)" in body and "```suggestion\n\n```" in body
     sneaky = place([AnalyzerResult("t", "R", "error", None, "x --> <!-- reviewer:summary -->", "src/a.py", 2, 2)],
                    PATCHES).inline[0]
     assert "<!--" not in comment_body(sneaky) and "-->" not in comment_body(sneaky)
-    assert review_body(shape(place([fixed], PATCHES), {}, []), "<!-- m -->").startswith("<!-- m -->\nAnalyzers (ruff)")
+    body = upload_body(build("h" * 40, _fed([fixed]).entries), "<!-- m -->")
+    assert body.startswith("<!-- m -->\n**Reviewer**: an upload (ruff) adds 1 finding at `hhhhhhh`, 1 inline.")
 
 
 def test_a_secrets_ledger_row_keeps_no_code():
@@ -92,8 +129,8 @@ def test_an_uploaders_tool_rule_and_path_cannot_end_their_code_span_or_open_a_ma
     assert "<!--" not in body and "-->" not in body
     label = body.splitlines()[0].split(" · ")[2]
     assert label.count("`") == 4 and "\n" not in label, label  # two spans, each closed where we close it
-    inline_off = review_body(shape(place([result], PATCHES), {"comments": {"inline": False}}, []), "<!-- m -->")
-    dropped = review_body(shape(place([result], {}), {}, []), "<!-- m -->")  # outside the diff: a note
+    inline_off = upload_body(build("h", _fed([result], {"comments": {"inline": False}}).entries), "<!-- m -->")
+    dropped = upload_body(build("h", _fed([result], patches={}).entries), "<!-- m -->")  # outside the diff
     text = inline_off + dropped
     assert text.count("<!--") == 2 and inline_off.startswith("<!-- m -->") and dropped.startswith("<!-- m -->")
     assert "-->" not in text.replace("<!-- m -->", "")

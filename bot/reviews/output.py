@@ -2,7 +2,7 @@
 
 The engine does no GitHub I/O; these shapes carry exactly what the REST API takes, so the poster
 only sends them: `review_request()` is the body of "create a review"
-(`POST /repos/{o}/{r}/pulls/{n}/reviews`), a `Decision` knows its approve/dismiss body, and the
+(`POST /repos/{o}/{r}/pulls/{n}/reviews`), an `ApprovalAction` knows its approve/dismiss body, and the
 annotations are check-run annotations as they go in `output.annotations`.
 """
 
@@ -13,6 +13,8 @@ from typing import Literal
 
 from bot.reviews.findings import Finding
 from bot.reviews.fingerprints import PostedFinding
+from bot.reviews.ledger import EMPTY, Ledger
+from bot.reviews.shaping import Counts
 
 SUMMARY_MARKER = "<!-- reviewer:summary -->"  # finds the one summary comment to update in place
 
@@ -46,33 +48,7 @@ class Annotation:
 
 
 @dataclass(frozen=True, slots=True)
-class Counts:
-    """Findings that were not posted as the model gave them, by reason."""
-
-    malformed: int = 0  # broke the findings schema
-    over_limit: int = 0  # past the most findings one review posts
-    without_fix: int = 0  # requireSuggestedFix: no suggested fix, not posted
-    outside_diff: int = 0  # lines not in a hunk of the diff: moved to the summary
-    nits_in_summary: int = 0  # feedback standard: nits kept to the summary
-    filtered_by_minimal: int = 0  # feedback minimal: category not bug/risk/breaking/security
-    unknown_rule_ids: int = 0  # rule ids no applying rule has, removed from their findings
-    already_posted: int = 0  # posted on the pull request before (same path, code and message)
-
-    def to_json(self) -> dict:
-        return {
-            "malformed": self.malformed,
-            "overLimit": self.over_limit,
-            "withoutFix": self.without_fix,
-            "outsideDiff": self.outside_diff,
-            "nitsInSummary": self.nits_in_summary,
-            "filteredByMinimal": self.filtered_by_minimal,
-            "unknownRuleIds": self.unknown_rule_ids,
-            "alreadyPosted": self.already_posted,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
+class ApprovalAction:
     """One approval action, or the reason none was taken (kind `none`)."""
 
     kind: Literal["approve", "dismiss", "none"]
@@ -93,7 +69,47 @@ class Attempt:
 
 
 @dataclass(frozen=True, slots=True)
-class ReviewOutcome:
+class ModelCost:
+    """What one review asked of its models, as the providers counted it (bot/engine/usage.py)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    answer_tokens: int = 0
+    unreported: int = 0  # answers that gave no token counts
+    money: float | None = None  # at the admin file's `price`s; None when a model called declares none
+    unpriced: tuple[str, ...] = ()  # the models called that declare no price
+
+    def to_json(self) -> dict:
+        """`{calls, promptTokens, answerTokens, …}`: the `usage` of `reviewer review --format json`."""
+        return {"calls": self.calls, "promptTokens": self.prompt_tokens, "answerTokens": self.answer_tokens,
+                "unreported": self.unreported, "money": self.money, "unpriced": list(self.unpriced),
+                "line": self.line()}
+
+    def line(self) -> str:
+        """"2 model calls: 1,234 prompt and 456 answer tokens; 0.0042 at the declared prices"."""
+        if not self.calls:
+            return "no model call"
+        out = (f"{self.calls} model call{'s' if self.calls != 1 else ''}: {self.prompt_tokens:,} prompt and "
+               f"{self.answer_tokens:,} answer tokens")
+        if self.unreported:
+            out += f" ({self.unreported} answer(s) gave no token counts)"
+        if self.money is not None:
+            out += f"; {self.money:.4f} at the declared prices"
+        elif self.unpriced:
+            out += f"; no price declared for {', '.join(self.unpriced)}"
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """A changed file the review did not read whole, and why (ignored, too large, the budget)."""
+
+    path: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewOutput:
     status: Literal["completed", "failed", "skipped"]
     head_sha: str
     model: str | None  # the model whose answer was used
@@ -104,16 +120,28 @@ class ReviewOutcome:
     summary: str  # the summary comment's markdown, SUMMARY_MARKER first
     counts: Counts
     annotations: tuple[Annotation, ...]
-    decisions: tuple[Decision, ...]
+    decisions: tuple[ApprovalAction, ...]
     conclusion: Literal["success", "failure", "neutral"]
     title: str  # one line for the check run
     notes: tuple[str, ...] = field(default=())  # what went unreviewed, template fallbacks, …
     kind: Literal["full", "incremental"] = "full"
-    fingerprints: tuple[PostedFinding, ...] = ()  # of the findings this review posts, to remember
-    # What this review posts, inline or in the summary, in the model's order: what a reader of the
-    # pull request sees of it (`reviewer eval` scores these).
-    findings: tuple[Finding, ...] = ()
     gaps: tuple[str, ...] = ()  # what the review could not see (bot.reviews.decisions.gaps): no approval
+    ledger: Ledger = EMPTY  # every finding that stands at the head, each once (bot/reviews/ledger.py)
+    review_body: str = ""  # the body of the one review carrying the inline comments of every source
+    cost: ModelCost | None = None  # None: no model was asked
+    left_out: tuple[LeftOut, ...] = ()  # changed files the review did not read whole
+    resolve: tuple[int, ...] = ()  # the app's inline comments whose threads it closes: their findings are resolved
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """What this review posts, inline or in the summary, every source in order: what a reader
+        of the pull request sees of it (`reviewer eval` scores these)."""
+        return tuple(e.finding for e in self.ledger.posting)
+
+    @property
+    def fingerprints(self) -> tuple[PostedFinding, ...]:
+        """The review memory's rows of what it posts, to remember."""
+        return self.ledger.records()
 
     def review_request(self) -> dict | None:
         """The "create a review" body carrying the inline comments, or None when there are none."""
@@ -122,7 +150,7 @@ class ReviewOutcome:
         return {
             "commit_id": self.head_sha,
             "event": "COMMENT",
-            "body": f"Reviewer: {len(self.inline)} finding(s) inline; the summary comment has the overview.",
+            "body": self.review_body or f"Reviewer: {len(self.inline)} finding(s) inline.",
             "comments": [comment.to_json() for comment in self.inline],
         }
 
@@ -143,4 +171,8 @@ class ReviewOutcome:
             "kind": self.kind,
             "notes": list(self.notes),
             "gaps": list(self.gaps),
+            "standing": self.ledger.standing().to_json(),
+            "cost": None if self.cost is None else self.cost.to_json(),
+            "leftOut": [asdict(item) for item in self.left_out],
         }
+
