@@ -288,6 +288,7 @@ def _context(sub) -> None:
 
 REVIEW_EPILOG = """the model's key reaches a provider as the admin file says (apiKey: env://VAR, or secret:// in
 REVIEWER_SECRETS_DIR); the index is kept under XDG_CACHE_HOME (default ~/.cache), in reviewer/.
+--post reads GITHUB_EVENT_PATH (a pull_request event), GITHUB_TOKEN, GITHUB_REPOSITORY and GITHUB_API_URL.
 exit codes: 0 nothing at or above --fail-on; 1 a finding at or above it, an invalid configuration, or (unless
 --fail-on never) no usable model answer; 2 usage error, not a git repository, or an unknown ref. See docs/ci.md."""
 REVIEW_FORMATS = ("text", "json", "sarif", "github", "markdown")
@@ -309,6 +310,9 @@ def _review(sub) -> None:
                         "(default: text)")
     r.add_argument("--fail-on", choices=FAIL_ON, default="blocking",
                    help="exit 1 when a finding is of this severity or a higher one (default: blocking)")
+    r.add_argument("--post", action="store_true",
+                   help="in a GitHub Actions job of a pull_request event: review the event's base and head and post "
+                        "the check run, review, summary and approval as the App does (default: print only)")
 
 
 def _share(text: str) -> float:

@@ -113,7 +113,39 @@ def quiet_engine() -> Iterator[None]:
         engine.setLevel(level)
 
 
+def post(args: argparse.Namespace) -> int:
+    """`--post`: the job's pull request reviewed and posted (bot/local/actions.py); the report of
+    what stands at its head printed as for a local review, for the job's log."""
+    from bot.github import GitHubError  # the GitHub client and the pipeline's poster: only for --post
+    from bot.local.actions import post_review
+    from bot.local.actions_event import EnvironmentProblem, read_event
+
+    try:
+        event = read_event(os.environ)
+        admin = read_admin_file(admin_path(args))
+        git.check_repository(args.repo)
+        with quiet_engine():
+            posted = asyncio.run(post_review(event, args.repo, admin, os.environ.get("REVIEWER_SECRETS_DIR")))
+    except (EnvironmentProblem, UsageError, git.GitError) as error:
+        print(f"reviewer review --post: {error}", file=sys.stderr)
+        return 2
+    except GitHubError as error:  # the check run says so too, when it could be completed
+        print(f"reviewer review --post: GitHub refused or failed: {error.describe()}", file=sys.stderr)
+        return 1
+    change = posted.change
+    assert change is not None
+    refs = Refs(str((event.pull.get("base") or {}).get("ref") or event.base_sha),
+                str((event.pull.get("head") or {}).get("ref") or event.head_sha))
+    report = Report(refs.base, refs.head, change.merge_base, change.head_sha, posted.status, change.plan,
+                    posted.findings, posted.deciding, Spent.of(posted.usage or Usage()),
+                    (posted.report.title,), posted.reason)
+    sys.stdout.write(render(report, change, args.format))
+    return exit_code(report, args.fail_on)
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.post:
+        return post(args)
     repo = args.repo
     try:
         git.check_repository(repo)

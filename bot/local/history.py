@@ -31,5 +31,7 @@ async def read_history(gh: GitHubClient, owner: str, repo: str, number: int, log
               if _ours(c, login)]
     summaries = [c for c in await issue_comments(gh, owner, repo, number)
                  if _ours(c, login) and SUMMARY_MARKER in (c.get("body") or "")]
-    state = state_in(summaries[-1].get("body") or "") if summaries else None
-    return History(tuple(all_posted([state], inline)), state)
+    body = summaries[-1].get("body") or "" if summaries else ""
+    state = state_in(body)
+    # inline comments GitHub refused a place to are in the summary, their markers with them
+    return History(tuple(all_posted([state], [*inline, findings_in(body)])), state)

@@ -6,7 +6,8 @@ none, so it reads the pull request (docs/ci.md):
   message, source — in `<!-- reviewer:finding … -->`, so that a finding is never posted twice;
 - the summary comment carries `<!-- reviewer:state … -->`: the head last reviewed, the plan's
   digest and the merge base it was reviewed with (what bot.reviews.life decides the next review
-  from), that review's conclusion and title, and the findings posted in the summary only.
+  from), that review's conclusion and title, the severities that decided it, and the findings
+  posted in the summary only.
 
 A marker's content is base64 of compact JSON, so nothing a message holds can end the HTML comment
 early. Reading is bounded and forgiving: a marker that is too long, not base64, not JSON or of the
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.documents.jsonbody import JsonBodyError, parse_json
+from bot.reviews.findings import SEVERITIES
 from bot.reviews.fingerprints import PostedFinding
 
 MAX_MARKER_CHARS = 60_000  # GitHub keeps 65,536 characters of a comment
@@ -91,11 +93,12 @@ class PullState:
     conclusion: str
     title: str
     summary_only: tuple[PostedFinding, ...] = ()  # posted in the summary comment, not inline
+    deciding: tuple[str, ...] = ()  # the severities of the findings that decided (on the diff)
 
     def to_json(self) -> dict[str, Any]:
         return {"head": self.head_sha, "digest": self.plan_digest, "mergeBase": self.merge_base,
                 "conclusion": self.conclusion, "title": self.title,
-                "summaryOnly": [_posted_json(p) for p in self.summary_only]}
+                "summaryOnly": [_posted_json(p) for p in self.summary_only], "deciding": list(self.deciding)}
 
 
 def state_marker(state: PullState) -> str:
@@ -110,12 +113,13 @@ def state_in(body: str) -> PullState | None:
         return None
     head, digest, merge_base, conclusion, title = (data.get(k) for k in
                                                    ("head", "digest", "mergeBase", "conclusion", "title"))
-    listed = data.get("summaryOnly")
+    listed, deciding = data.get("summaryOnly"), data.get("deciding", [])
     if not (isinstance(head, str) and isinstance(digest, str) and isinstance(merge_base, str)
-            and isinstance(conclusion, str) and isinstance(title, str) and isinstance(listed, list)):
+            and isinstance(conclusion, str) and isinstance(title, str) and isinstance(listed, list)
+            and isinstance(deciding, list) and all(d in SEVERITIES for d in deciding)):
         return None
     return PullState(head, digest, merge_base, conclusion, title,
-                     tuple(p for p in map(_posted, listed) if p is not None))
+                     tuple(p for p in map(_posted, listed) if p is not None), tuple(deciding))
 
 
 def without_markers(body: str) -> str:

@@ -19,7 +19,8 @@ from bot.reviews.markers import (
 )
 
 POSTED = PostedFinding("a" * 32, "src/calc.py", "blocking", "bug", "return a / b",
-                       "Division by zero --> <!-- not a marker --> when b is 0.", "f" * 40)
+                       "Division by zero --> <!-- not a marker --> when b is 0.", "f" * 40, "analyzer:ruff", "F401",
+                       6, 7)
 
 
 def test_a_finding_is_read_back_as_it_was_written():
@@ -30,7 +31,7 @@ def test_a_finding_is_read_back_as_it_was_written():
 
 
 def test_the_state_is_read_back_as_it_was_written():
-    state = PullState("f" * 40, "d" * 64, "b" * 40, "failure", "1 blocking finding", (POSTED,))
+    state = PullState("f" * 40, "d" * 64, "b" * 40, "failure", "1 blocking finding", (POSTED,), ("blocking", "nit"))
     body = f"<!-- reviewer:summary -->\n## Reviewer\n\n{state_marker(state)}"
     assert state_in(body) == state
     assert state_in("<!-- reviewer:summary -->\nno state here") is None
@@ -54,6 +55,9 @@ def test_what_is_not_a_marker_of_ours_is_passed_over():
     for body in bodies:
         assert findings_in(body) == [], body
     assert state_in(_marked("state", {"head": 1})) is None
+    fine = json.loads(base64.b64decode(state_marker(PullState("f", "d", "b", "success", "t")).split()[2]))
+    assert state_in(_marked("state", fine)) is not None
+    assert state_in(_marked("state", {**fine, "deciding": ["fatal"]})) is None  # no severity of ours
     assert findings_in("\n".join([*bodies, good])) == [POSTED]
 
 
