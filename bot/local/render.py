@@ -38,7 +38,8 @@ def _where(finding: Reported) -> str:
 
 
 def _label(finding: Reported) -> str:
-    return f"{finding.source} {finding.rule}" if finding.rule else finding.source
+    label = f"{finding.source} {finding.rule}" if finding.rule else finding.source
+    return label if finding.in_diff else f"{label}, outside the diff"
 
 
 def _shown(finding: Reported, lines: Mapping[str, Sequence[str]]) -> tuple[list[tuple[int, str]], int]:

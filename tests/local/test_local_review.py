@@ -241,3 +241,12 @@ async def test_the_default_base_is_the_default_branch(tmp_path, repo, capsys):
     assert code == 2 and out == ""
     assert err == f"reviewer review: no base to compare with: none of origin/HEAD, main, master names a commit in " \
                   f"{old}; give --base REF\n"
+
+
+async def test_a_finding_outside_the_diff_is_listed_and_decides_nothing(tmp_path, repo, chat, capsys):
+    commit(repo, {"config/settings.py": None}, "no key")
+    _review(chat, finding(1, "blocking", "docs", "The README names no maintainer.", path="README.md"), DOCS)
+    code, out, err = await reviewer(capsys, "--repo", str(repo), "--base", "main", "--admin-config",
+                                    admin_file(tmp_path, chat))
+    assert code == 0, err  # blocking, but about lines the change does not show: as on a pull request
+    assert "README.md\n  line 1  blocking · docs · model, outside the diff\n" in out
