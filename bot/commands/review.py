@@ -125,15 +125,14 @@ def post(args: argparse.Namespace) -> int:
         admin = read_admin_file(admin_path(args))
         git.check_repository(args.repo)
         with quiet_engine():
-            posted = asyncio.run(post_review(event, args.repo, admin, os.environ.get("REVIEWER_SECRETS_DIR")))
+            posted, change = asyncio.run(post_review(event, args.repo, admin,
+                                                     os.environ.get("REVIEWER_SECRETS_DIR")))
     except (EnvironmentProblem, UsageError, git.GitError) as error:
         print(f"reviewer review --post: {error}", file=sys.stderr)
         return 2
     except GitHubError as error:  # the check run says so too, when it could be completed
         print(f"reviewer review --post: GitHub refused or failed: {error.describe()}", file=sys.stderr)
         return 1
-    change = posted.change
-    assert change is not None
     refs = Refs(str((event.pull.get("base") or {}).get("ref") or event.base_sha),
                 str((event.pull.get("head") or {}).get("ref") or event.head_sha))
     report = Report(refs.base, refs.head, change.merge_base, change.head_sha, posted.status, change.plan,

@@ -66,7 +66,6 @@ class Posted:
     deciding: tuple[str, ...] = ()
     reason: str | None = None
     usage: Usage | None = None
-    change: Change | None = None  # what was reviewed (set by post_review)
 
 
 def _target(event: ActionsEvent) -> Target:
@@ -135,10 +134,11 @@ def marked(output: ReviewOutput, state: PullState) -> ReviewOutput:
     return replace(output, inline=inline, summary=f"{output.summary}\n\n{state_marker(state)}")
 
 
-async def post_review(event: ActionsEvent, repo: str, admin: AdminConfig | None, secrets_dir: str | None) -> Posted:
-    """Review the event's pull request and post the result. Raises git.GitError, before anything
-    is posted, when the checkout lacks the event's commits; any other failure completes the run as
-    failed (saying why) and is raised."""
+async def post_review(event: ActionsEvent, repo: str, admin: AdminConfig | None,
+                      secrets_dir: str | None) -> tuple[Posted, Change]:
+    """Review the event's pull request and post the result; what was posted, and the change
+    reviewed. Raises git.GitError, before anything is posted, when the checkout lacks the event's
+    commits; any other failure completes the run as failed (saying why) and is raised."""
     change = await asyncio.to_thread(read_change, repo, Refs(event.base_sha, event.head_sha), admin,
                                      Indexes.in_cache(), full_name=event.full_name, pull=event.pull,
                                      event=event.action)
@@ -155,7 +155,7 @@ async def post_review(event: ActionsEvent, repo: str, admin: AdminConfig | None,
             raise
         await complete_check_run(gh, target.owner, target.repo, run_id, posted.report.conclusion,
                                  _output(posted.report))
-    return replace(posted, change=change)
+    return posted, change
 
 
 async def _review_and_post(gh: GitHubClient, session: aiohttp.ClientSession, target: Target, change: Change,
