@@ -23,7 +23,7 @@ from bot.reviews.life import plan_digest
 from bot.reviews.markers import PullState, finding_marker, state_marker
 from tests.support.chat_double import findings
 from tests.support.github_double import GitHubDouble, PullRequest, Repo
-from tests.support.local_support import admin_file, commit, git, mirror, new_repo
+from tests.support.local_support import AWS_KEY, admin_file, commit, git, mirror, new_repo
 from tests.support.review_support import CALC_BASE, CALC_HEAD, PRIMARY, finding, shown
 
 WEBHOOKS = Path(__file__).resolve().parent.parent / "data" / "webhooks"
@@ -225,3 +225,22 @@ async def test_approve_true_approves_a_clean_pull_request_once(tmp_path, job, ch
     code, _, err = await job.run(checkout, "reopened", "--admin-config", admin)
     assert code == 0, err
     assert [r.state for r in _ours(job.pr)] == ["APPROVED"] and len(chat.requests) == 1
+
+
+async def test_the_analyzers_findings_go_in_the_same_review_and_are_not_posted_twice(tmp_path, job, chat):
+    job, checkout = job
+    commit(checkout, {"config/settings.py": f'AWS_ACCESS_KEY_ID = "{AWS_KEY}"\n'}, "settings")
+    mirror(job.remote, checkout)
+    chat.answer(PRIMARY, findings(DOCS))
+    admin = admin_file(tmp_path, chat)
+    code, out, err = await job.run(checkout, "opened", "--admin-config", admin)
+    assert code == 1, err  # the cloud key is blocking
+    [review] = _ours(job.pr)
+    assert sorted((c.path, c.line) for c in review.comments) == [("config/settings.py", 1), ("src/calc.py", 5)]
+    assert all(AWS_KEY not in c.body for c in review.comments) and AWS_KEY not in job.pr.comments[0].body
+    commit(checkout, {"src/calc.py": LATER}, "mean")
+    mirror(job.remote, checkout)
+    code, _, err = await job.run(checkout, "synchronize", "--admin-config", admin)
+    assert code == 1, err  # the key still stands
+    assert len(_ours(job.pr)) == 1  # nothing new to post: the key's finding and DOCS were posted already
+    assert AWS_KEY not in out
