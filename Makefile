@@ -7,7 +7,7 @@ JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -lt 2 ] && n=2; echo 
 # The ordinary tests on JOBS workers, a test file to a worker (its fixtures and doubles stay on one).
 PARALLEL := -m "not slow" -n $(JOBS) --dist loadfile
 
-.PHONY: install run test test-fast fuzz bench eval clean
+.PHONY: install run demo test test-fast fuzz bench eval clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,12 @@ install: $(VENV)/.installed
 
 run: install
 	$(PY) -m tests.support.demo
+
+# What `make run` runs, kept up with the console: the installation's repositories, a learning and a
+# failed review to look at, and a line `Console: URL`, a one-time link that signs a browser in
+# (docs/quickstart.md). Serves until Ctrl-C.
+demo: install
+	$(PY) -m tests.support.demo --keep-running
 
 # The ordinary tests in parallel, then the slow process tests (marked `slow`: `reviewer serve`
 # processes, PostgreSQL clusters stopped and started, a browser, the wheel) alone, one at a time:

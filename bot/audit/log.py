@@ -37,6 +37,7 @@ ACTIONS = (
     "learning.add",         # a learning added through the API or the console
     "learning.change",      # a learning's text, scope or rule changed
     "learning.delete",      # a learning deleted
+    "signin-link.create",   # a one-time console sign-in link made with the break-glass token
 )
 BREAK_GLASS_ACTOR = "break-glass token"  # the actor of the admin token and of console sessions it opened
 SERVER_ACTOR = "server"  # the actor of what the server does on its own (an admin file reloaded)

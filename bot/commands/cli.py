@@ -35,6 +35,7 @@ COMMANDS = {
     "setup": "bot.commands.setup:run",
     "learnings": "bot.commands.learnings:run",
     "upload-sarif": "bot.commands.upload_sarif:run",
+    "doctor": "bot.commands.doctor:run",
 }
 
 
@@ -133,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "connector's mfa settings, for permissions in access.mfa.required (default: sign in)")
     _command(sub, "logout", "end the session that `reviewer login` keeps, on the server and on this machine")
     _setup(sub)
+    _doctor(sub)
     _learnings(sub)
     _upload_sarif(sub)
     return parser
@@ -172,6 +174,24 @@ def _setup(sub) -> None:
     _host(s)
 
 
+DOCTOR_EPILOG = """it reads the settings `reviewer serve` reads (the environment over --config) and prints one line a
+check: `ok|warn|fail NAME: detail` (the GitHub App's id and key, the webhook secret, the database and
+its schema, the admin file, each model provider it declares, the secret store, the public URL, the
+admin token, the port; with --github, GitHub itself). No line shows a secret.
+exit codes: 0 no check failed (warnings allowed), 1 a check failed."""
+
+
+def _doctor(sub) -> None:
+    d = _command(sub, "doctor", "check everything `reviewer serve` depends on, one line a check",
+                 epilog=DOCTOR_EPILOG)
+    d.add_argument("--config", metavar="FILE",
+                   help="a settings file of KEY=VALUE lines, as `reviewer serve --config` reads it (default: none; "
+                        "the environment wins over it)")
+    d.add_argument("--github", action="store_true",
+                   help="also ask GitHub for the app with its key (GET /app at the API's address) (default: off, "
+                        "nothing leaves this machine but the database's and providers' checks)")
+
+
 LEARNINGS_EPILOG = """the token is REVIEWER_TOKEN when set, else the session `reviewer login` keeps (sent only to the
 server that issued it). exit codes: 0 done, 1 the server refused, 2 usage, no credentials or the
 server unreachable."""
@@ -208,7 +228,8 @@ def _learnings(sub) -> None:
 def _learnings_action(actions, name: str, summary: str) -> argparse.ArgumentParser:
     parser = actions.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
                                 epilog=LEARNINGS_EPILOG, formatter_class=_Formatter)
-    parser.add_argument("--server", metavar="URL", help="the server (default: the one `reviewer login` signed in to)")
+    parser.add_argument("--server", metavar="URL", help="the server (default: REVIEWER_SERVER, else the one "
+                                                        "`reviewer login` signed in to)")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="lines for people, or the API's JSON (default: text)")
     return parser

@@ -1,6 +1,7 @@
 """Talking to a Reviewer server's API from a command: which server, which token, one request.
 
-The token is `REVIEWER_TOKEN` when set, else the session `reviewer login` keeps
+The server is `--server`, else `REVIEWER_SERVER`, else the one `reviewer login` signed in to. The
+token is `REVIEWER_TOKEN` when set, else the session `reviewer login` keeps
 (`$XDG_CONFIG_HOME/reviewer/session.json`). A session token goes only to the server that issued it:
 `--server` naming another one is refused rather than sending it there, and redirects are never
 followed (a redirect to another host would carry the token along). The server's `Status` errors
@@ -41,7 +42,9 @@ class Credentials:
 
 
 def credentials(server: str | None, environ: Mapping[str, str] | None = None) -> Credentials:
+    """The server (`--server`, else REVIEWER_SERVER, else the session's) and the token to send it."""
     env = os.environ if environ is None else environ
+    server = server or env.get("REVIEWER_SERVER") or None
     wanted = server.rstrip("/") if server else None
     if wanted is not None and not wanted.startswith(("https://", "http://")):
         raise ApiError(f"--server must be an http:// or https:// URL; got {wanted!r}", 2)
@@ -51,8 +54,8 @@ def credentials(server: str | None, environ: Mapping[str, str] | None = None) ->
     if token:
         where = wanted or (record or {}).get("server")
         if not where:
-            raise ApiError("no server: pass --server URL (REVIEWER_TOKEN is set, and no `reviewer login` session "
-                           "names one)", 2)
+            raise ApiError("no server: pass --server URL or set REVIEWER_SERVER (REVIEWER_TOKEN is set, and no "
+                           "`reviewer login` session names one)", 2)
         return Credentials(str(where), token)
     if record is None:
         raise ApiError("not signed in: run `reviewer login --server URL`, or set REVIEWER_TOKEN", 2)

@@ -21,6 +21,7 @@ from typing import IO, Any
 
 import aiohttp
 
+from bot.commands.doctor_checks import providers
 from bot.commands.eval_cases import judged, run_case
 from bot.config.admin import AdminConfig, load_admin_config
 from bot.config.repo import load_repo_config
@@ -164,11 +165,23 @@ def _engine_warnings_in_the_report() -> Iterator[None]:
         engine.setLevel(level)
 
 
+def _providers_answer(admins: list[AdminConfig]) -> None:
+    """Each provider of the admin files asked once (as `reviewer doctor` asks it), before any case:
+    one that does not answer stops the run with the doctor's line, instead of failing every case."""
+    for admin in admins:
+        lines = [check.line() for check in asyncio.run(providers(admin, os.environ.get("REVIEWER_SECRETS_DIR"),
+                                                                  os.environ)) if check.level == "fail"]
+        if lines:
+            raise Stop(2, "\n".join(lines) + f"\nreviewer eval: a model provider of {admin.path} does not answer; "
+                                             "no case was run (`reviewer doctor` checks a configuration)")
+
+
 def evaluate(args: argparse.Namespace, stderr: IO[str]) -> tuple[dict, bool]:
     corpus, admins = load_inputs(args)
     baseline = baseline_tallies(args.baseline) if args.baseline else None
     if not any(p for a in admins for p in a.declared_providers(None)):
         print("reviewer eval: the admin file declares no model provider: every case is skipped", file=stderr)
+    _providers_answer(admins)
     progress = Progress(len(corpus.cases) * len(admins), stderr)
     try:
         with _engine_warnings_in_the_report():
@@ -193,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         report, passed = evaluate(args, sys.stderr)
     except Stop as stop:
-        print(stop if stop.code == 1 else f"reviewer eval: {stop}", file=sys.stderr)
+        print(stop if stop.code == 1 or str(stop).startswith("fail ") else f"reviewer eval: {stop}", file=sys.stderr)
         return stop.code
     if args.format == "json":
         print(dumps(report))

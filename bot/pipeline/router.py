@@ -95,4 +95,5 @@ async def run(ready: Ready, job: Job) -> ReviewResult | None:
     if step is None:
         logger.info("no step for %s.%s: nothing to do", job.event, job.action)
         return None
+    logger.debug("step %s", work, extra={"step": work, "event": job.event, "action": job.action})
     return await step(ready, job)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from aiohttp import web
 
 DEFAULT_HOST = "0.0.0.0"
+BACKLOG = 128  # as aiohttp's sites ask
 # RFC 1123 host names: labels of letters, digits and inner hyphens, dot separated
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?")
 
@@ -62,15 +63,39 @@ class ListenError(Exception):
     """The port cannot be listened on (in use, not permitted); the message says which and why."""
 
 
-async def start_site(runner: web.AppRunner, host: str, port: int) -> None:
-    """Listen on `host`:`port` (REVIEWER_HOST, PORT); ListenError says why not, in one line."""
-    site = web.TCPSite(runner, host=host, port=port)
+def bind(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets on `host`:`port`, one per address the host stands for, as asyncio's
+    `create_server` binds them (SO_REUSEADDR, IPv6 sockets IPv6-only); ListenError says why not, in
+    one line. Bound before the app starts, so that a port in use is said before anything else is
+    (the store opened, "server started" logged) and nothing has to be undone."""
     try:
-        await site.start()
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:  # a host name that does not resolve
+        raise ListenError(_cannot(host, port, exc.strerror or str(exc))) from None
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in {(i[0], i[4]): i for i in infos}.values():
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(BACKLOG)
+            sock.setblocking(False)
     except OSError as exc:
-        if isinstance(exc, socket.gaierror):  # a host name that does not resolve
-            reason = exc.strerror or str(exc)
-        else:
-            reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        where = "" if host == DEFAULT_HOST else f" of {host} (REVIEWER_HOST)"
-        raise ListenError(f"cannot listen on port {port} (PORT){where}: {reason}") from None
+        for sock in sockets:
+            sock.close()
+        raise ListenError(_cannot(host, port, os.strerror(exc.errno) if exc.errno else str(exc))) from None
+    return sockets
+
+
+def _cannot(host: str, port: int, reason: str) -> str:
+    where = "" if host == DEFAULT_HOST else f" of {host} (REVIEWER_HOST)"
+    return f"cannot listen on port {port} (PORT){where}: {reason}"
+
+
+async def start_site(runner: web.AppRunner, sockets: list[socket.socket]) -> None:
+    """Serve `runner`'s app on the sockets `bind` made (the runner set up after them)."""
+    for sock in sockets:
+        await web.SockSite(runner, sock).start()

@@ -57,16 +57,23 @@ class JsonFormatter(logging.Formatter):
         return redact(json.dumps(data, default=str, ensure_ascii=False))
 
 
+# Libraries whose warnings reach our log as JSON lines too (else Python's last-resort handler writes
+# them raw to stderr, which a log pipeline cannot read): the database driver's pool and the job
+# queue. Only their warnings and errors: their debug lines are theirs, not a delivery's steps.
+LIBRARIES = ("psycopg", "procrastinate")
+
+
 def configure(stream: IO[str] | None = None, level: int = logging.INFO) -> logging.Handler:
-    """Send the `reviewer` logger (and aiohttp's) to `stream` as JSON lines; returns the handler."""
+    """Send the `reviewer` logger (and aiohttp's, and LIBRARIES' warnings) to `stream` as JSON
+    lines; returns the handler."""
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(JsonFormatter())
-    for name in (LOGGER_NAME, "aiohttp"):
+    for name in (LOGGER_NAME, "aiohttp", *LIBRARIES):
         logger = logging.getLogger(name)
         for old in [h for h in logger.handlers if isinstance(h.formatter, JsonFormatter)]:
             logger.removeHandler(old)
         logger.addHandler(handler)
-        logger.setLevel(level)
+        logger.setLevel(max(level, logging.WARNING) if name in LIBRARIES else level)
         logger.propagate = False
     return handler
 

@@ -196,8 +196,8 @@ class Metrics:
         """Learnings (docs/reviews.md "Learnings"): what became of posted findings, read from the
         store at each scrape, so every process shows the same figures."""
         self.findings = self.registry.register(Gauge(
-            "reviewer_findings", "Posted findings by what became of them (resolved, dismissed, open); their sum "
-            "is every finding posted.", ("state",)))
+            "reviewer_findings", "Posted findings by what became of them (resolved, dismissed, open), the model's and "
+            "the analyzers' alike; their sum is every finding posted.", ("state",)))
         for state in ("resolved", "dismissed", "open"):
             self.findings.set(0, state=state)
 

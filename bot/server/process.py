@@ -24,12 +24,12 @@ from bot.events.jobs import Handler
 from bot.pipeline import make_handler
 from bot.server import logging as log
 from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
-from bot.server.listen import ListenError, start_site
+from bot.server.listen import ListenError, bind, start_site
 from bot.server.metrics import Metrics
 from bot.server.server_context import AppFactory, HandlerFactory, Role, ServerContext
 from bot.server.settings import Settings, SettingsError, load_settings
 from bot.store import is_postgres, redact_url
-from bot.store.model import MigrationFailed, SchemaTooNew, StoreUnavailable
+from bot.store.model import MigrationFailed, SchemaTooNew, StoreRefused, StoreUnavailable
 from bot.telemetry.setup import configure as configure_traces
 
 logger = log.get("main")
@@ -51,21 +51,23 @@ async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics, 
     """Serve until SIGTERM or SIGINT, then stop cleanly: no new job; running ones finish (on
     PostgreSQL, for up to a grace period, then are handed back) or, on SQLite, are requeued at the
     next start."""
-    app = build(settings, handler_for, admin=admin, metrics=metrics, role=role)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
-    await runner.setup()
+    sockets = bind(settings.host, settings.port)  # ListenError before the app starts (the store, "server started")
     try:
-        await start_site(runner, settings.host, settings.port)
-    except ListenError:
-        await runner.cleanup()
+        app = build(settings, handler_for, admin=admin, metrics=metrics, role=role)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await runner.setup()
+    except BaseException:
+        for sock in sockets:
+            sock.close()
         raise
-    _freeze_startup_objects()
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):  # before "listening": a supervisor may stop us right after it
-        loop.add_signal_handler(sig, stop.set)
-    logger.info("listening", extra={"host": settings.host, "port": runner.addresses[0][1]})  # the real port when PORT=0
     try:
+        await start_site(runner, sockets)
+        _freeze_startup_objects()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):  # before "listening": a supervisor may stop us right after it
+            loop.add_signal_handler(sig, stop.set)
+        logger.info("listening", extra={"host": settings.host, "port": runner.addresses[0][1]})  # the real port
         await stop.wait()
         logger.info("stopping")
     finally:
@@ -119,8 +121,11 @@ def run(args: argparse.Namespace, role: Role, build: AppFactory) -> int:
     except ListenError as exc:
         _error(str(exc), command)
         return 1
-    except (StoreUnavailable, SchemaTooNew, MigrationFailed) as exc:
-        _error(f"the store {redact_url(settings.database_url)}: {exc}", command)
+    except (StoreUnavailable, StoreRefused, SchemaTooNew, MigrationFailed) as exc:
+        where = redact_url(settings.database_url)
+        logger.error(f"the store cannot be used; not starting: {exc}", extra={
+            "database": where, "reason": getattr(exc, "reason", "schema")})
+        _error(f"the store {where}: {exc}", command)
         return 1
     finally:
         if traces is not None:

@@ -232,6 +232,18 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
     `require_app` (what `reviewer serve` asks) also demands the GitHub App's id and private key:
     without them the server would take deliveries and then fail every job for good.
     """
+    settings, problems = read_settings(environ, config_file, port, require_app=require_app, host=host)
+    if problems:
+        raise SettingsError(problems)
+    return settings
+
+
+def read_settings(environ: Mapping[str, str] | None = None, config_file: str | None = None,
+                  port: int | None = None, *, require_app: bool = False,
+                  host: str | None = None) -> tuple[Settings, list[str]]:
+    """The settings, a bad value replaced by its default, and every problem found (each starting
+    with the key it is about): `reviewer doctor` reports each problem and checks the rest.
+    SettingsError only when the `--config` file cannot be read at all."""
     values, sources, problems = _merged(os.environ if environ is None else environ, config_file)
     secret = values.get("GITHUB_WEBHOOK_SECRET", "")
     if not secret:
@@ -287,9 +299,7 @@ def load_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         access_log=_flag(values, "REVIEWER_ACCESS_LOG", problems),
         sources=sources,
     )
-    if problems:
-        raise SettingsError([_named_source(problem, sources) for problem in problems])
-    return settings
+    return settings, [_named_source(problem, sources) for problem in problems]
 
 
 def _log_level(values: dict[str, str], problems: list[str]) -> str:

@@ -45,7 +45,7 @@ from bot.github.manifest import (
     new_app_url,
     registered,
 )
-from bot.server.listen import start_site, url_host
+from bot.server.listen import bind, start_site, url_host
 from bot.server.pages import link, page, text
 from bot.server.probes import livez
 
@@ -212,10 +212,11 @@ async def run_setup(config: SetupConfig, out: TextIO) -> Registered | None:
     """Serve until an app is registered (its result) or SIGINT/SIGTERM (None). ListenError when the
     port cannot be listened on."""
     app = make_setup_app(config)
+    sockets = bind(config.host, config.port)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
     try:
-        await start_site(runner, config.host, config.port)
+        await start_site(runner, sockets)
         port = runner.addresses[0][1]
         print(f"reviewer setup: listening on {url_host(config.host)}:{port}. Open one of these in a browser "
               "to register the GitHub App (the token in them works for this run only):", file=out, flush=True)

@@ -127,6 +127,10 @@ class TimelineRecorder:
         kind = "github" if parts.netloc == self.github else "model"
         detail = _detail(parts.path, getattr(context, "body", b"")) if kind == "github" else None
         attempt.calls.append(Call(kind, method, host, parts.path, status, round(seconds, 4), self.clock(), detail))
+        # each call of a job, at DEBUG: the method, the path (never the query, a header or a body)
+        logger.debug("%s call %s %s: %s", kind, method, parts.path, status or "no answer",
+                     extra={"call": kind, "method": method, "path": parts.path, "status": status,
+                            "seconds": round(seconds, 4)})
 
     def wrap(self, handler: Callable[[Any], Awaitable[R]]) -> Callable[[Any], Awaitable[R]]:
         """The job handler, its attempt recorded: started, each call, finished with its outcome

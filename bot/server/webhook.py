@@ -82,6 +82,8 @@ def make_handler(secret: bytes, store: DeliveryStore, metrics: Metrics):
         if not new:
             metrics.delivery(event, "duplicate")
             logger.info("duplicate delivery acknowledged", extra={"delivery": delivery, "event": event})
+        else:
+            logger.debug("delivery stored", extra={"delivery": delivery, "event": event, "bytes": len(body)})
         status = 200 if event == "ping" else 202
         return web.Response(status=status, text="duplicate\n" if not new else "accepted\n")
 

@@ -64,7 +64,7 @@ from bot.store.model import Storage
 from bot.store.urls import POSTGRES_SCHEMES, is_postgres, redact_url, url_password
 
 __all__ = ["POSTGRES_SCHEMES", "check_url", "is_postgres", "latest_schema_version", "migrate_database",
-           "migrate_database_blocking", "redact_url", "storage_for", "url_password"]
+           "migrate_database_blocking", "redact_url", "schema_version_of", "storage_for", "url_password"]
 
 
 def check_url(url: str) -> None:
@@ -119,3 +119,17 @@ def latest_schema_version(url: str) -> int:
         return postgres_latest
     from bot.store.sqlite.migrations import LATEST as sqlite_latest
     return sqlite_latest
+
+
+async def schema_version_of(url: str) -> int | None:
+    """The schema version of the database at `url`, changing nothing (None: no schema yet, or no
+    SQLite file yet: what `serve` creates and migrates). StoreRefused when PostgreSQL refuses the
+    connection (a missing database, a wrong password: the message says which) or the file is no
+    SQLite database; StoreUnavailable when PostgreSQL cannot be reached. `reviewer doctor` asks it."""
+    check_url(url)
+    if is_postgres(url):
+        from bot.store.postgres.refusals import connect_once
+        return await connect_once(url)
+    from bot.store.sqlite.database import sqlite_path
+    from bot.store.sqlite.migrations import version_of_file
+    return await asyncio.to_thread(version_of_file, sqlite_path(url))

@@ -102,6 +102,22 @@ class StoreUnavailable(StoreError):
 
     The webhook answers 503 for it, so that GitHub marks the delivery failed, to be redelivered."""
 
+    reason = "unreachable"
+
+
+class StoreRefused(StoreError):
+    """The database server answered and refused the connection: the database does not exist, the
+    password is wrong, the role is unknown, its rules (pg_hba.conf) do not let this address in.
+    Trying again will not help; the message says which, and what to change. `reason` is one of
+    REFUSALS, for logs and `reviewer doctor`."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+REFUSALS = ("missing-database", "wrong-password", "unknown-role", "not-allowed", "refused")
+
 
 class SchemaTooNew(Exception):
     """The database was migrated by a newer version of Reviewer than this one."""

@@ -89,6 +89,7 @@ class LearningsDouble:
 async def double(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     monkeypatch.delenv("REVIEWER_TOKEN", raising=False)
+    monkeypatch.delenv("REVIEWER_SERVER", raising=False)
     fake = LearningsDouble()
     server = TestServer(fake.app(), host="127.0.0.1")
     await server.start_server()
@@ -226,6 +227,19 @@ async def test_without_credentials_or_a_server(double, capsys, monkeypatch):
     code, _, err = await reviewer(capsys, "list")
     assert code == 2 and "no server: pass --server URL" in err
     await double_closed_port_check(capsys)
+
+
+async def test_reviewer_server_names_the_server_as_for_upload_sarif(double, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("REVIEWER_TOKEN", TOKEN)
+    monkeypatch.setenv("REVIEWER_SERVER", double.url + "/")
+    seed(double, GUIDE)
+    code, out, _ = await reviewer(capsys, "list")
+    assert code == 0 and "We use tabs in Makefiles." in out
+    assert double.requests[-1][2]["Authorization"] == f"Bearer {TOKEN}"
+    monkeypatch.delenv("REVIEWER_TOKEN")  # a session for another server is not sent to REVIEWER_SERVER's
+    save_session(tmp_path / "reviewer" / "session.json", {"server": "http://127.0.0.1:9", "token": "other-token"})
+    code, _, err = await reviewer(capsys, "list")
+    assert code == 2 and "is for http://127.0.0.1:9, not " + double.url in err and len(double.requests) == 1
 
 
 async def double_closed_port_check(capsys):

@@ -1,5 +1,5 @@
 """Every setting a command's `--help` names (the environment variables `reviewer serve`, `worker`,
-`setup` and the clients read) is in one of README's settings tables, and every row of those tables
+`setup` and the clients read) is in one of docs/settings.md's tables, and every row of those tables
 is named by some `--help`: an operator reading either finds the same settings."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from bot.commands.cli import build_parser
 from bot.server.settings import KEYS
 
-README = Path(__file__).resolve().parent.parent.parent / "README.md"
+SETTINGS = Path(__file__).resolve().parent.parent.parent / "docs" / "settings.md"
 # An environment variable as the help texts write them: PORT, or upper-case words joined by `_`.
 SETTING = re.compile(r"\b(?:PORT|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b")
 TABLE_HEADER = re.compile(r"^\s*\| variable \| meaning \|\s*$")
@@ -36,11 +36,11 @@ def _help_settings() -> dict[str, set[str]]:
     return named
 
 
-def _readme_settings() -> set[str]:
-    """The variables in the first column of README's `| variable | meaning |` tables."""
+def _documented_settings() -> set[str]:
+    """The variables in the first column of docs/settings.md's `| variable | meaning |` tables."""
     names: set[str] = set()
     in_table = False
-    for line in README.read_text(encoding="utf-8").splitlines():
+    for line in SETTINGS.read_text(encoding="utf-8").splitlines():
         if TABLE_HEADER.match(line):
             in_table = True
             continue
@@ -52,13 +52,13 @@ def _readme_settings() -> set[str]:
     return names - {"---"}
 
 
-def test_every_setting_help_names_is_in_readme_and_every_readme_row_is_in_a_help():
-    in_help, in_readme = _help_settings(), _readme_settings()
-    assert len(in_readme) >= len(KEYS), "README's settings tables were not found"
-    missing = {name: sorted(commands) for name, commands in in_help.items() if name not in in_readme}
-    assert not missing, f"named by --help but not in README's settings tables: {missing}"
-    unnamed = sorted(in_readme - set(in_help))
-    assert not unnamed, f"in README's settings tables but named by no --help: {unnamed}"
+def test_every_setting_help_names_is_documented_and_every_documented_one_is_in_a_help():
+    in_help, documented = _help_settings(), _documented_settings()
+    assert len(documented) >= len(KEYS), "docs/settings.md's tables were not found"
+    missing = {name: sorted(commands) for name, commands in in_help.items() if name not in documented}
+    assert not missing, f"named by --help but not in docs/settings.md's tables: {missing}"
+    unnamed = sorted(documented - set(in_help))
+    assert not unnamed, f"in docs/settings.md's tables but named by no --help: {unnamed}"
 
 
 def test_every_server_setting_is_in_serve_and_worker_help():

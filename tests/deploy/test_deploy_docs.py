@@ -1,5 +1,5 @@
-"""The deployment docs against what they describe: the README's list of permissions and events for
-registering the app by hand is app.yml's, and docs/deploy.md's links lead to files that exist."""
+"""The deployment docs against what they describe: docs/deploy.md's list of permissions and events
+for registering the app by hand is app.yml's, and its links lead to files that exist."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def _by_hand() -> str:
-    readme = " ".join((ROOT / "README.md").read_text().split())
-    start = readme.index("By hand instead")
-    return readme[start:readme.index("install the app.", start)]
+    page = " ".join((ROOT / "docs" / "deploy.md").read_text().split())
+    start = page.index("By hand instead")
+    return page[start:page.index("install the app.", start)]
 
 
-def test_the_readmes_permissions_and_events_are_app_yml_s():
+def test_the_permissions_and_events_to_register_by_hand_are_app_yml_s():
     manifest = load_manifest()
     paragraph = _by_hand()
     permissions = dict(re.findall(r"`(\w+): (read|write)`", paragraph))

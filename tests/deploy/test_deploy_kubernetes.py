@@ -16,13 +16,14 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import kubernetes_validate
 import pytest
 from kubernetes_validate import utils as kv_utils
 from ruamel.yaml import YAML
 
+from bot.config.admin import load_admin_config
 from bot.github import credentials
 from bot.server.process import STOP_WITHIN
 from bot.server.settings import load_settings
@@ -62,8 +63,8 @@ def _validate(obj: dict, version: str) -> None:
 @pytest.mark.parametrize("version", [OLDEST, NEWEST])
 def test_every_rendered_object_is_valid_kubernetes(rendered, version):
     kinds = sorted(o["kind"] for o in rendered)
-    assert kinds == ["ConfigMap", "CustomResourceDefinition", "CustomResourceDefinition", "Deployment", "Deployment",
-                     "Ingress", "PodDisruptionBudget", "PodDisruptionBudget", "Service", "ServiceAccount"]
+    assert kinds == ["ConfigMap", "ConfigMap", "CustomResourceDefinition", "CustomResourceDefinition", "Deployment",
+                     "Deployment", "Ingress", "PodDisruptionBudget", "PodDisruptionBudget", "Service", "ServiceAccount"]
     for obj in rendered:
         _validate(obj, version)
 
@@ -86,6 +87,12 @@ def test_the_crds_are_exactly_what_reviewer_crds_prints(rendered):
     assert (BASE / "crds.yaml").read_text() == printed  # the file, byte for byte
     crds = [o for o in rendered if o["kind"] == "CustomResourceDefinition"]
     assert crds == list(YAML(typ="safe").load_all(io.StringIO(printed)))  # and what kustomize renders of it
+
+
+def _settings(objects: list[dict]) -> dict:
+    """The ConfigMap of settings (kustomize names it `reviewer-<hash>`), not the admin file's."""
+    [found] = [o for o in objects if o["kind"] == "ConfigMap" and "REVIEWER_SECRETS_DIR" in o.get("data", {})]
+    return found
 
 
 def _pod(rendered: list[dict], name: str) -> dict:
@@ -126,7 +133,7 @@ def test_web_and_worker_probe_the_process_and_readiness_apart_and_outlast_a_grac
 
 
 def test_the_secret_store_is_mounted_in_its_layout_and_the_database_url_is_a_secret(rendered):
-    config = next(o for o in rendered if o["kind"] == "ConfigMap")
+    config = _settings(rendered)
     store = config["data"]["REVIEWER_SECRETS_DIR"]
     for name in ("reviewer-web", "reviewer-worker"):
         pod = _pod(rendered, name)
@@ -185,10 +192,54 @@ def test_the_overlay_docs_deploy_md_shows_renders_what_it_says(tmp_path):
         assert obj["kind"] == "CustomResourceDefinition" or obj["metadata"]["namespace"] == "reviewer"
     ingress = _one(objects, "Ingress", "reviewer")
     assert ingress["spec"]["rules"][0]["host"] == ingress["spec"]["tls"][0]["hosts"][0] == "reviewer.internal.example"
-    [config] = [o for o in objects if o["kind"] == "ConfigMap"]
+    config = _settings(objects)
     assert config["data"]["REVIEWER_PUBLIC_URL"] == "https://reviewer.internal.example"
     assert config["data"]["REVIEWER_SECRETS_DIR"] == "/etc/reviewer/secrets"  # merged, not replaced
     for name in ("reviewer-web", "reviewer-worker"):
         [container] = _pod(objects, name)["containers"]
         assert container["image"] == "registry.example.com/reviewer:0.1.0"
         assert container["envFrom"] == [{"configMapRef": {"name": config["metadata"]["name"]}}]
+
+
+def test_the_admin_token_and_the_admin_file_reach_the_pods(rendered):
+    """A first sign-in needs the break-glass token (web, from a Secret); a review needs the admin file
+    (web and worker, a ConfigMap mounted as a directory, so the kubelet's updates are seen) and the
+    model key it references (a Secret mounted in the store)."""
+    settings = _settings(rendered)["data"]
+    admin_path = PurePosixPath(settings["REVIEWER_ADMIN_CONFIG"])
+    [admin_map] = [o for o in rendered if o["kind"] == "ConfigMap" and o["metadata"]["name"].startswith("reviewer-admin")]
+    admin, problems = load_admin_config(admin_map["data"][admin_path.name], admin_path.name)
+    assert admin is not None and problems == [] and admin.providers  # a provider: reviews are not plan-only
+    assert admin_map["data"][admin_path.name] == (BASE / "admin.yaml").read_text()
+    for name in ("reviewer-web", "reviewer-worker"):
+        pod = _pod(rendered, name)
+        [container] = pod["containers"]
+        mounts = {m["name"]: m for m in container["volumeMounts"]}
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        [admin_volume] = [n for n, v in volumes.items() if v.get("configMap", {}).get("name") == admin_map["metadata"]["name"]]
+        assert mounts[admin_volume]["mountPath"] == str(admin_path.parent) and "subPath" not in mounts[admin_volume]
+        for secret in admin.secret_names:  # each secret:// the admin file names, mounted in the store
+            [volume] = [n for n, v in volumes.items() if v.get("secret", {}).get("secretName") == secret]
+            assert mounts[volume]["mountPath"] == f"{settings['REVIEWER_SECRETS_DIR']}/{secret}"
+        tokens = [e for e in container.get("env", []) if e["name"] == "REVIEWER_ADMIN_TOKEN"]
+        if name == "reviewer-web":
+            assert tokens == [{"name": "REVIEWER_ADMIN_TOKEN",
+                               "valueFrom": {"secretKeyRef": {"name": "reviewer-admin-token", "key": "token"}}}]
+        else:
+            assert tokens == []  # a worker serves no API and no console
+    assert "REVIEWER_ADMIN_TOKEN" not in settings  # a ConfigMap holds no secret
+
+
+def test_an_overlay_replaces_the_admin_file(tmp_path):
+    (tmp_path / "admin.yaml").write_text("providers:\n  local: {type: openai, baseUrl: 'http://vllm:8000/v1'}\n"
+                                         "defaults:\n  models: {review: local/qwen}\n")
+    (tmp_path / "kustomization.yaml").write_text(
+        f"resources: [{os.path.relpath(BASE, tmp_path)}]\n"
+        "configMapGenerator:\n  - {name: reviewer-admin, behavior: replace, files: [admin.yaml]}\n")
+    result = subprocess.run([_kubectl(), "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    objects = [doc for doc in YAML(typ="safe").load_all(result.stdout) if doc]
+    [admin_map] = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"].startswith("reviewer-admin")]
+    assert "http://vllm:8000/v1" in admin_map["data"]["admin.yaml"]
+    volume = next(v for v in _pod(objects, "reviewer-worker")["volumes"] if "configMap" in v)
+    assert volume["configMap"]["name"] == admin_map["metadata"]["name"]  # the pods follow the new file

@@ -4,6 +4,7 @@ errors (exit 2), `reviewer validate` and `reviewer schema` knowing the corpus, a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pty
@@ -17,6 +18,7 @@ import pytest
 from bot.commands.cli import main
 from bot.config.schemas import eval_corpus_json_schema
 from bot.eval.corpus import load_corpus
+from tests.support.chat_double import ChatDouble, failing
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -172,9 +174,13 @@ def test_validate_knows_a_corpus_and_schema_publishes_it(tmp_path, capsys):
         assert load_corpus(starter.read_text(), str(starter))[1] == []
 
 
-def test_the_progress_bar_is_drawn_only_on_a_terminal(tmp_path, admin):
-    """No provider answers here (the admin file names a closed port): the case still runs, fails,
-    and the bar counts it."""
+async def test_the_progress_bar_is_drawn_only_on_a_terminal(tmp_path):
+    """The provider answers, but its model fails every review: the case still runs, fails, and the
+    bar counts it."""
+    chat = await ChatDouble().start()
+    chat.answer("m", failing(500, "overloaded"))
+    admin = write(tmp_path, f"providers:\n  local: {{type: openai, baseUrl: '{chat.base_url}'}}\n"
+                            "defaults:\n  models: {review: local/m}\n", "admin.yaml")
     repo = tmp_path / "repos" / "app"
     repo.mkdir(parents=True)
     for args in (["init", "-q", "-b", "main"], ["config", "user.email", "d@example.com"],
@@ -191,7 +197,8 @@ def test_the_progress_bar_is_drawn_only_on_a_terminal(tmp_path, admin):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     master, slave = pty.openpty()
     try:
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=slave, env=env, timeout=120, check=False)
+        done = await asyncio.to_thread(subprocess.run, command, stdout=subprocess.PIPE, stderr=slave, env=env,
+                                       timeout=120, check=False)
         os.set_blocking(master, False)
         drawn = os.read(master, 65536).decode()
     finally:
@@ -199,7 +206,35 @@ def test_the_progress_bar_is_drawn_only_on_a_terminal(tmp_path, admin):
         os.close(slave)
     assert done.returncode == 0 and "only  failed" in done.stdout.decode()
     assert "[########################] 1/1 only" in drawn
-    piped = subprocess.run(command, capture_output=True, env=env, timeout=120, check=False)
+    piped = await asyncio.to_thread(subprocess.run, command, capture_output=True, env=env, timeout=120, check=False)
+    await chat.close()
     assert piped.returncode == 0 and b"[#" not in piped.stderr and b"1/1" not in piped.stderr
     assert b"gave no usable answer" not in piped.stderr  # the report says why, once, on stdout
-    assert b"Connect call failed" in piped.stdout
+    assert b"HTTP 500: overloaded" in piped.stdout
+
+
+def test_a_provider_that_does_not_answer_stops_the_run_before_any_case(tmp_path, admin, capsys):
+    """The admin file's provider is a closed port: asked once, as `reviewer doctor` asks it, and the
+    run stops with the doctor's line instead of failing every case."""
+    write(tmp_path, GOOD.replace("    config: minimal.yaml\n", ""))
+    code, out, err = run(capsys, str(tmp_path), "--admin-config", admin)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        "fail provider local: no answer from http://127.0.0.1:9/v1/models: Connection refused",
+        f"reviewer eval: a model provider of {admin} does not answer; no case was run (`reviewer doctor` checks a "
+        "configuration)"]
+
+
+def test_the_example_admin_file_is_valid_and_not_on_the_servers_own_port():
+    """`make eval`'s default admin file names a model server; Reviewer listens on 8080 by default, so
+    a provider there would be Reviewer itself, which answers 404 to the model's paths."""
+    from urllib.parse import urlsplit
+
+    from bot.config.admin import load_admin_config
+    from bot.server.settings import Settings
+
+    path = ROOT / "eval" / "admin.example.yaml"
+    admin, problems = load_admin_config(path.read_bytes(), str(path))
+    assert admin is not None and problems == []
+    assert [urlsplit(p.base_url).port for p in admin.providers.values()] != []
+    assert all(urlsplit(p.base_url).port != Settings.port for p in admin.providers.values())

@@ -17,6 +17,9 @@ import aiohttp
 import pytest
 
 from bot.server.settings import SettingsError, load_settings
+from tests.support.app_support import installed
+from tests.support.process_support import a_bug_found, app_env, start
+from tests.support.review_support import API_KEY
 from tests.support.server_support import SECRET
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -96,3 +99,40 @@ async def test_warning_hides_information_and_the_access_log_tells_each_request(t
     assert isinstance(line["duration_ms"], float)
     for secret in (token, "query-secret-4411", "cookie-secret-9d2e", "actor=ann"):
         assert secret not in err
+
+
+async def test_debug_shows_each_step_of_a_delivery_and_its_job_and_never_a_secret_or_the_prompt(
+        tmp_path, github, github_app, app_private_key, chat):
+    """REVIEWER_LOG_LEVEL=DEBUG on a real `reviewer serve` that reviews a pull request: the delivery
+    stored, queued, its job started, routed to its step, each GitHub and model call (method, path,
+    status), the job done — and none of the secrets, the installation token or what the model was
+    sent."""
+    world = installed(tmp_path, github, github_app)
+    pr, extra = a_bug_found(world, chat)
+    environment = app_env(world, app_private_key, f"sqlite:///{tmp_path / 'r.db'}", REVIEWER_LOG_LEVEL="DEBUG",
+                          REVIEWER_ADMIN_TOKEN="debug-admin-token-2b7f0e9c", **extra)
+    proc, port, _ = start(["-m", "bot", "serve"], environment, tmp_path)
+    world.url = f"http://127.0.0.1:{port}"
+    try:
+        assert (await world.opened(pr, delivery_id="debug-delivery-1"))[0] == 202
+        run = await world.completed_run(pr)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rest = await asyncio.to_thread(proc.stderr.read)
+        proc.wait(timeout=60)
+    assert run.conclusion == "failure"  # the review found BUG
+    lines = [json.loads(line) for line in rest.splitlines()]  # every line JSON
+    mine = [line for line in lines if line.get("delivery") == "debug-delivery-1"]
+    steps = [line["msg"] for line in mine]
+    for step in ("delivery stored", "delivery queued", "job started", "step review", "job done"):
+        assert step in steps, steps
+    calls = [(line["call"], line["method"], line["path"], line["status"]) for line in mine if "call" in line]
+    assert ("github", "POST", f"/repos/{world.repo.full_name}/check-runs", 201) in calls, calls
+    assert ("model", "POST", "/v1/chat/completions", 200) in calls, calls
+    assert ("github", "POST", f"/repos/{world.repo.full_name}/pulls/{pr.number}/reviews", 200) in calls, calls
+    assert all(line["level"] == "debug" for line in mine if "call" in line)
+    assert github.tokens  # the job used an installation token
+    for secret in (world.app.webhook_secret, API_KEY, "debug-admin-token-2b7f0e9c", *github.tokens):
+        assert secret not in rest
+    assert "PRIVATE KEY" not in rest
+    assert "def ratio(a, b)" not in rest and "Division by zero" not in rest  # the diff sent, the model's answer

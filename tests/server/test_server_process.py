@@ -106,6 +106,9 @@ def test_a_port_in_use_is_one_line_and_a_failure(tmp_path, app_private_key):
     assert result.returncode == 1 and "Traceback" not in result.stderr
     errors = [line for line in result.stderr.splitlines() if not line.startswith("{")]  # the rest: JSON log lines
     assert errors == [f"reviewer serve: error: cannot listen on port {port} (PORT): Address already in use"]
+    logged = [json.loads(line)["msg"] for line in result.stderr.splitlines() if line.startswith("{")]
+    assert "server started" not in logged and "server stopped" not in logged  # said before anything started
+    assert not (tmp_path / "reviewer.db").exists()  # nor was the store opened
 
 
 def test_serve_refuses_to_start_with_an_invalid_admin_config(tmp_path, app_private_key):

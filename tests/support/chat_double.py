@@ -1,6 +1,6 @@
 """A local OpenAI-compatible chat-completions server for the engine's tests.
 
-It serves `POST /v1/chat/completions` on 127.0.0.1 over real HTTP, answers each model from a
+It serves `POST /v1/chat/completions` (and the model list, `GET /v1/models`) on 127.0.0.1 over real HTTP, answers each model from a
 script (the last reply of a model's script repeats), and records every request it receives,
 headers included, so a test can check what the engine sent. Replies mimic what real servers do:
 OpenAI's error objects, a 400 from a server without structured output when `response_format` is
@@ -75,6 +75,7 @@ class ChatDouble:
     routes: dict[str, list[tuple[str, Reply]]] = field(default_factory=dict)
     violations: list[str] = field(default_factory=list)  # tool conversations OpenAI would refuse
     issued: set[str] = field(default_factory=set)  # ids of the tool calls it made
+    listings: int = 0  # `GET /v1/models` requests (kept apart from the completions in `requests`)
 
     def answer(self, model: str, *replies: Reply) -> None:
         self.script[model] = list(replies)
@@ -87,6 +88,7 @@ class ChatDouble:
         self._closing = asyncio.Event()
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._completions)
+        app.router.add_get("/v1/models", self._models)
         self._server = TestServer(app, host="127.0.0.1")
         await self._server.start_server()
         return self
@@ -101,6 +103,15 @@ class ChatDouble:
 
     def requests_for(self, model: str) -> list[Recorded]:
         return [r for r in self.requests if isinstance(r.body, dict) and r.body.get("model") == model]
+
+    async def _models(self, request: web.Request) -> web.Response:
+        """OpenAI's model list (`GET /v1/models`): the scripted and routed models, under the same key."""
+        self.listings += 1
+        if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
+            return _error(401, "Incorrect API key provided")
+        names = sorted({*self.script, *self.routes})
+        return web.json_response({"object": "list", "data": [{"id": name, "object": "model", "owned_by": "double"}
+                                                              for name in names]})
 
     async def _completions(self, request: web.Request) -> web.Response:
         try:

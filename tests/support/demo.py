@@ -1,15 +1,20 @@
-"""`make run`: the app, exactly as `reviewer serve` runs it, against local stand-ins — no account.
+"""`make run` and `make demo`: the app, exactly as `reviewer serve` runs it, against local
+stand-ins — no account.
 
 1. A GitHub double (the one the tests use) serves GitHub's REST API on 127.0.0.1 and holds an
    example repository with a `.reviewer.yaml`; an OpenAI-compatible stand-in answers as the model,
    with one scripted finding.
-2. `reviewer serve` starts as its own process, configured through the environment like in
-   production (app id, a private key made for this run, the webhook secret, GITHUB_API_URL
-   pointing at the double, an admin file declaring the stand-in model provider).
+2. `reviewer serve` starts as its own process on 127.0.0.1, configured through the environment
+   like in production (app id, a private key made for this run, the webhook secret,
+   GITHUB_API_URL pointing at the double, an admin file declaring the stand-in model provider, a
+   random break-glass token).
 3. A pull request is opened and GitHub's signed `pull_request.opened` delivery is sent.
 4. The check run, the review and the summary comment the app posted are printed.
 
-`python -m tests.support.demo --keep-running` leaves both servers up afterwards, to try `curl` on them.
+`make run` stops there. `make demo` (`python -m tests.support.demo --keep-running`) goes on
+(tests/support/demo_console.py): the installation's repositories, a learning, a failed review,
+then a line `Console: URL` with a one-time link that signs a browser in to the console, and serves
+until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -24,11 +29,14 @@ import sys
 import tempfile
 import textwrap
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from tests.support import demo_console
 from tests.support.chat_double import ChatDouble, findings
 from tests.support.github_double import GitHubDouble
 
@@ -135,54 +143,102 @@ def _print_run(run, pr) -> None:
             print(textwrap.indent(f"{comment.path}:{comment.line}\n{comment.body}", "    "))
 
 
-async def demo(keep_running: bool) -> int:
+@dataclass
+class World:
+    """The stand-ins, and the app serving against them."""
+
+    github: GitHubDouble
+    chat: ChatDouble
+    app: Any
+    installation: Any
+    shop: Any
+    payments: Any
+    workdir: Path
+    admin_token: str
+    private_key: str = field(repr=False, default="")
+    url: str = ""
+    first_pull: Any = None
+
+
+async def _world() -> World:
     github, chat = GitHubDouble(), ChatDouble(api_key="demo-key")
     await github.start()
     await chat.start()
     chat.answer("reviewer-demo", findings(FINDING))
+    demo_console.busy_model(chat)
     private, public = _private_key()
     app = github.add_app(public, slug="reviewer", webhook_secret="demo-webhook-secret")
-    repo = github.add_repo("example-org/shop")
-    installation = github.install(app, repo)
-    base = repo.commit(BASE)
-    repo.commit(HEAD, branch="discounts", parent=base, message="Add discounts")
-
+    shop = github.add_repo("example-org/shop")
+    payments = demo_console.payments_repo(github)
+    installation = github.install(app, shop, payments)
+    base = shop.commit(BASE)
+    shop.commit(HEAD, branch="discounts", parent=base, message="Add discounts")
     workdir = Path(tempfile.mkdtemp(prefix="reviewer-demo-"))
-    (workdir / "admin.yaml").write_text(ADMIN_YAML.format(base_url=chat.base_url))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PORT": "0",
-           "GITHUB_APP_ID": str(app.id), "GITHUB_PRIVATE_KEY": private, "GITHUB_WEBHOOK_SECRET": app.webhook_secret,
-           "GITHUB_API_URL": github.url, "REVIEWER_DATABASE_URL": f"sqlite:///{workdir / 'reviewer.db'}",
-           "REVIEWER_ADMIN_CONFIG": str(workdir / "admin.yaml"), "DEMO_MODEL_KEY": "demo-key"}
-    proc, port = _start_server(env, workdir)
-    print(f"reviewer serve is listening on http://127.0.0.1:{port} (GitHub double at {github.url}); "
-          f"its log: {workdir / 'server.log'}")
+    return World(github, chat, app, installation, shop, payments, workdir, demo_console.admin_token(), private)
+
+
+def _environment(world: World) -> dict[str, str]:
+    (world.workdir / "admin.yaml").write_text(ADMIN_YAML.format(base_url=world.chat.base_url))
+    # this shell's own Reviewer settings stay out (a REVIEWER_PUBLIC_URL would move the console's link),
+    # but for the log's (REVIEWER_LOG_LEVEL=DEBUG make demo shows each step in server.log)
+    kept = {k: v for k, v in os.environ.items()
+            if not k.startswith(("GITHUB_", "REVIEWER_", "PORT")) or k in ("REVIEWER_LOG_LEVEL", "REVIEWER_ACCESS_LOG")}
+    return {**kept, "PYTHONPATH": str(ROOT), "PORT": "0", "REVIEWER_HOST": "127.0.0.1",
+            "GITHUB_APP_ID": str(world.app.id), "GITHUB_PRIVATE_KEY": world.private_key,
+            "GITHUB_WEBHOOK_SECRET": world.app.webhook_secret, "GITHUB_API_URL": world.github.url,
+            "REVIEWER_DATABASE_URL": f"sqlite:///{world.workdir / 'reviewer.db'}",
+            "REVIEWER_ADMIN_CONFIG": str(world.workdir / "admin.yaml"), "DEMO_MODEL_KEY": "demo-key",
+            "REVIEWER_ADMIN_TOKEN": world.admin_token}
+
+
+def _stop_on_signals() -> None:
+    """Ctrl-C (SIGINT) and SIGTERM end the demo through its cleanup (the server stopped, the
+    stand-ins closed), also where its parent started it with SIGINT ignored (a `&` in a script)."""
+    task, loop = asyncio.current_task(), asyncio.get_running_loop()
+    assert task is not None
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, task.cancel)
+
+
+async def demo(keep_running: bool) -> int:
+    _stop_on_signals()
+    world = await _world()
+    proc, port = _start_server(_environment(world), world.workdir)
+    world.url = f"http://127.0.0.1:{port}"
+    print(f"reviewer serve is listening on {world.url} (GitHub double at {world.github.url}); "
+          f"its log: {world.workdir / 'server.log'}")
     try:
-        pr = repo.open_pull(head="discounts", title="Add discounts to invoices")
-        payload = github.payload("pull_request", "opened", installation=installation, pull=pr)
-        status, _ = await github.deliver(f"http://127.0.0.1:{port}/webhook", "pull_request", payload,
-                                         secret=app.webhook_secret)
+        repo = world.shop
+        pr = world.first_pull = repo.open_pull(head="discounts", title="Add discounts to invoices")
+        payload = world.github.payload("pull_request", "opened", installation=world.installation, pull=pr)
+        status, _ = await world.github.deliver(f"{world.url}/webhook", "pull_request", payload,
+                                               secret=world.app.webhook_secret)
         print(f"Delivered pull_request.opened for #{pr.number}: the app answered {status}")
         run = await _wait(lambda: next((r for r in repo.check_runs.values()
                                         if r.head_sha == pr.head_sha and r.status == "completed"), None),
                           "the check run")
         _print_run(run, pr)
         if keep_running:
-            print(f"\nServing until Ctrl-C: curl http://127.0.0.1:{port}/metrics")
-            await asyncio.Event().wait()
+            print()
+            await demo_console.populate(world, _wait)
+            link = await demo_console.sign_in_link(world.url, world.admin_token)
+            demo_console.guide(world.url, link, demo_console.keep_token(world.workdir, world.admin_token))
+            await demo_console.forever()
         return 0 if run.conclusion in ("success", "neutral") else 1
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=10)
-        await chat.close()
-        await github.close()
+        proc.wait(timeout=30)
+        await world.chat.close()
+        await world.github.close()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--keep-running", action="store_true")
+    parser.add_argument("--keep-running", action="store_true",
+                        help="after the review, fill the console and print a one-time sign-in link to it (make demo)")
     try:
         return asyncio.run(demo(parser.parse_args().keep_running))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):  # stopped by a signal: a clean end
         return 0
 
 

@@ -129,3 +129,15 @@ def reset(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("DROP SCHEMA public CASCADE")
         conn.execute("CREATE SCHEMA public")
+
+
+def with_password_role(cluster: Cluster, role: str, password: str) -> str:
+    """On a cluster of the test's own: a role with a password owning a database of its name, and
+    TCP clients asked for passwords from now on (scram-sha-256; the local socket stays trusted).
+    The role's URL, with `{}` where the password goes."""
+    with psycopg.connect(cluster.url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
+        conn.execute(f"CREATE DATABASE {role} OWNER {role}")
+        (cluster.data / "pg_hba.conf").write_text("local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n")
+        conn.execute("SELECT pg_reload_conf()")
+    return f"postgresql://{role}:{{}}@127.0.0.1:{cluster.port}/{role}"

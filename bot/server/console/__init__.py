@@ -8,6 +8,8 @@ viewer's permission through the sign-in gate, and shows only the accounts the vi
 
     GET  /console/login                     identifier-first sign-in, or the break-glass token
     POST /console/login/token               the break-glass token → a console session
+    POST /v1/signin-links                   the break-glass token → a one-time sign-in link (console/links.py)
+    GET  /console/login/link?token=…        a one-time sign-in link → a console session
     POST /console/logout
     GET  /console/                          overview (deliveries:read)
     GET  /console/deliveries                list (deliveries:read)
@@ -46,6 +48,7 @@ from bot.server.console.audit import AuditPages
 from bot.server.console.connectors import ConnectorPages
 from bot.server.console.context import Console
 from bot.server.console.deliveries import DeliveryPages
+from bot.server.console.links import setup_signin_links
 from bot.server.console.login import LoginPages
 from bot.server.console.render import STATIC, headers, page
 from bot.server.console.repos import RepoPages
@@ -90,6 +93,7 @@ def setup_console(app: web.Application, *, gate: Gate, store: DeliveryStore, con
     router.add_post("/console/sessions/end", session_pages.end)
     router.add_get("/console/audit", AuditPages(console).listing)
     router.add_get("/console/static/{name}", _static)
+    setup_signin_links(app, console)
     app.middlewares.append(_not_found_in_frame(gate))
 
 

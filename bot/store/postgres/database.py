@@ -46,7 +46,7 @@ import psycopg
 import psycopg_pool
 
 from bot.store.model import StoreUnavailable
-from bot.store.postgres import migrations
+from bot.store.postgres import migrations, refusals
 from bot.store.urls import redact_url
 
 TIMEOUT = 5.0  # seconds to wait for a connection before answering "unavailable"
@@ -126,7 +126,11 @@ class Database:
         self._readying = asyncio.Lock()
 
     async def open(self) -> None:
-        """Open the pool; StoreUnavailable when not even one connection can be made now."""
+        """Open the pool; StoreRefused when PostgreSQL refuses the connection (a missing database, a
+        wrong password: bot/store/postgres/refusals.py says which), StoreUnavailable when not even
+        one connection can be made now. One connection is tried first, so that either is said at
+        once, before the pool's background attempts (which would retry what cannot succeed)."""
+        await refusals.connect_once(self.url)
         await self.pool.open(wait=False)
         try:
             await self.pool.wait(timeout=TIMEOUT)

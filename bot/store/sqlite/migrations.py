@@ -14,9 +14,11 @@ long build never holds the write lock the webhook intake commits under.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from urllib.parse import quote
 
-from bot.store.model import SchemaTooNew
+from bot.store.model import SchemaTooNew, StoreRefused
 from bot.store.sqlite.database import connect
 
 DELIVERIES = """
@@ -277,3 +279,21 @@ def migrate(conn: sqlite3.Connection, where: str) -> int:
 
 def current_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute(VERSION_QUERY).fetchone()[0])
+
+
+def version_of_file(path: str) -> int | None:
+    """The schema version of the file at `path`, read only (nothing is created or migrated); None
+    when the file does not exist or has no schema yet. StoreRefused when it is not a SQLite
+    database, or cannot be read."""
+    if not os.path.exists(path):
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True)
+        try:
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'").fetchone() is None:
+                return None
+            return current_version(conn)
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise StoreRefused("refused", f"{path} cannot be read as a SQLite database: {exc}") from exc
