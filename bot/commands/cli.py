@@ -26,6 +26,7 @@ COMMANDS = {
     "plan": "bot.commands.plan:run",
     "context": "bot.commands.context:run",
     "eval": "bot.commands.eval:run",
+    "review": "bot.commands.review:run",
     "serve": "bot.server.launch:run_serve",
     "worker": "bot.server.launch:run_worker",
     "schema": "bot.commands.schema:run_schema",
@@ -101,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     _plan(sub)
     _context(sub)
     _eval(sub)
+    _review(sub)
     s = _command(sub, "serve", "run the GitHub App server (webhook intake, jobs, resource and admin APIs)",
                  epilog=SERVE_EPILOG)
     s.add_argument("--config", metavar="FILE",
@@ -306,6 +308,35 @@ def _context(sub) -> None:
     c.add_argument("--head", default="HEAD", metavar="REF", help="the head to review (default: HEAD)")
     c.add_argument("--format", choices=("text", "json"), default="text",
                    help="text for people, or the pieces as JSON (default: text)")
+
+
+REVIEW_EPILOG = """the model's key reaches a provider as the admin file says (apiKey: env://VAR, or secret:// in
+REVIEWER_SECRETS_DIR); the index is kept under XDG_CACHE_HOME (default ~/.cache), in reviewer/.
+--post reads GITHUB_EVENT_PATH (a pull_request event), GITHUB_TOKEN, GITHUB_REPOSITORY and GITHUB_API_URL.
+exit codes: 0 nothing at or above --fail-on; 1 a finding at or above it, an invalid configuration, or (unless
+--fail-on never) no usable model answer; 2 usage error, not a git repository, or an unknown ref. See docs/ci.md."""
+REVIEW_FORMATS = ("text", "json", "sarif", "github", "markdown")
+FAIL_ON = ("blocking", "important", "minor", "nit", "never")
+
+
+def _review(sub) -> None:
+    r = _command(sub, "review", "review a local change (merge-base(base, head)..head) as a pull request would be",
+                 epilog=REVIEW_EPILOG)
+    r.add_argument("--repo", default=".", metavar="DIR", help="the git repository (default: the current directory)")
+    r.add_argument("--base", metavar="REF", help="the branch the change would merge into (default: origin/HEAD, "
+                                                 "else main, else master)")
+    r.add_argument("--head", default="HEAD", metavar="REF", help="the change's last commit (default: HEAD)")
+    r.add_argument("--admin-config", metavar="FILE",
+                   help="the admin file: model providers, defaults, analyzers (default: REVIEWER_ADMIN_CONFIG, "
+                        "else none: only the analyzers run)")
+    r.add_argument("--format", choices=REVIEW_FORMATS, default="text",
+                   help="text for a terminal, JSON, SARIF 2.1.0, GitHub workflow commands, or Markdown "
+                        "(default: text)")
+    r.add_argument("--fail-on", choices=FAIL_ON, default="blocking",
+                   help="exit 1 when a finding is of this severity or a higher one (default: blocking)")
+    r.add_argument("--post", action="store_true",
+                   help="in a GitHub Actions job of a pull_request event: review the event's base and head and post "
+                        "the check run, review, summary and approval as the App does (default: print only)")
 
 
 def _share(text: str) -> float:

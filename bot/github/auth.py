@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Protocol
 
 import cachetools
 import jwt
@@ -62,6 +63,37 @@ class InstallationToken:
 def parse_expiry(value: str) -> float:
     """GitHub's `expires_at` (`2016-07-11T22:14:10Z`) as epoch seconds."""
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+
+
+class Auth(Protocol):
+    """How a GitHubApp's calls are authenticated: the app's key (AppAuth), or a token (TokenAuth)."""
+
+    def jwt(self) -> str: ...
+
+    async def installation_token(self, api: GitHubAPI, installation_id: int) -> str: ...
+
+    async def forget(self, installation_id: int, token: str) -> None: ...
+
+
+class TokenAuth:
+    """A token the environment gives, used as it is for every call: GitHub Actions' `GITHUB_TOKEN`
+    (an installation token of the GitHub Actions app) for `reviewer review --post`. There is no
+    app key, so no JWT, and nothing to fetch again when GitHub refuses it."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    def __repr__(self) -> str:
+        return "TokenAuth()"
+
+    def jwt(self) -> str:
+        raise RuntimeError("a token client has no app key: the /app routes need the GitHub App")
+
+    async def installation_token(self, api: GitHubAPI, installation_id: int) -> str:
+        return self._token
+
+    async def forget(self, installation_id: int, token: str) -> None:
+        """Nothing to drop: the same token is all there is, and the next refusal is the caller's error."""
 
 
 class AppAuth:
