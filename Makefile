@@ -5,9 +5,20 @@ PY := $(VENV)/bin/python
 # pytest-xdist's workers for the ordinary tests: one a core (`nproc`), two at the least.
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -lt 2 ] && n=2; echo $$n)
 # The ordinary tests on JOBS workers, a test file to a worker (its fixtures and doubles stay on one).
-PARALLEL := -m "not slow" -n $(JOBS) --dist loadfile
+PARALLEL := -m "not slow" -n $(JOBS) --dist loadfile --durations=15
+# The slow process tests (marked `slow`: `reviewer serve` processes, PostgreSQL clusters stopped and
+# started, a browser, the wheel) mostly wait, so they get workers of their own, a file to a worker.
+SLOW_JOBS ?= 3
+SLOW := -m slow -n $(SLOW_JOBS) --dist loadfile --durations=15
+# The parts that compute run at a lower priority than the slow tests, whose waits are bounded: a
+# process test gets the CPU when it needs it, and the computing parts take what is left.
+LOW := nice -n 10
+# Every Python process of the tests caches its bytecode (the app's modules, the rewritten test
+# files), even where the environment says not to: each of the suite's ~100 interpreters would
+# otherwise compile them again.
+unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install run demo test test-fast fuzz bench eval clean
+.PHONY: install run demo test test-fast check tests tests-slow fuzz bench eval clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,26 +37,27 @@ run: install
 demo: install
 	$(PY) -m tests.support.demo --keep-running
 
-# The ordinary tests in parallel, then the slow process tests (marked `slow`: `reviewer serve`
-# processes, PostgreSQL clusters stopped and started, a browser, the wheel) alone, one at a time:
-# their waits are bounded, and other workers' load would eat into them. Both parts always run;
-# the target fails if either does.
+# Three parts side by side: the checks (ruff, mypy, lint-imports), the ordinary tests in parallel,
+# and the slow process tests on workers of their own. Each part's output is printed whole when it
+# ends (-Otarget), every part runs whatever the others do (-k), and the target fails if any part
+# fails. Each pytest run ends with its 15 slowest tests.
 test: install
-	$(PY) -m ruff check bot tests bench scripts
-	$(PY) -m mypy
-	$(VENV)/bin/lint-imports
-	status=0; \
-	$(PY) -m pytest $(PARALLEL) || status=1; \
-	$(PY) -m pytest -m slow || status=1; \
-	exit $$status
+	@$(MAKE) --no-print-directory -k -j3 -Otarget check tests tests-slow
 
-# The same checks without the slow process tests (marked `slow`: a server process, a PostgreSQL
-# restart, a browser, the wheel): for the edit-test loop. `make test` still runs everything.
+# The same without the slow process tests: for the edit-test loop. `make test` still runs everything.
 test-fast: install
-	$(PY) -m ruff check bot tests bench scripts
-	$(PY) -m mypy
-	$(VENV)/bin/lint-imports
-	$(PY) -m pytest $(PARALLEL)
+	@$(MAKE) --no-print-directory -k -j2 -Otarget check tests
+
+check: install
+	$(LOW) $(PY) -m ruff check bot tests bench scripts
+	$(LOW) $(PY) -m mypy
+	$(LOW) $(VENV)/bin/lint-imports
+
+tests: install
+	$(LOW) $(PY) -m pytest $(PARALLEL)
+
+tests-slow: install
+	$(PY) -m pytest $(SLOW)
 
 # The fuzz layer (tests marked `fuzz`) with a large random budget instead of `make test`'s small
 # fixed one; failures are kept in .hypothesis/ and replayed first. FUZZ_EXAMPLES=N sets the budget.

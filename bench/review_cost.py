@@ -20,6 +20,14 @@ round re-sends the conversation so far) and the bytes the lookups returned, with
 REVIEWER_BENCH_SHOW=1 prints what the lookups returned.
 Aims: rounds within maxRounds, lookup bytes within maxBytes.
 
+Last, what the quality levers cost (issue #38): the opening review of a one-file change whose
+model finds five things (two nits), as it is, with `verify: true` (each finding at or above minor
+checked in a call of its own: three calls, confirmed), and with the pull request's body saying
+"Fixes #N" of an issue of about 3 KB with two comments. It prints model calls, request bytes and
+GitHub calls, with the ratios. Aims: one verification call per finding at or above minor, none for
+a nit; the issue's words within their budget (16,000 bytes); two GitHub calls for the issue (it and
+its first comments; the one GraphQL query for GitHub's own closing references is made either way).
+
 Usage: python bench/review_cost.py
 """
 
@@ -259,13 +267,92 @@ def report_lookups(on: Looked, unused: Looked, off: Looked) -> bool:
         and off.calls == unused.calls == 1
 
 
+@dataclass
+class Levered:
+    calls: int = 0
+    request_bytes: int = 0
+    github_calls: int = 0
+    posted: int = 0
+
+
+LEVERS = ("as it is", "verify: true", "Fixes #N")
+ISSUE_TEXT = "".join(f"Step {n}: the ratio must stay defined when the count is {n} or empty.\n" for n in range(45))
+
+
+async def levered(lever: str) -> Levered:
+    """The opening review of a one-file change, with one of the quality levers (or none)."""
+    from tests.support.app_support import World, serving
+    from tests.support.chat_double import ChatDouble, Reply, findings
+    from tests.support.github_double import GitHubDouble
+    from tests.support.review_support import BUG, CALC_BASE, DOCS, HEAD_FILES, LEAK, NIT, admin_yaml, finding
+
+    private, public = fresh_app_key()
+    github, chat = GitHubDouble(), await ChatDouble(api_key="bench-key").start()
+    await github.start()
+    os.environ[KEY_VAR] = "bench-key"
+    try:
+        app = github.add_app(public)
+        with tempfile.TemporaryDirectory() as tmp:
+            world = World(github, app, "", Path(tmp))
+            world.repo = github.add_repo("octo-org/bench-levers")
+            world.installation = github.install(app, world.repo)
+            admin = admin_yaml(chat).replace("REVIEWER_E2E_MODEL_KEY", KEY_VAR)
+            if lever == "verify: true":
+                admin = admin.replace("    timeout: 5\n", "    timeout: 5\n    verify: true\n")
+            async with serving(world, private, admin_yaml=admin):
+                issue = world.repo.open_issue(title="ratio on empty counts", body=ISSUE_TEXT)
+                issue.comment("Seen in the dashboards too.", user="bob")
+                issue.comment("Also when the count is negative.", user="carol")
+                pr = world.pull({".reviewer.yaml": "feedback: detailed\n", "src/calc.py": CALC_BASE}, HEAD_FILES,
+                                body=f"Adds ratio.\n\nFixes #{issue.number}" if lever == "Fixes #N" else "Adds ratio.")
+                second_nit = finding(2, "nit", "style", "Blank line before def.")
+                chat.answer("m1", findings(BUG, LEAK, DOCS, NIT, second_nit))
+                chat.answer_when("m1", "You check one finding", Reply(content=json.dumps({
+                    "verdict": "confirmed", "reason": "The lines show it.",
+                    "evidence": [{"path": "src/calc.py", "startLine": 5, "endLine": 6}]})))
+                before = len(github.calls) + len(github.graphql_calls)
+                delivery = str(uuid.uuid4())
+                status, _ = await world.deliver("pull_request", github.payload(
+                    "pull_request", "opened", installation=world.installation, pull=pr), delivery)
+                assert status == 202, status
+                await finished(world.tmp / "reviewer.db", delivery)
+                used = len(github.calls) + len(github.graphql_calls) - before
+                posted = sum(len(r.comments) for r in pr.reviews if r.user == app.bot)
+    finally:
+        await chat.close()
+        await github.close()
+    if chat.violations or github.violations:
+        raise SystemExit("violations:\n" + "\n".join([*chat.violations, *github.violations]))
+    asked = chat.requests_for("m1")
+    return Levered(len(asked), sum(_prompt_bytes(r.body) for r in asked), used, posted)
+
+
+def report_levers(figures: dict[str, Levered]) -> bool:
+    base = figures["as it is"]
+    print("\nThe quality levers on the opening review of a one-file change (5 findings, 2 of them nits), in the "
+          "same run:")
+    print(f"  {'':<15}" + "".join(f"{name:>15}" for name in LEVERS) + "   verify/as is  Fixes/as is")
+    for label, key in (("model calls", "calls"), ("request bytes", "request_bytes"),
+                       ("GitHub calls", "github_calls"), ("comments", "posted")):
+        values = [getattr(figures[name], key) for name in LEVERS]
+        ratios = "".join(f"{v / values[0]:>13.2f}x" for v in values[1:]) if values[0] else ""
+        print(f"  {label:<15}" + "".join(f"{v:>15,}" for v in values) + ratios)
+    verify, fixes = figures["verify: true"], figures["Fixes #N"]
+    print(f"aims: 3 verification calls ({verify.calls - base.calls}); the issue within 16,000 bytes "
+          f"({fixes.request_bytes - base.request_bytes:,} more request bytes); 2 GitHub calls for the issue and its "
+          f"comments ({fixes.github_calls - base.github_calls})")
+    return verify.calls - base.calls == 3 and fixes.request_bytes - base.request_bytes < 16_000 + 2_000 \
+        and fixes.github_calls - base.github_calls == 2  # the issue and its comments: the GraphQL query is in both
+
+
 def main() -> int:
     on = asyncio.run(live(incremental=True))
     off = asyncio.run(live(incremental=False))
     life_ok = report(on, off)
     lookups_ok = report_lookups(asyncio.run(looked_up(tools=True)), asyncio.run(looked_up(tools=True, policy=())),
                                 asyncio.run(looked_up(tools=False)))
-    return 0 if life_ok and lookups_ok else 1
+    levers_ok = report_levers({lever: asyncio.run(levered(lever)) for lever in LEVERS})
+    return 0 if life_ok and lookups_ok and levers_ok else 1
 
 
 if __name__ == "__main__":

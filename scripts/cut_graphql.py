@@ -19,6 +19,8 @@ a type's `implements` only when the cut keeps it. To use another field, add it t
 from __future__ import annotations
 
 import argparse
+import copy
+import dataclasses
 from pathlib import Path
 
 from graphql import parse, print_ast
@@ -43,12 +45,14 @@ MEMBER = "schema.graphql"
 OUTPUT = Path("tests/data/github-graphql.graphql")
 BUILT_IN = {"ID", "String", "Int", "Float", "Boolean"}
 
-# type -> the fields the app's queries read (bot/github/threads.py), and what the double serves.
+# type -> the fields the app's queries read (bot/github/threads.py, bot/github/issues.py), and what the double serves.
 KEEP: dict[str, tuple[str, ...]] = {
     "Query": ("repository",),
     "Mutation": ("resolveReviewThread",),
     "Repository": ("id", "name", "nameWithOwner", "pullRequest"),
-    "PullRequest": ("id", "number", "reviewThreads"),
+    "PullRequest": ("id", "number", "reviewThreads", "closingIssuesReferences"),
+    "IssueConnection": ("nodes", "pageInfo", "totalCount"),
+    "Issue": ("id", "number", "repository"),
     "PullRequestReviewThreadConnection": ("nodes", "pageInfo", "totalCount"),
     "PageInfo": ("endCursor", "hasNextPage", "hasPreviousPage", "startCursor"),
     "PullRequestReviewThread": ("id", "isResolved", "isOutdated", "path", "line", "startLine", "comments",
@@ -82,9 +86,9 @@ def cut(sdl: str) -> str:
         node = _strip(node, KEEP.get(name))
         kept[name] = node
         wanted += _references(node)
-    for node in kept.values():  # an interface is implemented only where the cut keeps it
+    for name, node in kept.items():  # an interface is implemented only where the cut keeps it
         if isinstance(node, ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode):
-            node.interfaces = tuple(i for i in node.interfaces or () if i.name.value in kept)
+            kept[name] = _with(node, interfaces=tuple(i for i in node.interfaces or () if i.name.value in kept))
     definitions = [kept[name] for name in sorted(kept)]
     header = (f"# Cut from {PACKAGE}@{PINNED_VERSION} ({MEMBER}) by scripts/cut_graphql.py: the types and fields the\n"
               "# app's GraphQL uses, as GitHub declares them. Do not edit by hand: add to KEEP and re-run.\n")
@@ -92,28 +96,36 @@ def cut(sdl: str) -> str:
     return header + schema + print_ast(DocumentNode(definitions=tuple(definitions))) + "\n"
 
 
+def _with(node, **changes):
+    """A copy of an AST node with `changes`: graphql-core 3.3's nodes are frozen dataclasses, 3.2's
+    plain objects."""
+    if dataclasses.is_dataclass(node):
+        return dataclasses.replace(node, **changes)
+    node = copy.copy(node)
+    for key, value in changes.items():
+        setattr(node, key, value)
+    return node
+
+
 def _strip(node, fields: tuple[str, ...] | None):
     """The node without descriptions or directives, with only `fields` (every field when None)."""
-    node.description = None
-    node.directives = ()
+    node = _with(node, description=None, directives=())
     if isinstance(node, ObjectTypeDefinitionNode | InterfaceTypeDefinitionNode | InputObjectTypeDefinitionNode):
         present = {f.name.value for f in node.fields}
         missing = set(fields or ()) - present
         if missing:
             raise SystemExit(f"{node.name.value} has no field(s) {sorted(missing)}: GitHub's schema changed")
-        node.fields = tuple(_plain(f) for f in node.fields if fields is None or f.name.value in fields)
+        node = _with(node, fields=tuple(_plain(f) for f in node.fields if fields is None or f.name.value in fields))
     if isinstance(node, EnumTypeDefinitionNode):
-        node.values = tuple(_plain(v) for v in node.values)
+        node = _with(node, values=tuple(_plain(v) for v in node.values))
     return node
 
 
 def _plain(node):
-    node.description = None
-    node.directives = ()
-    for argument in getattr(node, "arguments", None) or ():
-        argument.description = None
-        argument.directives = ()
-    return node
+    changes: dict = {"description": None, "directives": ()}
+    if getattr(node, "arguments", None):
+        changes["arguments"] = tuple(_with(a, description=None, directives=()) for a in node.arguments)
+    return _with(node, **changes)
 
 
 def _references(node) -> list[str]:

@@ -53,6 +53,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "checks/create": ("post", "/repos/{owner}/{repo}/check-runs"),
     "checks/update": ("patch", "/repos/{owner}/{repo}/check-runs/{check_run_id}"),
     "checks/list-for-ref": ("get", "/repos/{owner}/{repo}/commits/{ref}/check-runs"),
+    # intent: the issues a pull request links, read for their text (docs/reviews.md "Linked issues")
+    "issues/get": ("get", "/repos/{owner}/{repo}/issues/{issue_number}"),
     "issues/list-comments": ("get", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     "issues/create-comment": ("post", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     "issues/update-comment": ("patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),

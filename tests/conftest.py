@@ -150,7 +150,7 @@ async def saml_idp() -> AsyncIterator[SamlIdP]:
 
 
 # What makes a test a process test (marked `slow`): it drives Chromium, or starts the app's
-# processes through the helpers of tests/support (`make test` runs these alone, after the rest).
+# processes through the helpers of tests/support (`make test` runs these on workers of their own).
 PROCESS_HELPERS = (browser_support.chromium, scale_support.Proc, scale_support.web, scale_support.worker,
                    process_support.start)
 

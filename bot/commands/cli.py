@@ -9,6 +9,7 @@ reports for a writer ended by SIGPIPE, as `cat` or `git log` give, so that a pip
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import os
 import sys
@@ -25,8 +26,9 @@ COMMANDS = {
     "plan": "bot.commands.plan:run",
     "context": "bot.commands.context:run",
     "eval": "bot.commands.eval:run",
-    "serve": "bot.server.main:run",
-    "worker": "bot.server.worker:run_worker",
+    "review": "bot.commands.review:run",
+    "serve": "bot.server.launch:run_serve",
+    "worker": "bot.server.launch:run_worker",
     "schema": "bot.commands.schema:run_schema",
     "crds": "bot.commands.schema:run_crds",
     "login": "bot.commands.login:run_login",
@@ -57,6 +59,8 @@ REVIEWER_ADMIN_RELOAD_SECONDS, REVIEWER_RECONCILE_SECONDS, REVIEWER_DELIVERY_RET
 REVIEWER_LOG_LEVEL (DEBUG, INFO, WARNING or ERROR), REVIEWER_ACCESS_LOG (1: a JSON line per request),
 REVIEWER_TRUSTED_PROXIES (CIDRs whose X-Forwarded-For is believed), REVIEWER_UPLOAD_DECODES,
 REVIEWER_UPLOAD_MEMORY_MIB, REVIEWER_WEBHOOK_UNVERIFIED_MIB;
+the job queue on PostgreSQL: REVIEWER_QUEUE_HEARTBEAT_SECONDS, REVIEWER_QUEUE_STALLED_SECONDS,
+REVIEWER_QUEUE_SWEEP_SECONDS, REVIEWER_QUEUE_GRACE_SECONDS;
 traces: OTEL_EXPORTER_OTLP_ENDPOINT and the other standard OTEL_* variables (unset: off).
 exit codes: 0 after SIGTERM/SIGINT, 2 unusable settings, 1 invalid admin config or port unavailable."""
 
@@ -100,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     _plan(sub)
     _context(sub)
     _eval(sub)
+    _review(sub)
     s = _command(sub, "serve", "run the GitHub App server (webhook intake, jobs, resource and admin APIs)",
                  epilog=SERVE_EPILOG)
     s.add_argument("--config", metavar="FILE",
@@ -307,6 +312,35 @@ def _context(sub) -> None:
                    help="text for people, or the pieces as JSON (default: text)")
 
 
+REVIEW_EPILOG = """the model's key reaches a provider as the admin file says (apiKey: env://VAR, or secret:// in
+REVIEWER_SECRETS_DIR); the index is kept under XDG_CACHE_HOME (default ~/.cache), in reviewer/.
+--post reads GITHUB_EVENT_PATH (a pull_request event), GITHUB_TOKEN, GITHUB_REPOSITORY and GITHUB_API_URL.
+exit codes: 0 nothing at or above --fail-on; 1 a finding at or above it, an invalid configuration, or (unless
+--fail-on never) no usable model answer; 2 usage error, not a git repository, or an unknown ref. See docs/ci.md."""
+REVIEW_FORMATS = ("text", "json", "sarif", "github", "markdown")
+FAIL_ON = ("blocking", "important", "minor", "nit", "never")
+
+
+def _review(sub) -> None:
+    r = _command(sub, "review", "review a local change (merge-base(base, head)..head) as a pull request would be",
+                 epilog=REVIEW_EPILOG)
+    r.add_argument("--repo", default=".", metavar="DIR", help="the git repository (default: the current directory)")
+    r.add_argument("--base", metavar="REF", help="the branch the change would merge into (default: origin/HEAD, "
+                                                 "else main, else master)")
+    r.add_argument("--head", default="HEAD", metavar="REF", help="the change's last commit (default: HEAD)")
+    r.add_argument("--admin-config", metavar="FILE",
+                   help="the admin file: model providers, defaults, analyzers (default: REVIEWER_ADMIN_CONFIG, "
+                        "else none: only the analyzers run)")
+    r.add_argument("--format", choices=REVIEW_FORMATS, default="text",
+                   help="text for a terminal, JSON, SARIF 2.1.0, GitHub workflow commands, or Markdown "
+                        "(default: text)")
+    r.add_argument("--fail-on", choices=FAIL_ON, default="blocking",
+                   help="exit 1 when a finding is of this severity or a higher one (default: blocking)")
+    r.add_argument("--post", action="store_true",
+                   help="in a GitHub Actions job of a pull_request event: review the event's base and head and post "
+                        "the check run, review, summary and approval as the App does (default: print only)")
+
+
 def _share(text: str) -> float:
     try:
         value = float(text)
@@ -383,13 +417,21 @@ def build_eval_import_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@functools.cache
+def _parser() -> argparse.ArgumentParser:
+    """The parser, built once a process: building it (some hundred arguments, the version read
+    from the installed metadata) costs more than a `validate` of a small file, which the fuzz
+    layer runs in process by the thousand."""
+    return build_parser()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:2] == ["eval", "import"]:
         args = build_eval_import_parser().parse_args(argv[2:])
         target = EVAL_IMPORT
     else:
-        args = build_parser().parse_args(argv)
+        args = _parser().parse_args(argv)
         target = COMMANDS[args.command]
     module_name, func_name = target.split(":")
     func = getattr(importlib.import_module(module_name), func_name)

@@ -22,7 +22,7 @@ from typing import IO, Any
 import aiohttp
 
 from bot.commands.doctor_checks import providers
-from bot.commands.eval_cases import Indexes, judged, run_case
+from bot.commands.eval_cases import judged, run_case
 from bot.config.admin import AdminConfig, load_admin_config
 from bot.config.repo import load_repo_config
 from bot.documents.diagnostics import Diagnostic, dumps, format_text
@@ -32,6 +32,7 @@ from bot.eval.corpus import Corpus, corpus_file, load_corpus
 from bot.eval.render import render_markdown, render_text
 from bot.eval.report import CaseRun, NotAReport, Run, decide, report_json, saved_tallies
 from bot.eval.score import total
+from bot.local.indexes import Indexes
 
 FORMATS = ("text", "json", "markdown")
 
@@ -132,7 +133,7 @@ async def run_all(corpus: Corpus, admins: list[AdminConfig], jobs: int, secrets_
                   advance: Callable[[str], None]) -> list[list[CaseRun]]:
     """Every case with every admin file, at most `jobs` cases at once; the first admin file's judge
     (if any) judges every run, so that runs differ only in what they review with."""
-    limit, indexes = asyncio.Semaphore(jobs), Indexes()
+    limit, indexes = asyncio.Semaphore(jobs), Indexes.in_git_dir()
     judge = admins[0].judge
     async with aiohttp.ClientSession() as session:
         async def one(case: Any, admin: AdminConfig) -> CaseRun:

@@ -190,7 +190,8 @@ def _logins_twice(accounts: dict, doc: YamlDocument) -> list[Diagnostic]:
     return out
 
 
-def _providers(data: Any, source: str) -> dict[str, Provider]:
+def _providers(data: Any, source: str, verify: bool = False) -> dict[str, Provider]:
+    """`verify`: the instance's `defaults.verify`, for a provider that does not set its own."""
     return {name: Provider(name, spec["type"], spec["baseUrl"], spec.get("apiKey"),
                            float(spec.get("timeout", DEFAULT_TIMEOUT)), source,  # type: ignore[arg-type]
                            frozen_mapping({model: int(limits["contextTokens"])
@@ -200,7 +201,7 @@ def _providers(data: Any, source: str) -> dict[str, Provider]:
                            frozen_mapping({model: _price(limits["price"])
                                            for model, limits in (spec.get("models") or {}).items()
                                            if "price" in (limits or {})}),
-                           _tools(spec.get("tools")))
+                           _tools(spec.get("tools")), bool(spec.get("verify", verify)))
             for name, spec in (data or {}).items()}
 
 
@@ -220,6 +221,7 @@ def _price(data: Any) -> Price | None:
 
 
 def _build(data: Mapping[str, Any], doc: YamlDocument, path: str) -> AdminConfig:
+    verify = bool(_mapping(data.get("defaults")).get("verify", False))
     accounts = {}
     for login, account in (data.get("accounts") or {}).items():
         base = f"/accounts/{escape_token(login)}"
@@ -231,12 +233,12 @@ def _build(data: Mapping[str, Any], doc: YamlDocument, path: str) -> AdminConfig
             (Glob(pattern, "account", origin_at(doc, path, f"{base}/reviews/repositories/{escape_token(pattern)}")),
              _review_layer(entry, doc, path, "account", f"{base}/reviews/repositories/{escape_token(pattern)}"))
             for pattern, entry in ((reviews or {}).get("repositories") or {}).items())
-        accounts[login.lower()] = Account(login, settings, frozen_mapping(_providers(account.get("providers"), "account")),
+        accounts[login.lower()] = Account(login, settings, frozen_mapping(_providers(account.get("providers"), "account", verify)),
                                           disabled, _review_layer(reviews, doc, path, "account", f"{base}/reviews")
                                           if isinstance(reviews, Mapping) else None, repositories,
                                           read_budgets(account.get("budgets"), doc, path, f"{base}/budgets",
                                                        f"accounts.{login}.budgets"))
-    return AdminConfig(path, doc, data, frozen_mapping(_providers(data.get("providers"), "instance")),
+    return AdminConfig(path, doc, data, frozen_mapping(_providers(data.get("providers"), "instance", verify)),
                        layer_settings(data.get("defaults"), doc, path, "instance", "/defaults"), frozen_mapping(accounts),
                        _index_limits(data.get("index") or {}), judge=(data.get("eval") or {}).get("judge"),
                        secret_names=referenced_names(data),

@@ -62,6 +62,10 @@ TOOLS = AnyOf(
                 "or a mapping offers them within its bounds. A provider that refuses tools is asked without them.",
 )
 
+VERIFY = Bool(description="true re-checks each of the model's findings at or above `minor` in a call of its own "
+                          "(the finding, its code and the lookups) before it is posted; a finding the verifier "
+                          "refutes, citing the lines it read, is not posted (default false).")
+
 PROVIDER = Obj(
     name="provider",
     description="A model provider; `type: openai` is the OpenAI-compatible chat-completions protocol.",
@@ -74,6 +78,8 @@ PROVIDER = Obj(
         "timeout": Num(exclusive_minimum=0, description="Seconds to wait for one model call (default 120)."),
         "price": PRICE,
         "tools": TOOLS,
+        "verify": replace(VERIFY, description="Verify the findings of this provider's models: over `defaults.verify`. "
+                          + VERIFY.description),
         "models": Obj(
             values=Obj(
                 name="model-limits",
@@ -249,8 +255,9 @@ ADMIN_CONFIG = Obj(
                 "APIs (`access`).",
     properties={
         "providers": PROVIDERS,
-        "defaults": Obj(name="settings", properties=REPO_PROPERTIES,
-                        description="Instance settings: every repository field."),
+        "defaults": Obj(name="settings", properties={**REPO_PROPERTIES, "verify": VERIFY},
+                        description="Instance settings: every repository field, and `verify` for every provider "
+                                    "that does not set its own."),
         "accounts": Obj(values=ACCOUNT, keys=LOGIN, description="Owner login → account settings."),
         "access": ACCESS,
         "index": INDEX,

@@ -123,6 +123,7 @@ class Provider:
     price: Price | None = None  # of every model of the provider, unless `model_prices` names it
     model_prices: Mapping[str, Price] = field(default_factory=dict)  # model name → its own price
     tools: ToolSettings = ToolSettings()  # lookups its models may ask for before they answer
+    verify: bool = False  # re-check its models' findings before posting (its own `verify`, else `defaults.verify`)
 
     def price_of(self, model: str) -> Price | None:
         return self.model_prices.get(model, self.price)

@@ -21,12 +21,13 @@ from bot.engine.lookups import Lookups
 from bot.engine.providers import ModelClient, ProviderError, make_client, split_model_ref
 from bot.engine.request import Budgets, ModelRequest, build_request
 from bot.engine.split import ANSWER_TOKENS, BYTES_PER_TOKEN, MAX_PARALLEL, context_tokens, diff_room, split_files
-from bot.engine.tool_loop import PROCESS_TOOL_SUPPORT, ToolSupport
+from bot.engine.tool_loop import PROCESS_TOOL_SUPPORT, Conversation, ToolSupport
 from bot.engine.tool_loop import answer as answer_with_tools
 from bot.engine.usage import Usage
 from bot.index.retrieve import Retrieval
 from bot.reviews.diff import FilePatch
 from bot.reviews.findings import FINDINGS_SCHEMA, ParsedAnswer, parse_answer
+from bot.reviews.intent import Intent
 from bot.reviews.output import Attempt, ModelCost
 
 log = logging.getLogger("reviewer.engine")  # under the server's logger: JSON lines, redacted
@@ -70,6 +71,9 @@ class Models:
                 provider, self._session, secrets_dir=self._secrets_dir, environ=self._environ, usage=self._usage)
         return self._clients[name]
 
+    def provider(self, name: str) -> Provider | None:
+        return self._providers.get(name)
+
     async def ask(self, ref: str, request: ModelRequest) -> ParsedAnswer:
         provider, model = split_model_ref(ref)
         client = self.client(provider)
@@ -80,6 +84,18 @@ class Models:
         if parsed.error:
             raise ProviderError(f"provider {provider!r}: unusable answer: {parsed.error}")
         return parsed
+
+    async def answer(self, ref: str, messages: list[dict], schema: dict, schema_name: str,
+                     tools_prompt: str) -> tuple[str, Conversation]:
+        """`ref`'s answer to another kind of request (a verdict), with the review's lookups and
+        usage, under the JSON schema `schema_name`; and the lookups it made. Raises ProviderError."""
+        name, model = split_model_ref(ref)
+        client, provider = self.client(name), self._providers[name]
+        conversation = Conversation(ref, provider.tools)
+        text = await answer_with_tools(client, provider, model, messages, schema, lookups=self._lookups,
+                                       support=self._tool_support, usage=self._usage, notes=[],
+                                       schema_name=schema_name, prompt=tools_prompt, conversation=conversation)
+        return text, conversation
 
 
 async def ask_one(models: Models, plan: dict, request: ModelRequest) -> Answer:
@@ -129,18 +145,18 @@ def failure_text(attempts: tuple[Attempt, ...]) -> str:
 
 
 def fitted(asked: dict, files: Mapping[str, str], patches: Mapping[str, FilePatch], earlier: list[FilePatch],
-           budgets: Budgets, providers: Mapping[str, Provider],
-           index: Retrieval | None = None, lookup_room: int = 0) -> tuple[list[ModelRequest], tuple[str, ...]]:
+           budgets: Budgets, providers: Mapping[str, Provider], index: Retrieval | None = None,
+           lookup_room: int = 0, intent: Intent | None = None) -> tuple[list[ModelRequest], tuple[str, ...]]:
     """The requests of one review, each within the smallest context of its models: the plan's
-    files shared out among as few requests as fit, every one with the same rules and context,
-    and `lookup_room` bytes left free for the answers to the model's lookups."""
+    files shared out among as few requests as fit, every one with the same rules, context and
+    linked issues (`intent`), and `lookup_room` bytes left free for the answers to the model's lookups."""
     tokens = context_tokens(asked.get("models") or {}, providers)
-    budgets, fixed_bytes = _shared_within(asked, files, earlier, index, budgets, tokens)
+    budgets, fixed_bytes = _shared_within(asked, files, earlier, index, budgets, tokens, intent)
     room = min(budgets.diff, diff_room(tokens, fixed_bytes + lookup_room))
     groups = split_files(asked.get("files", []), patches, room)
     sized = replace(budgets, diff=room)
     requests = [build_request({**asked, "files": group}, files=files, patches=patches, budgets=sized, earlier=earlier,
-                              index=index)
+                              index=index, intent=intent)
                 for group in groups]
     if len(requests) == 1:
         return requests, ()
@@ -149,20 +165,20 @@ def fitted(asked: dict, files: Mapping[str, str], patches: Mapping[str, FilePatc
 
 
 def _shared_within(asked: dict, files: Mapping[str, str], earlier: list[FilePatch], index: Retrieval | None,
-                   budgets: Budgets, tokens: int) -> tuple[Budgets, int]:
-    """Budgets whose shared parts (rules, context and agent files, the earlier diff) leave at least
+                   budgets: Budgets, tokens: int, intent: Intent | None = None) -> tuple[Budgets, int]:
+    """Budgets whose shared parts (rules, context and agent files, linked issues, the earlier diff) leave at least
     half of a request's room to the diff: with a small context, the defaults (over 160 KB) would
     fill every request by themselves. What is cut is named in the request's notes, as any cut is."""
     half = max(1, (tokens - ANSWER_TOKENS) * BYTES_PER_TOKEN // 2)
     for _ in range(3):  # the prompt and plan are not scaled: a second pass settles what the first left
         fixed = build_request({**asked, "files": []}, files=files, patches={}, budgets=budgets, earlier=earlier,
-                              index=index)
+                              index=index, intent=intent)
         size = sum(len(m["content"].encode()) for m in fixed.messages)
         if size <= half:
             break
         scale = half / size
         budgets = replace(budgets, rules=int(budgets.rules * scale), context=int(budgets.context * scale),
-                          agent_files=int(budgets.agent_files * scale),
+                          agent_files=int(budgets.agent_files * scale), intent=int(budgets.intent * scale),
                           earlier_diff=int(budgets.earlier_diff * scale))
     return budgets, size
 

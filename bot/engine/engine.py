@@ -32,14 +32,17 @@ from bot.engine.request import DEFAULT_BUDGETS, Budgets, ModelRequest, as_plan_d
 from bot.engine.templates import summary_vars
 from bot.engine.tool_loop import PROCESS_TOOL_SUPPORT, ToolSupport, reserve
 from bot.engine.usage import Usage
+from bot.engine.verify import verify
 from bot.index.retrieve import Retrieval
 from bot.learnings.review import ForReview
 from bot.reviews import decisions, overlap
 from bot.reviews.diff import FilePatch, read_patches
 from bot.reviews.findings import MAX_FINDINGS, ParsedAnswer
 from bot.reviews.fingerprints import fingerprint, still_standing
+from bot.reviews.intent import Intent
 from bot.reviews.ledger import (
     DEFAULT_BUDGET,
+    MODEL,
     Entry,
     Ledger,
     NoiseBudget,
@@ -53,6 +56,7 @@ from bot.reviews.output import SUMMARY_MARKER, InlineComment, LeftOut, ReviewOut
 from bot.reviews.scope import FULL, ReviewScope
 from bot.reviews.secret_lines import NO_SECRETS, SecretLines
 from bot.reviews.shaping import Counts, Placed, shape_findings
+from bot.reviews.verdict import Verification
 from bot.reviews.voice import review_body
 from bot.reviews.walkthrough import read_walkthrough
 from bot.reviews.walkthrough import render as render_walkthrough
@@ -104,6 +108,7 @@ async def run_review(
     walkthrough: bool = False,
     analyzers: Sequence[Entry] = (),
     noise: NoiseBudget = DEFAULT_BUDGET,
+    intent: Intent | None = None,
     secret_lines: SecretLines = NO_SECRETS,
 ) -> ReviewOutput:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
@@ -122,6 +127,8 @@ async def run_review(
     `analyzers`: the analyzers' entries of this head's ledger (bot/analyzers/feed.py): listed in the
     prompt, a model finding saying the same at the same lines left out (bot/reviews/overlap.py),
     and posted in the same review. `noise`: the inline comments one review posts, every source.
+    `intent`: the issues the pull request closes, as read (bot/pipeline/intent.py): given to the
+    model as the change's intent, and named in the notes, read or not.
     `secret_lines`: the lines the secret scanner flagged: a model finding on one gets no
     suggestion, and what is fingerprinted and kept of a finding leaves them out
     (bot/reviews/secret_lines.py).
@@ -134,16 +141,20 @@ async def run_review(
     asked = _asked(plan, patches, scope, analyzers, learned)
     tools_room = reserve(plan.get("models") or {}, providers, tool_support) if lookups is not None else 0
     requests, split_notes = fitted(asked.request_plan, files, asked.request_patches, asked.earlier, budgets, providers,
-                                   index, tools_room)
+                                   index, tools_room, intent)
     models = Models(providers, session, secrets_dir, environ, usage, lookups, tool_support)
     answer = await ask_all(models, plan, requests) if asked.request_plan.get("files") else NOTHING_ASKED
-    notes = (*((index.summary(),) if index is not None else ()), *split_notes,
+    linked = intent.note() if intent is not None else None
+    notes = (*((index.summary(),) if index is not None else ()), *((linked,) if linked else ()), *split_notes,
              *(n for r in requests for n in r.notes), *models.notes)
-    cost = review_cost(usage, providers)
     if answer.parsed is None:
         return replace(_unfinished(plan, head_sha, "failed", failure_text(answer.attempts), answer, notes, scope),
-                       cost=cost)
+                       cost=review_cost(usage, providers))
     found = _model_found(answer.parsed, asked, files, learned, scope, analyzers, secret_lines)
+    verification = None
+    if answer.model is not None and _verifies(providers, answer.model):
+        found, verification = await _verified(found, models, answer.model, asked.patches, intent)
+    cost = review_cost(usage, providers)  # the verifier's calls included
     ledger = build(head_sha, [*found.entries, *analyzers], noise)
     log.info("%s review of %s completed with %s: %d finding(s) stand, %d posted (%d inline)", scope.kind,
              head_sha[:7], answer.model, len(ledger.entries), len(ledger.posting), len(ledger.inline))
@@ -156,7 +167,7 @@ async def run_review(
     written = _written(ledger, comments, plan, head_sha, app_login, reviews, gaps=gaps)
     return replace(written, model=answer.model, fallback_used=answer.fallback_used, attempts=answer.attempts,
                    counts=found.counts, notes=(*common["notes"], *comments.notes), kind=scope.kind, cost=cost,
-                   left_out=_left_out(plan, requests))
+                   left_out=_left_out(plan, requests), verification=verification)
 
 
 def analyzers_review(plan: Any, analyzers: Sequence[Entry], *, head_sha: str, app_login: str,
@@ -229,6 +240,26 @@ def _model_found(parsed: ParsedAnswer, asked: _Asked, files: Mapping[str, str], 
         notes.append(f"{len(parsed.findings) - len(own)} model finding(s) said what an analyzer said at the "
                      "same lines: posted once, by the analyzer")
     return _ModelFound(tuple(entries), counts, tuple(notes))
+
+
+def _verifies(providers: Mapping[str, Provider], ref: str) -> bool:
+    """Whether the provider of the model whose answer is used says `verify: true`."""
+    provider = providers.get(ref.partition("/")[0])
+    return provider is not None and provider.verify
+
+
+async def _verified(found: _ModelFound, models: Models, ref: str, patches: Mapping[str, FilePatch],
+                    intent: Intent | None) -> tuple[_ModelFound, Verification]:
+    """The model's findings after a second look (bot/engine/verify.py): the new ones at this head
+    are checked (those posted before were checked then, those carried are not this answer's), and
+    a finding refuted with the lines the verifier read is not posted, nor counted anywhere."""
+    fresh = [e for e in found.entries if e.source == MODEL and not e.posted_before and not e.carried]
+    verification = await verify(models, ref, [e.finding for e in fresh], patches, intent)
+    refuted = {id(r.finding) for r in verification.refuted}
+    entries = tuple(e for e in found.entries if id(e.finding) not in refuted)
+    note = verification.note()
+    return replace(found, entries=entries, counts=replace(found.counts, refuted=len(verification.refuted)),
+                   notes=(*found.notes, *((note,) if note else ()))), verification
 
 
 def _found_once(kept: Sequence[Placed], patches: Mapping[str, FilePatch], scope: ReviewScope) -> list[Entry]:

@@ -18,7 +18,7 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from bot.index.queries import TOOL_NAMES, Answer, HeadView, Unanswerable, answer
@@ -77,6 +77,7 @@ class Lookup:
     bytes: int  # of the answer sent back
     refused: str | None = None  # why it was answered with an error
     found: str = ""  # what it returned, in words
+    lines: tuple[tuple[str, int, int], ...] = ()  # (path, first, last) of the numbered lines its answer showed
 
     def describe(self) -> str:
         call = f"{self.tool}({self.shown})"
@@ -216,8 +217,8 @@ class RepositoryLookups:
             log.exception("lookup %s failed", name)
             return _reply("Error: the repository index could not be read; answer from what you have",
                           Lookup(name, what, 0, "the repository index could not be read"))
-        return _reply(found.text, Lookup(name, what, 0, found=_clean(found.found, 160)))
+        return _reply(found.text, Lookup(name, what, 0, found=_clean(found.found, 160), lines=found.shown))
 
 
 def _reply(text: str, record: Lookup) -> tuple[str, Lookup]:
-    return text, Lookup(record.tool, record.shown, len(text.encode("utf-8")), record.refused, record.found)
+    return text, replace(record, bytes=len(text.encode("utf-8")))

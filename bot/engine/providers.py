@@ -81,13 +81,17 @@ class Completion:
                                for c in self.tool_calls]}
 
 
+FINDINGS_SCHEMA_NAME = "review_findings"  # the `json_schema` name a review's answer is asked under
+
+
 class ModelClient(Protocol):
-    async def complete(self, model: str, messages: list[dict], schema: dict | None) -> str:
+    async def complete(self, model: str, messages: list[dict], schema: dict | None,
+                       schema_name: str = FINDINGS_SCHEMA_NAME) -> str:
         """The model's answer text; raises ProviderError."""
         ...
 
     async def chat(self, model: str, messages: list[dict], schema: dict | None, tools: list[dict] | None = None,
-                   tool_choice: str = "auto") -> Completion:
+                   tool_choice: str = "auto", schema_name: str = FINDINGS_SCHEMA_NAME) -> Completion:
         """The model's answer, tool calls included; raises ProviderError (ToolsRefused)."""
         ...
 
@@ -121,16 +125,18 @@ class OpenAIChatClient:
         self._schema_supported = True
         self._usage = usage
 
-    async def complete(self, model: str, messages: list[dict], schema: dict | None) -> str:
-        completion = await self.chat(model, messages, schema)
+    async def complete(self, model: str, messages: list[dict], schema: dict | None,
+                       schema_name: str = FINDINGS_SCHEMA_NAME) -> str:
+        completion = await self.chat(model, messages, schema, schema_name=schema_name)
         if completion.text is None:
             raise self._error("the completion has no text content", None)
         return completion.text
 
     async def chat(self, model: str, messages: list[dict], schema: dict | None, tools: list[dict] | None = None,
-                   tool_choice: str = "auto") -> Completion:
+                   tool_choice: str = "auto", schema_name: str = FINDINGS_SCHEMA_NAME) -> Completion:
         """One request; with `tools`, the model may answer with calls to them (`tool_choice`:
-        `auto`, or `none` to have it answer). Raises ToolsRefused when the provider refuses them.
+        `auto`, or `none` to have it answer); `schema` is asked for under `schema_name`. Raises
+        ToolsRefused when the provider refuses them.
         Traced and counted (bot.telemetry): the provider, model, outcome and tokens, never the
         messages or the key."""
         name = self._provider.name
@@ -138,7 +144,7 @@ class OpenAIChatClient:
                             gen_ai__request__model=model, tools=len(tools or ())) as span:
             outcome, tokens = "error", _NO_TOKENS
             try:
-                completion, tokens = await self._chat(model, messages, schema, tools, tool_choice)
+                completion, tokens = await self._chat(model, messages, schema, tools, tool_choice, schema_name)
                 outcome = "ok"
                 return completion
             except ToolsRefused:
@@ -154,7 +160,7 @@ class OpenAIChatClient:
                 telemetry.model_call(telemetry.ModelCall(name, model, outcome, *tokens, money=money), span)
 
     async def _chat(self, model: str, messages: list[dict], schema: dict | None, tools: list[dict] | None,
-                    tool_choice: str) -> tuple[Completion, tuple[int | None, int | None]]:
+                    tool_choice: str, schema_name: str) -> tuple[Completion, tuple[int | None, int | None]]:
         key = self._api_key()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if key:
@@ -163,7 +169,7 @@ class OpenAIChatClient:
         if schema is not None and self._schema_supported:
             body["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": "review_findings", "schema": schema},
+                "json_schema": {"name": schema_name, "schema": schema},
             }
         if tools:
             body["tools"], body["tool_choice"] = tools, tool_choice

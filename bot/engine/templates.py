@@ -192,6 +192,7 @@ _HELD_BACK = (
     ("overLimit", "{} over the limit of findings per review, dropped"),
     ("unknownRuleIds", "{} unknown rule id(s) removed from findings"),
     ("alreadyPosted", "{} already posted on this pull request, not posted again"),
+    ("refuted", "{} refuted by a second look at the code, not posted (the check run says why)"),
 )
 
 

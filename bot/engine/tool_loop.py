@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from bot import telemetry
 from bot.config.model import Provider, ToolSettings
 from bot.engine.lookups import TOOLS, Lookup, Lookups, named
-from bot.engine.providers import ModelClient, ProviderError, ToolsRefused
+from bot.engine.providers import FINDINGS_SCHEMA_NAME, ModelClient, ProviderError, ToolsRefused
 from bot.engine.split import ANSWER_TOKENS, BYTES_PER_TOKEN, DEFAULT_CONTEXT_TOKENS, context_tokens
 from bot.engine.usage import Usage
 
@@ -112,17 +112,19 @@ def _size(messages: list[dict]) -> int:
 
 
 async def converse(client: ModelClient, model: str, messages: list[dict], schema: dict | None, *,
-                   lookups: Lookups, conversation: Conversation, room: int, usage: Usage | None = None) -> str:
+                   lookups: Lookups, conversation: Conversation, room: int, usage: Usage | None = None,
+                   schema_name: str = FINDINGS_SCHEMA_NAME, prompt: str | None = None) -> str:
     """The model's final answer text, after the lookups it asked for within the bounds; raises
     ProviderError (ToolsRefused when the provider refuses tools)."""
     settings = conversation.settings
-    messages = _with_prompt(messages, settings)
+    messages = _with_prompt(messages, settings, prompt)
     room -= len(json.dumps(TOOLS).encode("utf-8"))
     told = 0  # requests that said the model may not look anything up
     for _ in range(settings.max_rounds + 2):  # at most maxRounds with lookups, then twice told to answer
         allowed = conversation.rounds < settings.max_rounds and _left(conversation, messages, room) >= MIN_ANSWER_BYTES
         told += 0 if allowed else 1
-        completion = await client.chat(model, messages, schema, TOOLS, "auto" if allowed else "none")
+        completion = await client.chat(model, messages, schema, TOOLS, "auto" if allowed else "none",
+                                       schema_name=schema_name)
         if not completion.tool_calls:
             if completion.text is None:
                 raise ProviderError(f"{conversation.ref}: the completion has no text content")
@@ -144,9 +146,10 @@ async def converse(client: ModelClient, model: str, messages: list[dict], schema
     raise ProviderError(f"{conversation.ref}: no answer after {settings.max_rounds} round(s) of lookups")
 
 
-def _with_prompt(messages: list[dict], settings: ToolSettings) -> list[dict]:
-    """The request's messages with the lookups said in the system message."""
-    prompt = TOOLS_PROMPT.format(rounds=settings.max_rounds, budget=settings.max_bytes)
+def _with_prompt(messages: list[dict], settings: ToolSettings, prompt: str | None = None) -> list[dict]:
+    """The request's messages with the lookups said in the system message (`prompt`: a text of
+    TOOLS_PROMPT's form, with `{rounds}` and `{budget}`, for another kind of answer)."""
+    prompt = (prompt or TOOLS_PROMPT).format(rounds=settings.max_rounds, budget=settings.max_bytes)
     if messages and messages[0].get("role") == "system":
         return [{**messages[0], "content": messages[0]["content"] + prompt}, *messages[1:]]
     return [{"role": "system", "content": prompt.strip()}, *messages]
@@ -187,22 +190,26 @@ async def _one(tool: str, arguments: str, index: int, allowed: bool, lookups: Lo
 
 async def answer(client: ModelClient, provider: Provider, model: str, messages: list[dict], schema: dict | None, *,
                  lookups: Lookups | None, support: ToolSupport, usage: Usage | None,
-                 notes: list[str]) -> str:
+                 notes: list[str], schema_name: str = FINDINGS_SCHEMA_NAME, prompt: str | None = None,
+                 conversation: Conversation | None = None) -> str:
     """The model's answer to a request: with lookups when the review has them and the provider
-    is offered tools, else (or once it refused them) in one request, as before tools."""
+    is offered tools, else (or once it refused them) in one request, as before tools. `schema`
+    is asked for under `schema_name`; `prompt` says what the lookups are for (TOOLS_PROMPT's
+    form); `conversation`, when given, is filled in with the lookups made."""
     if lookups is None or not support.offered(provider, model):
-        return await client.complete(model, messages, schema)
+        return await client.complete(model, messages, schema, schema_name=schema_name)
     ref = f"{provider.name}/{model}"
-    conversation = Conversation(ref, provider.tools)
+    conversation = conversation if conversation is not None else Conversation(ref, provider.tools)
     try:
         return await converse(client, model, messages, schema, lookups=lookups, conversation=conversation,
-                              room=context_bytes(provider, model), usage=usage)
+                              room=context_bytes(provider, model), usage=usage, schema_name=schema_name,
+                              prompt=prompt)
     except ToolsRefused as exc:
         support.refuse(provider, model, str(exc))
         log.info("%s refused tools; asking without them from now on: %s", ref, exc)
         notes.append(f"{ref} refused tools ({exc}); it was asked again without lookups, and this server "
                      "will not offer it tools again until it restarts")
-        return await client.complete(model, messages, schema)
+        return await client.complete(model, messages, schema, schema_name=schema_name)
     finally:
         note = conversation.note()
         if note is not None:

@@ -78,6 +78,16 @@ def _overall_line(overall: Mapping[str, Any]) -> str:
             f"{overall['tokens']['answer']:,} answer tokens{money}; {overall['seconds']:.1f} s")
 
 
+def _verification_line(v: Mapping[str, Any]) -> str:
+    """The figures with and without the second look at each finding (verify: true)."""
+    def figures(f: Mapping[str, Any]) -> str:
+        return (f"recall {_ratio(f['recall'])}, precision {_ratio(f['precision'])} "
+                f"({_fraction(f['matched'], f['findings'])}), quiet {_ratio(f['quiet'])}")
+    return (f"verification ({v['cases']} case(s)): {v['refuted']} finding(s) refuted and not posted, "
+            f"{v['refutedMatched']} of them matching a must-find item; without it: {figures(v['without'])}; "
+            f"with it: {figures(v['with'])}")
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
@@ -132,6 +142,8 @@ def render_text(report: Mapping[str, Any]) -> str:
     out += _table([HEADERS, *(_case_cells(c) for c in report["cases"])])
     out += _reasons(report["cases"])
     out.append("overall: " + _overall_line(report["overall"]))
+    if report.get("verification"):
+        out.append(_verification_line(report["verification"]))
     if report["judge"]:
         j = report["judge"]
         out.append(f"judge {j['model']}: {j['confirmed']} confirmed, {j['rejected']} rejected, "
@@ -164,6 +176,8 @@ def _md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
 def render_markdown(report: Mapping[str, Any]) -> str:
     """A table fit for a pull request comment: the overall figures (and differences), then the cases."""
     out = [f"### Review evaluation: {len(report['cases'])} case(s)", "", _overall_line(report["overall"]), ""]
+    if report.get("verification"):
+        out += [_verification_line(report["verification"]), ""]
     if "compare" in report:
         out += [f"Compared with `{report['compare']['adminConfig']}` (95% intervals, paired bootstrap over "
                 "cases):", "", *_md_table(["figure", "first", "second", "difference", "95% interval"],

@@ -52,18 +52,34 @@ class CaseRun:
     model: str | None = None
     notes: tuple[str, ...] = ()
     judge: JudgeRun | None = None
+    verified: bool = False  # the review's findings had a second look (verify: true)
+    refuted: tuple[Found, ...] = ()  # findings the verifier refuted: not posted, so not in `findings`
 
     @property
     def counted(self) -> bool:
         return self.status != "unavailable"
 
+    @property
+    def unverified_findings(self) -> tuple[Found, ...]:
+        """What the review would have posted without verification: its findings, then the refuted
+        ones (so a finding's index is the same in both; the judge is asked about all of them)."""
+        return (*self.findings, *self.refuted)
+
     def score(self) -> CaseScore:
         verdicts = self.judge.verdicts if self.judge is not None else None
         return score_case(self.case.must_find, self.case.must_not, self.findings, verdicts)
 
+    def score_unverified(self) -> CaseScore:
+        verdicts = self.judge.verdicts if self.judge is not None else None
+        return score_case(self.case.must_find, self.case.must_not, self.unverified_findings, verdicts)
+
     def tally(self) -> Tally:
         return tally(self.score(), len(self.case.must_find), len(self.case.must_not), self.findings, self.cost,
                      self.seconds)
+
+    def tally_unverified(self) -> Tally:
+        return tally(self.score_unverified(), len(self.case.must_find), len(self.case.must_not),
+                     self.unverified_findings, self.cost, self.seconds)
 
 
 @dataclass(frozen=True)
@@ -132,8 +148,40 @@ def case_json(run: CaseRun) -> dict:
         "prepareSeconds": run.prepare_seconds, "notes": list(run.notes),
         "judge": None if run.judge is None else {"cost": run.judge.cost.to_json(), "error": run.judge.error},
         "tally": t.to_json(),
+        "verification": _case_verification(run) if run.verified else None,
     })
     return out
+
+
+def _case_verification(run: CaseRun) -> dict:
+    """A case's refuted findings (each with the must-find items it would have matched) and its
+    figures without verification."""
+    before = run.score_unverified()
+    shown = len(run.findings)
+    figs = figures(run.tally_unverified())
+    return {"refuted": [{**f.to_json(), "matches": list(before.matched_findings[shown + i])}
+                        for i, f in enumerate(run.refuted)],
+            "without": {"recall": figs["recall"], "precision": figs["precision"], "quiet": figs["quiet"],
+                        "findings": len(run.unverified_findings)}}
+
+
+def verification_json(run: Run) -> dict | None:
+    """The run's figures with and without verification, over the same cases (null when no review
+    was verified): `refutedMatched` counts refuted findings that matched a must-find item, which
+    the verifier was wrong to refute."""
+    counted = run.counted()
+    if not any(c.verified for c in counted):
+        return None
+    with_it, without = total([c.tally() for c in counted]), total([c.tally_unverified() for c in counted])
+    wrong = sum(1 for c in counted for i in range(len(c.findings), len(c.unverified_findings))
+                if c.score_unverified().matched_findings[i])
+
+    def shown(t: Tally) -> dict:
+        figs = figures(t)
+        return {"recall": figs["recall"], "precision": figs["precision"], "quiet": figs["quiet"],
+                "findings": t.findings, "matched": t.matched, "found": t.found}
+    return {"cases": sum(1 for c in counted if c.verified), "refuted": sum(len(c.refuted) for c in counted),
+            "refutedMatched": wrong, "with": shown(with_it), "without": shown(without)}
 
 
 def judge_json(run: Run) -> dict | None:
@@ -149,7 +197,7 @@ def judge_json(run: Run) -> dict | None:
 
 
 def run_json(run: Run) -> dict:
-    return {"adminConfig": run.admin_config, "judge": judge_json(run),
+    return {"adminConfig": run.admin_config, "judge": judge_json(run), "verification": verification_json(run),
             "cases": [case_json(c) for c in run.cases], "overall": overall_json(total(list(run.tallies().values()))),
             "byTag": {tag: s.to_json() for tag, s in by_tag((c.case, c.score()) for c in run.counted()).items()}}
 

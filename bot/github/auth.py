@@ -1,7 +1,7 @@
 """GitHub App authentication: the app's JWT, and installation tokens cached until shortly before expiry.
 
-The JWT comes from gidgethub (`iat` backdated 60 s against clock drift, `exp` 10 minutes after
-that, so at most 9 minutes ahead). Installation tokens last an hour; one is fetched per
+The JWT is made as gidgethub's `get_jwt` makes it (`iat` backdated 60 s against clock drift, `exp`
+10 minutes after that, so at most 9 minutes ahead), signed with the key parsed once. Installation tokens last an hour; one is fetched per
 installation and reused until `refresh_margin` seconds before it expires, concurrent callers
 waiting for the same fetch. A token GitHub refuses (401) is dropped with `forget`, and the caller
 asks again once. Neither the key nor a token ever appears in a repr, a log line or an error.
@@ -9,24 +9,49 @@ asks again once. Neither the key nor a token ever appears in a repr, a log line 
 Across processes (bot.github.coordination): a token missing here is looked for in the shared
 store under the installation's shared lock before it is fetched, so one installation has one
 token at a time however many processes ask; what is stored is sealed.
+
+The key is parsed once a process (`private_key`): parsing a PEM RSA key checks the key's numbers,
+about 70 ms of CPU, which signing each JWT from the PEM text paid again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Protocol
 
 import cachetools
+import jwt
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
+from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from gidgethub.abc import GitHubAPI
-from gidgethub.apps import get_installation_access_token, get_jwt
 
 from bot.github.coordination import Coordination, Sealer
 from bot.store.coordination import LocalCoordination
 
 REFRESH_MARGIN = 300.0  # seconds before expiry at which a cached token is replaced
+CLOCK_SKEW, JWT_LIFETIME = 60, 600  # seconds: gidgethub's get_jwt
+
+
+@functools.lru_cache(maxsize=8)
+def private_key(pem: str) -> PrivateKeyTypes:
+    """The unencrypted PEM key, parsed and checked once a process (the module's docstring); raises
+    as cryptography's `load_pem_private_key` does (bot/server/settings.py names the problem)."""
+    return load_pem_private_key(pem.encode("utf-8"), password=None)
+
+
+def app_jwt(app_id: str, pem: str, now: float) -> str:
+    """The app's JWT (RS256; the module's docstring); the key must be RSA (the settings check it)."""
+    key = private_key(pem)
+    if not isinstance(key, RSAPrivateKey):
+        raise ValueError("a GitHub App's private key is RSA")
+    issued = int(now) - CLOCK_SKEW
+    return jwt.encode({"iat": issued, "exp": issued + JWT_LIFETIME, "iss": app_id}, key, algorithm="RS256")
 
 
 @dataclass(frozen=True)
@@ -38,6 +63,37 @@ class InstallationToken:
 def parse_expiry(value: str) -> float:
     """GitHub's `expires_at` (`2016-07-11T22:14:10Z`) as epoch seconds."""
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+
+
+class Auth(Protocol):
+    """How a GitHubApp's calls are authenticated: the app's key (AppAuth), or a token (TokenAuth)."""
+
+    def jwt(self) -> str: ...
+
+    async def installation_token(self, api: GitHubAPI, installation_id: int) -> str: ...
+
+    async def forget(self, installation_id: int, token: str) -> None: ...
+
+
+class TokenAuth:
+    """A token the environment gives, used as it is for every call: GitHub Actions' `GITHUB_TOKEN`
+    (an installation token of the GitHub Actions app) for `reviewer review --post`. There is no
+    app key, so no JWT, and nothing to fetch again when GitHub refuses it."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    def __repr__(self) -> str:
+        return "TokenAuth()"
+
+    def jwt(self) -> str:
+        raise RuntimeError("a token client has no app key: the /app routes need the GitHub App")
+
+    async def installation_token(self, api: GitHubAPI, installation_id: int) -> str:
+        return self._token
+
+    async def forget(self, installation_id: int, token: str) -> None:
+        """Nothing to drop: the same token is all there is, and the next refusal is the caller's error."""
 
 
 class AppAuth:
@@ -58,7 +114,7 @@ class AppAuth:
 
     def jwt(self) -> str:
         """A fresh app JWT (RS256), for the `/app` routes."""
-        return get_jwt(app_id=self.app_id, private_key=self._private_key)
+        return app_jwt(self.app_id, self._private_key, time.time())
 
     async def installation_token(self, api: GitHubAPI, installation_id: int) -> str:
         """The installation's token: cached, else fetched once however many callers ask at the same time."""
@@ -72,8 +128,8 @@ class AppAuth:
                 return cached.token
             token = await self._shared_token(installation_id)
             if token is None:
-                data = await get_installation_access_token(
-                    api, installation_id=str(installation_id), app_id=self.app_id, private_key=self._private_key)
+                data = await api.post(f"/app/installations/{installation_id}/access_tokens", data=b"",
+                                      jwt=self.jwt())
                 token = InstallationToken(data["token"], parse_expiry(data["expires_at"]))
                 await self._shared.save_token(installation_id, self._sealer.seal(token.token, installation_id), token.expires_at)
             self._tokens[installation_id] = token  # not kept if it expires within the margin

@@ -40,7 +40,7 @@ import gidgethub.aiohttp
 from bot import telemetry
 from bot.store.coordination import LocalCoordination
 
-from .auth import AppAuth
+from .auth import AppAuth, Auth, TokenAuth
 from .coordination import Coordination, wait_for_writes
 from .errors import GitHubError, GitHubUnavailable
 
@@ -220,9 +220,10 @@ class GitHubApp:
                  base_url: str = DEFAULT_API_URL, policy: RetryPolicy = RetryPolicy(), sleep: Sleep = asyncio.sleep,
                  clock: Callable[[], float] = time.time, on_call: OnCall | None = None,
                  requester: str = "reviewer-github-app", rng: random.Random | None = None,
-                 coordination: Coordination | None = None) -> None:
+                 coordination: Coordination | None = None, auth: Auth | None = None) -> None:
+        """`auth`: how calls are authenticated, when not by the app's key (`app_id`, `private_key`)."""
         self.coordination: Coordination = coordination or LocalCoordination()
-        self.auth = AppAuth(app_id, private_key, clock=clock, coordination=self.coordination)
+        self.auth: Auth = auth or AppAuth(app_id, private_key, clock=clock, coordination=self.coordination)
         self._clock, self._sleep = clock, sleep
         self.calls: Counter[tuple[str, str, int]] = Counter()  # (method, route, status) -> HTTP attempts
         self._on_call = on_call
@@ -236,6 +237,15 @@ class GitHubApp:
 
     def installation(self, installation_id: int) -> GitHubClient:
         return GitHubClient(self, installation_id)
+
+    @classmethod
+    def with_token(cls, session: aiohttp.ClientSession, token: str, *, base_url: str = DEFAULT_API_URL,
+                   requester: str = "reviewer-github-action", **kwargs: Any) -> GitHubClient:
+        """A client that calls as `token` (GitHub Actions' `GITHUB_TOKEN`): the same retries, bounds
+        and one write at a time as the app's, without the app's key."""
+        app = cls(session, app_id="", private_key="", base_url=base_url, requester=requester,
+                  auth=TokenAuth(token), **kwargs)
+        return app.installation(0)
 
     @property
     def graphql_url(self) -> str:

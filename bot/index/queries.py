@@ -14,7 +14,7 @@ for the model.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
@@ -72,10 +72,45 @@ class HeadView:
                 for p in sorted(self.changed)]
 
 
+Span = tuple[str, int, int]  # (path, first line, last line)
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     text: str  # for the model
     found: str  # what it returned, in words for the check run's notes
+    shown: tuple[Span, ...] = ()  # the numbered lines the text shows, by file: what a verdict may cite
+
+
+class _Lines:
+    """An answer's text as it is built: its lines, and which numbered line of which file each shows."""
+
+    def __init__(self, title: str) -> None:
+        self.out = [title]
+        self.length = len(title)
+        self.numbered: list[tuple[str, int, int]] = []  # (path, line number, end of its text in the answer)
+
+    def add(self, text: str, path: str | None = None, number: int = 0) -> None:
+        self.out.append(text)
+        self.length += 1 + len(text)
+        if path is not None:
+            self.numbered.append((path, number, self.length))
+
+    def fitted(self, limit: int) -> tuple[str, tuple[Span, ...]]:
+        """The text within `limit` bytes (bot/index/queries.py `_fit`), and the lines it still shows."""
+        text, kept = _fit("\n".join(self.out), limit)
+        return text, spans((path, number) for path, number, end in self.numbered if end <= kept)
+
+
+def spans(lines: Iterable[tuple[str, int]]) -> tuple[Span, ...]:
+    """(path, line) pairs as runs of consecutive lines of one file, in the order first seen."""
+    out: list[list] = []
+    for path, number in lines:
+        if out and out[-1][0] == path and out[-1][2] + 1 == number:
+            out[-1][2] = number
+        else:
+            out.append([path, number, number])
+    return tuple((path, first, last) for path, first, last in out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,10 +183,12 @@ def _piece_of(files: Files, head: HeadView, path: str, start: int, end: int, hea
                   f"{_inline(path)}:{start}-{start + len(shown) - 1} ({_where(head, path)}) — {heading}{cut}", shown)
 
 
-def _render(title: str, pieces: Sequence[_Piece], limit: int, more: Sequence[str] = ()) -> str:
+def _render(title: str, pieces: Sequence[_Piece], limit: int,
+            more: Sequence[str] = ()) -> tuple[str, tuple[Span, ...]]:
     """The title, each piece with its numbered lines, and what else was found, within `limit`
-    bytes: a piece that does not fit whole is cut at a line, and the later ones only named."""
-    out = [title]
+    bytes: a piece that does not fit whole is cut at a line, and the later ones only named; and
+    the lines it shows."""
+    out = _Lines(title)
     left = limit - _size(title) - _NOTE_ROOM
     unshown: list[str] = []
     cut = False
@@ -162,28 +199,28 @@ def _render(title: str, pieces: Sequence[_Piece], limit: int, more: Sequence[str
             cut = True
             continue
         if heading:
-            out.append(heading)
+            out.add(heading)
             left -= _size(heading) + 1
         for number, text in enumerate(piece.lines, piece.start):
             line = f"{number:>6} {text}"
             if _size(line) + 1 > left:
-                out.append(f"(cut here for the lookup budget: lines {number}-{piece.end} not shown)")
+                out.add(f"(cut here for the lookup budget: lines {number}-{piece.end} not shown)")
                 cut = True
                 break
-            out.append(line)
+            out.add(line, piece.path, number)
             left -= _size(line) + 1
     unshown += more
     if unshown:
-        out.append("Not shown, for the budget or the limit: " + ", ".join(unshown))
-    return _fit("\n".join(out), limit)
+        out.add("Not shown, for the budget or the limit: " + ", ".join(unshown))
+    return out.fitted(limit)
 
 
-def _fit(text: str, limit: int) -> str:
-    """`text` cut at a line boundary to at most `limit` bytes."""
+def _fit(text: str, limit: int) -> tuple[str, int]:
+    """`text` cut at a line boundary to at most `limit` bytes, and how many of its characters were kept."""
     if _size(text) <= limit:
-        return text
+        return text, len(text)
     kept = text.encode("utf-8")[:max(0, limit - 40)].decode("utf-8", errors="ignore").rsplit("\n", 1)[0]
-    return kept + "\n(cut for the lookup budget)"
+    return kept + "\n(cut for the lookup budget)", len(kept)
 
 
 def _size(text: str) -> int:
@@ -210,8 +247,8 @@ def _definition(store: IndexStore, head: HeadView, args: Mapping, limit: int) ->
                           for loc in locs[:MAX_DEFINITIONS]) if p is not None]
     more = [f"{loc.path}:{loc.definition.start}" for loc in locs[MAX_DEFINITIONS:MAX_DEFINITIONS + 20]]
     title = f"{len(locs)} definition(s) of `{_inline(name)}`{how}:"
-    return Answer(_render(title, pieces, limit, more),
-                  f"{len(locs)} definition(s)" + (f": {_places(pieces)}" if pieces else ""))
+    text, shown = _render(title, pieces, limit, more)
+    return Answer(text, f"{len(locs)} definition(s)" + (f": {_places(pieces)}" if pieces else ""), shown)
 
 
 def _label(loc: Located) -> str:
@@ -274,8 +311,8 @@ def _callers(store: IndexStore, head: HeadView, args: Mapping, limit: int) -> An
     more = [f"{c.path}:{c.start}" for c in found[MAX_CALLERS:MAX_CALLERS + 20]]
     of = ", ".join(f"{loc.path}:{loc.definition.start}" for loc in targets)
     title = f"{len(found)} caller(s) of `{_inline(name)}` (defined at {_inline(of)}):"
-    return Answer(_render(title, pieces, limit, more),
-                  f"{len(found)} caller(s)" + (f": {_places(pieces)}" if pieces else ""))
+    text, shown = _render(title, pieces, limit, more)
+    return Answer(text, f"{len(found)} caller(s)" + (f": {_places(pieces)}" if pieces else ""), shown)
 
 
 def _caller_piece(files: Files, head: HeadView, c: Candidate) -> _Piece | None:
@@ -291,18 +328,21 @@ def _search(store: IndexStore, head: HeadView, args: Mapping, limit: int) -> Ans
     files = _files(store, head)
     paths = [p for p in sorted(head.texts) if p not in head.ignored and _mentions(head.texts[p], words)]
     paths += [p for p in store.search(words, limit=MAX_SEARCH_FILES * 3) if p not in head.changed]
-    out = [f"Files that mention {', '.join(f'`{w}`' for w in words)} (best first):"]
+    out = _Lines(f"Files that mention {', '.join(f'`{w}`' for w in words)} (best first):")
     hits: list[str] = []
     for path in paths[:MAX_SEARCH_FILES]:
         matches = _matching(files.lines(path) or [], text, words)
         if not matches:
             continue
         hits.append(path)
-        out.append(f"\n#### {_inline(path)} ({_where(head, path)})")
-        out += [f"{n:>6} {line[:MAX_LINE_CHARACTERS]}" for n, line in matches[:MAX_SEARCH_LINES]]
+        out.add(f"\n#### {_inline(path)} ({_where(head, path)})")
+        for n, line in matches[:MAX_SEARCH_LINES]:
+            out.add(f"{n:>6} {line[:MAX_LINE_CHARACTERS]}", path, n)
     if not hits:
         raise Unanswerable(f"nothing in the changed files or the repository index mentions {text!r}")
-    return Answer(_fit("\n".join(out), limit), f"{len(hits)} file(s): {', '.join(hits[:4])}" + (" …" if len(hits) > 4 else ""))
+    answer_text, shown = out.fitted(limit)
+    return Answer(answer_text, f"{len(hits)} file(s): {', '.join(hits[:4])}" + (" …" if len(hits) > 4 else ""),
+                  shown)
 
 
 def _mentions(text: str, words: Sequence[str]) -> bool:
@@ -343,7 +383,8 @@ def _read(store: IndexStore, head: HeadView, args: Mapping, limit: int) -> Answe
     note = f" (at most {MAX_READ_LINES} lines a read)" if asked > end < len(lines) else ""
     title = f"{_inline(path)} ({_where(head, path)}, {len(lines)} lines), lines {start}-{end}{note}:"
     piece = _Piece(path, start, end, "", tuple(lines[start - 1:end]))
-    return Answer(_render(title, [piece], limit), f"lines {start}-{end} of {len(lines)} ({_where(head, path)})")
+    answer_text, shown = _render(title, [piece], limit)
+    return Answer(answer_text, f"lines {start}-{end} of {len(lines)} ({_where(head, path)})", shown)
 
 
 _TOOLS: dict[str, Callable[[IndexStore, HeadView, Mapping, int], Answer]] = {

@@ -35,6 +35,7 @@ from bot.reviews.ledger import from_json as ledger_from_json
 from bot.reviews.memory import ReviewMemory
 from bot.reviews.output import Annotation, ApprovalAction, Attempt, InlineComment, LeftOut, ModelCost, ReviewOutput
 from bot.reviews.shaping import Counts
+from bot.reviews.verdict import Verification
 
 REVIEW, ANSWER = "review", "answer"
 
@@ -98,7 +99,7 @@ def from_record(record: dict[str, Any]) -> Planned | None:
 
 
 def _output(data: dict[str, Any]) -> ReviewOutput:
-    cost = data.get("cost")
+    cost, verification = data.get("cost"), data.get("verification")
     return ReviewOutput(**{
         **data,
         "attempts": tuple(Attempt(**a) for a in data["attempts"]),
@@ -112,6 +113,7 @@ def _output(data: dict[str, Any]) -> ReviewOutput:
         "cost": None if cost is None else ModelCost(**{**cost, "unpriced": tuple(cost["unpriced"])}),
         "left_out": tuple(LeftOut(**item) for item in data["left_out"]),
         "resolve": tuple(data["resolve"]),
+        "verification": None if verification is None else Verification.from_dict(verification),
     })
 
 

@@ -38,6 +38,7 @@ from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.followed import follow_posted, pull_tally
 from bot.pipeline.gather import Gathered, gather, read_paths
 from bot.pipeline.index import IndexContext, review_context
+from bot.pipeline.intent import read_intent
 from bot.pipeline.life import Step, describe, paused_report, remember, repeated, step_for
 from bot.pipeline.outcome_events import follow_to_head
 from bot.pipeline.post import post_output
@@ -300,6 +301,8 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
                for f in gathered.comparison.files]
     stage.name = "reading the repository index"
     index = await _index_context(services, gh, target, gathered, config, patches, plan_json.get("ignored", []))
+    stage.name = "reading the issues the pull request closes"
+    intent = await read_intent(gh, target, gathered.pull)
     stage.name = "running the model review"
     scope: ReviewScope = step.scope if step is not None else FULL
     learned = None
@@ -314,7 +317,7 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
                             index=index.retrieval if index else None, lookups=index.lookups if index else None,
                             learned=learned, walkthrough=_walkthrough_on(services, target),
                             analyzers=analyzed.entries, noise=noise_budget(services, target), usage=usage,
-                            secret_lines=analyzed.secrets)
+                            secret_lines=analyzed.secrets, intent=intent)
 
 
 def _walkthrough_on(services: Services, target: Target) -> bool:

@@ -55,13 +55,16 @@ def resolve(repo: str, ref: str) -> str:
         raise GitError(f"{ref!r} does not name a commit in {repo}") from None
 
 
-def default_base(repo: str) -> str:
-    """docs/plan.md: `origin/HEAD`, else `main`."""
-    try:
-        resolve(repo, "origin/HEAD")
-        return "origin/HEAD"
-    except GitError:
-        return "main"
+def default_base(repo: str, candidates: tuple[str, ...] = ("origin/HEAD", "main")) -> str:
+    """The first of `candidates` that names a commit, else the last one (whose error then names
+    it). docs/plan.md: `origin/HEAD`, else `main`; `reviewer review` adds `master`."""
+    for ref in candidates[:-1]:
+        try:
+            resolve(repo, ref)
+            return ref
+        except GitError:
+            continue
+    return candidates[-1]
 
 
 def merge_base(repo: str, base: str, head: str) -> str:

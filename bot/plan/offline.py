@@ -42,7 +42,7 @@ def plan_from_git(repo: str, base: str | None = None, head: str = "HEAD", admin_
                   full_name: str | None = None, pr_path: str | None = None) -> OfflinePlan:
     """Raises git.GitError (git failed, a ref is unknown) or UsageError."""
     git.check_repository(repo)
-    admin = _admin(admin_path)
+    admin = read_admin_file(admin_path)
     full_name = full_name or git.origin_full_name(repo)
     base = base or git.default_base(repo)
     base_sha, head_sha = git.resolve(repo, base), git.resolve(repo, head)
@@ -60,7 +60,8 @@ def plan_from_git(repo: str, base: str | None = None, head: str = "HEAD", admin_
     return OfflinePlan(plan, config, base, head, merge_base, head_sha, full_name)
 
 
-def _admin(path: str | None) -> AdminConfig | None:
+def read_admin_file(path: str | None) -> AdminConfig | None:
+    """The admin file at `path` (None: no admin file); UsageError when unreadable or invalid."""
     if path is None:
         return None
     try:

@@ -161,6 +161,22 @@ def _left_out_section(output: Mapping[str, Any]) -> list[str]:
             *(f"- {_code(item['path'])} — {item['why']}" for item in items)]
 
 
+def _refuted_section(output: Mapping[str, Any]) -> list[str]:
+    """The findings a verifier refuted (verify: true), each with its reason: not posted on the pull
+    request, so said here, where whoever doubts the verifier can check it."""
+    refuted = (output.get("verification") or {}).get("refutedFindings") or []
+    if not refuted:
+        return []
+    return ["", f"### Refuted by a second look, not posted ({len(refuted)})", "",
+            *(f"- {_code(str(item['path']) + ':' + str(item['startLine']))} **{item['severity']}** "
+              f"{_one_line(item['message'])} — refuted: {_one_line(item['reason'])}" for item in refuted)]
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def with_review(plan_report: CheckRunReport, outcome: Mapping[str, Any], summary: str,
                 notes: Sequence[str] = ()) -> CheckRunReport:
     """The plan's report joined with what the review found (`outcome` is `ReviewOutput.to_json()`).
@@ -178,6 +194,7 @@ def with_review(plan_report: CheckRunReport, outcome: Mapping[str, Any], summary
     # it already says is not said again beneath it.
     unsaid = [n for n in [*_failed_attempts(outcome), *notes] if n not in text]
     body = [text, *_decisions_section(outcome["decisions"]), *_cost_section(outcome), *_left_out_section(outcome),
+            *_refuted_section(outcome),
             *_notes_section(unsaid), "", "---", "", "## The plan", "", plan_report.summary]
     return CheckRunReport(conclusion, title, "\n".join(body).strip() + "\n",
                           annotations=[*plan_report.annotations, *outcome["annotations"]])

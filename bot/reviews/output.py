@@ -15,6 +15,7 @@ from bot.reviews.findings import Finding
 from bot.reviews.fingerprints import PostedFinding
 from bot.reviews.ledger import EMPTY, Ledger
 from bot.reviews.shaping import Counts
+from bot.reviews.verdict import Verification
 
 SUMMARY_MARKER = "<!-- reviewer:summary -->"  # finds the one summary comment to update in place
 
@@ -131,6 +132,7 @@ class ReviewOutput:
     cost: ModelCost | None = None  # None: no model was asked
     left_out: tuple[LeftOut, ...] = ()  # changed files the review did not read whole
     resolve: tuple[int, ...] = ()  # the app's inline comments whose threads it closes: their findings are resolved
+    verification: Verification | None = None  # verify: true: how the second look at the findings went
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -174,5 +176,6 @@ class ReviewOutput:
             "standing": self.ledger.standing().to_json(),
             "cost": None if self.cost is None else self.cost.to_json(),
             "leftOut": [asdict(item) for item in self.left_out],
+            "verification": None if self.verification is None else self.verification.to_json(),
         }
 

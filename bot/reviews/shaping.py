@@ -36,6 +36,7 @@ class Counts:
     filtered_by_minimal: int = 0  # feedback minimal: category not bug/risk/breaking/security
     unknown_rule_ids: int = 0  # rule ids no applying rule has, removed from their findings
     already_posted: int = 0  # posted on the pull request before (same path, code and message)
+    refuted: int = 0  # verify: true: refuted by the verifier, citing the lines it read; not posted
 
     def to_json(self) -> dict:
         return {
@@ -48,6 +49,7 @@ class Counts:
             "filteredByMinimal": self.filtered_by_minimal,
             "unknownRuleIds": self.unknown_rule_ids,
             "alreadyPosted": self.already_posted,
+            "refuted": self.refuted,
         }
 
 

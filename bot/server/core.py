@@ -167,4 +167,4 @@ def _queue(app: web.Application, handler: Handler) -> JobQueue | ProcrastinateQu
     if not is_postgres(settings.database_url):
         return JobQueue(store, handler, app[METRICS], settings.workers)
     return ProcrastinateQueue(settings.database_url, store, handler, app[METRICS], settings.workers,
-                              dispatch=role != "worker", work=role != "web")
+                              dispatch=role != "worker", work=role != "web", timings=settings.queue)

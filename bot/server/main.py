@@ -1,15 +1,9 @@
-"""`reviewer serve` (`--no-workers`: web only): the web app (bot/server/app.py) run as a process
-(bot/server/process.py). `reviewer worker` is bot/server/worker.py.
-
-Exit codes: 0 after a clean stop (SIGTERM/SIGINT), 2 when the settings are unusable (the webhook
-secret, the GitHub App's id or private key missing, a key that is not RSA, a bad value), 1 when
-the admin configuration is invalid or the port cannot be listened on — the server never starts
-half-configured, and every refusal is a line on stderr, never a traceback.
+"""The web app (bot/server/app.py) served in this process until a signal: what `reviewer serve`
+runs once bot/server/launch.py has checked its settings, and what tests run with a handler of
+their own. `reviewer worker` runs bot/server/core.py's `core_app` instead.
 """
 
 from __future__ import annotations
-
-import argparse
 
 from bot.server import process
 from bot.server.admin_reload import AdminConfigHolder
@@ -18,10 +12,6 @@ from bot.server.metrics import Metrics
 from bot.server.process import pipeline_handler
 from bot.server.server_context import HandlerFactory, Role
 from bot.server.settings import Settings
-
-
-def run(args: argparse.Namespace) -> int:
-    return process.run(args, "web" if getattr(args, "no_workers", False) else "all", make_app)
 
 
 async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics,

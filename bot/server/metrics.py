@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
 from bot.server import process_metrics
@@ -236,6 +236,15 @@ class Metrics:
             "reviewer_check_runs_total", "Check runs completed, by conclusion (success, failure, neutral).",
             ("conclusion",)))
         self._models: set[tuple[str, str]] = set()  # the (provider, model) labels given out
+        self.verified = r.register(Counter(
+            "reviewer_findings_verified_total", "Findings a verifier checked before posting (verify: true), by verdict: "
+            "confirmed, refuted (not posted), unverified (it cited nothing, or lines it was not shown: posted as "
+            "found), failed (no answer: posted as found).", ("verdict",)))
+        self.refuted = r.register(Counter(
+            "reviewer_findings_refuted_total", "Findings a verifier refuted, citing the lines it read: not posted."))
+        for verdict in ("confirmed", "refuted", "unverified", "failed"):
+            self.verified.inc(0, verdict=verdict)
+        self.refuted.inc(0)
         self.queue_wait_seconds = r.register(Histogram(
             "reviewer_queue_wait_seconds", "Time a job waited between being queued and starting (first attempts).",
             ("event",)))
@@ -261,6 +270,12 @@ class Metrics:
             self.model_tokens.inc(call.answer_tokens, provider=call.provider, model=model, kind="answer")
         if call.money is not None:
             self.model_cost.inc(call.money, provider=call.provider, model=model)
+
+    def verdicts(self, counts: Mapping[str, int]) -> None:
+        """bot.telemetry.Observer: how one review's verification went."""
+        for verdict in ("confirmed", "refuted", "unverified", "failed"):
+            self.verified.inc(counts.get(verdict, 0), verdict=verdict)
+        self.refuted.inc(counts.get("refuted", 0))
 
     def check_run(self, conclusion: str) -> None:
         """bot.telemetry.Observer: one check run completed."""

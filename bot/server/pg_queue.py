@@ -13,16 +13,16 @@ Two roles, in one process (`reviewer serve`) or apart (`serve --no-workers`, `wo
   no longer the pull request's head is dropped), then runs what is left, in order.
 
 A worker killed mid-job stops sending heartbeats; every worker sweeps for stalled jobs (workers
-silent for STALLED_AFTER seconds) every SWEEP_EVERY seconds and retries them, so the job runs again
-within a minute, as attempt 2: the pipeline then takes up the check run the first attempt started
+silent for `stalled_after` seconds) every `sweep_every` seconds and retries them, so the job runs
+again within a minute, as attempt 2 (the timings are settings: bot/server/queue_timings.py): the pipeline then takes up the check run the first attempt started
 (found by its external id) instead of starting a second one. A living worker is never taken for a
 dead one: its heartbeat (bot.server.pg_worker) beats from its start to the end of its last job,
 through failures and a graceful stop; a sweep declares nobody dead before its own process has been
-in touch with the database for STALLED_AFTER (after an outage every heartbeat is old); and a job is
+in touch with the database for `stalled_after` (after an outage every heartbeat is old); and a job is
 retried only while it is still held by a silent worker, checked and changed in one statement (two
 sweeps that both saw it stalled retry it once, and never once it runs again elsewhere). The sweep
 also re-defers keys whose rows are queued with no job waiting (a dispatcher that died between its
-commit and its deferral). SIGTERM stops taking jobs and waits up to GRACE seconds for those
+commit and its deferral). SIGTERM stops taking jobs and waits up to `grace` seconds for those
 running, beating all along; a job still running then is cancelled and its delivery put back to
 `queued` for another worker.
 """
@@ -45,16 +45,13 @@ from bot.server.dispatch import decide_in_turn
 from bot.server.metrics import Metrics
 from bot.server.pg_worker import Heartbeat, ReviewerWorker
 from bot.server.queue import BATCH, run_job
+from bot.server.queue_timings import PRODUCTION, QueueTimings
 from bot.store.model import DeliveryDecision, DeliveryStore, Queued, Received
 from bot.store.postgres import database
 from bot.store.postgres.jobqueue import COUNT_JOBS, FAIL_STALLED, RETRY_STALLED, WAITING_KEYS
 
 logger = log.get("queue")
 TASK = "reviewer.review_key"
-HEARTBEAT = 5.0  # seconds between a worker's heartbeats
-STALLED_AFTER = 20.0  # a worker silent this long is dead: its jobs are retried
-SWEEP_EVERY = 10.0
-GRACE = 45.0  # seconds SIGTERM waits for running jobs (the process exits within a minute)
 COUNT_TTL = 1.0  # seconds the queue's counts (depth, running) are kept before they are read again
 
 
@@ -80,13 +77,13 @@ class ProcrastinateQueue:
     """The JobQueue interface (start, stop, wake, depth, running) over procrastinate."""
 
     def __init__(self, url: str, store: DeliveryStore, handler: Handler | None, metrics: Metrics, workers: int,
-                 *, dispatch: bool, work: bool) -> None:
+                 *, dispatch: bool, work: bool, timings: QueueTimings = PRODUCTION) -> None:
         self.store, self.handler, self.metrics, self.workers = store, handler, metrics, workers
-        self.dispatch, self.work = dispatch, work
+        self.dispatch, self.work, self.timings = dispatch, work, timings
         self.app = make_app(url)
         self.app.task(name=TASK, retry=False, pass_context=True)(self._review_key)
         self._jobs: set[int] = set()  # procrastinate's ids of the jobs this process runs now
-        self.heartbeat = Heartbeat(self.app, HEARTBEAT, lambda: sorted(self._jobs))
+        self.heartbeat = Heartbeat(self.app, timings.heartbeat, lambda: sorted(self._jobs), retry=timings.retry_beat)
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._worker: asyncio.Task | None = None
@@ -108,7 +105,7 @@ class ProcrastinateQueue:
             self._tasks.append(asyncio.create_task(self._sweep_loop(), name="stalled-sweep"))
 
     async def stop(self) -> None:
-        """Stop dispatching and sweeping; let the worker finish its jobs (GRACE), then close."""
+        """Stop dispatching and sweeping; let the worker finish its jobs (the grace), then close."""
         self._stopping = True
         if self._counting is not None:
             self._tasks.append(self._counting)
@@ -199,8 +196,9 @@ class ProcrastinateQueue:
         self.app.perform_import_paths()
         while not self._stopping:
             worker = ReviewerWorker(self.app, self.heartbeat, concurrency=self.workers, wait=True,
-                                    install_signal_handlers=False, shutdown_graceful_timeout=GRACE,
-                                    stalled_worker_timeout=STALLED_AFTER, delete_jobs="successful", name="reviewer")
+                                    install_signal_handlers=False, shutdown_graceful_timeout=self.timings.grace,
+                                    stalled_worker_timeout=self.timings.stalled_after, delete_jobs="successful",
+                                    name="reviewer")
             try:
                 await worker.run()
             except asyncio.CancelledError:
@@ -262,17 +260,17 @@ class ProcrastinateQueue:
 
     # --- the sweep ----------------------------------------------------------------------------
 
-    async def _sweep_loop(self, every: float = SWEEP_EVERY) -> None:
+    async def _sweep_loop(self) -> None:
         while True:
             try:
                 await self.sweep()
             except Exception:
                 logger.exception("the stalled-job sweep failed; trying again")
-            await pause(every)
+            await pause(self.timings.sweep_every)
 
     async def sweep(self) -> None:
         """Retry the jobs of dead workers; defer keys left with queued rows and no job."""
-        if self.heartbeat.steady_for() >= STALLED_AFTER:  # else our own view of the others is stale
+        if self.heartbeat.steady_for() >= self.timings.stalled_after:  # else our own view of the others is stale
             await self.retry_stalled()
         for key in await self.defer_all(set(await self.store.open_keys())):
             logger.info("deferred a job for deliveries left without one", extra={"key": key})
@@ -281,10 +279,10 @@ class ProcrastinateQueue:
     async def retry_stalled(self) -> None:
         """Each job a silent worker holds back in the queue, if it still is when retried (the
         sweep's first step, which it takes only once its own process is steady)."""
-        connector = self.app.connector
-        stalled = await self.app.job_manager.get_stalled_jobs(task_name=TASK, seconds_since_heartbeat=STALLED_AFTER)
+        connector, after = self.app.connector, self.timings.stalled_after
+        stalled = await self.app.job_manager.get_stalled_jobs(task_name=TASK, seconds_since_heartbeat=after)
         for job in stalled:
-            where = {"job": job.id, "after": STALLED_AFTER}
+            where = {"job": job.id, "after": after}
             try:
                 retried = await connector.execute_query_all_async(RETRY_STALLED, **where)
             except UniqueViolation:  # a job for the key already waits (queueing lock): it takes the work up

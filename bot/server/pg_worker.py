@@ -4,15 +4,15 @@ alive, to the other workers, for as long as it runs a job.
 procrastinate (3.10) keeps a worker alive with a heartbeat side task that ends on its first
 failed update and is never started again (no periodic task means nothing watches the side
 tasks), and that is cancelled as soon as a stop begins, before the jobs in flight have finished.
-Either way the worker goes on running jobs while the others take it for dead after STALLED_AFTER
-seconds, and their stalled-job sweep runs those jobs a second time. So the heartbeat here is our
+Either way the worker goes on running jobs while the others take it for dead after `stalled_after`
+seconds (bot/server/queue_timings.py), and their stalled-job sweep runs those jobs a second time. So the heartbeat here is our
 own (procrastinate's is set to a day, never due), for the whole of `run()`: from registration to
 the end of the last job of a graceful stop. A failed beat is logged and tried again a second
-later, never the end of beating; a beat that finds the worker's row gone (another worker that
+later (sooner when the heartbeat is shorter), never the end of beating; a beat that finds the worker's row gone (another worker that
 started while this one's beats failed pruned it) puts it back and claims its running jobs again.
 
 `Heartbeat.steady_for()` says how long this process has been in touch with the database without a
-failed beat: the sweep declares nobody dead before it has itself been in touch for STALLED_AFTER
+failed beat: the sweep declares nobody dead before it has itself been in touch for `stalled_after`
 (after an outage every heartbeat is old, the living workers' too).
 
 A failed fetch of the next job (PostgreSQL away) ends procrastinate's job loop, which would then
@@ -43,16 +43,16 @@ from bot.store.postgres.jobqueue import BEAT, RECLAIM, REVIVE
 
 logger = log.get("queue")
 NEVER = 86400.0  # procrastinate's own heartbeat interval: ours beats instead
-RETRY_BEAT = 1.0  # seconds before a failed beat is tried again
 STOPPING_PATIENCE = 10.0  # seconds a stopping worker tries to record a job's end
 
 
 class Heartbeat:
-    """Beats every `every` seconds for the worker `worker_id()` names (None: not registered)."""
+    """Beats every `every` seconds for the worker `worker_id()` names (None: not registered); a
+    failed beat is tried again after `retry` seconds."""
 
     def __init__(self, app: procrastinate.App, every: float, running: Callable[[], list[int]],
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.app, self.every, self.running, self.clock = app, every, running, clock
+                 clock: Callable[[], float] = time.monotonic, *, retry: float = 1.0) -> None:
+        self.app, self.every, self.running, self.clock, self.retry = app, every, running, clock, retry
         self._steady_since: float | None = None  # since when every beat succeeded
 
     def steady_for(self) -> float:
@@ -73,7 +73,7 @@ class Heartbeat:
                     logger.warning("the worker's heartbeat failed; trying again",
                                    extra={"worker": current, "error": log.error_text(exc)})
                 self._steady_since = None
-                await pause(RETRY_BEAT)
+                await pause(self.retry)
                 continue
             if self._steady_since is None:
                 self._steady_since = self.clock()

@@ -1,7 +1,8 @@
-"""Running one server process, whatever its role: read settings, load the admin configuration, wire
-the pipeline, build the role's app, serve until a signal. `reviewer serve` (bot/server/main.py)
-builds the web app, `reviewer worker` (bot/server/worker.py) only the core, so that a worker never
-imports the console, sign-in or the resource API.
+"""Running one server process, whatever its role, once bot/server/launch.py has read and checked
+its settings: load the admin configuration, wire the pipeline, build the role's app, serve until a
+signal. `reviewer serve` builds the web app (bot/server/app.py), `reviewer worker`
+(bot/server/core.py) only the core, so that a worker never imports the console, sign-in or the
+resource API.
 
 Exit codes: 0 after a clean stop (SIGTERM/SIGINT), 2 when the settings are unusable (the webhook
 secret, the GitHub App's id or private key missing, a key that is not RSA, a bad value), 1 when
@@ -11,12 +12,11 @@ half-configured, and every refusal is a line on stderr, never a traceback.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import gc
-import logging
 import signal
 import sys
+from collections.abc import Callable
 
 from aiohttp import web
 
@@ -27,23 +27,19 @@ from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
 from bot.server.listen import ListenError, bind, start_site
 from bot.server.metrics import Metrics
 from bot.server.server_context import AppFactory, HandlerFactory, Role, ServerContext
-from bot.server.settings import Settings, SettingsError, load_settings
-from bot.store import is_postgres, redact_url
+from bot.server.settings import Settings
+from bot.store import redact_url
 from bot.store.model import MigrationFailed, SchemaTooNew, StoreRefused, StoreUnavailable
 from bot.telemetry.setup import configure as configure_traces
 
 logger = log.get("main")
-STOP_WITHIN = 55.0  # seconds from SIGTERM to exit at most (jobs get 45 of them: pg_queue.GRACE)
+STOP_WITHIN = 55.0  # seconds from SIGTERM to exit at most (jobs get at most 45 of them: queue_timings.MOST_GRACE)
 
 
 def pipeline_handler(context: ServerContext) -> Handler:
     """The one place the queue's seam meets the pipeline."""
     return make_handler(context.github, context.admin, context.http, context.settings.secrets_dir,
                         stores=context.stores, public_url=context.settings.public_url)
-
-
-def _error(message: str, command: str = "reviewer serve") -> None:
-    print(f"{command}: error: {message}", file=sys.stderr)
 
 
 async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics, build: AppFactory,
@@ -85,47 +81,33 @@ def _freeze_startup_objects() -> None:
     gc.freeze()
 
 
-def run(args: argparse.Namespace, role: Role, build: AppFactory) -> int:
-    """The process, from its command line to its exit code (the module's docstring)."""
-    log.configure()
-    command = "reviewer worker" if role == "worker" else "reviewer serve"
-    try:
-        settings = load_settings(config_file=getattr(args, "config", None), port=getattr(args, "port", None),
-                                 host=getattr(args, "host", None), require_app=True)
-    except SettingsError as exc:
-        for problem in exc.problems:
-            _error(problem, command)
-        return 2
-    log.configure(level=logging.getLevelName(settings.log_level))  # REVIEWER_LOG_LEVEL, from here on
-    log.register_secret(*settings.secrets())
+def run(settings: Settings, role: Role, build: AppFactory, error: Callable[[str], None]) -> int:
+    """The process once its settings are checked (bot/server/launch.py), to its exit code (the
+    module's docstring); `error` writes a refusal's line."""
     metrics = Metrics()
     try:
         admin = AdminConfigHolder.loaded(settings.admin_config, metrics)
     except AdminConfigError as exc:
-        _error(f"the admin configuration {settings.admin_config} is invalid; not starting", command)
+        error(f"the admin configuration {settings.admin_config} is invalid; not starting")
         for line in exc.lines:
             print(line, file=sys.stderr)
         return 1
     if settings.admin_token is None:
         logger.warning("REVIEWER_ADMIN_TOKEN is not set: only signed-in sessions reach the resource and admin APIs "
                        "(there is no break-glass token)")
-    if role != "all" and not is_postgres(settings.database_url):
-        _error(f"{'--no-workers' if role == 'web' else 'reviewer worker'} needs a store shared by every process: "
-               "set REVIEWER_DATABASE_URL=postgresql://user:password@host:5432/database", command)
-        return 2
     traces = configure_traces(service="reviewer-worker" if role == "worker" else "reviewer")
     if traces is not None:
         logger.info("traces are exported over OTLP/HTTP (the OTEL_* variables)")
     try:
         asyncio.run(serve(settings, admin, metrics, build, role=role))
     except ListenError as exc:
-        _error(str(exc), command)
+        error(str(exc))
         return 1
     except (StoreUnavailable, StoreRefused, SchemaTooNew, MigrationFailed) as exc:
         where = redact_url(settings.database_url)
         logger.error(f"the store cannot be used; not starting: {exc}", extra={
             "database": where, "reason": getattr(exc, "reason", "schema")})
-        _error(f"the store {where}: {exc}", command)
+        error(f"the store {where}: {exc}")
         return 1
     finally:
         if traces is not None:

@@ -24,14 +24,16 @@ from pathlib import Path
 
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
-from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
 from bot.connectors.values import NANOS_PER_SECOND, parse_duration
 from bot.github import credentials
+from bot.github.auth import private_key
 from bot.github.client import DEFAULT_API_URL
 from bot.github.manifest import GITHUB_COM, web_url
 from bot.server.forwarded import Network, parse_trusted_proxies
 from bot.server.listen import DEFAULT_HOST, resolve_host
+from bot.server.queue_timings import KEYS as QUEUE_KEYS
+from bot.server.queue_timings import QueueTimings, queue_timings
 from bot.store import check_url, url_password
 from bot.store.sqlite.database import DEFAULT_URL, sqlite_path
 
@@ -40,7 +42,7 @@ KEYS = (
     "GITHUB_API_URL", "GITHUB_URL", "PORT", "REVIEWER_DATABASE_URL", "REVIEWER_ADMIN_CONFIG", "REVIEWER_ADMIN_TOKEN",
     "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS", "REVIEWER_RECONCILE_SECONDS",
     "REVIEWER_DELIVERY_RETENTION_DAYS", "REVIEWER_PUBLIC_URL", "REVIEWER_SESSION_TTL",
-    "REVIEWER_DIRECTORY_URL", "REVIEWER_HOST", "REVIEWER_LOG_LEVEL", "REVIEWER_ACCESS_LOG",
+    "REVIEWER_DIRECTORY_URL", "REVIEWER_HOST", "REVIEWER_LOG_LEVEL", "REVIEWER_ACCESS_LOG", *QUEUE_KEYS,
     "REVIEWER_TRUSTED_PROXIES", "REVIEWER_UPLOAD_DECODES", "REVIEWER_UPLOAD_MEMORY_MIB",
     "REVIEWER_WEBHOOK_UNVERIFIED_MIB",
 )
@@ -111,6 +113,7 @@ class Settings:
     upload_decodes: int = 1  # REVIEWER_UPLOAD_DECODES: SARIF uploads decoded at once (bot/server/analyses.py)
     upload_memory_mib: int = 320  # REVIEWER_UPLOAD_MEMORY_MIB: the memory of each decode's child process
     webhook_unverified_mib: int = 64  # REVIEWER_WEBHOOK_UNVERIFIED_MIB: webhook bytes read before their signature is checked
+    queue: QueueTimings = QueueTimings()  # REVIEWER_QUEUE_*: the job queue's pace on PostgreSQL
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # key → "env" | file path
 
     @property
@@ -204,7 +207,7 @@ def private_key_problem(text: str) -> str | None:
     if "-----BEGIN" not in text or "PRIVATE KEY-----" not in text:
         return "is not a PEM private key: it needs a `-----BEGIN RSA PRIVATE KEY-----` block"
     try:
-        key = load_pem_private_key(text.encode("utf-8"), password=None)
+        key = private_key(text)  # parsed once a process, for the app's JWTs too
     except TypeError:
         return "is an encrypted private key: give the key GitHub issued, unencrypted"
     except (ValueError, UnsupportedAlgorithm):
@@ -316,6 +319,7 @@ def read_settings(environ: Mapping[str, str] | None = None, config_file: str | N
                                    problems),
         webhook_unverified_mib=_integer(values, "REVIEWER_WEBHOOK_UNVERIFIED_MIB", Settings.webhook_unverified_mib,
                                         26, 65536, problems),
+        queue=queue_timings(values, problems),
         sources=sources,
     )
     return settings, [_named_source(problem, sources) for problem in problems]

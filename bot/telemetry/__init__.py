@@ -18,7 +18,7 @@ its metrics around each job: the engine counts calls, tokens and money without i
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -187,6 +187,8 @@ class Observer(Protocol):
 
     def check_run(self, conclusion: str) -> None: ...
 
+    def verdicts(self, counts: Mapping[str, int]) -> None: ...
+
 
 _observer: ContextVar[Observer | None] = ContextVar("reviewer_telemetry_observer", default=None)
 
@@ -210,6 +212,14 @@ def model_call(call: ModelCall, current: Span = _NOOP) -> None:
     observer = _observer.get()
     if observer is not None:
         observer.model_call(call)
+
+
+def verdicts(**counts: int) -> None:
+    """Records how a review's verification went: findings confirmed, refuted, not verified,
+    failed (bot/engine/verify.py)."""
+    observer = _observer.get()
+    if observer is not None:
+        observer.verdicts(counts)
 
 
 def check_run(conclusion: str) -> None:

@@ -1,7 +1,7 @@
 """One PostgreSQL pool per process (bot/store/stores.py): a review (the review memory, the budgets,
 the learnings, the uploads, and the repository index built and read under its advisory lock) and a
 sign-in, run through the app's real HTTP interfaces on PostgreSQL, reach the database only through
-the process's one pool of stores, procrastinate's pool and the migrations' connection.
+the process's one pool of stores, procrastinate's pool, the migrations' connection and the start-up check's.
 
 Read from PostgreSQL itself: `pg_stat_activity` is sampled while they run, and every backend of
 the test's database started since is named (`application_name`) by the pool it belongs to.
@@ -21,7 +21,9 @@ from tests.support.chat_double import findings
 from tests.support.oidc_support import ADMIN_TOKEN, Browser, HostileProvider, Remote, connector_doc, put_connector
 from tests.support.review_support import PRIMARY, reviewed, reviewing_app, run_text
 
-OTHERS = {"reviewer queue", "reviewer migrations"}  # procrastinate's pool, the migrations' connection
+# procrastinate's pool, the migrations' connection, and the one connection `serve` makes at start to
+# tell a missing database, a wrong password and an unreachable server apart (bot/store/postgres/refusals.py)
+OTHERS = {"reviewer queue", "reviewer migrations", "reviewer check"}
 
 
 @contextlib.asynccontextmanager

@@ -133,7 +133,7 @@ async def test_saml_groups_link_gets_groups_with_the_oauth_credentials(tmp_path)
 
 
 async def test_google_workspace_groups_come_from_the_directory_api(tmp_path):
-    key = new_rsa()
+    key = new_rsa("google service account")
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption()).decode()
     directory = GoogleDirectoryDouble(public_pem=key.public_key().public_bytes(
@@ -163,9 +163,9 @@ async def test_google_workspace_groups_come_from_the_directory_api(tmp_path):
 
 
 async def test_a_google_lookup_with_a_key_the_directory_refuses_says_why(tmp_path):
-    directory = GoogleDirectoryDouble(public_pem=new_rsa().public_key().public_bytes(
+    directory = GoogleDirectoryDouble(public_pem=new_rsa("google service account").public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
-    pem = new_rsa().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+    pem = new_rsa("another service account").private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                   serialization.NoEncryption()).decode()
     provider = HostileProvider(drop=("groups",))
     async with directory.serving(), provider.serving(), \

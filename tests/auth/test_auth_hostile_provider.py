@@ -94,7 +94,7 @@ async def test_a_rotated_key_is_found_by_one_refresh(tmp_path):
     async with world(tmp_path, provider) as (server, browser):
         await sign_in(server, browser)
         assert browser.cookie("reviewer_session") and provider.jwks_fetches == 1
-        provider.key, provider.kid = new_rsa(), "key-2"  # the provider rotates its signing key
+        provider.key, provider.kid = new_rsa("rotated"), "key-2"  # the provider rotates its signing key
         await asyncio.sleep(1.1)  # past the refresh rate limit (one fetch a second per key set)
         second = Browser()
         try:
@@ -113,7 +113,7 @@ async def test_a_key_rotated_right_after_a_forged_kid_is_found(tmp_path):
         status, _, body = await sign_in(server, browser)
         await assert_refused(server, browser, status, body, "kid")
         provider.header = {}
-        provider.key, provider.kid = new_rsa(), "key-2"  # rotated in just after the forged attempt
+        provider.key, provider.kid = new_rsa("rotated"), "key-2"  # rotated in just after the forged attempt
         fetched = provider.jwks_fetches
         browsers = [Browser() for _ in range(3)]
         try:

@@ -84,7 +84,7 @@ async def test_a_response_signed_nowhere_is_refused(tmp_path):
 
 async def test_a_response_signed_by_another_key_is_refused(tmp_path):
     async with scene(tmp_path) as s:
-        s.idp.forger = make_pair("test idp")
+        s.idp.forger = make_pair("test idp", "forger")
         acs, xml = await s.real_response()
         await s.refused(acs, xml, "saml-signature")
 

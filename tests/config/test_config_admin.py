@@ -171,3 +171,38 @@ def test_bad_tool_settings_are_reported_at_their_place():
         (6, 58, "/providers/q/tools", "type"),
         (7, 70, "/providers/r/tools/maxRounds", "maximum"), (7, 83, "/providers/r/tools/enabled", "type")]
     assert "must be a boolean or a mapping" in problems[3].message
+
+
+VERIFYING = """\
+providers:
+  openai: {type: openai, baseUrl: 'https://api.openai.com/v1'}
+  local: {type: openai, baseUrl: 'http://127.0.0.1:8080/v1', verify: false}
+defaults:
+  verify: true
+accounts:
+  octo:
+    providers:
+      mine: {type: openai, baseUrl: 'http://127.0.0.1:8082/v1'}
+      theirs: {type: openai, baseUrl: 'http://127.0.0.1:8083/v1', verify: false}
+"""
+
+
+def test_verify_is_set_per_provider_over_the_defaults():
+    admin, problems = load_admin_config(VERIFYING, "admin.yaml")
+    assert problems == [] and admin is not None
+    assert admin.providers["openai"].verify and not admin.providers["local"].verify
+    octo = admin.declared_providers("octo/app")
+    assert octo["mine"].verify and not octo["theirs"].verify
+    plain, _ = load_admin_config("providers:\n  p: {type: openai, baseUrl: 'https://x.example'}\n", "admin.yaml")
+    assert plain is not None and not plain.providers["p"].verify  # off unless asked for
+
+
+def test_a_bad_verify_is_reported_at_its_place():
+    text = ("providers:\n  p: {type: openai, baseUrl: 'https://x.example', verify: 'yes'}\n"
+            "defaults:\n  verify: 1\n  verfy: true\n")
+    admin, problems = load_admin_config(text, "admin.yaml")
+    assert admin is None
+    assert [(p.line, p.column, p.pointer, p.code) for p in problems] == [
+        (2, 59, "/providers/p/verify", "type"), (4, 11, "/defaults/verify", "type"),
+        (5, 3, "/defaults/verfy", "unknown-property")]
+    assert "did you mean `verify`" in problems[2].message

@@ -6,12 +6,20 @@ Containers cannot run on the development machines, so this is the image minus De
 the wheel is built from the files the Dockerfile copies (the build context .dockerignore lets
 through), with the command its first stage runs, and installed from it and PyPI (pip's cache)
 alone. The processes run outside the repository with no PYTHONPATH: what they import is what the
-wheel holds (templates, app.yml, schemas included). Marked `slow` (about a minute).
+wheel holds (templates, app.yml, schemas included). Marked `slow`.
+
+Building that environment takes a minute, so it is kept between runs under
+~/.cache/reviewer-tests/ (XDG_CACHE_HOME), named by a hash of everything it is made from (the
+build context's files, the Python): a change to any of them builds a fresh one, and the last
+few are kept. It is still a clean venv holding only the wheel and what it requires.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -49,10 +57,41 @@ def _clean_env(venv: Path | None = None, **values: str) -> dict[str, str]:
     return {**env, **values}
 
 
-@pytest.fixture(scope="module")
-def image_venv(tmp_path_factory) -> Path:
-    """A venv holding the wheel built from the image's build context, and its dependencies."""
-    work = tmp_path_factory.mktemp("image")
+KEEP = 3  # cached environments kept: the latest, and a few for other checkouts or branches
+
+
+def _inputs_hash() -> str:
+    """A hash of what the environment is made from: the build context's files and the Python."""
+    digest = hashlib.sha256(f"{sys.version}\n{sys.executable}\n".encode())
+    for name in CONTEXT:
+        source = ROOT / name
+        paths = sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                       and p.suffix != ".pyc") if source.is_dir() else [source]
+        for path in paths:
+            digest.update(f"{path.relative_to(ROOT)}\n".encode() + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:20]
+
+
+def _cache_root() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    root = base / "reviewer-tests"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@contextlib.contextmanager
+def _locked(root: Path) -> Iterator[None]:
+    """One run at a time builds or prunes (other checkouts' runs share the cache)."""
+    with open(root / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _build(venv: Path, work: Path) -> None:
+    """The wheel built from the image's build context, installed into a new venv at `venv`."""
     context = work / "context"
     context.mkdir()
     for name in CONTEXT:
@@ -65,10 +104,32 @@ def image_venv(tmp_path_factory) -> Path:
     _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check", "--wheel-dir",
          work / "wheels", ".", cwd=context)
     [wheel] = (work / "wheels").glob("reviewer-*.whl")
-    venv = work / "venv"
     _run(sys.executable, "-m", "venv", venv, cwd=work)
-    _run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-compile", "--disable-pip-version-check",
+    # compiled once here (pip's default), so that no process started from it compiles its imports again
+    _run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
          wheel, cwd=work)
+
+
+@pytest.fixture(scope="module")
+def image_venv(tmp_path_factory) -> Path:
+    """A venv holding the wheel built from the image's build context, and its dependencies: the
+    cached one made from the same inputs, else one built now (the module's docstring)."""
+    root = _cache_root()
+    venv = root / f"wheel-venv-{_inputs_hash()}"
+    made = venv / "made"  # written last: a venv without it is a build that did not finish
+    with _locked(root):
+        if not made.exists():
+            shutil.rmtree(venv, ignore_errors=True)
+            try:
+                _build(venv, tmp_path_factory.mktemp("image"))
+            except BaseException:
+                shutil.rmtree(venv, ignore_errors=True)
+                raise
+        made.write_text("")  # its time says when it was last used
+        kept = sorted(root.glob("wheel-venv-*"), key=lambda p: (p / "made").stat().st_mtime
+                      if (p / "made").exists() else 0.0, reverse=True)
+        for old in kept[KEEP:]:
+            shutil.rmtree(old, ignore_errors=True)
     return venv
 
 

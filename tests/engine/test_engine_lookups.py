@@ -228,3 +228,49 @@ async def test_no_index_means_no_tools(double, session, reader) -> None:
     double.answer("primary-model", findings(BUG))
     await review(double, session, reader, with_lookups=False)
     assert "tools" not in double.requests[-1].body
+
+
+async def test_each_lookup_records_the_lines_its_answer_shows(reader) -> None:
+    """What a verifier may cite (bot/engine/verify.py): exactly the numbered lines each answer
+    showed, by file; a cut answer shows fewer, a refused one none."""
+    view = lookups(reader)
+    _, read = await view.lookup("read", '{"path": "src/long.py", "start": 3, "end": 6}', 4_000)
+    assert read.lines == (("src/long.py", 3, 6),)
+    _, head = await view.lookup("read", '{"path": "src/app.py"}', 4_000)
+    assert head.lines == (("src/app.py", 1, 6),)  # a changed file, read at the head
+    text, cut = await view.lookup("read", '{"path": "src/long.py"}', 600)
+    assert cut.lines and cut.lines[0][:2] == ("src/long.py", 1)
+    last = cut.lines[0][2]
+    assert f"{last:>6} " in text and f"\n{last + 1:>6} " not in text  # the last line shown is the last cited
+    _, found = await view.lookup("definition", '{"name": "compute"}', 4_000)
+    assert found.lines == (("src/compute.py", 1, 3),)
+    _, searched = await view.lookup("search", '{"text": "compute"}', 4_000)
+    assert ("src/compute.py", 1, 1) in searched.lines and ("src/app.py", 5, 5) in searched.lines
+    _, refused = await view.lookup("read", '{"path": "../x"}', 4_000)
+    assert refused.lines == ()
+
+
+async def test_a_verifier_may_cite_the_lines_its_lookups_showed_and_no_others(double, session, reader) -> None:
+    """With verify: true, the verifier gets the review's lookups: a refutation citing lines a
+    `read` showed counts; one citing lines of the same file it never read does not."""
+    import json
+
+    def verdict(line: int) -> Reply:
+        return Reply(content=json.dumps({"verdict": "refuted", "reason": "step_1 handles it.",
+                                         "evidence": [{"path": "src/long.py", "startLine": line, "endLine": line + 1}]}))
+
+    first = finding(message="compute() may loop forever.")
+    second = finding(startLine=5, endLine=5, severity="important", category="risk", message="value may be None.")
+    double.answer("primary-model", findings(first, second))
+    double.answer_when("primary-model", "lines 3-6:", verdict(4))  # after the read: cites what it read
+    double.answer_when("primary-model", "lines 10-12:", verdict(50))  # cites lines it never read
+    double.answer_when("primary-model", "compute() may loop forever.", asks(("read", {"path": "src/long.py",
+                                                                                      "start": 3, "end": 6})))
+    double.answer_when("primary-model", "value may be None.", asks(("read", {"path": "src/long.py",
+                                                                             "start": 10, "end": 12})))
+    provider = Provider("local", "openai", double.base_url, "env://CHAT_KEY", 10.0, "instance", verify=True)
+    output = await review(double, session, reader, provider_map={"local": provider})
+    assert [f.message for f in output.findings] == ["value may be None."]
+    assert output.verification is not None and len(output.verification.refuted) == 1
+    assert output.verification.unverified_reason == "it cited src/long.py:50-51, which it was not shown"
+    assert double.violations == []

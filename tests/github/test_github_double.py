@@ -5,6 +5,7 @@ Raw HTTP here (aiohttp), so that what is tested is the double, not the app's cli
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import time
@@ -22,6 +23,7 @@ from multidict import CIMultiDict
 
 from tests.support.github_double import signature_256
 from tests.support.github_double.server import rest_description
+from tests.support.process_support import caught
 
 WEBHOOKS = Path(__file__).parent.parent / "data" / "webhooks"
 
@@ -72,6 +74,19 @@ async def test_unknown_routes_and_query_parameters_are_violations(github, setup)
     found = github.take_violations()
     assert any("no operation of the REST description matches" in v for v in found)
     assert any("'perpage' is not a parameter of pulls/get" in v for v in found)
+
+
+async def test_a_delay_holds_its_requests_until_released(github, setup):
+    """A test ends a delay once what it waits for has happened (tests/support/scale_support.py):
+    the held request then goes on at once, the delay staying the bound."""
+    _, pr, _, token, _ = setup
+    held = github.delay("GET /repos/{owner}/{repo}/pulls/{pull_number}", 600)
+    answer = asyncio.create_task(call(github, "GET", f"/repos/octo-org/hello/pulls/{pr.number}", token=token))
+    await caught(held, timeout=30)
+    assert not answer.done()  # held
+    held.release()
+    status, _, body = await asyncio.wait_for(answer, 30)  # long before the delay's 600 s
+    assert status == 200 and body["number"] == pr.number
 
 
 async def test_check_run_limits_are_enforced(github, setup):
@@ -281,3 +296,36 @@ async def test_replies_go_to_a_thread_s_first_comment_and_permissions_fold_as_on
         levels[login] = (answer["permission"], answer["role_name"])
     assert levels == {"ann": ("write", "maintain"), "tri": ("read", "triage"), "bob": ("write", "write"),
                       "stranger": ("read", "read")}  # a public repository: anyone reads
+
+
+async def test_issues_are_served_as_githubs_rest_description_says(github, setup, github_app):
+    repo, pr, _, token, _ = setup
+    issue = repo.open_issue(title="Crash on start", body="It crashes.", user="alice")
+    for n in range(3):
+        issue.comment(f"comment {n}", user="bob")
+    status, _, answer = await call(github, "GET", f"/repos/octo-org/hello/issues/{issue.number}", token=token)
+    assert status == 200 and issue.number == pr.number + 1  # one numbering for issues and pull requests
+    assert (answer["title"], answer["body"], answer["user"]["login"], answer["comments"]) == (
+        "Crash on start", "It crashes.", "alice", 3)
+    assert "pull_request" not in answer and answer["html_url"].endswith(f"/octo-org/hello/issues/{issue.number}")
+    status, headers, page = await call(github, "GET", f"/repos/octo-org/hello/issues/{issue.number}/comments"
+                                       "?per_page=2", token=token)
+    assert status == 200 and [c["body"] for c in page] == ["comment 0", "comment 1"] and 'rel="next"' in headers["Link"]
+    status, _, as_issue = await call(github, "GET", f"/repos/octo-org/hello/issues/{pr.number}", token=token)
+    assert status == 200 and as_issue["pull_request"]["url"].endswith(f"/pulls/{pr.number}")
+    status, _, _ = await call(github, "GET", "/repos/octo-org/hello/issues/999", token=token)
+    assert status == 404
+
+
+async def test_an_app_without_the_issues_permission_or_a_repository_without_issues_is_refused(github, setup,
+                                                                                             github_app):
+    repo, pr, _, token, _ = setup
+    issue = repo.open_issue()
+    repo.has_issues = False
+    status, _, answer = await call(github, "GET", f"/repos/octo-org/hello/issues/{issue.number}", token=token)
+    assert (status, answer["message"]) == (410, "Issues are disabled for this repo")
+    del github_app.permissions["issues"]
+    status, _, answer = await call(github, "GET", f"/repos/octo-org/hello/issues/{issue.number}", token=token)
+    assert (status, answer["message"]) == (403, "Resource not accessible by integration")
+    status, _, _ = await call(github, "GET", f"/repos/octo-org/hello/issues/{pr.number}", token=token)
+    assert status == 200  # a pull request is an issue the pull requests permission reads

@@ -11,6 +11,7 @@ from bot.reviews.findings import Finding
 from bot.reviews.ledger import Entry, build
 from bot.reviews.output import Annotation, ApprovalAction, Attempt, InlineComment, LeftOut, ModelCost, ReviewOutput
 from bot.reviews.shaping import Counts, RuleRef
+from bot.reviews.verdict import Refuted, Verification
 
 LEDGER = build("a" * 40, [
     Entry(Finding("src/calc.py", 5, 6, "blocking", "bug", "Division by zero.", "return 0", ("no-div",)), "model",
@@ -28,7 +29,10 @@ OUTCOME = ReviewOutput(
     decisions=(ApprovalAction("dismiss", "no blocking finding left", review_id=7), ApprovalAction("approve", "ok", commit_id="b" * 40)),
     conclusion="failure", title="1 blocking finding(s)", notes=("one file was too big",), kind="incremental",
     ledger=LEDGER, review_body="**Reviewer** at `aaaaaaa`", cost=ModelCost(2, 100, 20, 0, None, ("local/m1",)),
-    left_out=(LeftOut("big.bin", "no textual diff"),), resolve=(11, 12))
+    left_out=(LeftOut("big.bin", "no textual diff"),), resolve=(11, 12),
+    verification=Verification("local/m1", confirmed=1, refuted=(Refuted(
+        Finding("src/calc.py", 9, 9, "important", "security", "Returns a secret.", None, ("no-env",)),
+        "It is the documented reader."),), failed=1, failed_reason="HTTP 500"))
 REPORT = CheckRunReport("success", "Reviewing 1 file", "## The plan", "text",
                         [{"path": "a.py", "start_line": 1, "end_line": 1, "annotation_level": "notice",
                           "title": "t", "message": "m"}])

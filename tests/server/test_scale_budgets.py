@@ -6,11 +6,10 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from tests.server.test_scale_processes import _deliver_to, processes
 from tests.support.app_support import World, installed
 from tests.support.chat_double import ChatDouble, findings
 from tests.support.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, config_pull
-from tests.support.scale_support import Proc, world_env
+from tests.support.scale_support import Proc, deliver_to, processes, world_env
 from tests.support.server_support import wait_for
 
 
@@ -33,16 +32,16 @@ async def test_two_servers_share_an_accounts_reviews_a_day(world, app_private_ke
     pulls = [config_pull(world, "feedback: detailed\n") for _ in range(3)]
     try:
         with processes(lambda: serve(world, app_private_key, pg_url, **extra)) as (first,):
-            assert await _deliver_to(world, first.url, pulls[0], "delivery-1") == 202
+            assert await deliver_to(world, first.url, pulls[0], "delivery-1") == 202
             one = await world.completed_run(pulls[0], timeout=60)
 
             async def first_done() -> bool:
                 return "job done" in first.messages()  # the first server ran the first review, to its end
             await wait_for(first_done, timeout=30)
         with processes(lambda: serve(world, app_private_key, pg_url, **extra)) as (second,):
-            assert await _deliver_to(world, second.url, pulls[1], "delivery-2") == 202
+            assert await deliver_to(world, second.url, pulls[1], "delivery-2") == 202
             two = await world.completed_run(pulls[1], timeout=60)
-            assert await _deliver_to(world, second.url, pulls[2], "delivery-3") == 202
+            assert await deliver_to(world, second.url, pulls[2], "delivery-3") == 202
             three = await world.completed_run(pulls[2], timeout=60)
     finally:
         await chat.close()

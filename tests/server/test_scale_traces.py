@@ -10,12 +10,11 @@ import json
 
 import pytest
 
-from tests.server.test_scale_processes import _deliver_to, processes
 from tests.support.app_support import World, installed
 from tests.support.chat_double import ChatDouble, findings
 from tests.support.otlp_receiver import OtlpReceiver
 from tests.support.review_support import API_KEY, BUG, KEY_VAR, PRIMARY, admin_yaml, config_pull
-from tests.support.scale_support import web, worker
+from tests.support.scale_support import deliver_to, processes, web, worker
 from tests.support.server_support import wait_for
 
 
@@ -36,7 +35,7 @@ async def test_the_worker_continues_the_webhooks_trace(world, app_private_key, p
     try:
         with processes(lambda: web(world, app_private_key, pg_url, **extra),
                        lambda: worker(world, app_private_key, pg_url, **extra)) as (front, jobs):
-            assert await _deliver_to(world, front.url, pr, "delivery-1") == 202
+            assert await deliver_to(world, front.url, pr, "delivery-1") == 202
             run = await world.completed_run(pr, timeout=60)
 
             async def exported() -> bool:

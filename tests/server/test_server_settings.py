@@ -6,6 +6,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from bot.server.queue_timings import QueueTimings
 from bot.server.settings import MIN_ADMIN_TOKEN_CHARS, Secret, SettingsError, load_settings, parse_env_file
 from bot.store.sqlite.database import sqlite_path
 
@@ -248,3 +249,33 @@ def test_the_bounds_and_the_trusted_proxies_are_read_and_checked():
     assert any(p.startswith("REVIEWER_TRUSTED_PROXIES: 'proxy.internal' is not a CIDR") for p in problems)
     assert any(p.startswith("REVIEWER_UPLOAD_DECODES: '0' is not an integer from 1 to 16") for p in problems)
     assert any(p.startswith("REVIEWER_WEBHOOK_UNVERIFIED_MIB: '1' is not an integer from 26") for p in problems)
+
+
+def test_the_job_queues_timings_default_to_productions_and_can_be_set():
+    assert load_settings({"GITHUB_WEBHOOK_SECRET": "s"}).queue == QueueTimings(
+        heartbeat=5.0, stalled_after=20.0, sweep_every=10.0, grace=45.0)
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_QUEUE_HEARTBEAT_SECONDS": "0.5",
+                              "REVIEWER_QUEUE_STALLED_SECONDS": "3", "REVIEWER_QUEUE_SWEEP_SECONDS": "1",
+                              "REVIEWER_QUEUE_GRACE_SECONDS": "0"})
+    assert settings.queue == QueueTimings(heartbeat=0.5, stalled_after=3.0, sweep_every=1.0, grace=0.0)
+    assert settings.queue.retry_beat == 0.5  # a failed beat is tried again no later than the next beat
+
+
+@pytest.mark.parametrize(("values", "problem"), [
+    ({"REVIEWER_QUEUE_HEARTBEAT_SECONDS": "0"}, "REVIEWER_QUEUE_HEARTBEAT_SECONDS: '0' is not a number of seconds "
+                                                "from 0.1 to 600"),
+    ({"REVIEWER_QUEUE_SWEEP_SECONDS": "nan"}, "REVIEWER_QUEUE_SWEEP_SECONDS: 'nan' is not a number of seconds "
+                                              "from 0.1 to 3600"),
+    ({"REVIEWER_QUEUE_STALLED_SECONDS": "soon"}, "REVIEWER_QUEUE_STALLED_SECONDS: 'soon' is not a number of "
+                                                 "seconds from 0.5 to 3600"),
+    # the process exits within STOP_WITHIN, which the manifests' grace periods are sized for
+    ({"REVIEWER_QUEUE_GRACE_SECONDS": "46"}, "REVIEWER_QUEUE_GRACE_SECONDS: '46' is not a number of seconds "
+                                             "from 0 to 45"),
+    ({"REVIEWER_QUEUE_STALLED_SECONDS": "12"}, "REVIEWER_QUEUE_STALLED_SECONDS: 12 is less than 3 heartbeats "
+                                               "(REVIEWER_QUEUE_HEARTBEAT_SECONDS 5): a living worker would be "
+                                               "taken for a dead one"),
+])
+def test_a_job_queue_timing_out_of_bounds_names_the_setting_and_the_rule(values, problem):
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s", **values})
+    assert error.value.problems == [problem]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -41,9 +42,16 @@ async def started_github(**options) -> AsyncIterator[GitHubDouble]:
 
 def registered_app(github: GitHubDouble, private_key: str) -> App:
     """The app, registered with the double under the public half of `private_key` (PEM)."""
+    return github.add_app(public_half(private_key))
+
+
+@functools.lru_cache(maxsize=8)
+def public_half(private_key: str) -> str:
+    """The public key (PEM) of a private one: worked out once a run (parsing the private key
+    checks its numbers, some 70 ms, and nearly every test registers the run's one app key)."""
     key = serialization.load_pem_private_key(private_key.encode(), password=None)
-    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-    return github.add_app(public.decode())
+    return key.public_key().public_bytes(serialization.Encoding.PEM,
+                                         serialization.PublicFormat.SubjectPublicKeyInfo).decode()
 
 
 @dataclass

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import json
@@ -63,7 +64,11 @@ def hand_signed(header: dict, claims: dict, hmac_key: bytes | None) -> str:
     return signing_input + "." + b64(signature)
 
 
-def new_rsa() -> rsa.RSAPrivateKey:
+@functools.cache
+def new_rsa(label: str = "provider") -> rsa.RSAPrivateKey:
+    """An RSA key, one a label for the whole run: making one costs 0.1 to 0.4 s of CPU, and the
+    hostile provider's tests made some forty. A test that needs keys to differ (a rotation, a
+    forgery) names them differently."""
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
@@ -146,10 +151,8 @@ class HostileProvider:
             return hand_signed({**header, "alg": "none"}, claims, None)
         if self.mode == "hs256-public":
             return hand_signed({**header, "alg": "HS256"}, claims, self.public_pem())
-        key = new_rsa() if self.mode == "foreign-key" else self.key
-        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
-        return jwt.encode(claims, pem, algorithm=header.pop("alg"), headers=header)
+        key = new_rsa("foreign") if self.mode == "foreign-key" else self.key
+        return jwt.encode(claims, key, algorithm=header.pop("alg"), headers=header)
 
     async def userinfo_page(self, request: web.Request) -> web.Response:
         if self.userinfo is None:

@@ -19,7 +19,6 @@ from typing import Any
 
 from saml2 import BINDING_HTTP_REDIRECT
 from saml2.saml import NAMEID_FORMAT_UNSPECIFIED, NameID
-from saml2.sigver import verify_redirect_signature
 
 from bot.auth.errors import SignInError
 from bot.auth.saml import protocol as saml
@@ -42,6 +41,8 @@ def _signed(settings: SamlSettings, query: dict[str, str], kind: str) -> None:
     if not query.get("SigAlg") or not query.get("Signature"):
         raise SignInError("slo-signature", f"the {kind} is not signed (SigAlg and Signature are required)")
     check_sigalg(query["SigAlg"], kind)
+    from saml2.sigver import verify_redirect_signature  # with the client: at the first SAML use (protocol.py)
+
     message = {k: query[k] for k in ("SAMLRequest", "SAMLResponse", "RelayState", "SigAlg", "Signature")
                if k in query}
     backend = saml.client_for(settings).sec.sec_backend

@@ -8,6 +8,10 @@ What is read from a response is only what pysaml2 verified: `response.assertion`
 whose signature (or whose enclosing Response's signature) it checked, decrypted when encrypted.
 A document with an XML comment anywhere is refused before parsing: a signed NameID split by a
 comment reads differently in a canonicalising verifier than in a parser (the 2018 comment attacks).
+
+pysaml2's client, configuration and metadata (which load and check the SAML schemas as they are
+imported: about a second) are imported at the first use of a SAML connector, not with the server:
+a process that serves no SAML sign-in never loads them.
 """
 
 from __future__ import annotations
@@ -22,18 +26,18 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from defusedxml import ElementTree as SafeTree
 from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT, time_util
-from saml2.client import Saml2Client
-from saml2.config import SPConfig
-from saml2.metadata import create_metadata_string
 from saml2.saml import NAMEID_FORMAT_UNSPECIFIED, NameID, Subject
 
 from bot.auth.errors import SignInError
 from bot.auth.saml.algorithms import DIGEST, SIGN, check_signature
 from bot.auth.saml.settings import HTTP_POST, KeyPair, SamlSettings
+
+if TYPE_CHECKING:
+    from saml2.client import Saml2Client
 
 SKEW_SECONDS = 120
 REQUEST_SECONDS = 600  # a pending AuthnRequest lives 10 minutes, as an OIDC state does
@@ -95,6 +99,9 @@ def _pair_files(pair: KeyPair) -> dict[str, str]:
 
 def client_for(settings: SamlSettings) -> Saml2Client:
     """A pysaml2 SP for this connector, trusting exactly its IdP (issuer, certificates)."""
+    from saml2.client import Saml2Client  # at the first SAML use (the module's doc)
+    from saml2.config import SPConfig
+
     config: dict[str, Any] = {
         "entityid": settings.sp_issuer,
         "metadata": {"inline": [settings.idp_metadata()]},
@@ -159,6 +166,8 @@ def begin(settings: SamlSettings, relay_state: str, subject: str | None = None) 
 
 def metadata(settings: SamlSettings) -> str:
     """The SP metadata the IdP administrator loads: entity id, ACS (HTTP-POST), our certificates."""
+    from saml2.metadata import create_metadata_string  # at the first SAML use (the module's doc)
+
     text = create_metadata_string(None, config=client_for(settings).config, valid=None, sign=False)
     return text.decode() if isinstance(text, bytes) else str(text)
 

@@ -20,11 +20,11 @@ See server.py for faults (`fail`, `secondary_rate_limit`, `primary_rate_limit`, 
 
 from .faults import Fault
 from .git import Commit, FileDiff
-from .model import App, CheckRun, Installation, IssueComment, PullRequest, Repo, Review, ReviewComment, User
+from .model import App, CheckRun, Installation, Issue, IssueComment, PullRequest, Repo, Review, ReviewComment, User
 from .server import Call, GitHubDouble
 from .webhooks import signature_256
 
 __all__ = [
-    "App", "Call", "CheckRun", "Commit", "Fault", "FileDiff", "GitHubDouble", "Installation", "IssueComment",
+    "App", "Call", "CheckRun", "Commit", "Fault", "FileDiff", "GitHubDouble", "Installation", "Issue", "IssueComment",
     "PullRequest", "Repo", "Review", "ReviewComment", "User", "signature_256",
 ]

@@ -6,6 +6,7 @@ or None for every route, and is used up by the requests it answers.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 
@@ -19,6 +20,12 @@ class Fault:
     message: str = ""
     delay: float = 0.0  # seconds before answering (or before handling, for a pure delay)
     applied: bool = False  # the request is carried out, then answered with the error (a lost answer)
+    released: asyncio.Event = field(default_factory=asyncio.Event)  # set: a held request goes on at once
+
+    def release(self) -> None:
+        """Let every request this delay holds (and every later one) go on now: a test ends a delay
+        when what it waits for has happened, the delay staying the bound."""
+        self.released.set()
 
     def body(self) -> dict:
         return {"message": self.message, "documentation_url": "https://docs.github.com/rest", "status": str(self.status)}

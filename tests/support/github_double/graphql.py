@@ -1,5 +1,6 @@
-"""GitHub's GraphQL API, for what the app asks of it: a pull request's review threads and
-`resolveReviewThread`.
+"""GitHub's GraphQL API, for what the app asks of it: a pull request's review threads,
+`resolveReviewThread`, and the issues it closes (`closingIssuesReferences`: those a test links in
+its sidebar, `PullRequest.linked_issues`).
 
 Every request is parsed and validated against the cut of GitHub's published schema
 (tests/data/github-graphql.graphql, scripts/cut_graphql.py): a query GitHub would refuse is
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from graphql import GraphQLError, build_schema, execute, parse, validate
 from graphql.error import GraphQLSyntaxError
 
-from .model import Installation, PullRequest, ReviewComment, User
+from .model import Installation, Issue, PullRequest, ReviewComment, User
 from .render import node_id
 
 if TYPE_CHECKING:
@@ -124,8 +125,8 @@ def threads_of(pr: PullRequest) -> list[ReviewComment]:
 
 
 class _PullRequest:
-    def __init__(self, pr: PullRequest) -> None:
-        self.pr = pr
+    def __init__(self, pr: PullRequest, installation: Installation) -> None:
+        self.pr, self.installation = pr, installation
         self.id = node_id("PullRequest", pr.id)
         self.number = pr.number
 
@@ -133,10 +134,25 @@ class _PullRequest:
                       before: str | None = None) -> dict:
         return _page([_Thread(self.pr, root) for root in threads_of(self.pr)], first, after, last)
 
+    def closingIssuesReferences(self, info: Any, first: int | None = None, after: str | None = None,
+                                last: int | None = None, before: str | None = None, orderBy: Any = None,
+                                userLinkedOnly: bool = False) -> dict:
+        """The issues linked in the sidebar that the installation can see (GitHub leaves out the others)."""
+        seen = [_Issue(i, self.installation) for i in self.pr.linked_issues
+                if i.repo.full_name in self.installation.repositories]
+        return _page(seen, first, after, last)
+
+
+class _Issue:
+    def __init__(self, issue: Issue, installation: Installation) -> None:
+        self.id = node_id("Issue", issue.id)
+        self.number = issue.number
+        self.repository = _Repository(issue.repo, installation)
+
 
 class _Repository:
-    def __init__(self, repo: Any) -> None:
-        self.repo = repo
+    def __init__(self, repo: Any, installation: Installation) -> None:
+        self.repo, self.installation = repo, installation
         self.id = node_id("Repository", repo.id)
         self.name = repo.name
         self.nameWithOwner = repo.full_name
@@ -145,7 +161,7 @@ class _Repository:
         pr = self.repo.pull(number)
         if pr is None:
             raise GraphQLError(f"Could not resolve to a PullRequest with the number of {number}.")
-        return _PullRequest(pr)
+        return _PullRequest(pr, self.installation)
 
 
 class _Root:
@@ -157,7 +173,7 @@ class _Root:
         repo = next((r for full, r in self.double.repos.items() if full.lower() == wanted), None)
         if repo is None or repo.full_name not in self.installation.repositories:
             raise GraphQLError(f"Could not resolve to a Repository with the name '{owner}/{name}'.")
-        return _Repository(repo)
+        return _Repository(repo, self.installation)
 
     def resolveReviewThread(self, info: Any, input: dict) -> dict:  # noqa: A002 - GitHub's argument name
         for full_name in sorted(self.installation.repositories):

@@ -126,6 +126,28 @@ class IssueComment:
 
 
 @dataclass
+class Issue:
+    """An issue (not a pull request): what a pull request's closing keywords name."""
+
+    number: int
+    id: int
+    repo: Repo
+    title: str
+    body: str | None
+    user: User
+    created_at: str
+    state: str = "open"
+    comments: list[IssueComment] = field(default_factory=list)
+
+    def comment(self, body: str, user: User | str = "octocat") -> IssueComment:
+        author = user if isinstance(user, User) else person(user)
+        stamp = now_iso()
+        comment = IssueComment(next(self.repo.ids), body, author, stamp, stamp)
+        self.comments.append(comment)
+        return comment
+
+
+@dataclass
 class PullRequest:
     number: int
     id: int
@@ -144,6 +166,8 @@ class PullRequest:
     reviews: list[Review] = field(default_factory=list)
     comments: list[IssueComment] = field(default_factory=list)
     resolved_threads: dict[int, str] = field(default_factory=dict)  # a thread's first comment id -> who resolved it
+    linked_issues: list[Issue] = field(default_factory=list)  # linked in its Development sidebar (GraphQL's
+    # closingIssuesReferences); the double does not read the body's keywords, which the app reads itself
 
     @property
     def head_sha(self) -> str:
@@ -210,10 +234,12 @@ class Repo:
     ids: Iterator[int] = field(repr=False)
     private: bool = False
     dismissals_restricted: bool = False  # a protected branch that refuses the app's dismissals
+    has_issues: bool = True  # False: issues are turned off (GitHub answers 410 for them)
     permissions: dict[str, str] = field(default_factory=dict)  # login → admin|maintain|write|triage|read|none
     commits: dict[str, Commit] = field(default_factory=dict)
     branches: dict[str, str] = field(default_factory=dict)
     pulls: dict[int, PullRequest] = field(default_factory=dict)
+    issues: dict[int, Issue] = field(default_factory=dict)  # numbered with the pull requests, as on GitHub
     check_runs: dict[int, CheckRun] = field(default_factory=dict)
     _numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1), repr=False)
     _diffs: dict[tuple[str, str], list[FileDiff]] = field(default_factory=dict, repr=False)
@@ -301,3 +327,12 @@ class Repo:
 
     def pull(self, number: int) -> PullRequest | None:
         return self.pulls.get(number)
+
+    def open_issue(self, *, title: str = "An issue", body: str | None = "", user: User | str = "octocat",
+                   state: str = "open") -> Issue:
+        """Open an issue; it takes the next number, shared with pull requests."""
+        author = user if isinstance(user, User) else person(user)
+        issue = Issue(number=next(self._numbers), id=next(self.ids), repo=self, title=title, body=body, user=author,
+                      created_at=now_iso(), state=state)
+        self.issues[issue.number] = issue
+        return issue

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .git import Commit, FileDiff, blob_sha
-from .model import App, CheckRun, Installation, IssueComment, PullRequest, Repo, Review, ReviewComment, User
+from .model import App, CheckRun, Installation, Issue, IssueComment, PullRequest, Repo, Review, ReviewComment, User
 
 WEBHOOKS = Path(__file__).resolve().parent.parent.parent / "data" / "webhooks"
 HTML = "https://github.com"
@@ -224,19 +224,37 @@ class Renderer:
 
     def issue(self, pr: PullRequest) -> dict:
         """The pull request as an issue (what `issue_comment` deliveries carry), `pull_request` set."""
-        template = example("issue_comment.created")["issue"]
         base = self.repo_url(pr.repo)
         html = f"{self.html}/{pr.repo.full_name}/pull/{pr.number}"
-        return {**template, "url": f"{base}/issues/{pr.number}", "repository_url": base,
-                "labels_url": f"{base}/issues/{pr.number}/labels{{/name}}",
-                "comments_url": f"{base}/issues/{pr.number}/comments",
-                "events_url": f"{base}/issues/{pr.number}/events", "html_url": html,
-                "id": pr.id, "node_id": node_id("PullRequest", pr.id), "number": pr.number, "title": pr.title,
-                "user": self.user(pr.user), "labels": [self.label(pr.repo, name) for name in pr.labels],
-                "state": pr.state, "assignee": None, "assignees": [], "milestone": None, "comments": len(pr.comments),
-                "created_at": pr.created_at, "updated_at": pr.created_at, "body": pr.body, "draft": pr.draft,
+        out = self._issue_fields(pr.repo, pr.number, pr.id, html, pr.title, pr.body, pr.user, pr.labels, pr.state,
+                                 len(pr.comments), pr.created_at)
+        return {**out, "draft": pr.draft,
                 "pull_request": {"url": f"{base}/pulls/{pr.number}", "html_url": html, "diff_url": f"{html}.diff",
                                  "patch_url": f"{html}.patch", "merged_at": None}}
+
+    def plain_issue(self, issue: Issue) -> dict:
+        """An issue that is no pull request (`GET /repos/{owner}/{repo}/issues/{issue_number}`)."""
+        html = f"{self.html}/{issue.repo.full_name}/issues/{issue.number}"
+        out = self._issue_fields(issue.repo, issue.number, issue.id, html, issue.title, issue.body, issue.user, [],
+                                 issue.state, len(issue.comments), issue.created_at)
+        out.pop("draft", None)  # only pull requests have it
+        closed = issue.state == "closed"
+        return {**out, "closed_at": issue.created_at if closed else None,
+                "state_reason": "completed" if closed else None}
+
+    def _issue_fields(self, repo: Repo, number: int, ident: int, html: str, title: str, body: str | None, user: User,
+                      labels: list[str], state: str, comments: int, created_at: str) -> dict:
+        template = example("issue_comment.created")["issue"]
+        base = self.repo_url(repo)
+        return {**template, "url": f"{base}/issues/{number}", "repository_url": base,
+                "labels_url": f"{base}/issues/{number}/labels{{/name}}",
+                "comments_url": f"{base}/issues/{number}/comments",
+                "events_url": f"{base}/issues/{number}/events", "html_url": html,
+                "id": ident, "node_id": node_id("Issue" if "/issues/" in html else "PullRequest", ident),
+                "number": number, "title": title, "user": self.user(user),
+                "labels": [self.label(repo, name) for name in labels], "state": state, "assignee": None,
+                "assignees": [], "milestone": None, "comments": comments, "created_at": created_at,
+                "updated_at": created_at, "body": body}
 
     def collaborator_permission(self, user: User, permission: str) -> dict:
         """GitHub folds maintain into write and triage into read in `permission`; `role_name` is exact."""
@@ -244,9 +262,10 @@ class Renderer:
         return {"permission": folded, "role_name": permission,
                 "user": {**self.user(user), "role_name": permission}}
 
-    def issue_comment(self, pr: PullRequest, c: IssueComment) -> dict:
-        base = self.repo_url(pr.repo)
+    def issue_comment(self, on: PullRequest | Issue, c: IssueComment) -> dict:
+        base = self.repo_url(on.repo)
+        kind = "issues" if isinstance(on, Issue) else "pull"
         return {"id": c.id, "node_id": node_id("IssueComment", c.id), "url": f"{base}/issues/comments/{c.id}",
-                "html_url": f"{self.html}/{pr.repo.full_name}/pull/{pr.number}#issuecomment-{c.id}", "body": c.body,
+                "html_url": f"{self.html}/{on.repo.full_name}/{kind}/{on.number}#issuecomment-{c.id}", "body": c.body,
                 "user": self.user(c.user), "created_at": c.created_at, "updated_at": c.updated_at,
-                "issue_url": f"{base}/issues/{pr.number}", "author_association": "NONE"}
+                "issue_url": f"{base}/issues/{on.number}", "author_association": "NONE"}

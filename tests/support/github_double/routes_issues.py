@@ -1,9 +1,12 @@
-"""Issue comments on pull requests (the app's summary comment lives here)."""
+"""Issues, and issue comments: a pull request's conversation (the app's summary comment lives
+here) and the comments of the issues a pull request links."""
 
 from __future__ import annotations
 
-from .api import BODY_LIMIT, Context, Reply, handles, not_found, validation_failed
-from .model import IssueComment, PullRequest, now_iso
+from .api import BODY_LIMIT, ApiError, Context, Reply, handles, not_found, validation_failed
+from .model import Issue, IssueComment, PullRequest, now_iso
+
+NOT_ACCESSIBLE = "Resource not accessible by integration"  # GitHub's 403 to an app without the permission
 
 
 def _check_body(body: str) -> None:
@@ -11,12 +14,35 @@ def _check_body(body: str) -> None:
         raise validation_failed("IssueComment", "body", f"Body is too long (maximum is {BODY_LIMIT} characters)")
 
 
+def _issue(ctx: Context) -> PullRequest | Issue:
+    """The pull request or issue of `issue_number`. Issues need the app's `issues` permission and
+    a repository whose issues are on; a pull request is also an issue, readable without either."""
+    number = int(ctx.params["issue_number"])
+    pr = ctx.repo.pull(number)
+    if pr is not None:
+        return pr
+    if ctx.app is not None and "issues" not in ctx.app.permissions:
+        raise ApiError(403, NOT_ACCESSIBLE)
+    if not ctx.repo.has_issues:
+        raise ApiError(410, "Issues are disabled for this repo")
+    issue = ctx.repo.issues.get(number)
+    if issue is None:
+        raise not_found()
+    return issue
+
+
+@handles("issues/get")
+async def get_issue(ctx: Context) -> Reply:
+    found = _issue(ctx)
+    return Reply(ctx.render.issue(found) if isinstance(found, PullRequest) else ctx.render.plain_issue(found))
+
+
 @handles("issues/list-comments")
 async def list_comments(ctx: Context) -> Reply:
-    pr = ctx.pull()
-    comments = [c for c in pr.comments if c.updated_at >= ctx.params.get("since", "")]
+    found = _issue(ctx)
+    comments = [c for c in found.comments if c.updated_at >= ctx.params.get("since", "")]
     page = ctx.paginate(comments)
-    return Reply([ctx.render.issue_comment(pr, c) for c in page.data], headers=page.headers)
+    return Reply([ctx.render.issue_comment(found, c) for c in page.data], headers=page.headers)
 
 
 @handles("issues/create-comment")

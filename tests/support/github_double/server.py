@@ -204,6 +204,7 @@ class GitHubDouble(WebhookSender):
         return self.faults.add(bad_credentials(self._known_route(route), times))
 
     def delay(self, route: str | None, seconds: float, *, times: int = 1) -> Fault:
+        """The next `times` requests held `seconds` (or until the fault's `release()`), then served."""
         return self.faults.add(Fault(self._known_route(route), None, times, delay=seconds))
 
     # --- the HTTP edge -----------------------------------------------------------------------
@@ -235,7 +236,7 @@ class GitHubDouble(WebhookSender):
         op, path_params = matched
         fault = self.faults.take(op.route)
         if fault is not None:
-            await self._pause(fault.delay)
+            await self._pause(fault.delay, fault.released)
             if fault.status is not None and not fault.applied:
                 return self._respond(request, op, raw_path, query, None, Reply(fault.body(), fault.status, dict(fault.headers)))
         bucket = None
@@ -274,12 +275,15 @@ class GitHubDouble(WebhookSender):
         status, body = graphql_answer(self, token.installation, await request.read())
         return web.json_response(body, status=status, headers={"x-github-api-version-selected": "2022-11-28"})
 
-    async def _pause(self, seconds: float) -> None:
-        if seconds > 0:
+    async def _pause(self, seconds: float, released: asyncio.Event) -> None:
+        """`seconds`, unless the double closes or the fault is released first."""
+        if seconds > 0 and not released.is_set():
+            waits = [asyncio.ensure_future(self._closing.wait()), asyncio.ensure_future(released.wait())]
             try:
-                await asyncio.wait_for(self._closing.wait(), seconds)
-            except TimeoutError:
-                pass
+                await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for wait in waits:
+                    wait.cancel()
 
     def _respond(self, request: web.Request, op: Operation | None, path: str, query: dict[str, str],
                  bucket: str | None, reply: Reply) -> web.Response:
