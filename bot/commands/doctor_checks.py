@@ -184,14 +184,14 @@ def _loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def admin_token(settings: Settings) -> Check:
+def admin_token(settings: Settings, problems: list[str] | None = None) -> Check:
+    """Set, and long enough that `serve` starts with it (MIN_ADMIN_TOKEN characters)."""
+    if problems:  # too short: the server refuses to start (the problem says so, never the token)
+        return Check("fail", "admin-token", problems[0])
     token = settings.admin_token
     if token is None:
         return Check("warn", "admin-token", "REVIEWER_ADMIN_TOKEN is not set: nobody can sign in to the console until "
                                             "a connector exists, and no connector can be made without it")
-    if len(token.reveal()) < MIN_ADMIN_TOKEN:
-        return Check("warn", "admin-token", f"set, but shorter than {MIN_ADMIN_TOKEN} characters: it opens "
-                                            "everything, make it long and random (openssl rand -hex 32)")
     return Check("ok", "admin-token", f"set{_from(settings, 'REVIEWER_ADMIN_TOKEN')}")
 
 
