@@ -29,7 +29,7 @@ from bot.server.app import make_app  # noqa: E402
 from bot.server.settings import load_settings  # noqa: E402
 from bot.server.signin.routes import SIGNIN_STORE  # noqa: E402
 
-TOKEN = "bench-admin-token"
+TOKEN = "bench-admin-token-0123456789abcdef"
 PATH = "/apis/resources.service.dev/v3/oidcconnectors"
 
 

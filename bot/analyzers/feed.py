@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from bot.analyzers.builtin.secrets import TOOL as SECRETS_TOOL
 from bot.analyzers.filter import Placement
 from bot.analyzers.findings import AnalyzerFinding
+from bot.analyzers.neutral import https_link, plain_text
 from bot.reviews.diff import FilePatch, in_diff
 from bot.reviews.findings import Finding
 from bot.reviews.fingerprints import PostedFinding, code_of
@@ -125,18 +126,19 @@ def _unmarked(text: str) -> str:
 
 
 def _message(finding: AnalyzerFinding) -> str:
-    """The tool's message, cut short, unable to open or close an HTML comment (our markers)."""
+    """The tool's message, cut short, shown as the plain text it is (bot/analyzers/neutral.py):
+    no markup, mention, link or marker of its own."""
     text = finding.message.strip()
     if len(text) > MAX_MESSAGE_CHARS:
         text = text[:MAX_MESSAGE_CHARS - 1] + "…"
-    return _unmarked(text)
+    return plain_text(text)
 
 
 def comment_body(finding: AnalyzerFinding) -> str:
     """An inline comment: severity, category, tool and rule, the message, a help link, the fix."""
     lines = [f"**{finding.severity}** · {finding.category} · {_label(finding)}", "", _message(finding)]
-    if finding.help_uri and finding.help_uri.startswith(("https://", "http://")):
-        lines += ["", f"[About this rule]({finding.help_uri})"]
+    if (link := https_link(finding.help_uri)) is not None:
+        lines += ["", f"[About this rule]({link})"]
     if finding.fix is not None:
         lines += ["", suggestion(finding.fix.replacement)]
     return "\n".join(lines)

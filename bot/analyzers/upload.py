@@ -5,12 +5,17 @@
 "tool_name"?}` — GitHub's own request body, so that a CI job already uploading to code scanning
 can upload here by changing the URL.
 
-Every step is bounded before it is taken, since the body comes from any CI job holding a token:
-the encoded text by GitHub's 10 MB limit on the compressed file (its "SARIF file is too large"),
-the inflated document by `max_inflated_bytes` (100 MB by default), inflated in chunks so that a
-gzip bomb is refused after the cap is passed and the rest is never inflated; then the JSON's depth
-and integers (bot/documents/jsonbody.py), then SARIF's shape and GitHub's limits, and every location's URI
-(bot/analyzers/uris.py). The answer is either an `Upload` or the problems, each naming its place as a
+Every step is bounded before it is taken, since the body comes from any CI job holding a token,
+and bounded by the work it makes, not only by bytes: the encoded text by GitHub's 10 MB limit on
+the compressed file (its "SARIF file is too large"); the gzip members by `max_gzip_members`, each
+inflated by moving an offset through the data (never copying the rest of it per member) and in
+chunks, so that a gzip bomb is refused once the inflated document passes `max_inflated_bytes`
+(100 MB by default) and the rest is never inflated; the JSON's objects and arrays are counted in
+the text before it is parsed (`max_json_containers`: `[{},{},…]` costs 3 bytes of text and about
+70 bytes once parsed); then the JSON's depth and integers (bot/documents/jsonbody.py), then SARIF's
+shape and GitHub's limits, and every location's URI (bot/analyzers/uris.py). The server runs all of
+this in a child process with a memory and CPU limit (bot/analyzers/isolated.py), never on its
+event loop or the thread pool its stores use. The answer is either an `Upload` or the problems, each naming its place as a
 JSON pointer into the body (`/sarif/runs/0/...` inside the document) and a stable code.
 """
 
@@ -29,14 +34,17 @@ from typing import Any
 
 from bot.analyzers.model import AnalyzerResult, Problem
 from bot.analyzers.sarif import GITHUB_LIMITS, Limits, read_sarif
-from bot.documents.jsonbody import JsonBodyError, parse_json
+from bot.documents.jsonbody import JsonBodyError, count_containers, parse_json
 
 MAX_COMPRESSED_BYTES = 10 * 1024 * 1024  # GitHub's limit on the gzipped SARIF file
 MAX_INFLATED_BYTES = 100 * 1024 * 1024
+MAX_GZIP_MEMBERS = 64  # `cat a.gz b.gz` makes a few; thousands of empty ones are only work
+MAX_JSON_CONTAINERS = 1_000_000  # objects and arrays: GitHub's limits need far fewer for 25,000 results
 # The body as sent: the base64 of MAX_COMPRESSED_BYTES, and room for the other fields. An HTTP
 # endpoint should refuse a longer body before reading it (phase 2's route reads at most this).
 MAX_BODY_BYTES = (MAX_COMPRESSED_BYTES * 4) // 3 + 64 * 1024
-_CHUNK = 1024 * 1024
+_CHUNK = 1024 * 1024  # inflated bytes a step
+_INPUT_CHUNK = 64 * 1024  # compressed bytes handed to zlib a step: what it may copy back, at most
 _SHA = re.compile(r"[0-9a-f]{40}\Z")
 _REF = re.compile(r"refs/(heads|tags)/[^\s\x00-\x1f\x7f~^:?*\[\\]+\Z|refs/pull/([1-9][0-9]{0,9})/(head|merge)\Z")
 _WHITESPACE = re.compile(rb"[ \t\r\n]+")
@@ -50,6 +58,8 @@ MAX_CHECKOUT_URI_CHARS = 4096
 class UploadLimits:
     max_compressed_bytes: int = MAX_COMPRESSED_BYTES
     max_inflated_bytes: int = MAX_INFLATED_BYTES
+    max_gzip_members: int = MAX_GZIP_MEMBERS
+    max_json_containers: int = MAX_JSON_CONTAINERS
     sarif: Limits = GITHUB_LIMITS
 
 
@@ -109,21 +119,28 @@ def decode_upload(body: Any, *, repository_url: str | None = None,
         return problems
     try:
         inflated = _inflate(_unbase64(body["sarif"], limits), limits)
+        _count_containers(inflated, limits)
+        size = len(inflated)
+        text = inflated.decode("utf-8")
     except _Refusal as refusal:
         return [refusal.problem]
+    except UnicodeDecodeError as exc:
+        return [Problem("/sarif", "not-json", f"/sarif: the inflated file is not UTF-8 text (byte {exc.start})")]
+    del inflated  # the text alone is parsed: the bytes it came from are not held beside the document
     try:
-        document = parse_json(inflated)
+        document = parse_json(text)
     except JsonBodyError as exc:
         code = "not-json" if exc.code == "syntax" else exc.code
         return [Problem("/sarif" + exc.pointer, code, f"/sarif: the inflated file is not a usable JSON document: "
                                                       f"{exc.message}")]
+    del text
     read = read_sarif(document, checkout_uri=body.get("checkout_uri"), repository_url=repository_url,
                       limits=limits.sarif, pointer_base="/sarif")
     if read.problems:
         return list(read.problems)
     pull = _REF.match(body["ref"])
     return Upload(body["commit_sha"], body["ref"], int(pull[2]) if pull and pull[2] else None,
-                  body.get("tool_name"), body.get("checkout_uri"), body.get("started_at"), len(inflated),
+                  body.get("tool_name"), body.get("checkout_uri"), body.get("started_at"), size,
                   read.results, read.skipped, read.tools)
 
 
@@ -193,30 +210,49 @@ def _unbase64(text: str, limits: UploadLimits) -> bytes:
     return data
 
 
-def _inflate(data: bytes, limits: UploadLimits) -> bytes:
-    """Gzip members inflated a chunk at a time; past the cap, refused with the rest left alone."""
+def _inflate(data: bytes, limits: UploadLimits) -> bytearray:
+    """Gzip members inflated a chunk at a time, at most `max_gzip_members` of them; past the
+    inflated cap, refused with the rest left alone. An offset moves through `data`: zlib is handed
+    at most _INPUT_CHUNK bytes a step, so what it hands back unused is never the rest of the data
+    (copying that once per member made many small members quadratic)."""
     if not data.startswith(b"\x1f\x8b"):
         raise _Refusal(Problem("/sarif", "not-gzip", "/sarif: the decoded bytes are not gzip (no gzip header); "
                                                      "compress the SARIF file with gzip before base64"))
+    view = memoryview(data)
     out = bytearray()
-    pending = data
-    while pending:
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            while not inflater.eof:
-                chunk = inflater.decompress(pending, _CHUNK)
-                pending = inflater.unconsumed_tail
-                out += chunk
-                if len(out) > limits.max_inflated_bytes:
-                    raise _Refusal(Problem("/sarif", "too-large", f"/sarif: inflates to more than "
-                                                                  f"{limits.max_inflated_bytes:,} bytes"))
-                if not chunk and not pending:
-                    break
-        except zlib.error:
-            raise _Refusal(Problem("/sarif", "not-gzip", "/sarif: the gzip data is corrupt")) from None
-        if not inflater.eof:
-            raise _Refusal(Problem("/sarif", "not-gzip", "/sarif: the gzip data is cut short"))
-        pending = inflater.unused_data
-        if pending and not pending.startswith(b"\x1f\x8b"):
+    offset = members = 0
+    while offset < len(data):
+        if data[offset:offset + 2] != b"\x1f\x8b":
             raise _Refusal(Problem("/sarif", "not-gzip", "/sarif: bytes follow the gzip data"))
-    return bytes(out)
+        members += 1
+        if members > limits.max_gzip_members:
+            raise _Refusal(Problem("/sarif", "too-large", f"/sarif: more than {limits.max_gzip_members} gzip members "
+                                                          "(compress the file as one)"))
+        offset = _member(view, offset, out, limits)
+    return out
+
+
+def _member(view: memoryview, offset: int, out: bytearray, limits: UploadLimits) -> int:
+    """Inflate the gzip member at `offset` onto `out`; the offset just past it."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        while not inflater.eof:
+            if offset >= len(view):
+                raise _Refusal(Problem("/sarif", "not-gzip", "/sarif: the gzip data is cut short"))
+            piece = view[offset:offset + _INPUT_CHUNK]
+            out += inflater.decompress(piece, _CHUNK)
+            offset += len(piece) - len(inflater.unconsumed_tail) - len(inflater.unused_data)
+            if len(out) > limits.max_inflated_bytes:
+                raise _Refusal(Problem("/sarif", "too-large", f"/sarif: inflates to more than "
+                                                              f"{limits.max_inflated_bytes:,} bytes"))
+    except zlib.error:
+        raise _Refusal(Problem("/sarif", "not-gzip", "/sarif: the gzip data is corrupt")) from None
+    return offset
+
+
+def _count_containers(text: bytes | bytearray, limits: UploadLimits) -> None:
+    """Refuse a document with more objects and arrays than `max_json_containers`, counted in its
+    text before anything is parsed (bot/documents/jsonbody.py `count_containers`)."""
+    if count_containers(text, limits.max_json_containers) > limits.max_json_containers:
+        raise _Refusal(Problem("/sarif", "too-large", f"/sarif: the file holds more than "
+                                                      f"{limits.max_json_containers:,} JSON objects and arrays"))

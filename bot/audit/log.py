@@ -38,6 +38,9 @@ ACTIONS = (
     "learning.change",      # a learning's text, scope or rule changed
     "learning.delete",      # a learning deleted
     "signin-link.create",   # a one-time console sign-in link made with the break-glass token
+    "sarif.upload",         # a SARIF upload accepted (bot/server/analyses.py)
+    "session.end",          # another user's sign-in session ended (the console's sessions page)
+    "signin.break-glass",   # a console session opened with the break-glass REVIEWER_ADMIN_TOKEN
 )
 BREAK_GLASS_ACTOR = "break-glass token"  # the actor of the admin token and of console sessions it opened
 SERVER_ACTOR = "server"  # the actor of what the server does on its own (an admin file reloaded)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.auth.directory.groups import GroupsProvider, groups_provider
-from bot.auth.errors import SignInError
+from bot.auth.errors import SignInError, UnknownConnector
 from bot.auth.patterns import matches_any
 from bot.auth.roles import RoleMapping, mappings_from
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
@@ -54,13 +54,13 @@ def is_ready(doc: dict[str, Any]) -> bool:
 async def connector_doc(store: ConnectorStore, kind: str, label: str, name: Any) -> dict[str, Any]:
     """The stored connector of `kind` a sign-in names (`label`: "OIDC" or "SAML", for the refusals)."""
     if not isinstance(name, str) or not name:
-        raise SignInError("connector", f"connector_id is required: the name of {_article(label)} {label} connector",
-                          status=400)
+        raise UnknownConnector("connector", f"connector_id is required: the name of {_article(label)} {label} "
+                               "connector", status=400)
     if not is_connector_name(name):
-        raise SignInError("connector", f"connector_id must be {NAME_RULE}", status=400)
+        raise UnknownConnector("connector", f"connector_id must be {NAME_RULE}", status=400)
     doc = await store.get(kind, name)
     if doc is None:
-        raise SignInError("connector", f"there is no {label} connector named `{name[:100]}`", status=404)
+        raise UnknownConnector("connector", f"there is no {label} connector named `{name[:100]}`", status=404)
     return doc
 
 

@@ -18,3 +18,8 @@ class SignInError(Exception):
         self.username = username
         self.claim_names = claim_names
         self.hint = hint
+
+
+class UnknownConnector(SignInError):
+    """A sign-in that names no connector there is (none, a name that cannot be one, or no such
+    connector): anyone can send as many as they like (bot/auth/signin_log.py)."""

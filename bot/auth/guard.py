@@ -25,6 +25,7 @@ from bot.auth.connectors import is_ready
 from bot.auth.redirects import origin_of
 from bot.auth.sessions import Session, find_session, token_bytes
 from bot.auth.store import AuthStore
+from bot.auth.throttle import Throttle
 from bot.connectors.kinds import OIDC, SAML
 from bot.store.model import ConnectorStore
 
@@ -50,9 +51,10 @@ class Principal:
 
 @dataclass(frozen=True)
 class Denial:
-    status: int  # 401 or 403
-    reason: str  # Unauthorized, Forbidden, MFARequired
+    status: int  # 401, 403 or 429
+    reason: str  # Unauthorized, Forbidden, MFARequired, TooManyRequests
     message: str
+    retry_after: int | None = None  # seconds, with 429
 
 
 class Guard:
@@ -66,16 +68,31 @@ class Guard:
         self.store = store
         self.access = access or (lambda: Access({}))
         self.clock = clock
+        self.throttle = Throttle()  # guesses at the admin token, per address (bot/auth/throttle.py)
         self._break_glass_hash: str | None = None
 
-    async def principal(self, bearer: str, cookie: str | None) -> Principal | None:
-        """The caller of a request that sent `bearer` (the `Authorization: Bearer` token, "" for
-        none) and `cookie` (the session cookie's value): a bearer, when sent, decides alone."""
+    async def principal(self, bearer: str, cookie: str | None, address: str | None = None) -> Principal | None:
+        """The caller of a request from `address` that sent `bearer` (the `Authorization: Bearer`
+        token, "" for none) and `cookie` (the session cookie's value): a bearer, when sent, decides
+        alone. A bearer that is neither the admin token nor a session is a failed guess at the
+        token, and an address throttled for its guesses has its bearer never compared with it."""
         if bearer:
-            if self.admin_token and hmac.compare_digest(token_bytes(bearer), self.admin_token):
+            throttled = self.throttle.wait(address) is not None
+            if not throttled and self.admin_token and hmac.compare_digest(token_bytes(bearer), self.admin_token):
                 return Principal("admin-token", (), EVERYTHING, None)
-            return await self._from_session(bearer, by_cookie=False)
+            found = await self._from_session(bearer, by_cookie=False)
+            if found is None and not throttled:
+                self.throttle.failed(address)
+            return found
         return await self._from_session(cookie, by_cookie=True) if cookie else None
+
+    def throttled(self, address: str | None) -> Denial | None:
+        """The refusal of an address throttled for its guesses at the admin token, if it is."""
+        wait = self.throttle.wait(address)
+        if wait is None:
+            return None
+        return Denial(429, "TooManyRequests", f"too many failed attempts at the admin token from this address: try "
+                                              f"again in {wait} s", retry_after=wait)
 
     async def _from_session(self, token: str, *, by_cookie: bool) -> Principal | None:
         if self.store is None:

@@ -26,7 +26,7 @@ from bot.server.settings import SettingsError, read_settings
 OWNERS = {
     "GITHUB_APP_ID": "github-app", "GITHUB_PRIVATE_KEY": "github-app", "GITHUB_PRIVATE_KEY_PATH": "github-app",
     "GITHUB_WEBHOOK_SECRET": "webhook-secret", "REVIEWER_DATABASE_URL": "database",
-    "REVIEWER_PUBLIC_URL": "public-url",
+    "REVIEWER_PUBLIC_URL": "public-url", "REVIEWER_ADMIN_TOKEN": "admin-token",
 }
 
 
@@ -61,7 +61,7 @@ async def diagnose(config_file: str | None, ask_github: bool) -> list[Check]:
     if admin is not None:
         found += await checks.providers(admin, settings.secrets_dir, os.environ)
     found += [checks.secret_store(settings, admin), checks.public_url(settings, owned.get("public-url", [])),
-              checks.admin_token(settings), checks.listen(settings)]
+              checks.admin_token(settings, owned.get("admin-token", [])), checks.listen(settings)]
     if ask_github:
         found.append(await checks.github(settings) if "github-app" not in owned else
                      Check("fail", "github", "not asked: the GitHub App's id or key is unusable (github-app)"))

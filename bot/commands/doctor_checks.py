@@ -26,12 +26,12 @@ from bot.documents.diagnostics import format_text
 from bot.engine.reachability import ask_provider
 from bot.github import GitHubApp, GitHubError, RetryPolicy
 from bot.server.listen import ListenError, bind
-from bot.server.settings import Settings
+from bot.server.settings import MIN_ADMIN_TOKEN_CHARS, Settings
 from bot.store import is_postgres, latest_schema_version, redact_url, schema_version_of
 from bot.store.model import StoreError
 from bot.store.sqlite.database import sqlite_path
 
-MIN_ADMIN_TOKEN = 16  # characters: a shorter break-glass token can be guessed
+MIN_ADMIN_TOKEN = MIN_ADMIN_TOKEN_CHARS  # the server refuses to start with a shorter one
 
 
 @dataclass(frozen=True)
@@ -184,14 +184,14 @@ def _loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def admin_token(settings: Settings) -> Check:
+def admin_token(settings: Settings, problems: list[str] | None = None) -> Check:
+    """Set, and long enough that `serve` starts with it (MIN_ADMIN_TOKEN characters)."""
+    if problems:  # too short: the server refuses to start (the problem says so, never the token)
+        return Check("fail", "admin-token", problems[0])
     token = settings.admin_token
     if token is None:
         return Check("warn", "admin-token", "REVIEWER_ADMIN_TOKEN is not set: nobody can sign in to the console until "
                                             "a connector exists, and no connector can be made without it")
-    if len(token.reveal()) < MIN_ADMIN_TOKEN:
-        return Check("warn", "admin-token", f"set, but shorter than {MIN_ADMIN_TOKEN} characters: it opens "
-                                            "everything, make it long and random (openssl rand -hex 32)")
     return Check("ok", "admin-token", f"set{_from(settings, 'REVIEWER_ADMIN_TOKEN')}")
 
 

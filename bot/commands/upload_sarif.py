@@ -103,15 +103,20 @@ def build_body(args: argparse.Namespace, directory: Path) -> tuple[dict[str, Any
     return body, decoded
 
 
+BUSY_ATTEMPTS = 6  # a server reading as many uploads as it takes answers 503 with Retry-After
+MAX_BUSY_WAIT = 60.0  # seconds waited at most before one attempt
+
+
 async def post(server: str, repo: str, token: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The upload, sent again (at most BUSY_ATTEMPTS times) while the server says it is busy."""
     url = f"{server}/v1/repos/{repo}/code-scanning/sarifs"
-    try:
-        async with aiohttp.ClientSession(timeout=TIMEOUT) as http, http.post(
-                url, json=body, headers={"Authorization": f"Bearer {token}", "Accept": "application/json"}) as response:
-            text = await response.text()
-            status = response.status
-    except (aiohttp.ClientError, TimeoutError) as exc:
-        raise UploadError(f"cannot reach {url} ({exc.__class__.__name__})", 2) from None
+    for attempt in range(1, BUSY_ATTEMPTS + 1):
+        status, text, retry_after = await _send(url, token, body)
+        if status != 503 or retry_after is None or attempt == BUSY_ATTEMPTS:
+            break
+        wait = min(retry_after, MAX_BUSY_WAIT)
+        print(f"{url} is busy (503): trying again in {wait:g} s", file=sys.stderr)
+        await asyncio.sleep(wait)
     try:
         answer = json.loads(text)
     except ValueError:
@@ -121,6 +126,18 @@ async def post(server: str, repo: str, token: str, body: dict[str, Any]) -> dict
     if not isinstance(answer, dict) or not isinstance(answer.get("id"), str):
         raise UploadError(f"{url} answered {status} without an upload id", 1)
     return answer
+
+
+async def _send(url: str, token: str, body: dict[str, Any]) -> tuple[int, str, float | None]:
+    """(status, text, Retry-After in seconds when the answer gives a number of them)."""
+    try:
+        async with aiohttp.ClientSession(timeout=TIMEOUT) as http, http.post(
+                url, json=body, headers={"Authorization": f"Bearer {token}", "Accept": "application/json"}) as response:
+            text = await response.text()
+            retry_after = response.headers.get("Retry-After", "")
+            return response.status, text, float(retry_after) if retry_after.isdigit() else None
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        raise UploadError(f"cannot reach {url} ({exc.__class__.__name__})", 2) from None
 
 
 def _refusal(url: str, status: int, answer: Any) -> str:

@@ -65,7 +65,8 @@ SAML = ConnectorKind(
         "/spec/assertion_key_pair/private_key",
     ),
     destination_pointers=("/spec/entity_descriptor", "/spec/entity_descriptor_url", "/spec/sso", "/spec/issuer",
-                          "/spec/mfa", "/spec/credentials", "/spec/directory_id_groups_provider"),
+                          "/spec/single_logout_url", "/spec/mfa", "/spec/credentials",
+                          "/spec/directory_id_groups_provider"),
 )
 
 KINDS = (OIDC, SAML)

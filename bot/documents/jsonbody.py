@@ -22,6 +22,11 @@ from bot.documents.yamldoc import MAX_DEPTH, MAX_INT_DIGITS
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
+# A string (to its closing quote, or to the end of a text that has none: linear whatever the
+# text), or an opening bracket: what `count_containers` reads when a plain count of brackets is past
+# its cap.
+_STRING_OR_OPENING = re.compile(rb'"(?:[^"\\]++|\\.)*+(?:"|\Z)|[\[{]', re.S)
+
 # What matters to nesting in JSON text: strings (skipped whole, so brackets inside them do not
 # count; an object's keys are read from them), brackets and commas.
 _TOKENS = re.compile(r'"(?:[^"\\]+|\\.)*"|[\[\]{},]')
@@ -49,6 +54,24 @@ class _LongInteger:
 def _integer(text: str) -> int | _LongInteger:
     digits = len(text) - text.startswith("-")
     return int(text) if digits <= MAX_INT_DIGITS else _LongInteger(digits)
+
+
+def count_containers(text: bytes | bytearray, cap: int) -> int:
+    """How many objects and arrays the JSON text opens, counted without parsing it: at most `cap`,
+    or a number past `cap` (counting stops there). A parsed container costs tens of bytes however
+    few bytes of text it takes (`{}`), so a caller bounds their number before parsing. The plain
+    count of brackets is an upper bound; only when it is past `cap` are strings (which may hold
+    brackets) skipped, in one pass of the text."""
+    rough = text.count(b"{") + text.count(b"[")
+    if rough <= cap:
+        return rough
+    count = 0
+    for match in _STRING_OR_OPENING.finditer(text):
+        if match.end() - match.start() == 1 and text[match.start()] != 0x22:  # a bracket, not a lone `"`
+            count += 1
+            if count > cap:
+                break
+    return count
 
 
 def parse_json(raw: bytes | str) -> Any:

@@ -54,6 +54,7 @@ from bot.reviews.ledger import (
 )
 from bot.reviews.output import SUMMARY_MARKER, InlineComment, LeftOut, ReviewOutput
 from bot.reviews.scope import FULL, ReviewScope
+from bot.reviews.secret_lines import NO_SECRETS, SecretLines
 from bot.reviews.shaping import Counts, Placed, shape_findings
 from bot.reviews.verdict import Verification
 from bot.reviews.voice import review_body
@@ -108,6 +109,7 @@ async def run_review(
     analyzers: Sequence[Entry] = (),
     noise: NoiseBudget = DEFAULT_BUDGET,
     intent: Intent | None = None,
+    secret_lines: SecretLines = NO_SECRETS,
 ) -> ReviewOutput:
     """Review `head_sha` as `plan` says, over `scope` (the whole pull request by default).
 
@@ -127,6 +129,9 @@ async def run_review(
     and posted in the same review. `noise`: the inline comments one review posts, every source.
     `intent`: the issues the pull request closes, as read (bot/pipeline/intent.py): given to the
     model as the change's intent, and named in the notes, read or not.
+    `secret_lines`: the lines the secret scanner flagged: a model finding on one gets no
+    suggestion, and what is fingerprinted and kept of a finding leaves them out
+    (bot/reviews/secret_lines.py).
     """
     plan = as_plan_dict(plan)
     usage = usage if usage is not None else Usage()
@@ -145,7 +150,7 @@ async def run_review(
     if answer.parsed is None:
         return replace(_unfinished(plan, head_sha, "failed", failure_text(answer.attempts), answer, notes, scope),
                        cost=review_cost(usage, providers))
-    found = _model_found(answer.parsed, asked, files, learned, scope, analyzers)
+    found = _model_found(answer.parsed, asked, files, learned, scope, analyzers, secret_lines)
     verification = None
     if answer.model is not None and _verifies(providers, answer.model):
         found, verification = await _verified(found, models, answer.model, asked.patches, intent)
@@ -206,13 +211,15 @@ def _asked(plan: dict, patches: Iterable[Mapping], scope: ReviewScope, analyzers
 
 
 def _model_found(parsed: ParsedAnswer, asked: _Asked, files: Mapping[str, str], learned: ForReview | None,
-                 scope: ReviewScope, analyzers: Sequence[Entry]) -> _ModelFound:
+                 scope: ReviewScope, analyzers: Sequence[Entry], secret_lines: SecretLines = NO_SECRETS) -> _ModelFound:
     """The model's findings as the ledger's entries: shaped by the configuration, less what an
     analyzer says at the same lines and what a learning leaves out; new, posted before, withheld
-    for lacking a fix, or carried from an earlier head (an incremental review)."""
-    patches = asked.patches
-    own = tuple(f for f in parsed.findings if not overlap.same_as_analyzer(f, [e.finding for e in analyzers]))
-    shaped = shape_findings(own, asked.plan, patches=patches, files=files)
+    for lacking a fix, or carried from an earlier head (an incremental review). A finding on a line
+    holding a secret has no suggestion, and is fingerprinted and kept without that line."""
+    own = tuple(secret_lines.without_fixes(f for f in parsed.findings
+                                           if not overlap.same_as_analyzer(f, [e.finding for e in analyzers])))
+    shaped = shape_findings(own, asked.plan, patches=asked.patches, files=files)
+    patches = secret_lines.blanked(asked.patches)
     notes = [*asked.notes]
     kept: Sequence[Placed] = shaped.posted
     if learned is not None:

@@ -56,6 +56,7 @@ class FollowUp:
     line: int | None = None
     code: str | None = None  # that file around `line` at the head, numbered
     rules: tuple[tuple[str, str], ...] = ()  # (id, text) of the rules that apply to `path`
+    left_out: int = 0  # replies by others in the app's thread, not shown (bot/reviews/followup.py `conversation`)
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,11 @@ def build_messages(follow: FollowUp) -> list[dict]:
     if follow.rules:
         rules = "\n\n".join(f"#### Rule `{rid}`\n{fence(text)}" for rid, text in follow.rules)
         parts.append("## Rules that apply to this file\n" + cut_to_bytes(rules, MAX_RULES_BYTES))
-    parts.append("## The conversation (answer the last message)\n" + fence(_last_bytes(thread, MAX_THREAD_BYTES)))
+    heading = "## The conversation (answer the last message)"
+    if follow.left_out:
+        replies = "1 reply" if follow.left_out == 1 else f"{follow.left_out} replies"
+        heading += f"\n({replies} by other people earlier in this thread: not shown.)"
+    parts.append(heading + "\n" + fence(_last_bytes(thread, MAX_THREAD_BYTES)))
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n\n".join(parts)}]
 
 

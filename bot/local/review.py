@@ -66,8 +66,8 @@ async def review_change(change: Change, admin: AdminConfig | None, session: aioh
     the pull request has already (none for a change that is no pull request yet)."""
     if change.plan["decision"] != "review":
         return Reviewed(None, skipped=skip_reason(change, admin))
-    analyzed, notes = await analyze_change(change.repo, change.full_name, change.head_sha, change.plan,
-                                           change.patches, admin, posted)
+    analyzed, notes, secrets = await analyze_change(change.repo, change.full_name, change.head_sha, change.plan,
+                                                    change.patches, admin, posted)
     noise = noise_budget(admin, change.full_name)
     skipped = skip_reason(change, admin)
     if skipped is not None:
@@ -78,5 +78,6 @@ async def review_change(change: Change, admin: AdminConfig | None, session: aioh
     output = await run_review(change.plan, files=change.files, patches=change.patches, providers=change.providers,
                               session=session, head_sha=change.head_sha, app_login=app_login, reviews=reviews,
                               secrets_dir=secrets_dir, index=change.index, usage=usage, lookups=change.lookups,
-                              scope=scope, walkthrough=walkthrough, analyzers=analyzed, noise=noise)
+                              scope=scope, walkthrough=walkthrough, analyzers=analyzed, noise=noise,
+                              secret_lines=secrets)
     return Reviewed(output, analyzed, notes)

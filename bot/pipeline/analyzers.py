@@ -19,10 +19,11 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.analyzers.builtin import config_paths, run_builtins, wanted_files
+from bot.analyzers.builtin import config_paths, run_builtins, secret_scan, wanted_files
 from bot.analyzers.feed import entries
 from bot.analyzers.filter import place
 from bot.analyzers.model import AnalyzerResult
+from bot.analyzers.secret_guard import flagged, guarded
 from bot.analyzers.settings import AnalyzerSettings, analyzer_settings
 from bot.analyzers.severity import mapped
 from bot.analyzers.stored import result_from_json
@@ -40,6 +41,7 @@ from bot.pipeline.targets import Target
 from bot.reviews import decisions
 from bot.reviews.diff import FilePatch, read_patches
 from bot.reviews.ledger import Entry, Ledger, NoiseBudget, build
+from bot.reviews.secret_lines import NO_SECRETS, SecretLines
 from bot.reviews.voice import listing, upload_body
 
 logger = logging.getLogger("reviewer.analyzers")
@@ -52,6 +54,7 @@ class AnalyzerStep:
     entries: tuple[Entry, ...] = ()
     notes: tuple[str, ...] = ()
     uploads: tuple[str, ...] = ()  # the ids of the uploads applied: `complete` once their findings are posted
+    secrets: SecretLines = NO_SECRETS  # the lines the secret scanner flagged: no finding quotes them
 
 
 def settings_for(admin: AdminConfig | None, full_name: str) -> AnalyzerSettings:
@@ -97,6 +100,8 @@ async def analyze(services: Services, gh: GitHubClient, target: Target, patches:
     if builtins:
         found, notes = await _builtins(gh, target, settings, patches)
         results += found
+    # before any learning leaves a result out: a line holding a secret is one whatever is posted
+    secrets = flagged(results if builtins else await _secret_results(settings, patches))
     if services.learnings is not None and results:  # left out by a suppress learning of their rule id
         results, left_out = leave_out_findings(
             results, await services.learnings.learnings(account=target.owner, repository=target.repo),
@@ -104,12 +109,20 @@ async def analyze(services: Services, gh: GitHubClient, target: Target, patches:
         notes = [*notes, left_out] if left_out else notes
     results = mapped(results, settings.severity)
     memory = services.memory
-    placement = place(results, patches, mode=settings.filter, max_inline_per_tool=settings.max_inline_per_tool)
+    clean = secrets.blanked(patches)  # what is fingerprinted and kept of a finding leaves the flagged lines out
+    placement = guarded(place(results, clean, mode=settings.filter, max_inline_per_tool=settings.max_inline_per_tool),
+                        secrets)
     posted = await memory.posted(target.pull_key) if memory is not None and results else []
-    fed = entries(placement, plan_json, posted, patches)
+    fed = entries(placement, plan_json, posted, clean)
     logger.info("analyzers at %s: %d result(s), %d finding(s) stand, %d new", target.head_sha[:7], len(results),
                 len(fed.entries), len(fed.new))
-    return AnalyzerStep(fed.entries, (*notes, *fed.notes), tuple(upload_ids))
+    return AnalyzerStep(fed.entries, (*notes, *fed.notes), tuple(upload_ids), secrets)
+
+
+async def _secret_results(settings: AnalyzerSettings, patches: Mapping[str, FilePatch]) -> tuple[AnalyzerResult, ...]:
+    """An upload's job runs no built-in analyzer, but still needs the lines holding a secret: an
+    uploaded fix on one of them must not quote it."""
+    return (await secret_scan(patches)).results if settings.secrets else ()
 
 
 async def uploads_applied(services: Services, step_uploads: tuple[str, ...]) -> None:

@@ -1,20 +1,28 @@
 """Budgets at review time: whether an account may send one more review to a model, and what its
 reviews spent (the limits: bot.config.budgets; the counts: bot.store.budgets).
 
-The order: the month's tokens are read first (a month already past its limit refuses without
-counting anything), then the day's review is claimed (counted only while under its limit, across
-processes). The answer tokens and prompt tokens of a review that ran are added once it has.
-The periods are UTC: a day resets at 00:00 UTC, a month at 00:00 UTC on its first day.
+The order: the month's tokens are reserved first (a month already past its limit, or whose
+limit the reviews running now would pass, refuses without counting anything), then the day's
+review is claimed (counted only while under its limit, across processes; refused, the tokens'
+reservation is given back). A reservation is an estimate of what one review or one answer may
+spend (REVIEW_ESTIMATE, ANSWER_ESTIMATE: every byte its request may hold, four to a token, and
+room for the answer); once the model answered (or failed), `settle` replaces it with the prompt and
+answer tokens the providers counted. So ten reviews at once cannot each spend a month's last
+thousand tokens. The periods are UTC: a day resets at 00:00 UTC, a month at 00:00 UTC on its
+first day.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from bot.config.budgets import BudgetLimits, Limit
+from bot.engine import followup
+from bot.engine.request import DEFAULT_BUDGETS, Budgets
 from bot.engine.usage import Usage
 from bot.store.budgets import BudgetStore
 
@@ -38,6 +46,32 @@ class Exceeded:
         return "budget-reviews-per-day" if self.budget == "reviewsPerDay" else "budget-tokens-per-month"
 
 
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """Tokens of an account's month held for one model call until it is settled."""
+
+    account: str
+    month: str
+    id: str
+    tokens: int
+
+
+BYTES_PER_TOKEN = 4
+ANSWER_TOKENS = 16_384  # room for a review's answer (findings, walkthrough)
+
+
+def estimate(budgets: Budgets) -> int:
+    """What one review may spend: every byte its request may hold, and its answer."""
+    total = (budgets.diff + budgets.rules + budgets.context + budgets.agent_files + budgets.index
+             + budgets.earlier_diff)
+    return total // BYTES_PER_TOKEN + ANSWER_TOKENS
+
+
+REVIEW_ESTIMATE = estimate(DEFAULT_BUDGETS)
+ANSWER_ESTIMATE = ((followup.MAX_THREAD_BYTES + followup.MAX_CODE_BYTES + followup.MAX_RULES_BYTES) // BYTES_PER_TOKEN
+                   + followup.MAX_ANSWER_CHARS // BYTES_PER_TOKEN)
+
+
 def periods(now: float) -> tuple[str, str]:
     """(`2026-11-27`, `2026-11`): the UTC day and month of `now`, the counts' period keys."""
     moment = datetime.fromtimestamp(now, UTC)
@@ -58,35 +92,48 @@ def account_of(full_name: str) -> str:
     return full_name.split("/", 1)[0].lower()
 
 
-async def admit(store: BudgetStore, limits: BudgetLimits, account: str,
-                now: float | None = None) -> Exceeded | None:
-    """None, with the review counted, when the account may send one more review to a model;
-    else the budget it would pass (nothing counted)."""
+async def admit(store: BudgetStore, limits: BudgetLimits, account: str, now: float | None = None,
+                tokens: int = REVIEW_ESTIMATE) -> Exceeded | Reservation | None:
+    """When the account may send one more review to a model: the review counted, and its tokens'
+    reservation (None without a token budget), to `settle` once the model answered; else the
+    budget it would pass (nothing counted, nothing held)."""
     now = time.time() if now is None else now
     day, _ = periods(now)
-    over = await tokens_spent(store, limits, account, now)
-    if over is not None:
-        return over
+    held = await reserve(store, limits, account, tokens, now)
+    if isinstance(held, Exceeded):
+        return held
     reviews = limits.reviews_per_day
     counted = await store.claim_review(account, day, reviews.value if reviews is not None else None)
     if counted is None and reviews is not None:
+        if held is not None:
+            await store.settle(held.account, held.month, held.id, 0)
         return Exceeded("reviewsPerDay", reviews, reviews.value, day_reset(now), account)
-    return None
+    return held
 
 
-async def tokens_spent(store: BudgetStore, limits: BudgetLimits, account: str,
-                       now: float | None = None) -> Exceeded | None:
-    """The month's token budget when the account has spent it (a follow-up answer checks this
-    alone: it is no review, and counts none), else None."""
+async def reserve(store: BudgetStore, limits: BudgetLimits, account: str, tokens: int,
+                  now: float | None = None) -> Exceeded | Reservation | None:
+    """`tokens` of the month held for a model call, or the month's budget it would pass; None
+    without a token budget (nothing to hold)."""
     now = time.time() if now is None else now
-    tokens = limits.tokens_per_month
-    if tokens is None:
+    budget = limits.tokens_per_month
+    if budget is None:
         return None
-    day, month = periods(now)
-    spent = await store.spent(account, day, month)
-    if spent.tokens_this_month < tokens.value:
-        return None
-    return Exceeded("tokensPerMonth", tokens, spent.tokens_this_month, month_reset(now), account)
+    _, month = periods(now)
+    reservation = Reservation(account, month, uuid.uuid4().hex, tokens)
+    spent = await store.reserve(account, month, reservation.id, tokens, budget.value)
+    if spent is not None:
+        return Exceeded("tokensPerMonth", budget, spent, month_reset(now), account)
+    return reservation
+
+
+async def settle(store: BudgetStore, held: Reservation | None, account: str, usage: Usage) -> None:
+    """The tokens a model call spent (prompt and answer, as the providers counted them), in
+    place of its reservation."""
+    if held is None:
+        await spend(store, account, usage)
+        return
+    await store.settle(held.account, held.month, held.id, usage.prompt_tokens + usage.answer_tokens)
 
 
 async def spend(store: BudgetStore, account: str, usage: Usage, now: float | None = None) -> None:

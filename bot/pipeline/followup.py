@@ -32,7 +32,16 @@ from bot.pipeline.services import Services
 from bot.pipeline.targets import Target
 from bot.reviews.checkrun import report_for_plan
 from bot.reviews.checkrun_budget import answer_for_budget
-from bot.reviews.followup import RATE_NOTICE, WINDOW, Asked, help_text, neutralise_mentions, rate, read_comment
+from bot.reviews.followup import (
+    RATE_NOTICE,
+    WINDOW,
+    Asked,
+    conversation,
+    help_text,
+    neutralise_mentions,
+    rate,
+    read_comment,
+)
 from bot.reviews.memory import ReviewMemory
 
 logger = logging.getLogger("reviewer.followup")
@@ -46,6 +55,11 @@ class Said:
     author: str
     body: str
     root_id: int | None  # the review thread it belongs to (its first comment), if any
+    url: str | None = None  # its html_url, which a learning made from it cites
+
+    def as_comment(self) -> dict[str, Any]:
+        """As GitHub lists a comment (what a thread holds)."""
+        return {"id": self.comment_id, "user": {"login": self.author}, "body": self.body, "html_url": self.url}
 
 
 def said_in(job: Job) -> Said:
@@ -53,7 +67,9 @@ def said_in(job: Job) -> Said:
     root = None
     if job.event == "pull_request_review_comment":
         root = holder.get("in_reply_to_id") or holder.get("id")
-    return Said(int(holder["id"]), str((holder.get("user") or {}).get("login", "")), holder.get("body") or "", root)
+    url = holder.get("html_url")
+    return Said(int(holder["id"]), str((holder.get("user") or {}).get("login", "")), holder.get("body") or "", root,
+                url if isinstance(url, str) else None)
 
 
 @dataclass(frozen=True)
@@ -100,8 +116,9 @@ class _Where:
 class _Heard:
     said: Said
     asked: Asked
-    thread: list[dict]  # the review thread, oldest first; empty for a pull request comment
+    thread: list[dict]  # the review thread, oldest first, ending at `said`; empty for a pull request comment
     number: int  # the pull request
+    left_out: int = 0  # replies by others in an app's thread, not given to the model
 
 
 async def _hear(services: Services, gh: GitHubClient, job: Job) -> _Heard | None:
@@ -117,7 +134,12 @@ async def _hear(services: Services, gh: GitHubClient, job: Job) -> _Heard | None
         thread = followup.thread_of(await review_comments(gh, owner, repo, job.pr_number), said.root_id)
     started_by_app = bool(thread) and (thread[0].get("user") or {}).get("login") == login
     asked = read_comment(said.body, login.removesuffix("[bot]"), in_app_thread=started_by_app)
-    return None if asked.kind == "nothing" else _Heard(said, asked, thread, job.pr_number)
+    if asked.kind == "nothing":
+        return None
+    # The thread is read now, not when the comment was made: it ends at the comment whose author
+    # is checked, and holds no one else's words in the app's own threads (bot/reviews/followup.py).
+    told, left_out = conversation(thread, said.as_comment(), login) if thread else ([], 0)
+    return _Heard(said, asked, [dict(c) for c in told], job.pr_number, left_out)
 
 
 async def handle_followup(services: Services, gh: GitHubClient, job: Job) -> ReviewResult | None:
@@ -152,8 +174,9 @@ async def handle_followup(services: Services, gh: GitHubClient, job: Job) -> Rev
     where = _Where(gh, target, said.root_id, await services.app_login())
     if heard.asked.kind == "command":
         return await _command(services, where, heard.asked.command, said.author, plan_json)
-    asking = heard.thread or [{"user": {"login": said.author}, "body": said.body}]
-    await _answer(memory, _Context(services, where, plan_json, config, asking, gathered.merge_base))
+    asking = heard.thread or [said.as_comment()]
+    await _answer(memory, _Context(services, where, plan_json, config, asking, gathered.merge_base, said,
+                                   heard.left_out))
     return None
 
 
@@ -228,8 +251,10 @@ class _Context:
     where: _Where
     plan: dict
     config: Any  # EffectiveConfig: the providers
-    thread: list[dict]
+    thread: list[dict]  # ends at `said`
     merge_base: str  # rule files are read there, as for reviews
+    said: Said  # the comment answered, whose author has write access (checked before)
+    left_out: int = 0  # others' replies in the app's thread, not given to the model
 
 
 async def _answer(memory: ReviewMemory, ctx: _Context) -> None:
@@ -250,40 +275,44 @@ async def _answer(memory: ReviewMemory, ctx: _Context) -> None:
 async def _answer_text(ctx: _Context) -> str:
     if not ctx.config.providers or not any(ctx.plan["models"].values()):
         return "No model is configured for this repository, so I cannot answer questions here."
-    refusal = await _over_budget(ctx)
-    if refusal is not None:
-        return refusal
+    held = await _reserve(ctx)
+    if isinstance(held, str):
+        return held
     follow = await _follow_up(ctx)
     usage = Usage()
-    answer = await followup.answer(follow, ctx.plan["models"], providers=ctx.config.providers,
-                                   session=ctx.services.http, secrets_dir=ctx.services.secrets_dir, usage=usage)
-    if ctx.services.budgets is not None:  # a follow-up's tokens are the month's too (docs/configuration.md)
-        await budgets.spend(ctx.services.budgets, budgets.account_of(ctx.where.target.full_name), usage)
+    try:
+        answer = await followup.answer(follow, ctx.plan["models"], providers=ctx.config.providers,
+                                       session=ctx.services.http, secrets_dir=ctx.services.secrets_dir, usage=usage)
+    finally:  # a follow-up's tokens are the month's too (docs/configuration.md), in place of those held
+        if ctx.services.budgets is not None:
+            await budgets.settle(ctx.services.budgets, held, budgets.account_of(ctx.where.target.full_name), usage)
     if answer.text is None:
         logger.warning("no model answered the follow-up in %s", ctx.where.thread)
         return "I could not answer this time: no model gave an answer. Ask again later."
     does_not_apply, text = classified(answer.text)
     text = neutralise_mentions(text)
     store, where = ctx.services.learnings, ctx.where
-    if does_not_apply and store is not None and where.root_id is not None and ctx.thread:
-        last = ctx.thread[-1]  # the reply answered: its author has write access (checked before)
+    if does_not_apply and store is not None and where.root_id is not None:
+        # the learning is the checked comment's: its author and its words, never a later reply's
+        said = ctx.said
         place = learn.Place(where.gh, where.target.owner, where.target.repo, where.target.pull_key,
                             where.login.removesuffix("[bot]"), ctx.services.public_url)
-        text += await learn.from_model_reply(store, place, where.root_id, str((last.get("user") or {}).get("login", "")),
-                                             last.get("html_url"), str(last.get("body") or ""))
+        text += await learn.from_model_reply(store, place, where.root_id, said.author, said.url, said.body)
     return text
 
 
-async def _over_budget(ctx: _Context) -> str | None:
-    """The reply when the account's month of tokens is spent (no model is asked), else None."""
+async def _reserve(ctx: _Context) -> str | budgets.Reservation | None:
+    """The reply when the account's month of tokens is spent (no model is asked); else the tokens
+    held for the answer (None without a token budget)."""
     admin, store = ctx.services.admin.current, ctx.services.budgets
     if store is None or admin is None:
         return None
     full_name = ctx.where.target.full_name
-    over = await budgets.tokens_spent(store, admin.budgets_for(full_name), budgets.account_of(full_name))
-    if over is None:
-        return None
-    return answer_for_budget(over.budget, over.limit.value, over.resets_at, over.limit.key_path)
+    held = await budgets.reserve(store, admin.budgets_for(full_name), budgets.account_of(full_name),
+                                 budgets.ANSWER_ESTIMATE)
+    if not isinstance(held, budgets.Exceeded):
+        return held
+    return answer_for_budget(held.budget, held.limit.value, held.resets_at, held.limit.key_path)
 
 
 async def _follow_up(ctx: _Context) -> followup.FollowUp:
@@ -293,7 +322,7 @@ async def _follow_up(ctx: _Context) -> followup.FollowUp:
     first = ctx.thread[0]
     path, line = first.get("path"), first.get("line") or first.get("original_line")
     if ctx.where.root_id is None or not isinstance(path, str) or not isinstance(line, int):
-        return followup.FollowUp(messages)
+        return followup.FollowUp(messages, left_out=ctx.left_out)
     t = ctx.where.target
     text = await read_file(ctx.where.gh, t.owner, t.repo, path, t.head_sha)
     code = followup.numbered(text, line) if text else None
@@ -301,5 +330,5 @@ async def _follow_up(ctx: _Context) -> followup.FollowUp:
     files = await read_paths(ctx.where.gh, t.owner, t.repo, [r["file"] for r in rules if r.get("file")],
                              ctx.merge_base)
     texts = tuple((r["id"], r.get("rule") or files.get(r.get("file") or "", "")) for r in rules)
-    return followup.FollowUp(messages, path, line, code, texts)
+    return followup.FollowUp(messages, path, line, code, texts, left_out=ctx.left_out)
 

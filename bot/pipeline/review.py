@@ -256,7 +256,7 @@ async def _reviewed(services: Services, gh: GitHubClient, target: Target, gather
             return journal.Planned(report, result=result)
     stage.name = "counting the account's budgets"
     over = await _over_budget(services, target)
-    if over is not None:  # no model; the analyzers' findings, if any, are still posted
+    if isinstance(over, budgets.Exceeded):  # no model; the analyzers' findings, if any, are still posted
         spent = _budget_report(plan_json, over)  # its title and summary name the budget, and its reset
         if not analyzed.entries:
             return journal.Planned(spent, result=ReviewResult("skipped", over.reason))
@@ -265,9 +265,11 @@ async def _reviewed(services: Services, gh: GitHubClient, target: Target, gather
         return journal.Planned(spent, replace(output, title=f"{spent.title}; {output.title}"), notes=analyzed.notes)
     stage.name = "running the model review"
     usage = Usage()
-    output = await _model_review(services, gh, target, gathered, plan_json, config, stage, step, analyzed, usage)
-    if services.budgets is not None:
-        await budgets.spend(services.budgets, budgets.account_of(target.full_name), usage)
+    try:
+        output = await _model_review(services, gh, target, gathered, plan_json, config, stage, step, analyzed, usage)
+    finally:  # what the model calls spent, in place of the tokens held for them (also when they failed)
+        if services.budgets is not None:
+            await budgets.settle(services.budgets, over, budgets.account_of(target.full_name), usage)
     return journal.Planned(report_for_plan(plan_json), output,
                            notes=((describe(step, target.head_sha),) if step is not None else ()) + analyzed.notes,
                            remember=journal.Remembered(step.digest, step.merge_base) if step is not None else None)
@@ -315,7 +317,7 @@ async def _model_review(services: Services, gh: GitHubClient, target: Target, ga
                             index=index.retrieval if index else None, lookups=index.lookups if index else None,
                             learned=learned, walkthrough=_walkthrough_on(services, target),
                             analyzers=analyzed.entries, noise=noise_budget(services, target), usage=usage,
-                            intent=intent)
+                            secret_lines=analyzed.secrets, intent=intent)
 
 
 def _walkthrough_on(services: Services, target: Target) -> bool:
@@ -333,15 +335,16 @@ def _place(services: Services, gh: GitHubClient, target: Target, login: str) -> 
     return learn.Place(gh, target.owner, target.repo, target.pull_key, login.removesuffix("[bot]"), services.public_url)
 
 
-async def _over_budget(services: Services, target: Target) -> budgets.Exceeded | None:
-    """The budget this review would pass, or None with the review counted (docs/configuration.md)."""
+async def _over_budget(services: Services, target: Target) -> budgets.Exceeded | budgets.Reservation | None:
+    """The budget this review would pass; else, with the review counted, the tokens held for it
+    (None without a token budget) (docs/configuration.md)."""
     admin = services.admin.current
     if services.budgets is None:
         return None
     # counted with or without limits: a budget set later in the day finds the day's reviews counted
     limits = admin.budgets_for(target.full_name) if admin is not None else BudgetLimits()
     over = await budgets.admit(services.budgets, limits, budgets.account_of(target.full_name))
-    if over is not None:
+    if isinstance(over, budgets.Exceeded):
         logger.info("review of %s not sent to a model: budget %s (%s) is spent", target.full_name, over.budget,
                     over.limit.key_path)
     return over

@@ -13,7 +13,7 @@ Answers are bounded per thread (`MAX_ANSWERS` an hour, then one notice) and neve
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -83,6 +83,26 @@ def read_comment(body: str, slug: str, *, in_app_thread: bool = False) -> Asked:
     if len(rest.split()) <= 2:
         return Asked("command", "help")
     return Asked("question", text=text)
+
+
+def _login(comment: Mapping) -> str:
+    return str((comment.get("user") or {}).get("login", ""))
+
+
+def conversation(thread: Sequence[Mapping], comment: Mapping, app_login: str) -> tuple[list[Mapping], int]:
+    """The review thread as the model reads it to answer `comment` (whose author's access was
+    checked), and how many replies were left out. It ends at that comment: a reply posted after it
+    is not what was asked, whoever wrote it. In a thread the app started (a finding, where the
+    answer may become a learning in the author's name) only the app's comments and the author's own
+    are kept: nobody else's words steer how the author's reply is read. `comment` is added at the
+    end when the thread read from GitHub does not hold it yet."""
+    author = _login(comment).lower()
+    ending = next((i for i, c in enumerate(thread) if c.get("id") == comment.get("id")), None)
+    before = list(thread[:ending]) if ending is not None else list(thread)
+    kept = before
+    if before and _login(before[0]).lower() == app_login.lower():
+        kept = [c for c in before if _login(c).lower() in (author, app_login.lower())]
+    return [*kept, thread[ending] if ending is not None else comment], len(before) - len(kept)
 
 
 def neutralise_mentions(text: str) -> str:

@@ -34,7 +34,7 @@ from bot.connectors.field_checks import ConnectorSecrets
 from bot.secrets.references import SecretStore
 from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
-from bot.server.analyses import setup_analyses_routes, web_url_of
+from bot.server.analyses import UploadAdmission, setup_analyses_routes, web_url_of
 from bot.server.audit_api import AUDIT, setup_audit_routes
 from bot.server.console import setup_console
 from bot.server.console.learnings import setup_learnings_console
@@ -88,7 +88,8 @@ def _with_web(app: web.Application) -> None:
     token = settings.admin_token.reveal() if settings.admin_token else None
     audit = app[AUDIT] = Audit(storage.audit)
     admin.audit = audit  # web processes record the admin file's reloads (workers reload it too, unrecorded)
-    app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics))
+    app.router.add_post("/webhook", make_handler(settings.webhook_secret.reveal().encode(), store, metrics,
+                                                 settings.webhook_unverified_mib * 1024 * 1024))
     descriptors = DescriptorSource()  # SAML metadata: fetched by a connector's reconcile, kept for sign-in
     app.on_cleanup.append(lambda _: descriptors.close())
     secrets = ConnectorSecrets(SecretStore(settings.secrets_dir), lambda: _admin_secrets(admin))
@@ -103,7 +104,8 @@ def _with_web(app: web.Application) -> None:
     setup_learnings_routes(app, gate=gate, store=app[LEARNINGS], audit=audit)
     setup_analyses_routes(app, gate=gate, uploads=stores.uploads,
                           context=lambda: app[RUNTIME].context, public_url=settings.public_url,
-                          github_web_url=web_url_of(settings.api_url))
+                          github_web_url=web_url_of(settings.api_url), audit=audit,
+                          admission=UploadAdmission(settings.upload_decodes, settings.upload_memory_mib * 1024 * 1024))
     _with_console(app, settings, gate)
     setup_home(app, settings)
     app.cleanup_ctx.append(_web_tasks)

@@ -23,6 +23,7 @@ from bot.learnings.book import LearningBook
 from bot.server import logging as log
 from bot.server.access_log import enable_access_log
 from bot.server.admin_reload import AdminConfigHolder
+from bot.server.forwarded import trusted_proxies_middleware
 from bot.server.metrics import Metrics
 from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.probes import Readiness, setup_probes
@@ -102,6 +103,8 @@ def core_app(settings: Settings, handler_for: HandlerFactory, *, admin: AdminCon
     app = web.Application(client_max_size=MAX_BODY)
     if settings.access_log:
         enable_access_log(app)  # first: the outermost middleware
+    if settings.trusted_proxies:  # outside even the access log, which logs the client's address
+        app.middlewares.insert(0, trusted_proxies_middleware(settings.trusted_proxies))
     app[SETTINGS], app[METRICS], app[ADMIN], app[RUNTIME] = settings, metrics, admin, Runtime(handler_for)
     app[ROLE] = role
     stores = app[STORES] = stores_for(settings.database_url)

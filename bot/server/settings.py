@@ -30,6 +30,7 @@ from bot.github import credentials
 from bot.github.auth import private_key
 from bot.github.client import DEFAULT_API_URL
 from bot.github.manifest import GITHUB_COM, web_url
+from bot.server.forwarded import Network, parse_trusted_proxies
 from bot.server.listen import DEFAULT_HOST, resolve_host
 from bot.server.queue_timings import KEYS as QUEUE_KEYS
 from bot.server.queue_timings import QueueTimings, queue_timings
@@ -42,12 +43,16 @@ KEYS = (
     "REVIEWER_SECRETS_DIR", "REVIEWER_WORKERS", "REVIEWER_ADMIN_RELOAD_SECONDS", "REVIEWER_RECONCILE_SECONDS",
     "REVIEWER_DELIVERY_RETENTION_DAYS", "REVIEWER_PUBLIC_URL", "REVIEWER_SESSION_TTL",
     "REVIEWER_DIRECTORY_URL", "REVIEWER_HOST", "REVIEWER_LOG_LEVEL", "REVIEWER_ACCESS_LOG", *QUEUE_KEYS,
+    "REVIEWER_TRUSTED_PROXIES", "REVIEWER_UPLOAD_DECODES", "REVIEWER_UPLOAD_MEMORY_MIB",
+    "REVIEWER_WEBHOOK_UNVERIFIED_MIB",
 )
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 # GitHub lets a delivery be redelivered for 3 days (GitHub Enterprise Server: 7): a delivery kept
 # at least that long is never done twice by a redelivery.
 MIN_RETENTION_DAYS = 7
+# The break-glass token opens everything: guessing one this long is out of reach, even unthrottled.
+MIN_ADMIN_TOKEN_CHARS = 32
 _KEY = re.compile(r"[A-Z_][A-Z0-9_]*")
 
 
@@ -104,6 +109,10 @@ class Settings:
     directory_url: str | None = None  # reach Graph / Google's directory here instead (a proxy, a test double)
     log_level: str = "INFO"  # REVIEWER_LOG_LEVEL: the least severe level logged, one of LOG_LEVELS
     access_log: bool = False  # REVIEWER_ACCESS_LOG: a JSON line per HTTP request (bot/server/access_log.py)
+    trusted_proxies: tuple[Network, ...] = ()  # REVIEWER_TRUSTED_PROXIES: whose X-Forwarded-For is believed
+    upload_decodes: int = 1  # REVIEWER_UPLOAD_DECODES: SARIF uploads decoded at once (bot/server/analyses.py)
+    upload_memory_mib: int = 320  # REVIEWER_UPLOAD_MEMORY_MIB: the memory of each decode's child process
+    webhook_unverified_mib: int = 64  # REVIEWER_WEBHOOK_UNVERIFIED_MIB: webhook bytes read before their signature is checked
     queue: QueueTimings = QueueTimings()  # REVIEWER_QUEUE_*: the job queue's pace on PostgreSQL
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)  # key → "env" | file path
 
@@ -278,6 +287,10 @@ def read_settings(environ: Mapping[str, str] | None = None, config_file: str | N
     reload_seconds = _seconds(values, "REVIEWER_ADMIN_RELOAD_SECONDS", Settings.admin_reload_seconds, 3600, problems)
     reconcile_seconds = _seconds(values, "REVIEWER_RECONCILE_SECONDS", Settings.reconcile_seconds, 86400, problems)
     public_url, session_ttl = _signin_settings(values, problems)
+    admin_token = values.get("REVIEWER_ADMIN_TOKEN") or ""
+    if admin_token and len(admin_token.strip()) < MIN_ADMIN_TOKEN_CHARS:
+        problems.append(f"REVIEWER_ADMIN_TOKEN: the break-glass token has {len(admin_token.strip())} characters; it "
+                        f"must have at least {MIN_ADMIN_TOKEN_CHARS} (make one with `openssl rand -hex 32`)")
     settings = Settings(
         webhook_secret=Secret(secret),
         app_id=app_id,
@@ -300,10 +313,25 @@ def read_settings(environ: Mapping[str, str] | None = None, config_file: str | N
         directory_url=_directory_url(values, problems),
         log_level=_log_level(values, problems),
         access_log=_flag(values, "REVIEWER_ACCESS_LOG", problems),
+        trusted_proxies=_trusted_proxies(values, problems),
+        upload_decodes=_integer(values, "REVIEWER_UPLOAD_DECODES", Settings.upload_decodes, 1, 16, problems),
+        upload_memory_mib=_integer(values, "REVIEWER_UPLOAD_MEMORY_MIB", Settings.upload_memory_mib, 64, 65536,
+                                   problems),
+        webhook_unverified_mib=_integer(values, "REVIEWER_WEBHOOK_UNVERIFIED_MIB", Settings.webhook_unverified_mib,
+                                        26, 65536, problems),
         queue=queue_timings(values, problems),
         sources=sources,
     )
     return settings, [_named_source(problem, sources) for problem in problems]
+
+
+def _trusted_proxies(values: dict[str, str], problems: list[str]) -> tuple[Network, ...]:
+    try:
+        return parse_trusted_proxies(values.get("REVIEWER_TRUSTED_PROXIES", ""))
+    except ValueError as exc:
+        problems.append(f"REVIEWER_TRUSTED_PROXIES: {exc}; give the proxies' CIDRs separated by commas, such as "
+                        "10.0.0.0/8,192.0.2.7")
+        return ()
 
 
 def _log_level(values: dict[str, str], problems: list[str]) -> str:

@@ -5,6 +5,12 @@ reading), 401 missing or wrong `X-Hub-Signature-256` (constant-time comparison o
 415 a content type other than JSON, 400 a missing `X-GitHub-Event` or `X-GitHub-Delivery`; then
 the raw body and headers are committed (group commit) and only then answered: 202, or 200 for
 `ping`. The body is not parsed here; the dispatcher does that off the request path.
+
+Until its signature checks out a body is anyone's, so what the server holds of such bodies is
+bounded: a request without a well-formed signature header is refused before its body is read; the
+signature is computed while the body streams in; and the bytes of bodies being read unverified,
+across every request at once, are at most `unverified_bytes` (REVIEWER_WEBHOOK_UNVERIFIED_MIB):
+past that a delivery is answered 503 with Retry-After (GitHub marks it failed, to be redelivered).
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ KEPT_HEADERS = ("X-GitHub-Event", "X-GitHub-Delivery", "X-GitHub-Hook-ID",
 _EVENT = re.compile(r"[a-z_]{1,64}")
 _DELIVERY = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _SIGNATURE = re.compile(r"sha256=([0-9a-fA-F]{64})")
+_CHUNK = 64 * 1024
+RETRY_AFTER = 5
 
 logger = log.get("webhook")
 
@@ -44,23 +52,86 @@ def verify_signature(secret: bytes, body: bytes, header: str | None) -> bool:
     return hmac.compare_digest(signature(secret, body), "sha256=" + match.group(1).lower())
 
 
-def _reject(metrics: Metrics, status: int, message: str, delivery: str | None = None) -> web.Response:
+def _reject(metrics: Metrics, status: int, message: str, delivery: str | None = None,
+            retry_after: int | None = None) -> web.Response:
     metrics.rejected.inc(status=str(status))
     logger.warning("webhook refused: %s", message, extra=log.fields(status=status, delivery=delivery))
-    return web.json_response({"error": message}, status=status)
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return web.json_response({"error": message}, status=status, headers=headers)
 
 
-def make_handler(secret: bytes, store: DeliveryStore, metrics: Metrics):
+class Unverified:
+    """The bytes of webhook bodies being read before their signature is checked, across requests
+    at once: at most `budget`."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget, self.held = budget, 0
+
+    def take(self, size: int) -> bool:
+        if self.held + size > self.budget:
+            return False
+        self.held += size
+        return True
+
+    def give(self, size: int) -> None:
+        self.held -= size
+
+
+class _Busy(Exception):
+    pass
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _signed_body(request: web.Request, secret: bytes, unverified: Unverified) -> tuple[bytes, str]:
+    """The body, read within MAX_BODY and the unverified budget (_TooLarge, _Busy), with its
+    signature computed as it came in. A length the request announces is taken from the budget
+    before anything is read."""
+    taken = 0
+    try:
+        if request.content_length is not None:
+            if not unverified.take(request.content_length):
+                raise _Busy
+            taken = request.content_length
+        mac = hmac.new(secret, digestmod=hashlib.sha256)
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.content.iter_chunked(_CHUNK):
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise _TooLarge
+            if size > taken:
+                if not unverified.take(size - taken):
+                    raise _Busy
+                taken = size
+            mac.update(chunk)
+            chunks.append(chunk)
+        return b"".join(chunks), "sha256=" + mac.hexdigest()
+    finally:
+        unverified.give(taken)
+
+
+def make_handler(secret: bytes, store: DeliveryStore, metrics: Metrics, unverified_bytes: int = 64 * 1024 * 1024):
+    unverified = Unverified(max(unverified_bytes, MAX_BODY))
+
     async def webhook(request: web.Request) -> web.Response:
         # Untrusted until the signature checks out: log nothing from the request before that.
         if request.content_length is not None and request.content_length > MAX_BODY:
             return _reject(metrics, 413, f"the body is over {MAX_BODY} bytes")
-        try:
-            body = await request.read()  # the app's client_max_size caps chunked bodies too
-        except web.HTTPRequestEntityTooLarge:
-            return _reject(metrics, 413, f"the body is over {MAX_BODY} bytes")
         headers = request.headers
-        if not verify_signature(secret, body, headers.get("X-Hub-Signature-256")):
+        claimed = _SIGNATURE.fullmatch(headers.get("X-Hub-Signature-256") or "")
+        if claimed is None:  # nothing to check the body against: never read
+            return _reject(metrics, 401, "missing or wrong X-Hub-Signature-256")
+        try:
+            body, computed = await _signed_body(request, secret, unverified)
+        except _TooLarge:
+            return _reject(metrics, 413, f"the body is over {MAX_BODY} bytes")
+        except _Busy:
+            return _reject(metrics, 503, "too many webhook bodies are being read and checked at once; "
+                                         f"try again in {RETRY_AFTER} s", retry_after=RETRY_AFTER)
+        if not hmac.compare_digest(computed, "sha256=" + claimed.group(1).lower()):
             return _reject(metrics, 401, "missing or wrong X-Hub-Signature-256")
         delivery = headers.get("X-GitHub-Delivery")
         if request.content_type != "application/json":

@@ -44,6 +44,9 @@ class UploadRecord:
     status: str = "pending"
     errors: list[str] = field(default_factory=list)
     received_at: float = 0.0
+    # `results` as JSON text already (a JSON array), kept as it is: the server has it so from the
+    # child process that decoded the upload (bot/analyzers/isolated.py), and never parses it again
+    results_json: str | None = field(default=None, repr=False)
 
 
 _COLUMNS = "id, repo, commit_sha, ref, pull_number, tool_name, results, status, errors, received_at"
@@ -66,8 +69,9 @@ class UploadStore(PortableStore):
     async def add(self, record: UploadRecord) -> None:
         """Keep an upload (`pending`); uploads older than KEEP_DAYS go in the same transaction."""
         now = self._clock()
+        results = record.results_json if record.results_json is not None else json.dumps(record.results)
         values = (record.id, record.repo, record.commit_sha, record.ref, record.pull_number, record.tool_name,
-                  json.dumps(record.results), record.status, json.dumps(record.errors), now, now)
+                  results, record.status, json.dumps(record.errors), now, now)
 
         def add(conn: Conn) -> None:
             conn.execute("DELETE FROM sarif_uploads WHERE received_at < ?", (now - KEEP_DAYS * 86400,))

@@ -70,6 +70,15 @@ def test_a_ruff_configuration_that_extends_a_file_outside_the_copy_is_not_used(t
         assert "F401" in rules and "E711" not in rules  # ruff's defaults, not the outside file's
 
 
+@pytest.mark.parametrize("pyproject, what", [("tool = 1\n", "`tool`"), ("[tool]\nruff = 'all'\n", "`tool.ruff`")])
+def test_a_configuration_ruff_cannot_read_is_a_note_and_ruff_runs_without_it(pyproject, what):
+    """A repository's pyproject.toml whose `tool` is not a table used to stop the review."""
+    result = run({"a.py": PY}, {"pyproject.toml": pyproject}, ruff=True)
+    assert [f"ruff: pyproject.toml: {what} is not a table, so ruff cannot read the file; ruff ran without it"] == \
+        list(result.notes)
+    assert "F401" in {r.rule_id for r in result.results}  # ruff's defaults
+
+
 def test_ruff_does_not_write_a_cache_or_fix_files():
     result = run({"a.py": PY}, {"ruff.toml": "fix = true\ncache-dir = '/tmp/reviewer-analyzer-cache-probe'\n"
                                              "[lint]\nselect = ['F401', 'E711']\n"}, ruff=True)

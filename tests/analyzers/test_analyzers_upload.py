@@ -3,12 +3,14 @@
 import base64
 import gzip
 import json
+import struct
+import tracemalloc
 import zlib
 
 import pytest
 
 from bot.analyzers.model import Problem
-from bot.analyzers.upload import MAX_BODY_BYTES, Upload, UploadLimits, decode_upload, decode_upload_body
+from bot.analyzers.upload import MAX_BODY_BYTES, Upload, UploadLimits, _inflate, decode_upload, decode_upload_body
 from tests.support.analyzers_support import SHA, body, encode, load, log, result
 
 
@@ -111,6 +113,58 @@ def test_several_gzip_members_are_one_file():
     text = json.dumps(log(result())).encode()
     two = gzip.compress(text[:10]) + gzip.compress(text[10:])
     assert isinstance(decode_upload({**body(log()), "sarif": base64.b64encode(two).decode()}), Upload)
+
+
+def test_gzip_members_past_the_cap_are_refused():
+    text = json.dumps(log(result())).encode()
+    limits = UploadLimits(max_gzip_members=8)
+    pieces = [text[i:i + len(text) // 8 + 1] for i in range(0, len(text), len(text) // 8 + 1)]
+    assert len(pieces) <= 8
+    many = b"".join(gzip.compress(piece) for piece in pieces)
+    assert isinstance(decode_upload({**body(log()), "sarif": base64.b64encode(many).decode()}, limits=limits), Upload)
+    empty = many + gzip.compress(b"") * (9 - len(pieces))
+    [problem] = refused({**body(log()), "sarif": base64.b64encode(empty).decode()}, limits=limits)
+    assert (problem.pointer, problem.code) == ("/sarif", "too-large") and "more than 8 gzip members" in problem.message
+
+
+def _commented_member(comment: bytes, payload: bytes = b"") -> bytes:
+    """A gzip member whose header carries a comment (FCOMMENT): long data that inflates to little."""
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    data = deflate.compress(payload) + deflate.flush()
+    header = b"\x1f\x8b\x08\x10" + b"\0\0\0\0" + b"\x00\xff" + comment + b"\0"
+    return header + data + struct.pack("<II", zlib.crc32(payload), len(payload))
+
+
+def test_gzip_members_are_read_by_offset_never_copying_the_rest_of_the_data():
+    """Each member used to leave the rest of the data in zlib's `unused_data`, a copy: many members
+    made decoding quadratic (a 9.8 MB body of empty members took 78 s of CPU). Eight members of
+    1 MiB each (a header comment, nothing inflated) are read allocating a step's worth, not the
+    7 MiB still to read after the first."""
+    text = json.dumps(log(result())).encode()
+    data = b"".join(_commented_member(b"c" * (1024 * 1024)) for _ in range(8)) + _commented_member(b"", text)
+    tracemalloc.start()
+    try:
+        inflated = _inflate(data, UploadLimits())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert bytes(inflated) == text
+    assert peak < 512 * 1024, peak
+
+
+def test_json_objects_and_arrays_past_the_cap_are_refused_before_parsing():
+    """`[{},{},…]` costs 3 bytes of text a container and ~70 bytes parsed: counted in the text
+    first. Brackets inside strings do not count."""
+    limits = UploadLimits(max_json_containers=1000)
+    results = ",".join(["{}"] * 990)
+    many = f'{{"version":"2.1.0","runs":[{{"tool":{{"driver":{{"name":"t"}}}},"results":[{results}]}}]}}'.encode()
+    [problem] = refused(body(many.replace(b"{}", b"{},{}", 11)), limits=limits)
+    assert (problem.pointer, problem.code) == ("/sarif", "too-large")
+    assert "more than 1,000 JSON objects and arrays" in problem.message
+    problems = refused(body(many), limits=limits)  # within the cap: parsed, then refused as SARIF
+    assert problems[0].code != "too-large"
+    worded = log(result(message={"text": "[{" * 3000}))
+    assert isinstance(decode_upload(body(worded), limits=limits), Upload)
 
 
 def test_inflated_text_that_is_not_json_is_refused():

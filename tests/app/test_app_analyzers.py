@@ -31,7 +31,7 @@ from tests.support.analyzers_support import encode, load, log, result, ruff_sari
 from tests.support.app_support import World, running_app, settle
 from tests.support.server_support import wait_for
 
-TOKEN = "analyses-admin-token-for-tests"
+TOKEN = "analyses-admin-token-for-tests-0123456789abcdef"
 RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent))
 AWS_KEY = "AKIA" + "Q3EGRT5JXMPLVW4Z"  # split: this file must not hold the key whole for scanners
 VIEWS = "\n".join([

@@ -20,12 +20,13 @@ from tests.support.review_support import (
     PRIMARY,
     app_reviews,
     config_pull,
+    finding,
     reviewed,
     reviewing_app,
 )
 from tests.support.server_support import wait_for
 
-TOKEN = "analyses-admin-token-for-tests"
+TOKEN = "analyses-admin-token-for-tests-0123456789abcdef"
 
 
 async def _upload(world: World, document: dict, sha: str) -> str:
@@ -94,3 +95,38 @@ async def test_a_blocking_analyzer_finding_dismisses_the_apps_approval(tmp_path,
     assert approval.dismissal_message.startswith("Reviewer found 1 blocking and 0 important finding(s)")
     blocking = [c for r in app_reviews(world, pr) for c in r.comments if c.line == 9]
     assert len(blocking) == 1 and blocking[0].body.startswith("**blocking** · security · `scanner` `env-secret`")
+
+
+AWS_KEY = "AKIA" + "Q3EGRT5JXMPLVW4Z"  # split: this file must not hold the key whole for scanners
+SETTINGS = f"import os\n\nAWS_ACCESS_KEY_ID = \"{AWS_KEY}\"\nREGION = os.environ['REGION']\n"
+# a ruff-like fix on the key's line (it appends a noqa comment): as a suggestion, the whole line quoted
+NOQA = log(result("config/settings.py", 3, ruleId="E501", message={"text": "Line too long"},
+                  fixes=[{"description": {"text": "add noqa"}, "artifactChanges": [{
+                      "artifactLocation": {"uri": "config/settings.py"},
+                      "replacements": [{"deletedRegion": {"startLine": 3, "startColumn": 38, "endLine": 3,
+                                                          "endColumn": 38},
+                                        "insertedContent": {"text": "  # noqa"}}]}]}]), name="ruff")
+QUOTED = finding(3, "minor", "maintainability", "Prefer reading configuration through one settings loader.",
+                 path="config/settings.py",
+                 fix=f"AWS_ACCESS_KEY_ID = os.environ.get('AWS_ACCESS_KEY_ID', \"{AWS_KEY}\")")
+
+
+async def test_a_line_holding_a_secret_gets_no_suggestion_and_no_stored_code_from_any_source(
+        tmp_path, github, github_app, app_private_key, chat):
+    """detect-secrets flags line 3; an uploaded ruff fix and the model's suggestion on that line
+    would each quote the whole line. Neither is suggested, and nothing kept of any finding (the
+    ledger's code, the followed findings) holds the key."""
+    chat.answer(PRIMARY, findings(QUOTED))
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat,
+                             REVIEWER_ADMIN_TOKEN=TOKEN) as world:
+        pr = config_pull(world, "feedback: detailed\n", head={"config/settings.py": SETTINGS})
+        await _upload(world, NOQA, pr.head_sha)
+        await reviewed(world, pr)
+        comments = [c for r in app_reviews(world, pr) for c in r.comments]
+        on_three = [c.body for c in comments if c.path == "config/settings.py" and c.line == 3]
+        assert any("`detect-secrets`" in body for body in on_three), on_three
+        assert any("`ruff` `E501`" in body for body in on_three) and any("settings loader" in b for b in on_three), on_three
+        shown = [*(r.body for r in pr.reviews), *(c.body for c in comments), *(c.body for c in pr.comments)]
+        assert all(AWS_KEY not in text and "```suggestion" not in text for text in shown), shown
+    for stored in tmp_path.glob("reviewer.db*"):
+        assert AWS_KEY.encode() not in stored.read_bytes(), stored.name

@@ -14,7 +14,7 @@ from tests.support.chat_double import findings
 from tests.support.review_support import BUG, PRIMARY, app_reviews, config_pull, reviewed, reviewing_app
 from tests.support.server_support import wait_for
 
-TOKEN = "findings-metric-admin-token"
+TOKEN = "findings-metric-admin-token-0123456789"
 SCANNER = log(result("src/calc.py", 9, ruleId="env-secret", level="error",
                      message={"text": "A secret read from the environment is returned"}), name="scanner")
 LATER = log(result("src/calc.py", 1, ruleId="unused-import", level="warning",

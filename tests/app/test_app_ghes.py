@@ -81,7 +81,7 @@ async def test_the_console_links_to_the_servers_own_web_address(tmp_path, ghes, 
     """Under GitHub Enterprise Server the pull request, the commit and the check run live on its own
     web address (its origin, GITHUB_API_URL without `/api/v3`), never on github.com."""
     chat.answer(PRIMARY, findings(BUG))
-    token = "admin-token-for-ghes-links"
+    token = "admin-token-for-ghes-links-0123456789abcdef"
     async with running_app(tmp_path, ghes, ghes_app, app_private_key, admin_yaml=admin_yaml(chat),
                            REVIEWER_ADMIN_TOKEN=token) as world, \
             aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True), headers={"Origin": world.url}) as browser:

@@ -32,7 +32,7 @@ from tests.support.review_support import (
 )
 from tests.support.server_support import wait_for
 
-TOKEN = "one-voice-admin-token"
+TOKEN = "one-voice-admin-token-0123456789abcdef"
 BASE = "def add(a, b):\n    return a + b\n"
 HEAD = ("import os\n"                      # 1
         "import sys\n"                     # 2  ruff F401: `sys` imported but unused

@@ -24,7 +24,7 @@ from tests.support.review_support import (
 )
 from tests.support.server_support import wait_for
 
-TOKEN = "admin-token-for-outcomes"
+TOKEN = "admin-token-for-outcomes-0123456789abcdef"
 
 
 async def _row(world: World, delivery: str) -> dict:

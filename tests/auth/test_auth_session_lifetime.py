@@ -130,7 +130,7 @@ async def _status(url: str, cookie: str, path: str = "/v1/webapi/session") -> tu
 
 
 async def test_rotating_the_admin_token_ends_console_sessions_opened_with_the_old_one(tmp_path, app_private_key):
-    old, new = "old-break-glass-token-1c9d", "new-break-glass-token-77ab"
+    old, new = "old-break-glass-token-1c9d-0123456789ab", "new-break-glass-token-77ab-0123456789ab"
     proc, url, lines = _serve(tmp_path, app_private_key, old)
     try:
         async with aiohttp.ClientSession() as http:

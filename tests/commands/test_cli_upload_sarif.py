@@ -17,6 +17,7 @@ from aiohttp import web
 
 from bot.analyzers.model import Problem
 from bot.analyzers.upload import Upload, decode_upload, error_body
+from bot.commands.upload_sarif import BUSY_ATTEMPTS
 from tests.support.analyzers_support import SHA, load, ruff_sarif
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -29,6 +30,7 @@ class Double:
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
+        self.busy = 0  # answers 503 with Retry-After before the next ones
         self.answer: tuple[int, dict] = (202, {"id": "47177e22-5596-11eb-80a1-c1e54ef945c6",
                                                "url": "http://double/v1/repos/o/r/code-scanning/sarifs/47177e22"})
         self.loop = asyncio.new_event_loop()
@@ -37,6 +39,9 @@ class Double:
 
     async def handle(self, request: web.Request) -> web.Response:
         self.requests.append({"path": request.path, "headers": dict(request.headers), "body": await request.json()})
+        if self.busy:  # the server is reading as many uploads as it takes
+            self.busy -= 1
+            return web.json_response({"message": "busy; try again in 0 s"}, status=503, headers={"Retry-After": "0"})
         status, body = self.answer
         return web.json_response(body, status=status)
 
@@ -168,6 +173,19 @@ def test_the_servers_refusal_is_shown_with_its_problems(tmp_path, double):
     double.answer = (401, {"error": {"message": "invalid token"}})
     denied = cli(tmp_path, "r.sarif", "--repo", "o/r", "--commit", SHA, "--ref", "refs/heads/x", "--server", double.url)
     assert denied.returncode == 1 and "answered 401: invalid token" in denied.stderr and TOKEN not in denied.stderr
+
+
+def test_a_busy_server_is_asked_again_after_the_time_it_names(tmp_path, double):
+    (tmp_path / "r.sarif").write_text(json.dumps(load("semgrep.sarif")))
+    double.busy = 2
+    done = cli(tmp_path, "r.sarif", "--repo", "o/r", "--commit", SHA, "--ref", "refs/heads/x", "--server", double.url)
+    assert done.returncode == 0, done.stderr
+    assert len(double.requests) == 3 and done.stderr.count("is busy (503): trying again in 0 s") == 2
+    double.requests.clear()
+    double.busy = 100  # it stays busy: given up after a bounded number of attempts, with its message
+    done = cli(tmp_path, "r.sarif", "--repo", "o/r", "--commit", SHA, "--ref", "refs/heads/x", "--server", double.url)
+    assert done.returncode == 1 and "answered 503: busy; try again in 0 s" in done.stderr
+    assert len(double.requests) == BUSY_ATTEMPTS
 
 
 @pytest.mark.parametrize("args, words", [

@@ -15,6 +15,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
+from bot.server.settings import MIN_ADMIN_TOKEN_CHARS
 from tests.support.chat_double import ChatDouble
 from tests.support.postgres_support import with_database, with_password_role
 
@@ -102,6 +103,16 @@ async def test_the_same_from_a_config_file_and_on_postgresql(tmp_path, app_priva
     assert checks["github-app"][1].startswith(f"app id 4242 (from {config})")
     assert checks["database"][1].endswith("answers, with no schema yet: serve creates it (version "
                                           f"{checks['database'][1].rsplit(' ', 1)[1]}")
+
+
+async def test_a_break_glass_token_shorter_than_serve_takes_fails_its_check(tmp_path, app_private_key, model):
+    short = "s" * (MIN_ADMIN_TOKEN_CHARS - 1)
+    code, checks, text = await doctor(**{**_good(tmp_path, app_private_key, model), "REVIEWER_ADMIN_TOKEN": short})
+    assert code == 1 and checks["settings"][0] == "ok"
+    assert checks["admin-token"] == ("fail", f"REVIEWER_ADMIN_TOKEN: the break-glass token has "
+                                             f"{MIN_ADMIN_TOKEN_CHARS - 1} characters; it must have at least "
+                                             f"{MIN_ADMIN_TOKEN_CHARS} (make one with `openssl rand -hex 32`)")
+    _no_secret_in(text, app_private_key, short)
 
 
 async def test_each_broken_item_is_named_on_its_own_line(tmp_path, app_private_key, model, postgres_server):

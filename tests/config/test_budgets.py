@@ -12,11 +12,12 @@ import time
 from datetime import UTC, datetime
 
 from bot.config.admin import load_admin_config
-from bot.pipeline.budgets import admit, day_reset, month_reset, periods
-from bot.store.budgets import budget_store
+from bot.engine.usage import Usage
+from bot.pipeline.budgets import REVIEW_ESTIMATE, Exceeded, Reservation, admit, day_reset, month_reset, periods, settle
+from bot.store.budgets import RESERVATION_TTL, budget_store
 from tests.app.test_app_analyzers import AWS_KEY
 from tests.support.app_support import running_app
-from tests.support.chat_double import findings
+from tests.support.chat_double import Reply, findings
 from tests.support.followup_support import say
 from tests.support.review_support import (
     API_KEY,
@@ -109,17 +110,55 @@ async def test_admit_refuses_past_either_budget_counting_nothing_then(database_u
     assert admin is not None
     limits, budgets = admin.budgets_for("octo/app"), budget_store(database_url)
     now = datetime(2026, 11, 27, 12, tzinfo=UTC).timestamp()
-    assert await admit(budgets, limits, "octo", now) is None
+    held = await admit(budgets, limits, "octo", now)
+    assert isinstance(held, Reservation) and held.tokens == REVIEW_ESTIMATE
+    await settle(budgets, held, "octo", Usage())  # the review asked nothing in the end
     over = await admit(budgets, limits, "octo", now)
-    assert over is not None and (over.budget, over.used, over.reason) == ("reviewsPerDay", 1, "budget-reviews-per-day")
+    assert isinstance(over, Exceeded) and (over.budget, over.used, over.reason) == (
+        "reviewsPerDay", 1, "budget-reviews-per-day")
     assert over.resets_at == datetime(2026, 11, 28, tzinfo=UTC)
     await budgets.add_tokens("octo", "2026-11", 1000)
     tomorrow = datetime(2026, 11, 28, 1, tzinfo=UTC).timestamp()
     over = await admit(budgets, limits, "octo", tomorrow)
-    assert over is not None and (over.budget, over.used, over.limit.key_path) == (
+    assert isinstance(over, Exceeded) and (over.budget, over.used, over.limit.key_path) == (
         "tokensPerMonth", 1000, "budgets.tokensPerMonth")
     assert over.resets_at == datetime(2026, 12, 1, tzinfo=UTC)
     assert (await budgets.spent("octo", "2026-11-28", "2026-11")).reviews_today == 0  # the refusal counted nothing
+
+
+async def test_reviews_at_once_cannot_each_spend_the_months_last_tokens(database_url):
+    """Tokens are held before a model is asked and settled after: of ten reviews asking at once
+    for a month of 1,000 tokens, one is sent; once it spent 900, one more may pass the limit (the
+    month's last review), and then none."""
+    admin, _ = load_admin_config("budgets: {tokensPerMonth: 1000}\n", "admin.yaml")
+    assert admin is not None
+    limits, budgets = admin.budgets_for("octo/app"), budget_store(database_url)
+    now = datetime(2026, 11, 27, 12, tzinfo=UTC).timestamp()
+    spent = Usage()
+    spent.answered("local/m", 850, 50)
+
+    async def at_once() -> int:
+        """Ten reviews admitted while none has answered yet, then each one sent settled."""
+        held = await asyncio.gather(*(admit(budgets, limits, "octo", now) for _ in range(10)))
+        sent = [h for h in held if isinstance(h, Reservation)]
+        assert len(sent) + sum(isinstance(h, Exceeded) for h in held) == 10
+        for reservation in sent:
+            await settle(budgets, reservation, "octo", spent)
+        return len(sent)
+    assert await at_once() == 1
+    assert (await budgets.spent("octo", "2026-11-27", "2026-11")).tokens_this_month == 900
+    assert await at_once() == 1
+    assert (await budgets.spent("octo", "2026-11-27", "2026-11")).tokens_this_month == 1800
+    assert await at_once() == 0
+
+
+async def test_a_reservation_whose_process_died_counts_no_more_after_its_time(database_url):
+    clock = [datetime(2026, 11, 27, 12, tzinfo=UTC).timestamp()]
+    budgets = budget_store(database_url, clock=lambda: clock[0])
+    assert await budgets.reserve("octo", "2026-11", "lost", 900, 1000) is None
+    assert await budgets.reserve("octo", "2026-11", "next", 900, 1000) == 0  # the lost one still counts
+    clock[0] += RESERVATION_TTL + 1
+    assert await budgets.reserve("octo", "2026-11", "next", 900, 1000) is None
 
 
 def assert_budget_run(run, budget: str, noun: str, key_path: str) -> None:
@@ -154,6 +193,21 @@ async def test_a_review_after_the_months_tokens_are_spent_is_neutral(
     assert first.conclusion == "failure" and len(chat.requests) == 1
     assert_budget_run(second, "tokensPerMonth", "tokens a month", "budgets.tokensPerMonth")
     assert "has used 750 of its 1 tokens a month" in second.output["summary"]
+
+
+async def test_reviews_running_at_once_hold_the_months_tokens_before_they_ask(
+        tmp_path, github, github_app, app_private_key, chat, monkeypatch):
+    """Four pull requests reviewed at once, the model taking two seconds and 900 tokens a review,
+    against 1,000 tokens a month: each used to see nothing spent and ask (3,600 tokens). Held
+    before asking, the tokens let one review ask, and at most one more once it spent its 900."""
+    monkeypatch.setenv(KEY_VAR, API_KEY)
+    chat.answer(PRIMARY, Reply(content=findings(BUG).content, usage=(850, 50), delay=2.0))
+    admin = admin_yaml(chat) + "budgets: {tokensPerMonth: 1000}\n"
+    async with running_app(tmp_path, github, github_app, app_private_key, admin_yaml=admin) as world:
+        pulls = [config_pull(world, "feedback: detailed\n") for _ in range(4)]
+        runs = await asyncio.gather(*(reviewed(world, pr) for pr in pulls))
+    assert 1 <= len(chat.requests) <= 2, len(chat.requests)
+    assert sum(run.conclusion == "neutral" for run in runs) == 4 - len(chat.requests)
 
 
 async def test_a_question_after_the_months_tokens_are_spent_is_answered_without_a_model(

@@ -199,7 +199,7 @@ def _world(github: GitHubDouble, app_private_key: str):
 
 def _app_env(app, app_private_key: str, github: GitHubDouble, database_url: str) -> dict[str, str]:
     return {"GITHUB_APP_ID": str(app.id), "GITHUB_PRIVATE_KEY": app_private_key, "GITHUB_WEBHOOK_SECRET": app.webhook_secret,
-            "GITHUB_API_URL": github.url, "REVIEWER_DATABASE_URL": database_url, "REVIEWER_ADMIN_TOKEN": "quiet-token"}
+            "GITHUB_API_URL": github.url, "REVIEWER_DATABASE_URL": database_url, "REVIEWER_ADMIN_TOKEN": "quiet-token-0123456789abcdef-0123"}
 
 
 async def _reviewed(github: GitHubDouble, web_url: str, app, repo, installation, pr) -> None:

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from bot.documents.jsonbody import JsonBodyError, parse_json
+from bot.documents.jsonbody import JsonBodyError, count_containers, parse_json
 from bot.documents.yamldoc import MAX_DEPTH, MAX_INT_DIGITS
 
 
@@ -72,3 +72,14 @@ def test_half_a_surrogate_pair_is_refused_at_its_place(body, pointer, where):
 
 def test_escaped_pairs_and_escaped_backslashes_are_text():
     assert parse_json(r'{"a": "\ud83d\ude00", "b": "\\ud800"}') == {"a": "\U0001F600", "b": "\\ud800"}
+
+
+def test_containers_are_counted_in_the_text_outside_strings():
+    assert count_containers(b'{"a": [1, {"b": []}], "c": {}}', 100) == 5
+    # brackets inside strings (escaped quotes and backslashes included) are no containers
+    text = b'["{[", "a\\\\", "\\"[{", {"k{": [0]}]'
+    assert count_containers(text, 3) == 3
+    assert count_containers(text, 2) > 2  # counting stops past the cap
+    assert count_containers(b"[" + b",".join([b"{}"] * 5000) + b"]", 1000) == 1001
+    # a string that never ends hides what follows it, as a parser would refuse it
+    assert count_containers(b'[{}, "' + b"{" * 5000, 1000) == 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from bot.events.jobs import classify
-from bot.reviews.followup import MAX_ANSWERS, neutralise_mentions, rate, read_comment
+from bot.reviews.followup import MAX_ANSWERS, conversation, neutralise_mentions, rate, read_comment
 from tests.support.github_double.render import example
 
 
@@ -54,3 +54,21 @@ def test_which_conversation_deliveries_make_a_job():
     assert classify("pull_request_review", review).kind == "job"
     edited = {**reply, "action": "edited"}
     assert classify("pull_request_review_comment", edited).kind == "ignored"
+
+
+def _c(id: int, login: str, body: str = "") -> dict:
+    return {"id": id, "user": {"login": login}, "body": body}
+
+
+def test_the_conversation_ends_at_the_checked_comment_and_keeps_only_its_author_in_the_apps_thread():
+    app = "reviewer[bot]"
+    thread = [_c(1, app), _c(2, "mallory"), _c(3, "alice"), _c(4, app), _c(5, "alice"), _c(6, "mallory")]
+    told, left_out = conversation(thread, thread[4], app)
+    assert [c["id"] for c in told] == [1, 3, 4, 5] and left_out == 1
+    # a thread someone else started keeps everyone's words, still ending at the comment
+    human = [_c(1, "bob"), _c(2, "mallory"), _c(3, "alice"), _c(4, "mallory")]
+    told, left_out = conversation(human, human[2], app)
+    assert [c["id"] for c in told] == [1, 2, 3] and left_out == 0
+    # a comment GitHub does not list yet is added at the end
+    told, _ = conversation(thread[:2], _c(9, "alice", "new"), app)
+    assert [c["id"] for c in told] == [1, 9]

@@ -40,7 +40,7 @@ from tests.support.server_support import SECRET, Recorder, Server, pr_payload, r
 
 pytestmark = pytest.mark.fuzz
 
-TOKEN = "fuzz-admin-token"
+TOKEN = "fuzz-admin-token-0123456789abcdef"
 PATHS = {"oidc-connector": "/apis/resources.service.dev/v3/oidcconnectors",
          "saml-connector": "/apis/resources.service.dev/v2/samlconnectors"}
 NAMES = st.one_of(st.sampled_from(["okta", "okta-saml", "local", "a" * 300, "..", "a/b", "UPPER", "é", " ", "x%00"]),

@@ -10,7 +10,7 @@ import aiohttp
 from tests.support.app_support import World, running_app
 from tests.support.server_support import Recorder, running_server, wait_for
 
-TOKEN = "admin-token-for-tests"
+TOKEN = "admin-token-for-tests-0123456789abcdef"
 ADMIN = """\
 providers:
   openai: {type: openai, baseUrl: 'https://api.openai.com/v1', apiKey: 'secret://openai/api-key'}

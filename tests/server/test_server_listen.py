@@ -49,7 +49,7 @@ def _serve(tmp_path: Path, app_private_key: str, *args: str, **env: str) -> tupl
     command = [sys.executable, "-m", "bot", "serve", *args]
     proc = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True, env=_env(
         GITHUB_WEBHOOK_SECRET=SECRET, GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=app_private_key, PORT="0",
-        REVIEWER_ADMIN_TOKEN="quiet-token", REVIEWER_DATABASE_URL=f"sqlite:///{tmp_path / 'r.db'}", **env))
+        REVIEWER_ADMIN_TOKEN="quiet-token-0123456789abcdef-0123", REVIEWER_DATABASE_URL=f"sqlite:///{tmp_path / 'r.db'}", **env))
     lines = []
     for line in proc.stderr:
         lines.append(line)
@@ -101,7 +101,7 @@ def test_an_address_not_of_this_machine_is_one_line_naming_the_setting(tmp_path,
     result = subprocess.run([sys.executable, "-m", "bot", "serve", "--host", "192.0.2.1"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=60,
                             env=_env(GITHUB_WEBHOOK_SECRET=SECRET, GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=app_private_key,
-                                     REVIEWER_ADMIN_TOKEN="quiet-token", PORT="0",
+                                     REVIEWER_ADMIN_TOKEN="quiet-token-0123456789abcdef-0123", PORT="0",
                                      REVIEWER_DATABASE_URL=f"sqlite:///{tmp_path / 'r.db'}"))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     errors = [line for line in result.stderr.splitlines() if not line.startswith("{")]

@@ -110,7 +110,7 @@ async def test_debug_shows_each_step_of_a_delivery_and_its_job_and_never_a_secre
     world = installed(tmp_path, github, github_app)
     pr, extra = a_bug_found(world, chat)
     environment = app_env(world, app_private_key, f"sqlite:///{tmp_path / 'r.db'}", REVIEWER_LOG_LEVEL="DEBUG",
-                          REVIEWER_ADMIN_TOKEN="debug-admin-token-2b7f0e9c", **extra)
+                          REVIEWER_ADMIN_TOKEN="debug-admin-token-2b7f0e9c-0123456789", **extra)
     proc, port, _ = start(["-m", "bot", "serve"], environment, tmp_path)
     world.url = f"http://127.0.0.1:{port}"
     try:
@@ -132,7 +132,7 @@ async def test_debug_shows_each_step_of_a_delivery_and_its_job_and_never_a_secre
     assert ("github", "POST", f"/repos/{world.repo.full_name}/pulls/{pr.number}/reviews", 200) in calls, calls
     assert all(line["level"] == "debug" for line in mine if "call" in line)
     assert github.tokens  # the job used an installation token
-    for secret in (world.app.webhook_secret, API_KEY, "debug-admin-token-2b7f0e9c", *github.tokens):
+    for secret in (world.app.webhook_secret, API_KEY, "debug-admin-token-2b7f0e9c-0123456789", *github.tokens):
         assert secret not in rest
     assert "PRIVATE KEY" not in rest
     assert "def ratio(a, b)" not in rest and "Division by zero" not in rest  # the diff sent, the model's answer

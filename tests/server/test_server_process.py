@@ -100,7 +100,7 @@ def test_a_port_in_use_is_one_line_and_a_failure(tmp_path, app_private_key):
         taken.listen()
         port = taken.getsockname()[1]
         environment = env(GITHUB_WEBHOOK_SECRET=SECRET, GITHUB_APP_ID="1", GITHUB_PRIVATE_KEY=app_private_key,
-                   REVIEWER_ADMIN_TOKEN="t0ken-for-quiet", PORT=str(port))
+                   REVIEWER_ADMIN_TOKEN="t0ken-for-quiet-0123456789abcdef", PORT=str(port))
         result = subprocess.run([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, capture_output=True, text=True,
                                 env=environment, timeout=60)
     assert result.returncode == 1 and "Traceback" not in result.stderr
@@ -123,7 +123,7 @@ def test_serve_refuses_to_start_with_an_invalid_admin_config(tmp_path, app_priva
 
 
 async def test_serve_answers_logs_json_lines_and_never_a_secret(tmp_path, app_private_key):
-    admin_token = "admin-token-5f0e8c1a"
+    admin_token = "admin-token-5f0e8c1a-0123456789abcdef"
     installation_token = "ghs_" + "Q" * 36
     key_file = tmp_path / "app.pem"
     key_file.write_text(app_private_key)

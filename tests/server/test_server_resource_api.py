@@ -13,7 +13,7 @@ from tests.support.server_support import Recorder, running_server
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent.parent / "docs" / "examples" / "connectors" / "okta-oidc.yaml"
 OIDC = "/apis/resources.service.dev/v3/oidcconnectors"
-TOKEN = "admin-token-for-tests"
+TOKEN = "admin-token-for-tests-0123456789abcdef"
 CLIENT_SECRET = "the-okta-client-secret-value"
 
 

@@ -7,7 +7,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from bot.server.queue_timings import QueueTimings
-from bot.server.settings import Secret, SettingsError, load_settings, parse_env_file
+from bot.server.settings import MIN_ADMIN_TOKEN_CHARS, Secret, SettingsError, load_settings, parse_env_file
 from bot.store.sqlite.database import sqlite_path
 
 
@@ -27,11 +27,12 @@ def test_defaults_and_required_secret():
 
 
 def test_secrets_never_render(app_private_key):
-    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "webhook-s3cret", "REVIEWER_ADMIN_TOKEN": "admin-t0ken",
+    token = "admin-t0ken-0123456789abcdef-0123456"
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "webhook-s3cret", "REVIEWER_ADMIN_TOKEN": token,
                               "GITHUB_PRIVATE_KEY": app_private_key})
     body = app_private_key.splitlines()[1]
     for text in (repr(settings), str(settings), f"{settings.admin_token}", repr(Secret("x1y2z3"))):
-        assert "webhook-s3cret" not in text and "admin-t0ken" not in text and body not in text
+        assert "webhook-s3cret" not in text and token not in text and body not in text
         assert "x1y2z3" not in text
     assert "Secret('<redacted>')" in repr(settings)
 
@@ -222,6 +223,32 @@ def test_a_github_url_that_is_no_web_address_names_the_setting(value):
         load_settings({"GITHUB_WEBHOOK_SECRET": "s", "GITHUB_URL": value})
     assert error.value.problems == [f"GITHUB_URL: {value!r} is not an http(s) URL without a query, such as "
                                     "https://ghe.example.com"]
+
+
+def test_a_break_glass_token_shorter_than_the_minimum_stops_the_start_naming_the_setting():
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_ADMIN_TOKEN": "x" * (MIN_ADMIN_TOKEN_CHARS - 1)})
+    [problem] = error.value.problems
+    assert problem.startswith(f"REVIEWER_ADMIN_TOKEN: the break-glass token has {MIN_ADMIN_TOKEN_CHARS - 1} "
+                              f"characters; it must have at least {MIN_ADMIN_TOKEN_CHARS}")
+    assert "x" * 8 not in problem  # the token itself is never repeated
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_ADMIN_TOKEN": "x" * MIN_ADMIN_TOKEN_CHARS})
+    assert settings.admin_token is not None
+
+
+def test_the_bounds_and_the_trusted_proxies_are_read_and_checked():
+    settings = load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.7 fd00::/8",
+                              "REVIEWER_UPLOAD_DECODES": "2", "REVIEWER_UPLOAD_MEMORY_MIB": "256",
+                              "REVIEWER_WEBHOOK_UNVERIFIED_MIB": "100"})
+    assert [str(n) for n in settings.trusted_proxies] == ["10.0.0.0/8", "192.0.2.7/32", "fd00::/8"]
+    assert (settings.upload_decodes, settings.upload_memory_mib, settings.webhook_unverified_mib) == (2, 256, 100)
+    with pytest.raises(SettingsError) as error:
+        load_settings({"GITHUB_WEBHOOK_SECRET": "s", "REVIEWER_TRUSTED_PROXIES": "10.0.0.0/8,proxy.internal",
+                       "REVIEWER_UPLOAD_DECODES": "0", "REVIEWER_WEBHOOK_UNVERIFIED_MIB": "1"})
+    problems = error.value.problems
+    assert any(p.startswith("REVIEWER_TRUSTED_PROXIES: 'proxy.internal' is not a CIDR") for p in problems)
+    assert any(p.startswith("REVIEWER_UPLOAD_DECODES: '0' is not an integer from 1 to 16") for p in problems)
+    assert any(p.startswith("REVIEWER_WEBHOOK_UNVERIFIED_MIB: '1' is not an integer from 26") for p in problems)
 
 
 def test_the_job_queues_timings_default_to_productions_and_can_be_set():

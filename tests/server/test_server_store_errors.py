@@ -21,7 +21,7 @@ def _serve(tmp_path, private_key: str, url: str) -> tuple[int, list[dict], list[
     result = subprocess.run([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, capture_output=True, text=True,
                             timeout=120, env=env(GITHUB_WEBHOOK_SECRET=SECRET, GITHUB_APP_ID="1",
                                                  GITHUB_PRIVATE_KEY=private_key, PORT="0",
-                                                 REVIEWER_ADMIN_TOKEN="quiet-token", REVIEWER_DATABASE_URL=url))
+                                                 REVIEWER_ADMIN_TOKEN="quiet-token-0123456789abcdef-0123", REVIEWER_DATABASE_URL=url))
     lines = result.stderr.splitlines()
     logged = [json.loads(line) for line in lines if line.startswith("{")]
     return result.returncode, logged, [line for line in lines if not line.startswith("{")]

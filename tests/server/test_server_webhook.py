@@ -10,7 +10,7 @@ import aiohttp
 
 from bot.server.webhook import MAX_BODY, signature, verify_signature
 from tests.support.fuzz_support import server_log, tracebacks
-from tests.support.server_support import SECRET, Recorder, example, pr_payload, running_server
+from tests.support.server_support import SECRET, Recorder, example, pr_payload, running_server, wait_for
 
 
 def test_github_signature_test_vector():
@@ -84,14 +84,63 @@ async def test_chunked_body_over_the_limit_is_413(tmp_path):
             for _ in range(MAX_BODY // len(chunk) + 2):
                 yield chunk
         try:
-            async with server.http.post(server.url + "/webhook", data=body(),
-                                        headers={"Content-Type": "application/json"}) as response:
+            async with server.http.post(server.url + "/webhook", data=body(),  # a signature to check: read
+                                        headers={"Content-Type": "application/json",
+                                                 "X-Hub-Signature-256": "sha256=" + "0" * 64}) as response:
                 assert response.status == 413
         except aiohttp.ClientError:  # the server may close the connection while the client still sends
             pass
         metrics = await (await server.http.get(server.url + "/metrics")).text()
         assert 'reviewer_webhook_rejected_total{status="413"} 1' in metrics  # refused while reading
         assert await server.store.count() == 0
+
+
+async def _status_of(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
+    status = int((await reader.readline()).split()[1])
+    headers = {}
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode().partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return status, headers
+
+
+async def test_a_body_without_a_signature_to_check_is_refused_before_it_is_read(tmp_path):
+    async with running_server(tmp_path, Recorder()) as server:
+        reader, writer = await _raw_connection(server.url)
+        writer.write(f"POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: {MAX_BODY}\r\n"
+                     "Content-Type: application/json\r\n\r\n{".encode())  # and the rest never comes
+        await writer.drain()
+        status, _ = await asyncio.wait_for(_status_of(reader), 20)  # answered without waiting for the body
+        writer.close()
+        assert status == 401 and await server.store.count() == 0
+
+
+async def test_unverified_bodies_read_at_once_are_capped_past_which_the_answer_is_503(tmp_path):
+    """With 26 MiB for bodies whose signature is not checked yet, one announcing 20 MiB that
+    trickles in holds its share: another of 7 MiB is refused (503, Retry-After) before it is read;
+    once the first is gone, a signed delivery is taken."""
+    async with running_server(tmp_path, Recorder(), REVIEWER_WEBHOOK_UNVERIFIED_MIB="26") as server:
+        held_reader, held = await _raw_connection(server.url)
+        held.write(f"POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: {20 * 1024 * 1024}\r\n"
+                   f"X-Hub-Signature-256: sha256={'0' * 64}\r\nContent-Type: application/json\r\n\r\n{{".encode())
+        await held.drain()
+        fake = {"X-Hub-Signature-256": "sha256=" + "1" * 64}
+
+        async def refused() -> tuple[int, dict] | None:
+            async with server.http.post(server.url + "/webhook", data=b" " * (7 * 1024 * 1024),
+                                        headers={**fake, "Content-Type": "application/json"}) as response:
+                return (response.status, dict(response.headers)) if response.status == 503 else None
+        status, headers = await wait_for(refused, 20)
+        assert int(headers["Retry-After"]) > 0
+        held.close()
+        await held.wait_closed()
+
+        async def taken() -> bool:
+            status, _ = await server.post("ping", example("ping"), "d-after")
+            return status == 200
+        assert await wait_for(taken, 20)
+        metrics = await (await server.http.get(server.url + "/metrics")).text()
+        assert 'reviewer_webhook_rejected_total{status="503"}' in metrics
 
 
 async def test_ping_is_200_and_other_events_are_stored_and_ignored(tmp_path):

@@ -133,7 +133,7 @@ async def test_setup_registers_the_app_and_serve_runs_on_what_it_wrote(tmp_path,
     pr = repo.open_pull(head="feature", title="Add a")
     serve = subprocess.Popen([sys.executable, "-m", "bot", "serve"], cwd=tmp_path, stderr=subprocess.PIPE, text=True,
                              env=_env(REVIEWER_SECRETS_DIR=str(store), GITHUB_API_URL=github.url, PORT="0",
-                                      REVIEWER_ADMIN_TOKEN="quiet-token",
+                                      REVIEWER_ADMIN_TOKEN="quiet-token-0123456789abcdef-0123",
                                       REVIEWER_DATABASE_URL=f"sqlite:///{tmp_path / 'r.db'}"))
     try:
         for line in serve.stderr:

@@ -21,7 +21,7 @@ from cryptography.x509.oid import NameOID
 from bot.server.resources.api import setup_routes
 from bot.store import storage_for
 
-TOKEN = "test-admin-token"
+TOKEN = "test-admin-token-0123456789abcdef"
 OIDC_PATH = "/apis/resources.service.dev/v3/oidcconnectors"
 SAML_PATH = "/apis/resources.service.dev/v2/samlconnectors"
 

@@ -34,7 +34,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from tests.support.server_support import Recorder, Server, running_server
 
-ADMIN_TOKEN = "break-glass-token-for-tests"
+ADMIN_TOKEN = "break-glass-token-for-tests-0123456789abcdef"
 CLIENT_ID = "reviewer-client"
 CLIENT_SECRET = "client-secret-value-0123456789"
 

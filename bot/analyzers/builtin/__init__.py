@@ -26,7 +26,7 @@ from bot.analyzers.sarif import read_sarif
 from bot.analyzers.settings import AnalyzerSettings
 from bot.reviews.diff import FilePatch
 
-__all__ = ["CONFIG_FILES", "BuiltinRun", "ToolRun", "config_paths", "run_builtins", "wanted_files"]
+__all__ = ["CONFIG_FILES", "BuiltinRun", "ToolRun", "config_paths", "run_builtins", "secret_scan", "wanted_files"]
 MAX_FILES_PER_TOOL = 1000
 MAX_FILE_BYTES = 2 * 1024 * 1024
 
@@ -89,16 +89,20 @@ async def run_builtins(settings: AnalyzerSettings, patches: Mapping[str, FilePat
     """Every built-in analyzer the settings turn on, one after the other (each bounded alone)."""
     runs: list[ToolRun] = []
     if settings.secrets:
-        started = time.monotonic()
-        document = await asyncio.to_thread(scan_secrets, patches)
-        read = read_sarif(document)
-        runs.append(ToolRun("detect-secrets", time.monotonic() - started, read.results,
-                            tuple(p.message for p in read.problems), len(patches)))
+        runs.append(await secret_scan(patches))
     bounds = Bounds(settings.timeout, settings.memory_mib * 1024 * 1024)
     for name in settings.builtins:
         if name in TOOLS:
             runs.append(await _run_tool(name, patches, files, configs, bounds))
     return BuiltinRun(tuple(runs))
+
+
+async def secret_scan(patches: Mapping[str, FilePatch]) -> ToolRun:
+    """detect-secrets over the lines the patches add (in this process, on a worker thread)."""
+    started = time.monotonic()
+    read = read_sarif(await asyncio.to_thread(scan_secrets, patches))
+    return ToolRun("detect-secrets", time.monotonic() - started, read.results, tuple(p.message for p in read.problems),
+                   len(patches))
 
 
 async def _run_tool(name: str, patches: Mapping[str, FilePatch], files: Mapping[str, bytes],
@@ -117,7 +121,12 @@ async def _run_tool(name: str, patches: Mapping[str, FilePatch], files: Mapping[
         executable = binary(name)
     except Unavailable as exc:
         return ToolRun(name, 0.0, (), (*notes, f"{name}: {exc}; it did not run"))
-    kept, config_notes = tool.configs(configs)
+    try:
+        kept, config_notes = tool.configs(configs)
+    except (ValueError, TypeError, AttributeError, KeyError) as exc:  # a configuration of a shape not foreseen
+        return ToolRun(name, time.monotonic() - started, (), (*notes, f"{name}: the repository's configuration "
+                                                                      f"could not be read ({type(exc).__name__}); "
+                                                                      "it did not run"))
     notes += config_notes
     with tempfile.TemporaryDirectory(prefix="reviewer-analyzer-") as temporary:
         root = Path(temporary).resolve() / "repo"

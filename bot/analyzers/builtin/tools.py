@@ -90,7 +90,14 @@ def _ruff_configs(found: Mapping[str, bytes]) -> tuple[dict[str, bytes], list[st
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):
             notes.append(f"ruff: {path} is not valid TOML; ruff ran without it")
             continue
-        table = data.get("tool", {}).get("ruff") if path.endswith("pyproject.toml") else data
+        table: Any = data
+        if path.endswith("pyproject.toml"):
+            tool = data.get("tool", {})
+            table = tool.get("ruff") if isinstance(tool, dict) else None
+            if not isinstance(tool, dict) or not isinstance(table, dict | None):
+                what = "`tool`" if not isinstance(tool, dict) else "`tool.ruff`"
+                notes.append(f"ruff: {path}: {what} is not a table, so ruff cannot read the file; ruff ran without it")
+                continue
         if _ruff_extend_leaves(table):
             notes.append(f"ruff: {path} extends a file outside the repository; ruff ran without it")
             continue

@@ -12,6 +12,7 @@ attributes (SAML) received and the roles they map to; no session is made.
 from __future__ import annotations
 
 import io
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,8 @@ from aiohttp import web
 from ruamel.yaml import YAML
 
 from bot.auth.connectors import is_ready
+from bot.auth.destinations import Moved, may_move, moved
+from bot.auth.guard import Denial
 from bot.auth.outcomes import take_test_result
 from bot.connectors.admission import cause_of, envelope_problem, redacted_cause, shape_issues, unreadable_yaml
 from bot.connectors.kinds import KINDS, OIDC, SAML, ConnectorKind, by_kind, is_connector_name
@@ -37,10 +40,10 @@ from bot.connectors.source import kept_text, shown_text
 from bot.documents.diagnostics import Diagnostic
 from bot.documents.yamldoc import MAX_BYTES, load_yaml
 from bot.server import logging as log
-from bot.server.console.access import Refused, Viewer, check_form, viewer
+from bot.server.console.access import Refused, Viewer, check_form, denied_page, viewer
 from bot.server.console.context import Console
 from bot.server.console.render import page, see_other
-from bot.server.resources.api import applied_details
+from bot.server.resources.api import applied_details, name_clash
 from bot.shapes.validate import to_diagnostics
 from bot.store.model import Conflict
 
@@ -149,7 +152,7 @@ class ConnectorPages:
         kind, body, errors = admitted(text)
         if errors or kind is None or body is None:
             return self._editor(who, kind, None, text, errors, 422)
-        return await self._store(who, kind, body, text, request.remote)
+        return await self._store(who, kind, body, text, request)
 
     async def delete(self, request: web.Request) -> web.Response:
         """Deletes the connector, as the resource API's DELETE does: its sessions end with it."""
@@ -172,9 +175,13 @@ class ConnectorPages:
         return see_other(f"/console/connectors?deleted={quote(name)}")
 
     async def _store(self, who: Viewer, kind: ConnectorKind, body: dict[str, Any], text: str,
-                     ip: str | None) -> web.Response:
+                     request: web.Request) -> web.Response:
         name = body["metadata"]["name"]
         expected = str(body["metadata"].get("resourceVersion") or "") or None
+        clash = await name_clash(self.console.connectors, kind, name)
+        if clash is not None:
+            return self._editor(who, kind, None, text, _located(text, [Diagnostic(1, 1, "/metadata/name", "conflict",
+                                                                                  clash)]), 409)
         incoming = client_part(kind, body)
         reconciler = self.console.reconciler
         fetched = await reconciler.fetched(kind, incoming)
@@ -183,7 +190,13 @@ class ConnectorPages:
         kept = kept_text(kind, text)
         before: list[dict | None] = []
 
+        moves: list[Moved] = []
+
         def build(previous: dict | None) -> dict:
+            moves[:] = moved(kind, incoming, previous)  # where its secrets go (bot/auth/destinations.py)
+            refused = may_move(who.principal, self.console.gate.access(), time.time(), moves, name)
+            if refused is not None:
+                raise _MoveRefused(refused)
             missing.extend(restore_redacted(kind, incoming, previous))
             if missing:
                 raise Conflict()
@@ -192,6 +205,10 @@ class ConnectorPages:
 
         try:
             obj, created = await self.console.connectors.put(kind.kind, name, expected, build)
+        except _MoveRefused as refused:
+            session = who.principal.session
+            mfa = session.connector if refused.denial.reason == "MFARequired" and session is not None else None
+            return denied_page(request, 403, refused.denial.message, mfa_connector=mfa)
         except Conflict:
             if missing:
                 errors = [Diagnostic(1, 1, r.pointer, "placeholder", redacted_cause(r)["message"]) for r in missing]
@@ -200,9 +217,17 @@ class ConnectorPages:
                                      "this copy was read: open it again and apply your change to the latest")]
             return self._editor(who, kind, None, text, _located(text, errors), 422 if missing else 409)
         if self.console.audit is not None:
-            await self.console.audit.record(who.principal, "connector.apply", f"{kind.plural}/{name}", ip=ip,
-                                            details=applied_details(kind, before[0] if before else None, obj, created))
+            await self.console.audit.record(who.principal, "connector.apply", f"{kind.plural}/{name}",
+                                            ip=request.remote,
+                                            details=applied_details(kind, before[0] if before else None, obj, created,
+                                                                    moves))
         return see_other(f"/console/connectors/{kind.plural}/{name}")
+
+
+class _MoveRefused(Exception):
+    def __init__(self, denial: Denial) -> None:
+        super().__init__(denial.message)
+        self.denial = denial
 
 
 # The sign-in protocol of each kind: its routes' path segment, and what a test result's `kind` says.

@@ -97,6 +97,9 @@ class SignInLinks:
         session = Session("admin-token", BREAK_GLASS, [], now, now + self.console.session_ttl, break_glass_hash=current)
         session_token = await create_session(self.console.signins, session)
         await self._record(request, ok=True)
+        if self.console.audit is not None:  # a break-glass console session, as the token form's
+            await self.console.audit.record(BREAK_GLASS_ACTOR, "signin.break-glass", "console session",
+                                            ip=request.remote, details={"flow": "console-link"})
         response = _without_referrer(see_other(safe_next(pending.get("next"))))
         cookies = self.console.gate.cookies
         cookies.set(response, cookies.session, session_token, self.console.session_ttl)
@@ -109,6 +112,8 @@ class SignInLinks:
                  "check": None if ok else "link",
                  "message": None if ok else "the sign-in link was used already, has expired, or was never issued",
                  "claims": [], "warnings": [], "ip": request.remote}
+        if not ok:  # a link that matched nothing: anyone can send those, kept apart (bot/auth/signin_log.py)
+            entry["unauthenticated"] = True
         await self.console.signins.record_signin(entry)
         fields = {"username": BREAK_GLASS_ACTOR, "connector": BREAK_GLASS, "flow": "console-link", "ip": request.remote}
         if ok:

@@ -77,10 +77,19 @@ class LoginPages:
         target = safe_next(form.get("next") if isinstance(form.get("next"), str) else None)  # type: ignore[arg-type]
         offered = form.get("token")
         expected = self.console.gate.admin_token
+        throttle = self.console.gate.guard.throttle
+        if (wait := throttle.wait(request.remote)) is not None:  # not compared: a guess learns nothing
+            response = denied_page(request, 429, f"Too many wrong tokens from your address: try again in {wait} s.")
+            response.headers["Retry-After"] = str(wait)
+            return response
         if not expected or not isinstance(offered, str) or not hmac.compare_digest(token_bytes(offered), expected):
+            throttle.failed(request.remote)
             await self._record(request, ok=False)
             return see_other("/console/login?" + urlencode({"next": target, "error": "token"}))
         await self._record(request, ok=True)
+        if self.console.audit is not None:
+            await self.console.audit.record(BREAK_GLASS_ACTOR, "signin.break-glass", "console session",
+                                            ip=request.remote, details={"flow": "console"})
         now = time.time()
         session = Session("admin-token", BREAK_GLASS, [], now, now + self.console.session_ttl,
                           break_glass_hash=await self.console.gate.break_glass_hash())

@@ -89,6 +89,10 @@ class SessionPages:
             except Refused as refused:
                 return refused.response
         await self.console.signins.delete_session(key)
+        if not owned_by(who, body) and self.console.audit is not None:  # an administrator's act on another user
+            await self.console.audit.record(who.principal, "session.end", f"sessions/{key[:16]}", ip=request.remote,
+                                            details={"username": str(body.get("username", ""))[:256],
+                                                     "connector": str(body.get("connector", ""))[:253]})
         if key == self._current(request):
             return see_other("/console/login")
         return see_other("/console/sessions?ended=1")

@@ -1,5 +1,6 @@
 """`/console/signins`: recent sign-ins and refusals, each refusal with the check that failed and
-the names (never the values) of the claims the provider sent."""
+the names (never the values) of the claims the provider sent. Refusals of requests that showed no
+sign-in under way (bot/auth/signin_log.py) are listed apart (`?outcome=unauthenticated`)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ class SigninPages:
             who = await viewer(request, self.console.gate, "connectors:read")
         except Refused as refused:
             return refused.response
-        entries = await self.console.signins.signins(SHOWN)
         only = request.query.get("outcome", "")
+        entries = await self.console.signins.signins(SHOWN, unauthenticated=only == "unauthenticated")
         if only in ("ok", "failed"):
             entries = [e for e in entries if e.get("ok") is (only == "ok")]
         return page("signins.html", who=who, entries=entries, only=only)

@@ -17,12 +17,14 @@ logs name objects only.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from aiohttp import web
 
 from bot.audit.log import Audit, changed_fields
+from bot.auth.destinations import Moved, may_move, moved
 from bot.auth.guard import Denial, Principal
 from bot.connectors.admission import envelope_problem, redacted_cause, shape_issues
 from bot.connectors.conditions import SUCCESSFULLY_RECONCILED
@@ -164,13 +166,23 @@ class _ConnectorAPI:
             causes = [{"field": i.pointer, "reason": i.code, "message": i.message} for i in issues]
             return _invalid(kind, name, causes)
         expected = body["metadata"].get("resourceVersion") or None  # "" is "unconditional", as in kubectl
+        clash = await name_clash(self.store, kind, name)
+        if clash is not None:
+            return status_response(409, clash, reason="AlreadyExists",
+                                   details={"name": name, "group": GROUP, "kind": kind.plural})
         incoming = client_part(kind, body)
         fetched = await self.reconciler.fetched(kind, incoming)
         now = self.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
 
         before: list[dict | None] = []
 
+        moves: list[Moved] = []
+
         def build(previous: dict | None) -> dict:
+            moves[:] = moved(kind, incoming, previous)  # where its secrets go: before a `<redacted>` is restored
+            refused = may_move(request[PRINCIPAL], self.gate.access(), time.time(), moves, name)
+            if refused is not None:
+                raise _Refused(denial_response(refused))
             missing = restore_redacted(kind, incoming, previous)
             if missing:
                 raise _Refused(_invalid(kind, name, [redacted_cause(p) for p in missing]))
@@ -192,23 +204,39 @@ class _ConnectorAPI:
         if self.audit is not None:
             await self.audit.record(request[PRINCIPAL], "connector.apply", f"{kind.plural}/{name}",
                                     ip=request.remote, details=applied_details(kind, before[0] if before else None,
-                                                                               obj, created))
+                                                                               obj, created, moves))
         return web.json_response(redact(kind, obj), status=201 if created else 200)
+
+
+async def name_clash(store: ConnectorStore, kind: ConnectorKind, name: str) -> str | None:
+    """Why `name` cannot be a connector of `kind`: a connector of another kind has it. Names are
+    unique across kinds, because a session, the sign-in log and the audit log name a connector by
+    its name alone: an OIDC and a SAML connector sharing one would share their sessions."""
+    for other in KINDS:
+        if other is not kind and await store.get(other.kind, name) is not None:
+            return (f'a {other.kind} named "{name}" exists: connector names are unique across kinds (a session '
+                    "names its connector by name alone); choose another name or delete that connector first")
+    return None
 
 
 # Where a route's guard leaves the caller it let in, for the handler (the audit log's actor).
 PRINCIPAL = web.RequestKey("principal", Principal)
 
 
-def applied_details(kind: ConnectorKind, previous: dict | None, stored: dict, created: bool) -> dict:
-    """What the audit log keeps of a connector applied: created or changed, and the names of the
-    fields of its client part (metadata and spec) that changed — never their values."""
+def applied_details(kind: ConnectorKind, previous: dict | None, stored: dict, created: bool,
+                    moves: list[Moved] | None = None) -> dict:
+    """What the audit log keeps of a connector applied: created or changed, the names of the
+    fields of its client part (metadata and spec) that changed — never their values — and, for a
+    field deciding where its secrets go, the hosts it named before and now."""
     def written(doc: dict) -> dict:  # the envelope (apiVersion, kind) is the kind's: never a change
         part = client_part(kind, doc)
         return {"metadata": part["metadata"], "spec": part["spec"]}
     old = written(previous) if previous is not None else None
-    return {"created": created, "fields": changed_fields(old, written(stored)),
-            "generation": stored["metadata"].get("generation")}
+    details = {"created": created, "fields": changed_fields(old, written(stored)),
+               "generation": stored["metadata"].get("generation")}
+    if moves:
+        details["destinations"] = [m.to_json() for m in moves]
+    return details
 
 
 def _envelope_refusal(kind: ConnectorKind, name: str, body: dict) -> web.Response | None:

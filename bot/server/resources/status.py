@@ -91,7 +91,11 @@ def _decode_yaml(raw: bytes) -> Any:
 
 
 def denial_response(denial: Denial) -> web.Response:
-    """401 (with the challenge) or 403 `Status` (`Forbidden`, `MFARequired`)."""
+    """401 (with the challenge), 403 `Status` (`Forbidden`, `MFARequired`), or 429 with Retry-After."""
+    if denial.status == 429:
+        response = status_response(429, denial.message, reason=denial.reason)
+        response.headers["Retry-After"] = str(denial.retry_after or 1)
+        return response
     if denial.status == 401:
         response = status_response(401, "Unauthorized")
         response.headers["WWW-Authenticate"] = "Bearer"

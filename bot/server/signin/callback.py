@@ -48,13 +48,14 @@ class Callback:
         if "client_url" not in pending and not bound_to_browser(cookie, pending):  # a browser flow: its binding
             error = SignInError("state", "this sign-in was started in another browser (its binding cookie is "
                                          "missing or differs); start it again here")
-            await record_signin(self.context.store, pending["connector"], None, error, None, flow=pending["flow"])
+            await record_signin(self.context.store, pending["connector"], None, error, None, flow=pending["flow"],
+                                ip=request.remote)
             return refusal_page(403, error.check, error.message)
         try:
             return await self._complete(request, pending, code)
         except SignInError as error:
             await record_signin(self.context.store, pending["connector"], error.username, error, error.claim_names,
-                                flow=pending["flow"])
+                                flow=pending["flow"], ip=request.remote)
             if "client_url" in pending:  # the terminal waits (a login or an MFA round): tell it which check failed
                 return to_client(pending, {"error": {"check": error.check, "message": error.message}})
             return refusal_page(error.status, error.check, error.message, claim_names=error.claim_names,
@@ -98,7 +99,7 @@ class Callback:
         session = Session(identity.username, connector.name, defined, now, expires)
         token = await create_session(context.store, session)
         await record_signin(context.store, connector.name, identity.username, None, names, flow=pending["flow"],
-                            roles=defined, warnings=mapped.warnings + [
+                            ip=request.remote, roles=defined, warnings=mapped.warnings + [
                                 f"role `{r}` is not defined in the admin file's access.roles"
                                 for r in mapped.roles if r not in defined])
         if pending["flow"] == "console":

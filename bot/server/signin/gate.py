@@ -39,7 +39,8 @@ class Gate:
         return self.guard.access
 
     async def principal(self, request: web.Request) -> Principal | None:
-        return await self.guard.principal(bearer_of(request), request.cookies.get(self.cookies.session))
+        return await self.guard.principal(bearer_of(request), request.cookies.get(self.cookies.session),
+                                          request.remote)
 
     async def break_glass_hash(self) -> str | None:
         return await self.guard.break_glass_hash()
@@ -52,6 +53,8 @@ class Gate:
         """The caller, when allowed `permission` on an object of `account` (bot/auth/guard.py
         `Guard.decide`); a write by cookie must come from this server's own pages."""
         principal = await self.principal(request)
+        if principal is None and bearer_of(request) and (throttled := self.guard.throttled(request.remote)):
+            return throttled
         return self.guard.decide(
             principal, permission, account, some_account=some_account,
             cross_site_write=lambda: request.method not in SAFE_METHODS and not self.same_origin(request))

@@ -16,7 +16,7 @@ from bot.auth.guard import Denial
 from bot.auth.oidc import flow as oidc
 from bot.auth.redirects import RedirectError, web_return_path
 from bot.auth.sessions import find_session, mfa_session, token_key
-from bot.auth.signin_log import record_signin
+from bot.auth.signin_log import record_signin, unmatched
 from bot.connectors.kinds import OIDC
 from bot.server.signin import terminal
 from bot.server.signin.context import SignInContext
@@ -57,7 +57,8 @@ class OidcLogin:
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
-            await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow="web")
+            await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow="web",
+                                unauthenticated=unmatched(exc), ip=request.remote)
             return refusal_page(exc.status, exc.check, exc.message)
         return self.bound_redirect(url, binding)
 
@@ -79,7 +80,7 @@ class OidcLogin:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
             await record_signin(context.store, str(name or "")[:253], session.username if session else None, exc,
-                                None, flow="mfa")
+                                None, flow="mfa", unauthenticated=session is None, ip=request.remote)
             return refusal_page(exc.status, exc.check, exc.message)
         return self.bound_redirect(url, binding)
 
@@ -98,7 +99,8 @@ class OidcLogin:
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
-            await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow="test")
+            await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow="test",
+                                ip=request.remote)
             return refusal_page(exc.status, exc.check, exc.message)
         return self.bound_redirect(url, binding)
 

@@ -44,7 +44,7 @@ from bot.auth.saml import protocol as saml
 from bot.auth.saml.descriptor import DescriptorCache
 from bot.auth.saml.settings import SamlSettings, saml_mfa_settings, saml_settings
 from bot.auth.sessions import Session, create_session, find_session, mfa_session, token_key
-from bot.auth.signin_log import record_signin
+from bot.auth.signin_log import record_signin, unmatched
 from bot.connectors.kinds import SAML
 from bot.server.signin import terminal
 from bot.server.signin.answers import mfa_done, test_answer, to_client
@@ -109,7 +109,8 @@ class SamlRoutes:
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
-            await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow=flow, kind="saml")
+            await record_signin(self.context.store, str(name or "")[:253], None, exc, None, flow=flow, kind="saml",
+                                unauthenticated=flow == "web" and unmatched(exc), ip=request.remote)
             return refusal_page(exc.status, exc.check, exc.message)
         return _send(started)
 
@@ -128,7 +129,8 @@ class SamlRoutes:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
             await record_signin(self.context.store, str(name or "")[:253], session.username if session else None,
-                                exc, None, flow="mfa", kind="saml")
+                                exc, None, flow="mfa", kind="saml", unauthenticated=session is None,
+                                ip=request.remote)
             return refusal_page(exc.status, exc.check, exc.message)
         return _send(started)
 
@@ -179,7 +181,8 @@ class SamlRoutes:
             flow = pending["flow"] if pending else "web"
             connector = (pending or {}).get("connector") or path_name or ""
             await record_signin(self.context.store, connector, error.username, error, error.claim_names, flow=flow,
-                                kind="saml")
+                                kind="saml", unauthenticated=pending is None and unmatched(error),
+                                ip=request.remote)
             if pending and "client_url" in pending:
                 return to_client(pending, {"error": {"check": error.check, "message": error.message}})
             return refusal_page(error.status, error.check, error.message, claim_names=error.claim_names,

@@ -21,6 +21,8 @@ from typing import Any
 from bot.store.postgres.database import Database
 
 SIGNIN_LOG_KEEP = 10_000  # newest entries kept, as on SQLite
+SIGNIN_NOISE_KEEP = 1_000  # unauthenticated failures, kept apart, as on SQLite
+_NOISE = "coalesce(((body::jsonb)->>'unauthenticated')::boolean, false)"
 
 
 class PostgresAuthStore:
@@ -89,11 +91,14 @@ class PostgresAuthStore:
         rows = await self.db.fetch("INSERT INTO auth_signins (at, body) VALUES (%s, %s) RETURNING seq",
                                    (body.get("at", self.clock()), json.dumps(body)))
         seq = int(rows[0][0])
-        if seq % 100 == 0:
-            await self.db.execute("DELETE FROM auth_signins WHERE seq <= %s", (seq - SIGNIN_LOG_KEEP,))
+        if seq % 100 == 0:  # real entries and unauthenticated noise kept apart (bot/store/signin/sqlite.py)
+            for noise, keep in ((False, SIGNIN_LOG_KEEP), (True, SIGNIN_NOISE_KEEP)):
+                await self.db.execute(f"DELETE FROM auth_signins WHERE seq IN (SELECT seq FROM auth_signins WHERE "
+                                      f"{_NOISE} = %s ORDER BY seq DESC OFFSET %s)", (noise, keep))
 
-    async def signins(self, limit: int = 100) -> list[dict[str, Any]]:
-        rows = await self.db.fetch("SELECT body FROM auth_signins ORDER BY seq DESC LIMIT %s", (limit,))
+    async def signins(self, limit: int = 100, unauthenticated: bool = False) -> list[dict[str, Any]]:
+        rows = await self.db.fetch(f"SELECT body FROM auth_signins WHERE {_NOISE} = %s ORDER BY seq DESC LIMIT %s",
+                                   (unauthenticated, limit))
         return [json.loads(row[0]) for row in rows]
 
     async def key(self, name: str, make: Any) -> str:

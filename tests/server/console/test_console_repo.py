@@ -12,7 +12,7 @@ import aiohttp
 from tests.support.app_support import running_app
 from tests.support.console_support import csrf_of
 
-TOKEN = "admin-token-for-console-tests"
+TOKEN = "admin-token-for-console-tests-0123456789abcdef"
 ADMIN = """\
 defaults:
   feedback: minimal

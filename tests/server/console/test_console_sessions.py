@@ -10,6 +10,7 @@ import re
 from bot.auth.sessions import token_key
 from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.console_support import ACCESS_YAML, console_server, csrf_of, session_for
+from tests.support.oidc_support import ADMIN_TOKEN
 
 
 def _keys(page: str) -> list[str]:
@@ -128,3 +129,26 @@ async def test_ending_anothers_session_needs_the_mfa_round_connectors_write_need
         finally:
             for browser in (admin, admin_laptop, erin):
                 await browser.close()
+
+
+async def test_ending_anothers_session_is_in_the_audit_log_and_ending_ones_own_is_not(tmp_path):
+    async with console_server(tmp_path) as server:
+        admin = await session_for(server, ["writer"], username="ada@example.com")
+        erin = await session_for(server, ["auditor"], username="erin@example.com")
+        try:
+            for browser, who in ((admin, erin), (admin, admin)):
+                async with admin.get(server.url + "/console/sessions") as response:
+                    page = await response.text()
+                async with browser.post(server.url + "/console/sessions/end", allow_redirects=False,
+                                        data={"csrf": csrf_of(page), "session": token_key(_token(who))}) as response:
+                    assert response.status == 303
+            async with server.http.get(server.url + "/v1/audit?action=session.end",
+                                       headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as response:
+                entries = (await response.json())["entries"]
+        finally:
+            await admin.close()
+            await erin.close()
+    [entry] = entries
+    assert (entry["actor"], entry["action"]) == ("ada@example.com", "session.end")
+    assert entry["details"] == {"username": "erin@example.com", "connector": "mock"}
+    assert entry["target"] == f"sessions/{token_key(_token(erin))[:16]}"

@@ -139,7 +139,10 @@ async def test_a_replayed_test_assertion_is_refused_and_never_signs_in(tmp_path,
         finally:
             await writer.close()
             await browser.close()
-        checks = [e["check"] for e in await server.app[SIGNIN_STORE].signins(10) if not e["ok"]]
+        store = server.app[SIGNIN_STORE]  # a response answering no request waiting is listed apart
+        logged = sorted([*await store.signins(10), *await store.signins(10, unauthenticated=True)],
+                        key=lambda e: e["at"], reverse=True)
+        checks = [e["check"] for e in logged if not e["ok"]]
         assert checks == ["saml-replay", "saml-in-response-to"]
 
 
