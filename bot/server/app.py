@@ -52,10 +52,10 @@ from bot.server.core import (
     core_app,
 )
 from bot.server.home import setup_home
+from bot.server.jobs.retention import keep_pruning
 from bot.server.learnings_api import setup_learnings_routes
 from bot.server.metrics import Metrics
 from bot.server.resources.api import setup_routes as setup_connector_routes
-from bot.server.retention import keep_pruning
 from bot.server.server_context import HandlerFactory
 from bot.server.settings import Settings
 from bot.server.signin.gate import Gate

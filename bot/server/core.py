@@ -24,13 +24,13 @@ from bot.server import logging as log
 from bot.server.access_log import enable_access_log
 from bot.server.admin_reload import AdminConfigHolder
 from bot.server.forwarded import trusted_proxies_middleware
+from bot.server.jobs.pg_queue import ProcrastinateQueue
+from bot.server.jobs.queue import JobQueue
+from bot.server.jobs.timeline import TimelineRecorder
 from bot.server.metrics import Metrics
-from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.probes import Readiness, setup_probes
-from bot.server.queue import JobQueue
 from bot.server.server_context import HandlerFactory, Role, ServerContext
 from bot.server.settings import Settings
-from bot.server.timeline import TimelineRecorder
 from bot.server.webhook import MAX_BODY
 from bot.store import is_postgres, latest_schema_version, redact_url
 from bot.store.model import DeliveryStore, Storage

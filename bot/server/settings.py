@@ -31,9 +31,9 @@ from bot.github.auth import private_key
 from bot.github.client import DEFAULT_API_URL
 from bot.github.manifest import GITHUB_COM, web_url
 from bot.server.forwarded import Network, parse_trusted_proxies
+from bot.server.jobs.queue_timings import KEYS as QUEUE_KEYS
+from bot.server.jobs.queue_timings import QueueTimings, queue_timings
 from bot.server.listen import DEFAULT_HOST, resolve_host
-from bot.server.queue_timings import KEYS as QUEUE_KEYS
-from bot.server.queue_timings import QueueTimings, queue_timings
 from bot.store import check_url, url_password
 from bot.store.sqlite.database import DEFAULT_URL, sqlite_path
 

@@ -288,7 +288,7 @@ class DeliveryStore(Protocol):
 @dataclass(frozen=True)
 class TimelineEntry:
     """One attempt of a delivery's job as the console's recorder wrote it: `body` is that
-    recorder's JSON (bot.server.timeline.Attempt), kept as it is."""
+    recorder's JSON (bot.server.jobs.timeline.Attempt), kept as it is."""
 
     delivery_id: str
     attempt: int
@@ -340,7 +340,7 @@ class AuditQuery:
 
 class AuditStore(Protocol):
     """The `audit_log` table (schema version 12): appended to, read newest first, and pruned by
-    age like finished deliveries (bot/server/retention.py)."""
+    age like finished deliveries (bot/server/jobs/retention.py)."""
 
     async def record(self, entry: AuditEntry) -> int: ...
     async def entries(self, query: AuditQuery) -> list[AuditEntry]: ...

@@ -25,7 +25,7 @@ def test_the_worker_entry_point_reaches_no_web_module() -> None:
     reached = {m for entry in ("bot.server.process", "bot.server.core") for m in graph.find_upstream_modules(entry)}
     web = sorted(m for m in reached if m.startswith(WEB_ONLY))
     assert web == []
-    assert "bot.server.pg_queue" in reached and "bot.pipeline" in reached  # it does reach what runs jobs
+    assert "bot.server.jobs.pg_queue" in reached and "bot.pipeline" in reached  # it does reach what runs jobs
 
 
 def loaded_by(role: str) -> list[str]:

@@ -20,7 +20,7 @@ from aiohttp import web
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.context import Console
 from bot.server.console.render import page, see_other
-from bot.server.timeline import Attempt, read_attempts
+from bot.server.jobs.timeline import Attempt, read_attempts
 from bot.store.console import owner_of, redeliverable, shown_state
 
 PAGE = 50

@@ -21,7 +21,7 @@ from bot import telemetry
 from bot.events.jobs import Handler, Job, ReviewResult, stored_payload, supersedes
 from bot.loops.pause import pause
 from bot.server import logging as log
-from bot.server.dispatch import BIG_BODY, decide_in_turn
+from bot.server.jobs.dispatch import BIG_BODY, decide_in_turn
 from bot.server.metrics import Metrics
 from bot.store.model import DeliveryDecision, DeliveryStore, Queued, Received, Started, StoreUnavailable
 

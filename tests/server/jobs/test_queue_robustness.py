@@ -15,9 +15,9 @@ from aiohttp import web
 
 from bot.events.jobs import Classification, InvalidPayload, classify, newest_head, supersedes
 from bot.server.app import make_app
-from bot.server.dispatch import decide_in_turn
+from bot.server.jobs.dispatch import decide_in_turn
+from bot.server.jobs.pg_queue import stale
 from bot.server.metrics import Metrics
-from bot.server.pg_queue import stale
 from bot.store.model import DeliveryDecision, Incoming, Queued, Received, Storage
 from tests.support.server_support import Recorder, Server, pr_payload, running_server, settings_for, wait_for
 
