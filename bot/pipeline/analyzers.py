@@ -6,7 +6,7 @@ mapped to the admin file's severities, filtered to the diff, and fed to the head
 the review job posts them with the model's, in one review (bot/pipeline/post.py).
 
 A SARIF upload for a pull request whose review already ran makes a job of its own
-(bot.events.routes.UPLOAD_EVENT, queued by bot/server/analyses.py under the pull request's key): it
+(bot.events.routes.UPLOAD_EVENT, queued by bot/server/api/uploads.py under the pull request's key): it
 posts the upload's new findings in at most one review — never one that a source posted before at
 the same path, overlapping lines and rule id — and dismisses the app's approval if one on the diff
 is blocking or important. Logs name tools and counts only: a result's message or code never
@@ -146,7 +146,7 @@ def _as_learned(result: AnalyzerResult) -> _Learned:
 
 
 def upload_target(job: Job) -> Target | None:
-    """The pull request an upload's job is for, from its payload (bot/server/analyses.py)."""
+    """The pull request an upload's job is for, from its payload (bot/server/api/uploads.py)."""
     upload = job.payload.get("upload") if isinstance(job.payload.get("upload"), dict) else None
     if job.repo is None or job.pr_number is None or upload is None or not isinstance(upload.get("commit_sha"), str):
         return None

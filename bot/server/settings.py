@@ -110,7 +110,7 @@ class Settings:
     log_level: str = "INFO"  # REVIEWER_LOG_LEVEL: the least severe level logged, one of LOG_LEVELS
     access_log: bool = False  # REVIEWER_ACCESS_LOG: a JSON line per HTTP request (bot/server/access_log.py)
     trusted_proxies: tuple[Network, ...] = ()  # REVIEWER_TRUSTED_PROXIES: whose X-Forwarded-For is believed
-    upload_decodes: int = 1  # REVIEWER_UPLOAD_DECODES: SARIF uploads decoded at once (bot/server/analyses.py)
+    upload_decodes: int = 1  # REVIEWER_UPLOAD_DECODES: SARIF uploads decoded at once (bot/server/api/uploads.py)
     upload_memory_mib: int = 320  # REVIEWER_UPLOAD_MEMORY_MIB: the memory of each decode's child process
     webhook_unverified_mib: int = 64  # REVIEWER_WEBHOOK_UNVERIFIED_MIB: webhook bytes read before their signature is checked
     queue: QueueTimings = QueueTimings()  # REVIEWER_QUEUE_*: the job queue's pace on PostgreSQL

@@ -15,8 +15,8 @@ from typing import Any
 from aiohttp import web
 
 from bot.github import GitHubError
-from bot.server.admin_api import GITHUB_DEADLINE, config_report
-from bot.server.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
+from bot.server.api.admin import GITHUB_DEADLINE, config_report
+from bot.server.api.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.context import Console
 from bot.server.console.deliveries import last_check_run, shown, visible
