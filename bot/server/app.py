@@ -39,6 +39,7 @@ from bot.server.api.learnings import setup_learnings_routes
 from bot.server.api.uploads import UploadAdmission, setup_upload_routes, web_url_of
 from bot.server.console import setup_console
 from bot.server.console.learnings import setup_learnings_console
+from bot.server.context import HandlerFactory
 from bot.server.core import (
     ADMIN,
     LEARNINGS,
@@ -56,7 +57,6 @@ from bot.server.home import setup_home
 from bot.server.jobs.retention import keep_pruning
 from bot.server.metrics import Metrics
 from bot.server.resources.api import setup_routes as setup_connector_routes
-from bot.server.server_context import HandlerFactory
 from bot.server.settings import Settings
 from bot.server.signin.gate import Gate
 from bot.server.signin.routes import SIGNIN_STORE, setup_signin

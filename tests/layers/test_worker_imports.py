@@ -14,7 +14,7 @@ import grimp
 from tests.support.process_support import env
 
 WEB_ONLY = ("bot.server.console", "bot.server.signin", "bot.server.resources", "bot.server.app",
-            "bot.server.main", "bot.server.api.admin", "bot.server.api.uploads", "bot.server.home")
+            "bot.server.api.admin", "bot.server.api.uploads", "bot.server.home")
 APPS = ("bot.server.app", "bot.server.core", "bot.server.process", "bot.pipeline", "saml2")
 SAML_CLIENT = ("saml2.client", "saml2.config", "saml2.sigver", "xmlschema")  # the SAML schemas load with these
 

@@ -33,8 +33,8 @@ from bot.plan.config_files import load_config_file
 from bot.server import logging as log
 from bot.server.api.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
 from bot.server.api.deliveries import setup_delivery_routes
+from bot.server.context import ServerContext
 from bot.server.resources.status import denial_response
-from bot.server.server_context import ServerContext
 from bot.server.signin.gate import Gate
 
 logger = log.get("admin_api")

@@ -44,8 +44,8 @@ from bot.events.routes import UPLOAD_EVENT
 from bot.github import GitHubError
 from bot.loops.pause import pause
 from bot.server import logging as log
+from bot.server.context import ServerContext
 from bot.server.resources.status import denial_response
-from bot.server.server_context import ServerContext
 from bot.server.signin.gate import Gate
 from bot.store.model import Incoming
 from bot.store.uploads import UploadRecord, UploadStore
