@@ -33,7 +33,7 @@ from bot.github import (
 from bot.learnings.posting import with_tally
 from bot.learnings.threads import to_close
 from bot.pipeline import budgets, journal, learn
-from bot.pipeline.analyzers import AnalyzerStep, analyze, noise_budget, patches_of, uploads_applied
+from bot.pipeline.analyzer_step import AnalyzerStep, analyze, noise_budget, patches_of, uploads_applied
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.followed import follow_posted, pull_tally
 from bot.pipeline.gather import Gathered, gather, read_paths
