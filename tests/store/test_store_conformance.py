@@ -115,7 +115,7 @@ async def test_the_row_keeps_when_it_was_queued_and_each_requeue_renews_it(stora
 
     async def decide(row: Received) -> DeliveryDecision:
         return DeliveryDecision(row.event, (row.delivery_id, "queued", _job(2, "b" * 40), None))
-    assert [d.outcome[0] for d in await store.claim(10, decide)] == ["q2"]
+    assert [d.classified[0] for d in await store.claim(10, decide)] == ["q2"]
     after = time.time()
     records = {d: await store.delivery(d) for d in ("q1", "ig", "q2")}
     assert before <= records["q1"]["queued_at"] <= after and before <= records["q2"]["queued_at"] <= after
@@ -272,9 +272,9 @@ async def test_recent_pages_newest_first_by_filter_without_bodies(storage: Stora
     assert [r["delivery_id"] for r in await store.recent(event="pull_request", since=now - 60)] == ["r3", "r2", "r1"]
     assert await store.recent(repo="acme/ap") == [] and await store.recent(event="push") == []
     assert [r["delivery_id"] for r in await store.recent(repo="", state=None)] == ["r3", "r2", "r1", "r0"]
-    assert await store.outcomes_since(now - 60) == {"ignored": 2, "queued": 1}
-    assert await store.outcomes_since(now - 3 * 3600) == {"ignored": 3, "queued": 1}
-    assert await store.outcomes_since(now + 60) == {}
+    assert await store.shown_states_since(now - 60) == {"ignored": 2, "queued": 1}
+    assert await store.shown_states_since(now - 3 * 3600) == {"ignored": 3, "queued": 1}
+    assert await store.shown_states_since(now + 60) == {}
 
 
 async def test_a_redelivered_failed_delivery_is_dispatched_again_as_a_new_one(storage: Storage):
@@ -301,7 +301,7 @@ async def test_a_redelivered_failed_delivery_is_dispatched_again_as_a_new_one(st
         return DeliveryDecision(row.event, (row.delivery_id, "queued", _job(1, "a" * 40), None))
 
     claimed = await store.claim(10, decide)
-    assert [d.outcome[0] for d in claimed] == ["f1"]
+    assert [d.classified[0] for d in claimed] == ["f1"]
     started = await store.start("f1")
     assert started is not None and started.attempt == 2
 
@@ -329,7 +329,7 @@ async def test_a_review_that_failed_is_kept_beside_its_done_job_and_counted_as_f
     assert ((await store.delivery("skipped"))["review_outcome"], (await store.delivery("skipped"))["review_reason"]) == (
         "skipped", "filtered")
     assert (await store.delivery("index"))["review_outcome"] is None
-    assert await store.outcomes_since(now - 60) == {"failed": 2, "done": 3}
+    assert await store.shown_states_since(now - 60) == {"failed": 2, "done": 3}
     assert [r["delivery_id"] for r in await store.recent(state="failed")] == ["crashed", "broken"]
     assert [r["delivery_id"] for r in await store.recent(state="done")] == ["index", "skipped", "approved"]
     [row] = await store.recent(repo="octo/app", state="failed", before_seq=None, limit=1)

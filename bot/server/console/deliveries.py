@@ -88,7 +88,7 @@ class DeliveryPages:
             return refused.response
         since = time.time() - DAY
         if who.principal.grant.scopes.get("deliveries:read") is None:  # every account: counted in SQL
-            outcomes = Counter(await self.console.store.outcomes_since(since))
+            outcomes = Counter(await self.console.store.shown_states_since(since))
         else:  # narrowed to accounts: counted from the rows the viewer may see
             day, _ = await self._rows(who, limit=100_000, since=since)
             outcomes = Counter(row["shown"] for row in day)

@@ -159,7 +159,7 @@ class ProcrastinateQueue:
             self._wake.clear()
             try:
                 while decisions := await self.store.claim(BATCH, self._decide):
-                    keys = {c.key for _, state, c, _ in (d.outcome for d in decisions)
+                    keys = {c.key for _, state, c, _ in (d.classified for d in decisions)
                             if state == "queued" and c is not None and c.key}
                     await self.defer_all(keys)
             except Exception:  # the store is away: the rows stay `received` for the next pass

@@ -87,7 +87,7 @@ async def test_a_row_the_store_refuses_fails_alone(storage: Storage):
                                     Classification("job", "opened", 1, "octo/app", number, A), None))
 
     decisions = await storage.deliveries.claim(10, decide)
-    assert [d.outcome[1] for d in decisions] == ["queued", "failed", "queued"]
+    assert [d.classified[1] for d in decisions] == ["queued", "failed", "queued"]
     bad = await storage.deliveries.delivery("bad")
     assert bad["state"] == "failed" and bad["error"].startswith("the delivery could not be recorded: ")
     for delivery in ("before", "after"):
@@ -132,7 +132,7 @@ async def test_the_dispatcher_parses_bodies_outside_its_transaction_and_yields(s
         decisions = await storage.deliveries.claim(10, decide)
     finally:
         ticking.cancel()
-    assert [d.outcome[1] for d in decisions] == ["queued"] * 3
+    assert [d.classified[1] for d in decisions] == ["queued"] * 3
     between = events[events.index("d0"):events.index("d2")]
     assert between.count("tick") >= 2, events
 
