@@ -86,8 +86,9 @@ def serve_ours(port: int, database_url: str) -> None:
     the intake, store, dispatcher and workers are measured and not the pipeline's GitHub calls."""
     from bot.server import logging as log
     from bot.server.admin_reload import AdminConfigHolder
-    from bot.server.main import serve
+    from bot.server.app import make_app
     from bot.server.metrics import Metrics
+    from bot.server.process import serve
     from bot.server.settings import load_settings
 
     async def handle(job) -> None:
@@ -96,7 +97,7 @@ def serve_ours(port: int, database_url: str) -> None:
     log.configure()
     settings = load_settings({"GITHUB_WEBHOOK_SECRET": SECRET, "PORT": str(port), "REVIEWER_DATABASE_URL": database_url})
     metrics = Metrics()
-    asyncio.run(serve(settings, AdminConfigHolder(None, metrics), metrics, handler_for=lambda context: handle))
+    asyncio.run(serve(settings, AdminConfigHolder(None, metrics), metrics, make_app, handler_for=lambda context: handle))
 
 
 def free_port() -> int:

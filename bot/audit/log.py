@@ -38,7 +38,7 @@ ACTIONS = (
     "learning.change",      # a learning's text, scope or rule changed
     "learning.delete",      # a learning deleted
     "signin-link.create",   # a one-time console sign-in link made with the break-glass token
-    "sarif.upload",         # a SARIF upload accepted (bot/server/analyses.py)
+    "sarif.upload",         # a SARIF upload accepted (bot/server/api/uploads.py)
     "session.end",          # another user's sign-in session ended (the console's sessions page)
     "signin.break-glass",   # a console session opened with the break-glass REVIEWER_ADMIN_TOKEN
 )
@@ -204,7 +204,7 @@ class Audit:
             await request.app[AUDIT].record(principal, "learning.add", f"learnings/{id}",
                                             ip=request.remote, account=owner)
 
-        (`AUDIT` is bot.server.audit_api's app key; the console's pages have `console.audit`.)"""
+        (`AUDIT` is bot.server.api.audit's app key; the console's pages have `console.audit`.)"""
         if action not in ACTIONS:
             raise ValueError(f"{action!r} is not an audit action (bot/audit/log.py ACTIONS)")
         name = actor if isinstance(actor, str) else actor_of(actor)

@@ -72,9 +72,10 @@ def shown(value: Any) -> Any:
     return value if isinstance(value, bool | int | float) else str(value)[:200]
 
 
-def bound_to_browser(cookie: str, pending: dict[str, Any]) -> bool:
-    """Whether the binding cookie the browser sent is the one its web sign-in was started with."""
-    return bool(cookie) and hmac.compare_digest(token_key(cookie), pending.get("binding", ""))
+def bound_to_browser(cookie: str, binding: str) -> bool:
+    """Whether the binding cookie the browser sent is the one its web sign-in was started with
+    (`binding`: the hash its pending sign-in keeps)."""
+    return bool(cookie) and hmac.compare_digest(token_key(cookie), binding)
 
 
 def no_role_refusal(username: str, names: list[str], roles: list[str], warnings: list[str],

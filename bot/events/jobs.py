@@ -20,7 +20,7 @@ from bot.events.routes import INSTALLATION_WORK, route, routed_events
 
 # The shapes the store keeps of a job (bot/store/model.py holds them, so that the store imports
 # nothing above it); named here too, where the classification and the queue read them.
-from bot.store.model import REVIEW_OUTCOMES as REVIEW_OUTCOMES
+from bot.store.model import REVIEW_RESULTS as REVIEW_RESULTS
 from bot.store.model import Classification as Classification
 from bot.store.model import Kind as Kind
 from bot.store.model import ReviewResult as ReviewResult

@@ -20,13 +20,13 @@ from typing import Literal
 # - outcome: what became of posted findings, a thread resolved or a pull request closed (its 👎 are
 #   read one last time; docs/reviews.md "Learnings")
 # - followup: a comment or review that may talk to the app, a question or a command (issue #15)
-# - upload: a SARIF upload for a known pull request (bot/server/analyses.py)
+# - upload: a SARIF upload for a known pull request (bot/server/api/uploads.py)
 # - index_push: a push, which keeps the default branch's repository index current
 # - index_installation: repositories came or went, their indexes are built or deleted
 # - record_installation: the installation is recorded by the dispatcher, and no job is queued
 Work = Literal["review", "outcome", "followup", "upload", "index_push", "index_installation", "record_installation"]
 
-# A SARIF upload for a known pull request (bot/server/analyses.py queues it as a delivery of its own,
+# A SARIF upload for a known pull request (bot/server/api/uploads.py queues it as a delivery of its own,
 # never sent by GitHub): a job under the pull request's key, with no head, so that it neither
 # supersedes a review nor is superseded by one.
 UPLOAD_EVENT = "reviewer_sarif_upload"

@@ -15,7 +15,7 @@ import aiohttp
 from bot.config.admin import AdminConfig
 from bot.engine.engine import analyzers_review, run_review
 from bot.engine.usage import Usage
-from bot.local.analyzers import analyze_change
+from bot.local.analyzer_step import analyze_change
 from bot.local.change import Change
 from bot.reviews.fingerprints import PostedFinding
 from bot.reviews.ledger import DEFAULT_BUDGET, Entry, NoiseBudget

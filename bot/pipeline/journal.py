@@ -2,7 +2,7 @@
 the shapes and their JSON pure).
 
 A job runs again, as its next attempt of the same delivery, when something cut it off: a worker
-killed or stopped past its grace period, PostgreSQL away (bot.server.queue.run_job waits for it
+killed or stopped past its grace period, PostgreSQL away (bot.server.jobs.queue.run_job waits for it
 and starts the attempt again). Whatever the first attempt posted must then be taken up, not posted
 a second time, and what it had not posted yet must be what it had decided. So posting goes:
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.events.jobs import REVIEW_OUTCOMES, ReviewResult
+from bot.events.jobs import REVIEW_RESULTS, ReviewResult
 from bot.github import GitHubClient, changes_between
 from bot.pipeline.targets import Target
 from bot.reviews.checkrun import CheckRunReport
@@ -58,12 +58,12 @@ async def step_for(memory: ReviewMemory, gh: GitHubClient, target: Target, plan:
 
 def repeated(last: ReviewedHead, reason: str) -> tuple[CheckRunReport, ReviewResult]:
     """The check run of an event that cannot change the review: the review's own, said again, and
-    what it came to (a review remembered before outcomes were, as `findings`)."""
+    what it came to (a review remembered before results were, as `findings`)."""
     report = last.report
     note = (f"Already reviewed: {reason}, so the model was not asked again and nothing new was posted. "
             "This is that review's result.")
     outcome = report.get("outcome")
-    result = ReviewResult(outcome if outcome in REVIEW_OUTCOMES else "findings", "already-reviewed")
+    result = ReviewResult(outcome if outcome in REVIEW_RESULTS else "findings", "already-reviewed")
     return (CheckRunReport(report["conclusion"], report["title"], f"{note}\n\n{report['summary']}",
                            report.get("text", ""), list(report.get("annotations", []))), result)
 
@@ -75,7 +75,7 @@ async def remember(memory: ReviewMemory, target: Target, digest: str, merge_base
     if outcome.status != "completed":
         return
     saved = {"conclusion": report.conclusion, "title": report.title, "summary": report.summary,
-             "text": report.text, "annotations": report.annotations, "outcome": result.outcome}
+             "text": report.text, "annotations": report.annotations, "outcome": result.kind}
     await memory.record_review(target.pull_key, ReviewedHead(target.head_sha, digest, saved, merge_base))
 
 

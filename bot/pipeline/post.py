@@ -76,12 +76,12 @@ async def _has_review(gh: GitHubClient, target: Target, login: str, mark: str) -
 
 
 async def has_review(gh: GitHubClient, target: Target, login: str, mark: str) -> bool:
-    """Whether the app's review carrying `mark` is on the pull request (bot/pipeline/analyzers.py)."""
+    """Whether the app's review carrying `mark` is on the pull request (bot/pipeline/upload_job.py)."""
     return await _has_review(gh, target, login, mark)
 
 
 async def carry_out(gh: GitHubClient, target: Target, decision: ApprovalAction, login: str) -> str | None:
-    """One approval decision carried out, as after a review (bot/pipeline/analyzers.py)."""
+    """One approval decision carried out, as after a review (bot/pipeline/upload_job.py)."""
     return await _carry_out(gh, target, decision, login)
 
 

@@ -33,7 +33,7 @@ from bot.github import (
 from bot.learnings.posting import with_tally
 from bot.learnings.threads import to_close
 from bot.pipeline import budgets, journal, learn
-from bot.pipeline.analyzers import AnalyzerStep, analyze, noise_budget, patches_of, uploads_applied
+from bot.pipeline.analyzer_step import AnalyzerStep, analyze, noise_budget, patches_of, uploads_applied
 from bot.pipeline.configure import plan_for, referenced_paths
 from bot.pipeline.followed import follow_posted, pull_tally
 from bot.pipeline.gather import Gathered, gather, read_paths
@@ -200,10 +200,14 @@ async def _carry_out(services: Services, gh: GitHubClient, target: Target, plann
 
 
 async def _decide(services: Services, gh: GitHubClient, target: Target, stage: _Stage) -> journal.Planned:
-    """What this job will post, read and reviewed: nothing is written to GitHub here (the check
-    run aside, started in progress before), and the journal records it before anything is posted.
-    The steps: the plan; what became of earlier findings; the analyzers; then the model, unless
-    none is configured, the head was reviewed already, or the account's budget is spent."""
+    """What this job will post, read and reviewed but not posted: GitHub is only read here (the
+    check run aside, started in progress before), and every post, the analyzers' review when no
+    model reviews included, is `_carry_out`'s, after the journal has recorded what this returns.
+    Our own stores are written: the index is dropped when the repository turned reviews off, what
+    became of earlier findings and the learnings from 👎 are kept, and the account's budget is
+    counted and settled. The steps: the plan; what became of earlier findings; the analyzers;
+    then the model, unless none is configured, the head was reviewed already, or the account's
+    budget is spent."""
     if services.memory is not None and not target.force:
         paused = await services.memory.paused_by(target.pull_key)
         if paused is not None:
@@ -256,7 +260,7 @@ async def _reviewed(services: Services, gh: GitHubClient, target: Target, gather
             return journal.Planned(report, result=result)
     stage.name = "counting the account's budgets"
     over = await _over_budget(services, target)
-    if isinstance(over, budgets.Exceeded):  # no model; the analyzers' findings, if any, are still posted
+    if isinstance(over, budgets.Exceeded):  # no model; the analyzers' findings, if any, are still the review
         spent = _budget_report(plan_json, over)  # its title and summary name the budget, and its reset
         if not analyzed.entries:
             return journal.Planned(spent, result=ReviewResult("skipped", over.reason))

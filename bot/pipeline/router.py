@@ -14,13 +14,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from bot.events.jobs import Job, ReviewResult
 from bot.events.routes import Work, route
 from bot.pipeline import outcome_events
-from bot.pipeline.analyzers import apply_upload
 from bot.pipeline.followup import handle_followup
 from bot.pipeline.index import index_push
 from bot.pipeline.installation import index_installation, repository_changes
 from bot.pipeline.review import review_pull_request
 from bot.pipeline.services import Services
 from bot.pipeline.targets import target_for
+from bot.pipeline.upload_job import apply_upload
 
 logger = logging.getLogger("reviewer.pipeline")
 

@@ -6,8 +6,8 @@ store and the HTTP session exist and returns the job handler (`async def handle(
 so tests inject a small real handler and `main` injects the pipeline.
 
 Routes: the webhook, health (`/healthz`, and the probes `/livez`, `/readyz`: bot.server.probes) and metrics; sign-in through the connectors (`bot.server.signin`); the
-connector resource API, the admin API, the SARIF uploads (bot.server.analyses) and the audit log
-(`GET /v1/audit`, bot.server.audit_api), all behind the sign-in gate (a session with the
+connector resource API, the admin API, the SARIF uploads (bot.server.api.uploads) and the audit log
+(`GET /v1/audit`, bot.server.api.audit), all behind the sign-in gate (a session with the
 permission, or the break-glass `REVIEWER_ADMIN_TOKEN`); the admin console (`/console/`,
 bot.server.console) and the home page (`/`, bot.server.home) wherever sign-in is served (roles
 "all" and "web"). Wherever jobs run (roles
@@ -32,12 +32,14 @@ from bot.connectors.controller import Reconciler
 from bot.connectors.descriptor_fetch import DescriptorSource
 from bot.connectors.field_checks import ConnectorSecrets
 from bot.secrets.references import SecretStore
-from bot.server.admin_api import setup_admin_routes
 from bot.server.admin_reload import AdminConfigHolder
-from bot.server.analyses import UploadAdmission, setup_analyses_routes, web_url_of
-from bot.server.audit_api import AUDIT, setup_audit_routes
+from bot.server.api.admin import setup_admin_routes
+from bot.server.api.audit import AUDIT, setup_audit_routes
+from bot.server.api.learnings import setup_learnings_routes
+from bot.server.api.uploads import UploadAdmission, setup_upload_routes, web_url_of
 from bot.server.console import setup_console
 from bot.server.console.learnings import setup_learnings_console
+from bot.server.context import HandlerFactory
 from bot.server.core import (
     ADMIN,
     LEARNINGS,
@@ -52,11 +54,9 @@ from bot.server.core import (
     core_app,
 )
 from bot.server.home import setup_home
-from bot.server.learnings_api import setup_learnings_routes
+from bot.server.jobs.retention import keep_pruning
 from bot.server.metrics import Metrics
 from bot.server.resources.api import setup_routes as setup_connector_routes
-from bot.server.retention import keep_pruning
-from bot.server.server_context import HandlerFactory
 from bot.server.settings import Settings
 from bot.server.signin.gate import Gate
 from bot.server.signin.routes import SIGNIN_STORE, setup_signin
@@ -102,7 +102,7 @@ def _with_web(app: web.Application) -> None:
     setup_admin_routes(app, gate=gate, context=lambda: app[RUNTIME].context, audit=audit)
     setup_audit_routes(app, gate=gate, audit=audit)
     setup_learnings_routes(app, gate=gate, store=app[LEARNINGS], audit=audit)
-    setup_analyses_routes(app, gate=gate, uploads=stores.uploads,
+    setup_upload_routes(app, gate=gate, uploads=stores.uploads,
                           context=lambda: app[RUNTIME].context, public_url=settings.public_url,
                           github_web_url=web_url_of(settings.api_url), audit=audit,
                           admission=UploadAdmission(settings.upload_decodes, settings.upload_memory_mib * 1024 * 1024))

@@ -23,14 +23,14 @@ from bot.learnings.book import LearningBook
 from bot.server import logging as log
 from bot.server.access_log import enable_access_log
 from bot.server.admin_reload import AdminConfigHolder
+from bot.server.context import HandlerFactory, Role, ServerContext
 from bot.server.forwarded import trusted_proxies_middleware
+from bot.server.jobs.pg_queue import ProcrastinateQueue
+from bot.server.jobs.queue import JobQueue
+from bot.server.jobs.timeline import TimelineRecorder
 from bot.server.metrics import Metrics
-from bot.server.pg_queue import ProcrastinateQueue
 from bot.server.probes import Readiness, setup_probes
-from bot.server.queue import JobQueue
-from bot.server.server_context import HandlerFactory, Role, ServerContext
 from bot.server.settings import Settings
-from bot.server.timeline import TimelineRecorder
 from bot.server.webhook import MAX_BODY
 from bot.store import is_postgres, latest_schema_version, redact_url
 from bot.store.model import DeliveryStore, Storage
@@ -45,7 +45,7 @@ STORES = web.AppKey("stores", Stores)  # every store of the process, on one pool
 STORAGE = web.AppKey("storage", Storage)
 STORE = web.AppKey("store", DeliveryStore)
 LEARNINGS = web.AppKey("learnings", LearningBook)  # learnings and posted findings' outcomes (bot.store.learnings)
-ROLE = web.AppKey("role", str)  # bot.server.server_context.Role
+ROLE = web.AppKey("role", str)  # bot.server.context.Role
 
 
 @dataclass

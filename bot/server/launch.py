@@ -13,7 +13,7 @@ import logging
 import sys
 
 from bot.server import logging as log
-from bot.server.server_context import AppFactory, Role
+from bot.server.context import AppFactory, Role
 from bot.server.settings import SettingsError, load_settings
 from bot.store import is_postgres
 

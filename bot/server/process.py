@@ -24,9 +24,9 @@ from bot.events.jobs import Handler
 from bot.pipeline import make_handler
 from bot.server import logging as log
 from bot.server.admin_reload import AdminConfigError, AdminConfigHolder
+from bot.server.context import AppFactory, HandlerFactory, Role, ServerContext
 from bot.server.listen import ListenError, bind, start_site
 from bot.server.metrics import Metrics
-from bot.server.server_context import AppFactory, HandlerFactory, Role, ServerContext
 from bot.server.settings import Settings
 from bot.store import redact_url
 from bot.store.model import MigrationFailed, SchemaTooNew, StoreRefused, StoreUnavailable
@@ -44,9 +44,10 @@ def pipeline_handler(context: ServerContext) -> Handler:
 
 async def serve(settings: Settings, admin: AdminConfigHolder, metrics: Metrics, build: AppFactory,
                 handler_for: HandlerFactory = pipeline_handler, role: Role = "all") -> None:
-    """Serve until SIGTERM or SIGINT, then stop cleanly: no new job; running ones finish (on
-    PostgreSQL, for up to a grace period, then are handed back) or, on SQLite, are requeued at the
-    next start."""
+    """Serve `build`'s app until SIGTERM or SIGINT, then stop cleanly: no new job; running ones
+    finish (on PostgreSQL, for up to a grace period, then are handed back) or, on SQLite, are
+    requeued at the next start. `run` calls it with the role's app; tests and bench/webhooks.py
+    call it with the web app (bot/server/app.py `make_app`) and a job handler of their own."""
     sockets = bind(settings.host, settings.port)  # ListenError before the app starts (the store, "server started")
     try:
         app = build(settings, handler_for, admin=admin, metrics=metrics, role=role)

@@ -31,9 +31,9 @@ from bot.github.auth import private_key
 from bot.github.client import DEFAULT_API_URL
 from bot.github.manifest import GITHUB_COM, web_url
 from bot.server.forwarded import Network, parse_trusted_proxies
+from bot.server.jobs.queue_timings import KEYS as QUEUE_KEYS
+from bot.server.jobs.queue_timings import QueueTimings, queue_timings
 from bot.server.listen import DEFAULT_HOST, resolve_host
-from bot.server.queue_timings import KEYS as QUEUE_KEYS
-from bot.server.queue_timings import QueueTimings, queue_timings
 from bot.store import check_url, url_password
 from bot.store.sqlite.database import DEFAULT_URL, sqlite_path
 
@@ -110,7 +110,7 @@ class Settings:
     log_level: str = "INFO"  # REVIEWER_LOG_LEVEL: the least severe level logged, one of LOG_LEVELS
     access_log: bool = False  # REVIEWER_ACCESS_LOG: a JSON line per HTTP request (bot/server/access_log.py)
     trusted_proxies: tuple[Network, ...] = ()  # REVIEWER_TRUSTED_PROXIES: whose X-Forwarded-For is believed
-    upload_decodes: int = 1  # REVIEWER_UPLOAD_DECODES: SARIF uploads decoded at once (bot/server/analyses.py)
+    upload_decodes: int = 1  # REVIEWER_UPLOAD_DECODES: SARIF uploads decoded at once (bot/server/api/uploads.py)
     upload_memory_mib: int = 320  # REVIEWER_UPLOAD_MEMORY_MIB: the memory of each decode's child process
     webhook_unverified_mib: int = 64  # REVIEWER_WEBHOOK_UNVERIFIED_MIB: webhook bytes read before their signature is checked
     queue: QueueTimings = QueueTimings()  # REVIEWER_QUEUE_*: the job queue's pace on PostgreSQL

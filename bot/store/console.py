@@ -35,7 +35,7 @@ RESET = ("state = 'received', action = NULL, installation_id = NULL, repo = NULL
 _REDELIVER = ("UPDATE deliveries SET received_count = received_count + 1, " + RESET
               + " WHERE delivery_id = {mark} AND " + failed_condition())
 _SHOWN = "CASE WHEN state = 'done' AND review_outcome = 'failed' THEN 'failed' ELSE state END"
-_OUTCOMES = f"SELECT {_SHOWN} AS shown, count(*) FROM deliveries WHERE received_at >= {{mark}} GROUP BY shown"
+_SHOWN_STATES = f"SELECT {_SHOWN} AS shown, count(*) FROM deliveries WHERE received_at >= {{mark}} GROUP BY shown"
 
 
 def owner_of(row: dict[str, Any]) -> str | None:
@@ -88,8 +88,8 @@ def redeliver_statement(mark: str) -> str:
     return _REDELIVER.format(mark=mark)
 
 
-def outcomes_statement(mark: str) -> str:
-    return _OUTCOMES.format(mark=mark)
+def shown_states_statement(mark: str) -> str:
+    return _SHOWN_STATES.format(mark=mark)
 
 
 # The last review of each repository: the newest row whose job recorded a review's outcome.

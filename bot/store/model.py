@@ -41,7 +41,7 @@ class Classification:
         return None
 
 
-REVIEW_OUTCOMES = ("approved", "findings", "failed", "skipped")
+REVIEW_RESULTS = ("approved", "findings", "failed", "skipped")  # a ReviewResult's kinds
 
 
 @dataclass(frozen=True)
@@ -51,9 +51,10 @@ class ReviewResult:
     `failed` (the configuration is invalid, or no model gave a usable answer: a redelivery runs it
     again), `skipped` (nothing to review, or no model to review with). `reason` is a stable
     kebab-case code: why it was skipped or failed, or what the completed review repeated
-    (`already-reviewed`); None otherwise."""
+    (`already-reviewed`); None otherwise. (The store's column is `review_outcome`, named before
+    "outcome" came to mean only what became of a finding: bot/learnings/outcomes.py.)"""
 
-    outcome: Literal["approved", "findings", "failed", "skipped"]
+    kind: Literal["approved", "findings", "failed", "skipped"]
     reason: str | None = None
 
 
@@ -196,17 +197,18 @@ class Started:
     queued_at: float | None = None  # when the dispatcher queued it: the job's wait is measured from it
 
 
-# (delivery id, new state, classification or None, error or None): one dispatcher outcome.
-Outcome = tuple[str, str, Classification | None, str | None]
+# (delivery id, new state, classification or None, error or None): what the dispatcher made of one
+# delivery, as its row records it. ("Outcome" is what became of a finding: bot/learnings/outcomes.py.)
+Classified = tuple[str, str, Classification | None, str | None]
 
 
 @dataclass(frozen=True)
 class DeliveryDecision:
-    """What the dispatcher made of a received delivery: its outcome, and the parsed payload of an
-    installation event (recorded with the outcome)."""
+    """What the dispatcher made of a received delivery: its row's new state (`classified`), and the
+    parsed payload of an installation event (recorded with it)."""
 
     event: str
-    outcome: Outcome
+    classified: Classified
     installation_payload: dict[str, Any] | None = None
 
 
@@ -215,7 +217,7 @@ def refused(decision: DeliveryDecision, exc: Exception) -> DeliveryDecision:
     the store's reason (its first line; a value that cannot be stored is the payload's fault)."""
     reason = (str(exc).splitlines() or [""])[0][:200]
     error = f"the delivery could not be recorded: {type(exc).__name__}: {reason}"
-    return DeliveryDecision(decision.event, (decision.outcome[0], "failed", None, error))
+    return DeliveryDecision(decision.event, (decision.classified[0], "failed", None, error))
 
 
 # Decides one received row; async so that a caller may yield to the event loop between bodies.
@@ -235,7 +237,7 @@ class DeliveryStore(Protocol):
     Beside the job's state, a `done` row keeps what its review came to (`review_outcome`:
     approved, findings, failed, skipped; `review_reason`), as `finish` is given it (None for a job
     that ran no review). A row whose review failed counts as failed wherever deliveries are
-    counted or filtered (`recent(state="failed")`, `outcomes_since`; see `shown_state`) and is
+    counted or filtered (`recent(state="failed")`, `shown_states_since`; see `shown_state`) and is
     redelivered — by GitHub or by `redeliver` — as a failed one is.
     The row keeps when it moved (`delivery()`, and `recent`'s summaries): `received_at`, `queued_at`
     (the last time it became `queued`: classified, or put back by `recover`), `started_at` and
@@ -257,7 +259,7 @@ class DeliveryStore(Protocol):
 
     async def accept(self, item: Incoming) -> bool: ...
     async def received(self, limit: int) -> list[Received]: ...
-    async def classified(self, outcomes: list[Outcome]) -> None: ...
+    async def classified(self, deliveries: list[Classified]) -> None: ...
     async def claim(self, limit: int, decide: Decide) -> list[DeliveryDecision]: ...
     async def recover(self, key: str | None = None) -> int: ...
     async def queued(self, key: str | None = None) -> list[Queued]: ...
@@ -281,14 +283,14 @@ class DeliveryStore(Protocol):
     async def recent(self, *, before_seq: int | None = None, limit: int = 200, repo: str | None = None,
                      event: str | None = None, state: str | None = None,
                      since: float | None = None, pr_number: int | None = None) -> list[dict[str, Any]]: ...
-    async def outcomes_since(self, since: float) -> dict[str, int]: ...
+    async def shown_states_since(self, since: float) -> dict[str, int]: ...
     async def redeliver(self, delivery_id: str) -> bool: ...
 
 
 @dataclass(frozen=True)
 class TimelineEntry:
     """One attempt of a delivery's job as the console's recorder wrote it: `body` is that
-    recorder's JSON (bot.server.timeline.Attempt), kept as it is."""
+    recorder's JSON (bot.server.jobs.timeline.Attempt), kept as it is."""
 
     delivery_id: str
     attempt: int
@@ -340,7 +342,7 @@ class AuditQuery:
 
 class AuditStore(Protocol):
     """The `audit_log` table (schema version 12): appended to, read newest first, and pruned by
-    age like finished deliveries (bot/server/retention.py)."""
+    age like finished deliveries (bot/server/jobs/retention.py)."""
 
     async def record(self, entry: AuditEntry) -> int: ...
     async def entries(self, query: AuditQuery) -> list[AuditEntry]: ...

@@ -4,7 +4,7 @@ keeps in the database at `url`, for either backend, not yet opened.
 On PostgreSQL they all share one connection pool, the storage's (`PostgresStorage.db`,
 bot/store/postgres/database.py): the sign-in store, the review memory, the learnings, the budgets,
 the uploads and the repository index take their connections from it, so a process holds one pool
-(procrastinate keeps its own, bot/server/pg_queue.py). The storage opens it (`Storage.open`, which
+(procrastinate keeps its own, bot/server/jobs/pg_queue.py). The storage opens it (`Storage.open`, which
 migrates) and closes it, so the app opens the storage first (bot/server/app.py); a store used
 before that opens and migrates it itself (`Database.ready`), but the index, whose statements block
 on a worker thread, needs it open already.

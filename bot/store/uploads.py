@@ -5,7 +5,7 @@ its decoded results, with the head it is for, and a status the uploader polls: `
 review job of a pull request whose head is `commit_sha` applies it, then `complete` (or `failed`,
 with its errors). A pull request opened later with that head takes it up then; an upload nobody
 took up is deleted after `KEEP_DAYS`: by the next upload's write, and hourly by the server that
-takes uploads (bot/server/analyses.py), as finished deliveries are; a reader never sees one older.
+takes uploads (bot/server/api/uploads.py), as finished deliveries are; a reader never sees one older.
 
 One store for both backends, on portable SQL (`?` placeholders, which the PostgreSQL connection
 turns into `%s`, bot/store/portable.py), each call a short transaction on a worker thread (on the

@@ -13,7 +13,7 @@ from bot.audit.log import ACTIONS, Audit, QueryError, actor_of, changed_fields, 
 from bot.auth.access import EVERYTHING, Access, Role, grant_for
 from bot.auth.guard import BREAK_GLASS, Principal
 from bot.auth.sessions import Session
-from bot.server.retention import prune_audit
+from bot.server.jobs.retention import prune_audit
 from bot.store.model import AuditQuery, Storage
 
 

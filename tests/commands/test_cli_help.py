@@ -9,7 +9,8 @@ from importlib import metadata
 
 import pytest
 
-from bot.commands.cli import COMMANDS, SCHEMA_NAMES, build_parser, main
+from bot.commands.cli import COMMANDS, build_parser, main
+from bot.commands.parsers.offline import SCHEMA_NAMES
 from bot.commands.schema import NAMES
 
 

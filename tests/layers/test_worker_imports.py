@@ -14,7 +14,7 @@ import grimp
 from tests.support.process_support import env
 
 WEB_ONLY = ("bot.server.console", "bot.server.signin", "bot.server.resources", "bot.server.app",
-            "bot.server.main", "bot.server.admin_api", "bot.server.analyses", "bot.server.home")
+            "bot.server.api.admin", "bot.server.api.uploads", "bot.server.home")
 APPS = ("bot.server.app", "bot.server.core", "bot.server.process", "bot.pipeline", "saml2")
 SAML_CLIENT = ("saml2.client", "saml2.config", "saml2.sigver", "xmlschema")  # the SAML schemas load with these
 
@@ -25,7 +25,7 @@ def test_the_worker_entry_point_reaches_no_web_module() -> None:
     reached = {m for entry in ("bot.server.process", "bot.server.core") for m in graph.find_upstream_modules(entry)}
     web = sorted(m for m in reached if m.startswith(WEB_ONLY))
     assert web == []
-    assert "bot.server.pg_queue" in reached and "bot.pipeline" in reached  # it does reach what runs jobs
+    assert "bot.server.jobs.pg_queue" in reached and "bot.pipeline" in reached  # it does reach what runs jobs
 
 
 def loaded_by(role: str) -> list[str]:

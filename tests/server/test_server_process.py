@@ -22,8 +22,9 @@ STUCK_SERVER = """
 import asyncio
 from bot.server import logging as log
 from bot.server.admin_reload import AdminConfigHolder
-from bot.server.main import serve
+from bot.server.app import make_app
 from bot.server.metrics import Metrics
+from bot.server.process import serve
 from bot.server.settings import load_settings
 
 async def never_returns(job):
@@ -31,7 +32,7 @@ async def never_returns(job):
 
 log.configure()
 metrics = Metrics()
-asyncio.run(serve(load_settings(), AdminConfigHolder(None, metrics), metrics, lambda context: never_returns))
+asyncio.run(serve(load_settings(), AdminConfigHolder(None, metrics), metrics, make_app, lambda context: never_returns))
 """
 
 

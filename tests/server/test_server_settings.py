@@ -6,7 +6,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from bot.server.queue_timings import QueueTimings
+from bot.server.jobs.queue_timings import QueueTimings
 from bot.server.settings import MIN_ADMIN_TOKEN_CHARS, Secret, SettingsError, load_settings, parse_env_file
 from bot.store.sqlite.database import sqlite_path
 

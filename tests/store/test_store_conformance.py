@@ -6,59 +6,43 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable
 
 import pytest
 
 from bot.events.jobs import Classification, ReviewResult
 from bot.store import storage_for
-from bot.store.model import Conflict, DeliveryDecision, Incoming, Received, SchemaTooNew, Storage, TimelineEntry
-from bot.store.postgres import migrations as pg_migrations
-from bot.store.sqlite import migrations as sqlite_migrations
-
-
-def _incoming(delivery: str, body: bytes = b'{"action": "opened"}', at: float | None = None) -> Incoming:
-    return Incoming(delivery, "pull_request", {"X-GitHub-Event": "pull_request"}, body, at or time.time())
-
-
-def _job(key_pr: int, head: str) -> Classification:
-    return Classification("job", "synchronize", 7, "octo/app", key_pr, head)
-
-
-async def _queue(storage: Storage, delivery: str, pr: int = 1, head: str = "a" * 40) -> None:
-    store = storage.deliveries
-    assert await store.accept(_incoming(delivery))
-    await store.classified([(delivery, "queued", _job(pr, head), None)])
+from bot.store.model import Conflict, DeliveryDecision, Incoming, Received, Storage
+from tests.store.rows import attempt_of, finished, incoming, job_of, queue_delivery
 
 
 async def test_a_delivery_is_taken_once_and_a_failed_one_again(storage: Storage):
     store = storage.deliveries
     woken = []
     store.on_received = lambda: woken.append(1)
-    assert await store.accept(_incoming("d1")) is True
-    assert await store.accept(_incoming("d1")) is False  # a duplicate changes nothing
+    assert await store.accept(incoming("d1")) is True
+    assert await store.accept(incoming("d1")) is False  # a duplicate changes nothing
     assert len(woken) == 1 and await store.count() == 1
-    await store.classified([("d1", "queued", _job(1, "a" * 40), None)])
+    await store.classified([("d1", "queued", job_of(1, "a" * 40), None)])
     started = await store.start("d1")
     assert started is not None and started.attempt == 1
     await store.finish(["d1"], "failed", "GitHub answered 502")
     record = await store.delivery("d1")
     assert (record["state"], record["error"]) == ("failed", "GitHub answered 502")
-    assert await store.accept(_incoming("d1", b'{"action": "reopened"}')) is True  # a redelivery retries
+    assert await store.accept(incoming("d1", b'{"action": "reopened"}')) is True  # a redelivery retries
     record = await store.delivery("d1")
     assert (record["state"], record["received_count"], record["body"]) == ("received", 2, b'{"action": "reopened"}')
 
 
 async def test_concurrent_accepts_of_one_id_take_it_once(storage: Storage):
-    results = await asyncio.gather(*(storage.deliveries.accept(_incoming("same")) for _ in range(20)),
-                                   *(storage.deliveries.accept(_incoming(f"other-{i}")) for i in range(20)))
+    results = await asyncio.gather(*(storage.deliveries.accept(incoming("same")) for _ in range(20)),
+                                   *(storage.deliveries.accept(incoming(f"other-{i}")) for i in range(20)))
     assert results[:20].count(True) == 1 and all(results[20:])
     assert await storage.deliveries.count() == 21
 
 
 async def test_the_body_and_headers_come_back_as_received(storage: Storage):
     body = json.dumps({"action": "opened", "text": "é" * 5000}).encode()
-    await storage.deliveries.accept(_incoming("big", body))
+    await storage.deliveries.accept(incoming("big", body))
     [received] = await storage.deliveries.received(10)
     assert (received.delivery_id, received.event, received.body) == ("big", "pull_request", body)
     record = await storage.deliveries.delivery("big")
@@ -69,10 +53,10 @@ async def test_the_body_and_headers_come_back_as_received(storage: Storage):
 async def test_the_job_life_received_queued_running_done(storage: Storage):
     store = storage.deliveries
     for i in range(3):
-        assert await store.accept(_incoming(f"j{i}"))
+        assert await store.accept(incoming(f"j{i}"))
     assert [r.delivery_id for r in await store.received(2)] == ["j0", "j1"]  # in order, bounded
-    await store.classified([("j0", "queued", _job(1, "a" * 40), None), ("j1", "ignored", None, None),
-                            ("j2", "queued", _job(2, "b" * 40), None)])
+    await store.classified([("j0", "queued", job_of(1, "a" * 40), None), ("j1", "ignored", None, None),
+                            ("j2", "queued", job_of(2, "b" * 40), None)])
     assert await store.received(10) == []
     queued = await store.queued()
     assert [(q.delivery_id, q.key, q.head_sha) for q in queued] == [
@@ -90,14 +74,14 @@ async def test_the_job_life_received_queued_running_done(storage: Storage):
 
 
 async def test_only_one_of_many_starts_wins(storage: Storage):
-    await _queue(storage, "race")
+    await queue_delivery(storage, "race")
     started = await asyncio.gather(*(storage.deliveries.start("race") for _ in range(10)))
     assert sum(s is not None for s in started) == 1
 
 
 async def test_interrupted_jobs_are_requeued_and_counted_as_a_new_attempt(storage: Storage):
     store = storage.deliveries
-    await _queue(storage, "cut")
+    await queue_delivery(storage, "cut")
     await store.start("cut")
     assert await store.recover() == 1
     again = await store.start("cut")
@@ -109,13 +93,13 @@ async def test_the_row_keeps_when_it_was_queued_and_each_requeue_renews_it(stora
     recovery puts it back, cleared by a redelivery; never set on a row that was not queued."""
     store = storage.deliveries
     for delivery in ("q1", "ig", "q2"):
-        assert await store.accept(_incoming(delivery, at=time.time() - 60))
+        assert await store.accept(incoming(delivery, at=time.time() - 60))
     before = time.time()
-    await store.classified([("q1", "queued", _job(1, "a" * 40), None), ("ig", "ignored", None, None)])
+    await store.classified([("q1", "queued", job_of(1, "a" * 40), None), ("ig", "ignored", None, None)])
 
     async def decide(row: Received) -> DeliveryDecision:
-        return DeliveryDecision(row.event, (row.delivery_id, "queued", _job(2, "b" * 40), None))
-    assert [d.outcome[0] for d in await store.claim(10, decide)] == ["q2"]
+        return DeliveryDecision(row.event, (row.delivery_id, "queued", job_of(2, "b" * 40), None))
+    assert [d.classified[0] for d in await store.claim(10, decide)] == ["q2"]
     after = time.time()
     records = {d: await store.delivery(d) for d in ("q1", "ig", "q2")}
     assert before <= records["q1"]["queued_at"] <= after and before <= records["q2"]["queued_at"] <= after
@@ -135,10 +119,10 @@ async def test_the_row_keeps_when_it_was_queued_and_each_requeue_renews_it(stora
     assert (await store.delivery("q1"))["queued_at"] is None
     assert await store.start("q2") is not None
     await store.finish(["q2"], "failed", "boom")
-    assert await store.accept(_incoming("q2"))  # GitHub's redelivery of a failed one
+    assert await store.accept(incoming("q2"))  # GitHub's redelivery of a failed one
     assert (await store.delivery("q2"))["queued_at"] is None
     again = time.time()
-    await store.classified([("q2", "queued", _job(2, "b" * 40), None)])
+    await store.classified([("q2", "queued", job_of(2, "b" * 40), None)])
     assert (await store.delivery("q2"))["queued_at"] >= again
 
 
@@ -146,7 +130,7 @@ async def test_prune_deletes_only_old_finished_deliveries(storage: Storage):
     store = storage.deliveries
     old = time.time() - 40 * 86400
     for delivery in ("old-done", "old-open", "new-done"):
-        await store.accept(_incoming(delivery, at=old if delivery.startswith("old") else time.time()))
+        await store.accept(incoming(delivery, at=old if delivery.startswith("old") else time.time()))
     await store.classified([("old-done", "ignored", None, None), ("new-done", "ignored", None, None)])
     assert await store.prune(time.time() - 30 * 86400, 10) == 1
     assert await store.delivery("old-done") is None
@@ -217,39 +201,13 @@ async def test_two_processes_writing_one_version_one_wins(database_url: str):
         await second.close()
 
 
-async def test_the_schema_is_versioned_and_a_newer_one_refused(database_url: str):
-    storage = storage_for(database_url)
-    await storage.open()
-    latest = sqlite_migrations.LATEST if database_url.startswith("sqlite") else pg_migrations.LATEST
-    try:
-        assert await storage.schema_version() == latest
-        await _bump_version(storage, latest + 1)
-    finally:
-        await storage.close()
-    again = storage_for(database_url)
-    with pytest.raises(SchemaTooNew, match=rf"schema version {latest + 1}, newer than this version of Reviewer knows"):
-        await again.open()
-
-
-async def _bump_version(storage: Storage, version: int) -> None:
-    """What a newer release's migration leaves behind."""
-    from bot.store.postgres import PostgresStorage
-    from bot.store.sqlite import SQLiteStorage
-    if isinstance(storage, SQLiteStorage):
-        import sqlite3
-        with sqlite3.connect(storage.path) as conn:
-            conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
-    elif isinstance(storage, PostgresStorage):
-        await storage.db.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
-
-
 # --- what the admin console asks of the storage ---------------------------------------------------
 
 async def _deliveries(storage: Storage, rows: list[tuple[str, str, str, float]]) -> dict[str, int]:
     """Deliveries (id, repo, final state, received at), classified; returns each one's seq."""
     store = storage.deliveries
     for delivery, _, _, at in rows:
-        assert await store.accept(_incoming(delivery, at=at))
+        assert await store.accept(incoming(delivery, at=at))
     await store.classified([(delivery, state, Classification("job", "opened", 7, repo, 1, "a" * 40), None)
                             for delivery, repo, state, _ in rows])
     return {r["delivery_id"]: r["seq"] for r in await store.recent(limit=100)}
@@ -272,17 +230,17 @@ async def test_recent_pages_newest_first_by_filter_without_bodies(storage: Stora
     assert [r["delivery_id"] for r in await store.recent(event="pull_request", since=now - 60)] == ["r3", "r2", "r1"]
     assert await store.recent(repo="acme/ap") == [] and await store.recent(event="push") == []
     assert [r["delivery_id"] for r in await store.recent(repo="", state=None)] == ["r3", "r2", "r1", "r0"]
-    assert await store.outcomes_since(now - 60) == {"ignored": 2, "queued": 1}
-    assert await store.outcomes_since(now - 3 * 3600) == {"ignored": 3, "queued": 1}
-    assert await store.outcomes_since(now + 60) == {}
+    assert await store.shown_states_since(now - 60) == {"ignored": 2, "queued": 1}
+    assert await store.shown_states_since(now - 3 * 3600) == {"ignored": 3, "queued": 1}
+    assert await store.shown_states_since(now + 60) == {}
 
 
 async def test_a_redelivered_failed_delivery_is_dispatched_again_as_a_new_one(storage: Storage):
     store = storage.deliveries
     woken: list[int] = []
     store.on_received = lambda: woken.append(1)
-    await _queue(storage, "f1")
-    await _queue(storage, "ok", pr=2)
+    await queue_delivery(storage, "f1")
+    await queue_delivery(storage, "ok", pr=2)
     assert await store.start("f1") is not None and await store.start("ok") is not None
     await store.finish(["f1"], "failed", "the model answered 500")
     await store.finish(["ok"], "done")
@@ -298,29 +256,23 @@ async def test_a_redelivered_failed_delivery_is_dispatched_again_as_a_new_one(st
     assert record["body"] == b'{"action": "opened"}' and record["attempts"] == 1
     assert await store.redeliver("f1") is False  # already received: a second click changes nothing
     async def decide(row: Received) -> DeliveryDecision:
-        return DeliveryDecision(row.event, (row.delivery_id, "queued", _job(1, "a" * 40), None))
+        return DeliveryDecision(row.event, (row.delivery_id, "queued", job_of(1, "a" * 40), None))
 
     claimed = await store.claim(10, decide)
-    assert [d.outcome[0] for d in claimed] == ["f1"]
+    assert [d.classified[0] for d in claimed] == ["f1"]
     started = await store.start("f1")
     assert started is not None and started.attempt == 2
-
-
-async def _finished(storage: Storage, delivery: str, review: ReviewResult | None, pr: int = 1) -> None:
-    await _queue(storage, delivery, pr=pr)
-    assert await storage.deliveries.start(delivery) is not None
-    await storage.deliveries.finish([delivery], "done", review=review)
 
 
 async def test_a_review_that_failed_is_kept_beside_its_done_job_and_counted_as_failed(storage: Storage):
     # A review whose models all failed showed as a green `done` delivery, counted as done.
     store = storage.deliveries
     now = time.time()
-    await _finished(storage, "broken", ReviewResult("failed", "no-usable-answer"))
-    await _finished(storage, "approved", ReviewResult("approved"), pr=2)
-    await _finished(storage, "skipped", ReviewResult("skipped", "filtered"), pr=3)
-    await _finished(storage, "index", None, pr=4)  # a job that ran no review
-    await _queue(storage, "crashed", pr=5)
+    await finished(storage, "broken", ReviewResult("failed", "no-usable-answer"))
+    await finished(storage, "approved", ReviewResult("approved"), pr=2)
+    await finished(storage, "skipped", ReviewResult("skipped", "filtered"), pr=3)
+    await finished(storage, "index", None, pr=4)  # a job that ran no review
+    await queue_delivery(storage, "crashed", pr=5)
     assert await store.start("crashed") is not None
     await store.finish(["crashed"], "failed", "GitHub answered 502")
     broken = await store.delivery("broken")
@@ -329,7 +281,7 @@ async def test_a_review_that_failed_is_kept_beside_its_done_job_and_counted_as_f
     assert ((await store.delivery("skipped"))["review_outcome"], (await store.delivery("skipped"))["review_reason"]) == (
         "skipped", "filtered")
     assert (await store.delivery("index"))["review_outcome"] is None
-    assert await store.outcomes_since(now - 60) == {"failed": 2, "done": 3}
+    assert await store.shown_states_since(now - 60) == {"failed": 2, "done": 3}
     assert [r["delivery_id"] for r in await store.recent(state="failed")] == ["crashed", "broken"]
     assert [r["delivery_id"] for r in await store.recent(state="done")] == ["index", "skipped", "approved"]
     [row] = await store.recent(repo="octo/app", state="failed", before_seq=None, limit=1)
@@ -339,25 +291,19 @@ async def test_a_review_that_failed_is_kept_beside_its_done_job_and_counted_as_f
 
 async def test_a_delivery_whose_review_failed_is_redelivered_as_a_failed_one(storage: Storage):
     store = storage.deliveries
-    await _finished(storage, "broken", ReviewResult("failed", "invalid-config"))
-    await _finished(storage, "found", ReviewResult("findings"), pr=2)
-    await _finished(storage, "by-github", ReviewResult("failed", "no-usable-answer"), pr=3)
+    await finished(storage, "broken", ReviewResult("failed", "invalid-config"))
+    await finished(storage, "found", ReviewResult("findings"), pr=2)
+    await finished(storage, "by-github", ReviewResult("failed", "no-usable-answer"), pr=3)
     assert await store.redeliver("found") is False  # a review that completed never runs twice
-    assert await store.accept(_incoming("found")) is False
+    assert await store.accept(incoming("found")) is False
     assert await store.redeliver("broken") is True  # the console's (and the admin API's) redelivery
     record = await store.delivery("broken")
     assert (record["state"], record["review_outcome"], record["review_reason"], record["received_count"]) == (
         "received", None, None, 2)
     assert await store.redeliver("broken") is False
-    assert await store.accept(_incoming("by-github", b'{"action": "synchronize"}')) is True  # GitHub's own
+    assert await store.accept(incoming("by-github", b'{"action": "synchronize"}')) is True  # GitHub's own
     record = await store.delivery("by-github")
     assert (record["state"], record["review_outcome"], record["body"]) == ("received", None, b'{"action": "synchronize"}')
-
-
-def _attempt(delivery: str, attempt: int, outcome: str) -> TimelineEntry:
-    return TimelineEntry(delivery, attempt, {"outcome": outcome, "started": 1.5, "error": None,
-                                             "calls": [{"path": "/repos/acme/app/check-runs/4", "status": 201}],
-                                             "note": "é ✓"})
 
 
 async def test_the_timeline_keeps_an_attempt_per_row_and_goes_with_its_delivery(storage: Storage):
@@ -365,25 +311,25 @@ async def test_the_timeline_keeps_an_attempt_per_row_and_goes_with_its_delivery(
     await _deliveries(storage, [("gone", "acme/app", "ignored", old), ("open", "acme/app", "queued", old),
                                 ("kept", "acme/app", "ignored", time.time())])
     timeline = storage.timeline
-    for entry in (_attempt("gone", 2, "done"), _attempt("gone", 1, "running"), _attempt("gone", 1, "failed"),
-                  _attempt("open", 1, "failed"), _attempt("kept", 1, "done")):
+    for entry in (attempt_of("gone", 2, "done"), attempt_of("gone", 1, "running"), attempt_of("gone", 1, "failed"),
+                  attempt_of("open", 1, "failed"), attempt_of("kept", 1, "done")):
         await timeline.write(entry)
-    assert await timeline.attempts("gone") == [_attempt("gone", 1, "failed"), _attempt("gone", 2, "done")]
+    assert await timeline.attempts("gone") == [attempt_of("gone", 1, "failed"), attempt_of("gone", 2, "done")]
     assert await timeline.attempts("absent") == []
     assert await storage.deliveries.prune(time.time() - 30 * 86400, 10) == 1
     assert await timeline.attempts("gone") == []  # with its delivery, in the same transaction
-    assert await timeline.attempts("open") == [_attempt("open", 1, "failed")]  # an open delivery is kept
-    assert await timeline.attempts("kept") == [_attempt("kept", 1, "done")]
+    assert await timeline.attempts("open") == [attempt_of("open", 1, "failed")]  # an open delivery is kept
+    assert await timeline.attempts("kept") == [attempt_of("kept", 1, "done")]
 
 
 async def test_a_timeline_row_not_waited_for_is_committed_with_the_jobs_end(storage: Storage):
     """The recorder does not wait for its row's commit; the job's end, written after it, does."""
     store = storage.deliveries
-    await _queue(storage, "job")
+    await queue_delivery(storage, "job")
     assert await store.start("job") is not None
-    await storage.timeline.write(_attempt("job", 1, "failed"), wait=False)
+    await storage.timeline.write(attempt_of("job", 1, "failed"), wait=False)
     await store.finish(["job"], "failed", "boom")
-    assert await storage.timeline.attempts("job") == [_attempt("job", 1, "failed")]
+    assert await storage.timeline.attempts("job") == [attempt_of("job", 1, "failed")]
 
 
 async def test_a_timeline_written_by_one_process_is_read_by_another(database_url: str):
@@ -392,106 +338,16 @@ async def test_a_timeline_written_by_one_process_is_read_by_another(database_url
     await worker.open()
     await web.open()
     try:
-        await worker.timeline.write(_attempt("d1", 1, "done"))
-        assert await web.timeline.attempts("d1") == [_attempt("d1", 1, "done")]
+        await worker.timeline.write(attempt_of("d1", 1, "done"))
+        assert await web.timeline.attempts("d1") == [attempt_of("d1", 1, "done")]
     finally:
         await worker.close()
         await web.close()
 
 
-async def test_a_database_of_the_previous_release_gains_the_timeline(database_url: str):
-    """Migration 3 on a database at version 2 (no delivery_timeline yet) keeps its deliveries."""
-    async def before(storage: Storage) -> None:
-        await storage.deliveries.accept(_incoming("before"))
-        await _run(storage, "DROP TABLE delivery_timeline")
-        await _run(storage, "ALTER TABLE deliveries DROP COLUMN queued_at")  # what migration 5 adds
-        await _undo_review_outcome(storage)
-    again = await _reopened_from(database_url, 3, before)
-    try:
-        await again.timeline.write(_attempt("before", 1, "done"))
-        assert [e.attempt for e in await again.timeline.attempts("before")] == [1]
-        assert await again.deliveries.delivery("before") is not None
-    finally:
-        await again.close()
-
-
-async def test_a_database_at_version_4_gains_queued_at(database_url: str):
-    """Migration 5 (and those after it) on a database at version 4: its rows keep what they had,
-    with no queued time; rows queued from then on get one."""
-    async def before(storage: Storage) -> None:
-        await _queue(storage, "old")
-        await _run(storage, "ALTER TABLE deliveries DROP COLUMN queued_at")
-        await _undo_review_outcome(storage)
-    again = await _reopened_from(database_url, 5, before)
-    try:
-        old = await again.deliveries.delivery("old")
-        assert (old["state"], old["job_key"], old["queued_at"]) == ("queued", "octo/app#1", None)
-        await _queue(again, "new")
-        assert (await again.deliveries.delivery("new"))["queued_at"] is not None
-    finally:
-        await again.close()
-
-
-async def test_a_database_at_version_6_gains_the_review_outcome(database_url: str):
-    """Migration 8 on a database of the release before it: its deliveries keep their state, with
-    no review outcome, and show as before; jobs finished from then on record theirs."""
-    async def before(storage: Storage) -> None:
-        await _queue(storage, "old")
-        assert await storage.deliveries.start("old") is not None
-        await storage.deliveries.finish(["old"], "done")
-        await _undo_review_outcome(storage)
-    again = await _reopened_from(database_url, 7, before)
-    try:
-        old = await again.deliveries.delivery("old")
-        assert (old["state"], old["review_outcome"], old["review_reason"]) == ("done", None, None)
-        assert [r["delivery_id"] for r in await again.deliveries.recent(state="done")] == ["old"]
-        await _finished(again, "new", ReviewResult("failed", "no-usable-answer"), pr=2)
-        assert [r["delivery_id"] for r in await again.deliveries.recent(state="failed")] == ["new"]
-    finally:
-        await again.close()
-
-
-async def _undo_review_outcome(storage: Storage) -> None:
-    """What migration 8 adds, and migrations 11 and 13 after it."""
-    await _run(storage, "ALTER TABLE deliveries DROP COLUMN review_outcome")
-    await _run(storage, "ALTER TABLE deliveries DROP COLUMN review_reason")
-    await _run(storage, "ALTER TABLE deliveries DROP COLUMN traceparent")
-    await _run(storage, "DROP TABLE budget_usage")
-    for column in ("source", "rule", "start_line", "end_line"):  # 13: where each posted finding came from
-        await _run(storage, f"ALTER TABLE review_findings DROP COLUMN {column}")
-
-
-async def _reopened_from(database_url: str, version: int, undo: Callable[[Storage], Awaitable[None]]) -> Storage:
-    """A database as a release before migration `version` left it (`undo` takes back what that
-    migration and later ones made, after writing rows), opened again: migrated to the latest."""
-    storage = storage_for(database_url)
-    await storage.open()
-    try:
-        await undo(storage)
-        await _run(storage, f"DELETE FROM schema_version WHERE version >= {version}")
-    finally:
-        await storage.close()
-    again = storage_for(database_url)
-    await again.open()
-    latest = sqlite_migrations.LATEST if database_url.startswith("sqlite") else pg_migrations.LATEST
-    assert latest >= version and await again.schema_version() == latest
-    return again
-
-
-async def _run(storage: Storage, statement: str) -> None:
-    from bot.store.postgres import PostgresStorage
-    from bot.store.sqlite import SQLiteStorage
-    if isinstance(storage, SQLiteStorage):
-        import sqlite3
-        with sqlite3.connect(storage.path) as conn:
-            conn.execute(statement)
-    elif isinstance(storage, PostgresStorage):
-        await storage.db.execute(statement)
-
-
 async def test_a_job_the_store_went_away_under_restarts_in_place_as_its_next_attempt(storage: Storage):
     store = storage.deliveries
-    await _queue(storage, "again")
+    await queue_delivery(storage, "again")
     assert (await store.start("again")).attempt == 1
     restarted = await store.restart("again")
     assert restarted is not None and restarted.attempt == 2 and restarted.body == b'{"action": "opened"}'
@@ -507,7 +363,7 @@ async def test_a_jobs_journal_lives_until_its_job_finishes(storage: Storage, dat
 
     store, memory = storage.deliveries, review_memory(database_url)
     for delivery in ("ends", "stays"):
-        await _queue(storage, delivery, pr={"ends": 1, "stays": 2}[delivery])
+        await queue_delivery(storage, delivery, pr={"ends": 1, "stays": 2}[delivery])
         await store.start(delivery)
         await memory.write_journal(delivery, {"decided": delivery})
     assert await memory.journal("ends") == {"decided": "ends"}
@@ -524,8 +380,8 @@ async def test_a_job_starts_with_its_deliverys_trace_and_queued_time(storage: St
     store = storage.deliveries
     parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
     traced = Incoming("traced", "pull_request", {}, b'{"action": "opened"}', time.time(), parent)
-    assert await store.accept(traced) and await store.accept(_incoming("plain"))
-    await store.classified([("traced", "queued", _job(1, "a" * 40), None), ("plain", "queued", _job(2, "b" * 40), None)])
+    assert await store.accept(traced) and await store.accept(incoming("plain"))
+    await store.classified([("traced", "queued", job_of(1, "a" * 40), None), ("plain", "queued", job_of(2, "b" * 40), None)])
     started = await store.start("traced")
     assert started is not None and started.traceparent == parent
     assert started.queued_at is not None and started.queued_at <= time.time()

@@ -16,7 +16,7 @@ from bot.auth.guard import BREAK_GLASS
 from bot.auth.sessions import Session, create_session
 from bot.events.jobs import Handler
 from bot.server.app import make_app
-from bot.server.server_context import ServerContext
+from bot.server.context import ServerContext
 from bot.server.signin.cookies import SESSION_COOKIE
 from bot.server.signin.routes import SIGNIN_STORE
 from tests.support.oidc_support import ADMIN_TOKEN, connector_doc, put_connector

@@ -2,7 +2,7 @@
 GitHub double: start them, read their JSON logs on a thread (a full pipe would stall them), stop them.
 
 They run the job queue's timings scaled down (TIMINGS: production's heartbeat, stall and sweep of
-5, 20 and 10 s become 1, 6 and 2 s; bot/server/queue_timings.py), and every wait of the tests that
+5, 20 and 10 s become 1, 6 and 2 s; bot/server/jobs/queue_timings.py), and every wait of the tests that
 is about those timings is derived from TIMINGS, never written as a number of seconds.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psycopg
 
-from bot.server.queue_timings import GRACE_KEY, HEARTBEAT_KEY, STALLED_KEY, SWEEP_KEY, QueueTimings
+from bot.server.jobs.queue_timings import GRACE_KEY, HEARTBEAT_KEY, STALLED_KEY, SWEEP_KEY, QueueTimings
 from tests.support.app_support import World
 from tests.support.process_support import app_env
 

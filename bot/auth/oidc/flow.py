@@ -1,9 +1,10 @@
 """The OIDC relying party: the authorization code flow, from the redirect to verified claims.
 
-`begin` makes the provider's authorization URL and the pending record (state, nonce, PKCE
-verifier) that the callback needs; `finish` exchanges the code and runs every check of docs/connectors.md
-on what comes back, merging UserInfo under the ID token's claims. The pending record is the
-caller's to store and to take back once (single use).
+`begin` makes the provider's authorization URL, its state and what the callback needs of the
+request (`OidcRequest`: nonce, PKCE verifier, redirect URI); `finish` exchanges the code and runs
+every check of docs/connectors.md on what comes back, merging UserInfo under the ID token's claims.
+The request is the caller's to keep in its pending sign-in (bot/auth/pending.py) under the state
+and to take back once (single use).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from bot.auth.connectors import OidcSettings
 from bot.auth.errors import SignInError
 from bot.auth.oidc.provider import MAX_DOCUMENT, ProviderCache, allowed_endpoint
 from bot.auth.oidc.token import Expected, UnknownKey, verify_id_token
+from bot.auth.pending import OidcRequest
 from bot.auth.redirects import choose_redirect_url
 from bot.auth.service_keys import sign_request_object
 from bot.documents.bounded_read import read_at_most
@@ -35,7 +37,7 @@ REQUEST_OBJECT_SECONDS = 300
 class Started:
     url: str
     state: str
-    pending: dict[str, Any]
+    request: OidcRequest
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,8 @@ async def begin(connector: OidcSettings, provider: ProviderCache, *, public_url:
         params["acr_values"] = " ".join(connector.acr_values)
     if connector.signed_request:
         params = await _request_object(connector, metadata, params, signing_key, now or time.time())
-    pending = {"connector": connector.name, "nonce": nonce, "verifier": verifier, "redirect_uri": redirect_uri}
-    return Started(metadata["authorization_endpoint"] + "?" + urlencode(params), state, pending)
+    request = OidcRequest(nonce, verifier, redirect_uri)
+    return Started(metadata["authorization_endpoint"] + "?" + urlencode(params), state, request)
 
 
 async def _request_object(connector: OidcSettings, metadata: dict[str, Any], params: dict[str, str],
@@ -86,16 +88,16 @@ async def _request_object(connector: OidcSettings, metadata: dict[str, Any], par
     return {"response_type": "code", "client_id": connector.client_id, "scope": params["scope"], "request": request}
 
 
-async def finish(connector: OidcSettings, provider: ProviderCache, pending: dict[str, Any], code: str,
+async def finish(connector: OidcSettings, provider: ProviderCache, request: OidcRequest, code: str,
                  now: float | None = None) -> Identity:
     """Exchange the code, verify the ID token, merge UserInfo; SignInError names a failed check."""
     metadata = await provider.metadata(connector.issuer)
-    tokens = await _exchange(connector, provider, metadata, pending, code)
+    tokens = await _exchange(connector, provider, metadata, request, code)
     raw = tokens.get("id_token")
     if not isinstance(raw, str):
         raise SignInError("id-token", "the provider's token answer has no ID token (is `openid` a scope the "
                                       "client may request?)")
-    expected = Expected(metadata["issuer"], connector.client_id, pending["nonce"], now or time.time(),
+    expected = Expected(metadata["issuer"], connector.client_id, request.nonce, now or time.time(),
                         connector.max_age, connector.acr_values)
     claims = await _verified(raw, provider, metadata["jwks_uri"], expected)
     access_token = tokens.get("access_token")
@@ -113,10 +115,10 @@ async def _verified(raw: str, provider: ProviderCache, jwks_uri: str, expected: 
 
 
 async def _exchange(connector: OidcSettings, provider: ProviderCache, metadata: dict[str, Any],
-                    pending: dict[str, Any], code: str) -> dict[str, Any]:
-    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": pending["redirect_uri"]}
-    if pending.get("verifier"):
-        form["code_verifier"] = pending["verifier"]
+                    request: OidcRequest, code: str) -> dict[str, Any]:
+    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": request.redirect_uri}
+    if request.verifier:
+        form["code_verifier"] = request.verifier
     methods = metadata.get("token_endpoint_auth_methods_supported") or ["client_secret_basic"]
     headers = {"Accept": "application/json"}
     if "client_secret_basic" not in methods and "client_secret_post" in methods:

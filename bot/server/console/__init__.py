@@ -2,7 +2,7 @@
 
 `setup_console(app, ...)` adds the pages and the static files, where sign-in is served (`reviewer
 serve`, with or without workers). The delivery timeline the pages show is written where jobs run
-(bot.server.timeline: a recorder around the job handler and a trace of the shared HTTP
+(bot.server.jobs.timeline: a recorder around the job handler and a trace of the shared HTTP
 session) into the storage's timeline store. Pages are server-rendered; every one checks the
 viewer's permission through the sign-in gate, and shows only the accounts the viewer's roles allow.
 

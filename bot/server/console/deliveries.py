@@ -20,7 +20,7 @@ from aiohttp import web
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.context import Console
 from bot.server.console.render import page, see_other
-from bot.server.timeline import Attempt, read_attempts
+from bot.server.jobs.timeline import Attempt, read_attempts
 from bot.store.console import owner_of, redeliverable, shown_state
 
 PAGE = 50
@@ -88,7 +88,7 @@ class DeliveryPages:
             return refused.response
         since = time.time() - DAY
         if who.principal.grant.scopes.get("deliveries:read") is None:  # every account: counted in SQL
-            outcomes = Counter(await self.console.store.outcomes_since(since))
+            outcomes = Counter(await self.console.store.shown_states_since(since))
         else:  # narrowed to accounts: counted from the rows the viewer may see
             day, _ = await self._rows(who, limit=100_000, since=since)
             outcomes = Counter(row["shown"] for row in day)

@@ -15,14 +15,14 @@ from typing import Any
 from aiohttp import web
 
 from bot.github import GitHubError
-from bot.server.admin_api import GITHUB_DEADLINE, config_report
-from bot.server.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
+from bot.server.api.admin import GITHUB_DEADLINE, config_report
+from bot.server.api.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
 from bot.server.console.access import Refused, Viewer, check_form, viewer
 from bot.server.console.context import Console
 from bot.server.console.deliveries import last_check_run, shown, visible
 from bot.server.console.render import page
 from bot.server.console.simulate import simulate_plan
-from bot.server.timeline import read_attempts
+from bot.server.jobs.timeline import read_attempts
 
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 _REPO = re.compile(r"^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")

@@ -21,7 +21,7 @@ from bot.server.console.context import Console
 from bot.server.console.deliveries import last_check_run, shown, visible
 from bot.server.console.findings import findings_of
 from bot.server.console.render import page
-from bot.server.timeline import read_attempts
+from bot.server.jobs.timeline import read_attempts
 
 _OWNER = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 _REPO = re.compile(r"(?!\.\.?\Z)[A-Za-z0-9._-]{1,100}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from dataclasses import replace
 from typing import Any
 
 from aiohttp import web
@@ -14,6 +15,7 @@ from bot.auth.connectors import OidcSettings, connector_doc, mfa_settings, oidc_
 from bot.auth.errors import SignInError
 from bot.auth.guard import Denial
 from bot.auth.oidc import flow as oidc
+from bot.auth.pending import PendingSignIn, keep
 from bot.auth.redirects import RedirectError, web_return_path
 from bot.auth.sessions import find_session, mfa_session, token_key
 from bot.auth.signin_log import record_signin, unmatched
@@ -38,12 +40,13 @@ class OidcLogin:
     async def mfa_settings_of(self, name: Any) -> OidcSettings:
         return mfa_settings(await oidc_doc(self.context, name), self.context.secrets)
 
-    async def start(self, connector: OidcSettings, pending: dict[str, Any]) -> str:
+    async def start(self, connector: OidcSettings, pending: PendingSignIn) -> str:
+        """The provider's URL; the sign-in, with its OIDC request, kept under its state."""
         context = self.context
         started = await oidc.begin(connector, context.provider, public_url=context.public_url,
                                    signing_key=context.signing_key)
-        await context.store.put_pending(token_key(started.state), {**started.pending, **pending},
-                                        time.time() + oidc.STATE_SECONDS)
+        await keep(context.store, token_key(started.state), replace(pending, oidc=started.request),
+                   time.time() + oidc.STATE_SECONDS)
         return started.url
 
     async def login_web(self, request: web.Request) -> web.Response:
@@ -52,8 +55,8 @@ class OidcLogin:
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
             connector = await self.settings_of(name)
-            url = await self.start(connector, {"flow": "web", "return_to": return_to,
-                                               "binding": token_key(binding)})
+            url = await self.start(connector, PendingSignIn(connector.name, "web", return_to=return_to,
+                                                            binding=token_key(binding)))
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
@@ -74,8 +77,9 @@ class OidcLogin:
             return_to = web_return_path(request.query.get("redirect_url"))
             session = mfa_session(session, name, "sign in first")
             connector = await self.mfa_settings_of(name)
-            url = await self.start(connector, {"flow": "mfa", "return_to": return_to, "binding": token_key(binding),
-                                               "session": token_key(token), "username": session.username})
+            url = await self.start(connector, PendingSignIn(
+                connector.name, "mfa", return_to=return_to, binding=token_key(binding), session=token_key(token),
+                username=session.username))
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
@@ -94,8 +98,9 @@ class OidcLogin:
         binding = secrets.token_urlsafe(32)  # fresh per start: a planted cookie is never reused
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
-            url = await self.start(await self.settings_of(name), {"flow": "test", "return_to": return_to,
-                                                                 "binding": token_key(binding)})
+            connector = await self.settings_of(name)
+            url = await self.start(connector, PendingSignIn(connector.name, "test", return_to=return_to,
+                                                            binding=token_key(binding)))
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:

@@ -38,6 +38,7 @@ from bot.auth.directory.groups import with_saml_groups
 from bot.auth.errors import SignInError
 from bot.auth.guard import Denial
 from bot.auth.outcomes import no_role_refusal
+from bot.auth.pending import Flow, PendingSignIn, keep, take
 from bot.auth.redirects import RedirectError, web_return_path
 from bot.auth.roles import RoleResult, map_roles
 from bot.auth.saml import protocol as saml
@@ -88,23 +89,22 @@ class SamlRoutes:
         doc = {**doc, "spec": await self.descriptors.fill(doc.get("spec") or {})}
         return saml_mfa_settings(doc, self.context.secrets) if mfa else saml_settings(doc, self.context.secrets)
 
-    async def _start(self, settings: SamlSettings, pending: dict[str, Any], subject: str | None = None) -> saml.Started:
+    async def _start(self, settings: SamlSettings, pending: PendingSignIn, subject: str | None = None) -> saml.Started:
         started = await asyncio.to_thread(saml.begin, settings, "", subject)
-        await self.context.store.put_pending(_pending_key(started.request_id),
-                                            {"connector": settings.name, **pending},
-                                            time.time() + saml.REQUEST_SECONDS)
+        await keep(self.context.store, _pending_key(started.request_id), pending, time.time() + saml.REQUEST_SECONDS)
         return started
 
     async def sso(self, request: web.Request) -> web.Response:
         return await self._start_in_browser(request, "web", subject=request.query.get("username"))
 
-    async def _start_in_browser(self, request: web.Request, flow: str, subject: str | None = None) -> web.Response:
+    async def _start_in_browser(self, request: web.Request, flow: Flow, subject: str | None = None) -> web.Response:
         """The AuthnRequest of a browser's sign-in (`flow` "web") or test (`flow` "test"), back to
         `redirect_url`; a refusal is recorded in the sign-in log and shown as a page."""
         name = request.query.get("connector_id")
         try:
             return_to = web_return_path(request.query.get("redirect_url"))
-            started = await self._start(await self.settings(name), {"flow": flow, "return_to": return_to},
+            settings = await self.settings(name)
+            started = await self._start(settings, PendingSignIn(settings.name, flow, return_to=return_to),
                                         subject=subject)
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
@@ -122,9 +122,9 @@ class SamlRoutes:
             return_to = web_return_path(request.query.get("redirect_url"))
             session = mfa_session(session, name, "sign in first")
             settings = await self.settings(name, mfa=True)
-            started = await self._start(settings, {"flow": "mfa", "return_to": return_to,
-                                                   "session": token_key(token),
-                                                   "username": session.username}, subject=session.username)
+            started = await self._start(settings, PendingSignIn(settings.name, "mfa", return_to=return_to,
+                                                                session=token_key(token), username=session.username),
+                                        subject=session.username)
         except RedirectError as exc:
             return refusal_page(400, "redirect-url", str(exc))
         except SignInError as exc:
@@ -145,13 +145,13 @@ class SamlRoutes:
     async def mfa_console(self, request: web.Request) -> web.Response:
         """The terminal's MFA round (`reviewer login --mfa`): its session as a bearer, its listener
         as `redirect_url`; the sealed answer carries `mfaVerifiedAt`."""
-        async def start(settings: SamlSettings, pending: dict[str, Any]) -> str:
-            return (await self._start(settings, pending, subject=pending["username"])).url
+        async def start(settings: SamlSettings, pending: PendingSignIn) -> str:
+            return (await self._start(settings, pending, subject=pending.username)).url
         return await terminal.mfa_console(self.context.store, request, lambda name: self.settings(name, mfa=True),
                                           start)
 
     async def login_console(self, request: web.Request) -> web.Response:
-        async def start(settings: SamlSettings, pending: dict[str, Any]) -> str:
+        async def start(settings: SamlSettings, pending: PendingSignIn) -> str:
             if settings.binding == "http-post":
                 raise SignInError("binding", "terminal sign-in needs the HTTP-Redirect binding (a URL to open); "
                                              "this connector prefers http-post", status=400)
@@ -171,24 +171,24 @@ class SamlRoutes:
         path_name = request.match_info.get("name")
         form = await request.post()
         posted = form.get("SAMLResponse")
-        pending: dict[str, Any] | None = None
+        pending: PendingSignIn | None = None
         try:
             xml = saml.decode_response(posted if isinstance(posted, str) else "")
             request_id = saml.in_response_to(xml)
             pending = await self._pending(request_id, path_name)
             return await self._complete(xml, request_id, pending)
         except SignInError as error:
-            flow = pending["flow"] if pending else "web"
-            connector = (pending or {}).get("connector") or path_name or ""
+            flow = pending.flow if pending else "web"
+            connector = pending.connector if pending else path_name or ""
             await record_signin(self.context.store, connector, error.username, error, error.claim_names, flow=flow,
                                 kind="saml", unauthenticated=pending is None and unmatched(error),
                                 ip=request.remote)
-            if pending and "client_url" in pending:
-                return to_client(pending, {"error": {"check": error.check, "message": error.message}})
+            if pending and pending.client is not None:
+                return to_client(pending.client, {"error": {"check": error.check, "message": error.message}})
             return refusal_page(error.status, error.check, error.message, claim_names=error.claim_names,
                                 hint=error.hint)
 
-    async def _pending(self, request_id: str | None, path_name: str | None) -> dict[str, Any]:
+    async def _pending(self, request_id: str | None, path_name: str | None) -> PendingSignIn:
         if request_id is None:
             if not path_name:
                 raise SignInError("idp-initiated", "a response without InResponseTo must be posted to "
@@ -197,30 +197,30 @@ class SamlRoutes:
             if not settings.allow_idp_initiated:
                 raise SignInError("idp-initiated", f"connector `{path_name}` does not accept IdP-initiated sign-in "
                                                    "(allow_idp_initiated is not true): start at the login page")
-            return {"flow": "web", "return_to": IDP_INITIATED_RETURN, "connector": path_name}
-        pending = await self.context.store.take_pending(_pending_key(request_id))
+            return PendingSignIn(path_name, "web", return_to=IDP_INITIATED_RETURN)
+        pending = await take(self.context.store, _pending_key(request_id))
         if pending is None:
             raise SignInError("saml-in-response-to", "InResponseTo names no pending request: unknown, already used "
                                                      "or older than 10 minutes; start the sign-in again")
-        if path_name and pending["connector"] != path_name:
+        if path_name and pending.connector != path_name:
             raise SignInError("saml-in-response-to", "the response was posted to another connector's acs than the "
                                                      "one its request was made for")
         return pending
 
-    async def _complete(self, xml: bytes, request_id: str | None, pending: dict[str, Any]) -> web.StreamResponse:
-        settings = await self.settings(pending["connector"], mfa=pending["flow"] == "mfa")
+    async def _complete(self, xml: bytes, request_id: str | None, pending: PendingSignIn) -> web.StreamResponse:
+        settings = await self.settings(pending.connector, mfa=pending.flow == "mfa")
         identity = await asyncio.to_thread(saml.verify, settings, xml, request_id)
         names = sorted(identity.attributes)
         replay_key = f"saml-assertion:{settings.name}:{identity.assertion_id}"
         if not await self.context.store.use_once(replay_key, identity.assertion_expires + saml.SKEW_SECONDS):
             raise SignInError("saml-replay", "this assertion was already used to sign in; start the sign-in again",
                               username=identity.username, claim_names=names)
-        if pending["flow"] == "mfa":
+        if pending.flow == "mfa":
             return await self._complete_mfa(settings, identity.username, names, pending)
         attributes = await self._groups(settings, identity.attributes, identity.username)
         mapped = map_roles(settings.attributes_to_roles, attributes)
         defined = [r for r in mapped.roles if r in self.context.gate.access().roles]
-        if pending["flow"] == "test":  # only a pending request of ours is a test: never an IdP-initiated one
+        if pending.flow == "test":  # only a pending request of ours is a test: never an IdP-initiated one
             return await test_answer(self.context.store, pending, identity.username, attributes,
                                      sorted(attributes), mapped, defined, kind="saml")
         return await self._sign_in(settings, identity.username, sorted(attributes), mapped, defined, pending,
@@ -241,7 +241,7 @@ class SamlRoutes:
             raise
 
     async def _sign_in(self, settings: SamlSettings, username: str, names: list[str], mapped: RoleResult,
-                       defined: list[str], pending: dict[str, Any], session_index: str | None) -> web.StreamResponse:
+                       defined: list[str], pending: PendingSignIn, session_index: str | None) -> web.StreamResponse:
         context = self.context
         if not defined:
             raise no_role_refusal(username, names, mapped.roles, mapped.warnings,
@@ -252,26 +252,26 @@ class SamlRoutes:
         await context.store.put_sso_index(token_key(token), settings.name, username,
                                           {"connector": settings.name, "name_id": username,
                                            "session_index": session_index}, session.expires)
-        await record_signin(context.store, settings.name, username, None, names, flow=pending["flow"], roles=defined,
+        await record_signin(context.store, settings.name, username, None, names, flow=pending.flow, roles=defined,
                             warnings=mapped.warnings, kind="saml")
-        if pending["flow"] == "console":
-            return to_client(pending, {"token": token, "username": username, "roles": defined,
-                                       "expires": session.expires_rfc3339()})
-        response = redirect(pending["return_to"])
+        if pending.flow == "console":
+            return to_client(pending.terminal(), {"token": token, "username": username, "roles": defined,
+                                                  "expires": session.expires_rfc3339()})
+        response = redirect(pending.return_to)
         context.cookies.set(response, context.cookies.session, token, context.session_ttl)
         return response
 
     async def _complete_mfa(self, settings: SamlSettings, username: str, names: list[str],
-                            pending: dict[str, Any]) -> web.StreamResponse:
+                            pending: PendingSignIn) -> web.StreamResponse:
         store = self.context.store
-        if username != pending["username"]:
+        if username != pending.username:
             raise SignInError("mfa-user", "the MFA check came back as another user than the one signed in; sign in "
                                           "at the identity provider as that user", username=username, claim_names=names)
-        record = await store.get_session(pending["session"])
+        record = await store.get_session(pending.session)
         if record is None:
             raise SignInError("session", "the session ended during the MFA check: sign in again", status=401)
         record["mfa_verified_at"] = time.time()
-        await store.put_session(pending["session"], record, record["expires"])
+        await store.put_session(pending.session, record, record["expires"])
         await record_signin(store, settings.name, username, None, names, flow="mfa", roles=record["roles"],
                             kind="saml")
         return mfa_done(pending, username, record["mfa_verified_at"])

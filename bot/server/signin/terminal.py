@@ -10,6 +10,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.auth.errors import SignInError
+from bot.auth.pending import PendingSignIn, Terminal
 from bot.auth.redirects import RedirectError, check_client_redirect
 from bot.auth.sessions import find_session, mfa_session, token_key
 from bot.auth.store import AuthStore
@@ -19,7 +20,7 @@ from bot.server.signin.gate import bearer_of
 
 MAX_BODY = 16 * 1024
 SettingsOf = Callable[[Any], Awaitable[Any]]  # a connector's settings by name, either kind
-Start = Callable[[Any, dict[str, Any]], Awaitable[str]]  # starts the flow: the provider's URL
+Start = Callable[[Any, PendingSignIn], Awaitable[str]]  # starts the flow: the provider's URL
 
 
 def json_error(status: int, check: str, message: str) -> web.Response:
@@ -37,8 +38,8 @@ async def console_login(request: web.Request, settings_of: SettingsOf, start: St
         client = check_client_redirect(body.get("redirect_url") or "",
                                        allowed_https_hostnames=connector.allowed_https_hostnames,
                                        insecure_allowed_cidr_ranges=connector.insecure_allowed_cidr_ranges)
-        url = await start(connector, {"flow": "console", "client_url": client.url,
-                                      "client_key": client.secret_key.hex()})
+        url = await start(connector, PendingSignIn(connector.name, "console",
+                                                   client=Terminal(client.url, client.secret_key.hex())))
     except RedirectError as exc:
         return json_error(400, "redirect-url", str(exc))
     except SignInError as exc:
@@ -60,9 +61,9 @@ async def mfa_console(store: AuthStore, request: web.Request, settings_of: Setti
         client = check_client_redirect(body.get("redirect_url") or "",
                                        allowed_https_hostnames=connector.allowed_https_hostnames,
                                        insecure_allowed_cidr_ranges=connector.insecure_allowed_cidr_ranges)
-        url = await start(connector, {"flow": "mfa", "client_url": client.url,
-                                      "client_key": client.secret_key.hex(), "session": token_key(token),
-                                      "username": session.username})
+        url = await start(connector, PendingSignIn(connector.name, "mfa",
+                                                   client=Terminal(client.url, client.secret_key.hex()),
+                                                   session=token_key(token), username=session.username))
     except RedirectError as exc:
         return json_error(400, "redirect-url", str(exc))
     except SignInError as exc:

@@ -19,7 +19,7 @@ request although the server answers (tests/store/test_pg_pool.py):
   minute the next attempt can be half a minute away. A chain of attempts gives up after
   RECONNECT_TIMEOUT (gaps of at most two seconds), and the next request that finds no connection
   starts a new one at once. `connect_timeout` bounds an attempt to a host that does not answer.
-`pool()` builds such a pool; procrastinate's connector is given it too (bot/server/pg_queue.py).
+`pool()` builds such a pool; procrastinate's connector is given it too (bot/server/jobs/pg_queue.py).
 
 A process has one `Database` (bot/store/stores.py builds it with the `PostgresStorage` and hands it
 to every other store of the process: sign-in, review memory, learnings, budgets, uploads, the

@@ -24,10 +24,10 @@ from bot.store.installs import change_of, repositories_after
 from bot.store.model import (
     FINISHED_STATES,
     Classification,
+    Classified,
     Decide,
     DeliveryDecision,
     Incoming,
-    Outcome,
     Queued,
     Received,
     ReviewResult,
@@ -129,10 +129,10 @@ class PostgresDeliveryStore:
             (limit,))
         return [Received(seq, did, event, unpack(body)) for seq, did, event, body in rows]
 
-    async def classified(self, outcomes: list[Outcome]) -> None:
+    async def classified(self, deliveries: list[Classified]) -> None:
         async with self.db.transaction() as conn:
-            await _record_outcomes(conn, outcomes)
-        self.unclassified = max(0, self.unclassified - len(outcomes))
+            await _record_classified(conn, deliveries)
+        self.unclassified = max(0, self.unclassified - len(deliveries))
 
     async def claim(self, limit: int, decide: Decide) -> list[DeliveryDecision]:
         """Decide received rows outside any transaction (parsing a body takes time: `decide` may
@@ -153,7 +153,7 @@ class PostgresDeliveryStore:
                 "SELECT delivery_id, received_count FROM deliveries WHERE delivery_id = ANY(%s) "
                 "AND state = 'received' ORDER BY seq FOR UPDATE SKIP LOCKED", (list(seen),))
             mine = {did for did, count in await cursor.fetchall() if seen[did] == count}
-            recorded = await _record_batch(conn, [d for d in decisions if d.outcome[0] in mine])
+            recorded = await _record_batch(conn, [d for d in decisions if d.classified[0] in mine])
         self.unclassified = max(0, self.unclassified - len(recorded))
         return recorded
 
@@ -203,7 +203,7 @@ class PostgresDeliveryStore:
         """Record the end of jobs and what their review came to, and forget their journals in the
         same statement. Always waited for, `wait` or not: there is no batch to join here, and a
         caller must hear that the store was away (StoreUnavailable) to try again."""
-        outcome, reason = (review.outcome, review.reason) if review is not None else (None, None)
+        outcome, reason = (review.kind, review.reason) if review is not None else (None, None)
         await self.db.execute(
             "WITH ended AS (UPDATE deliveries SET state = %s, error = %s, finished_at = %s, review_outcome = %s, "
             "review_reason = %s WHERE delivery_id = ANY(%s) AND state = %s RETURNING delivery_id) "
@@ -282,8 +282,8 @@ class PostgresDeliveryStore:
             names = [c.name for c in cursor.description or []]
             return [dict(zip(names, row, strict=True)) for row in await cursor.fetchall()]
 
-    async def outcomes_since(self, since: float) -> dict[str, int]:
-        rows = await self.db.fetch(console.outcomes_statement("%s"), (since,))
+    async def shown_states_since(self, since: float) -> dict[str, int]:
+        rows = await self.db.fetch(console.shown_states_statement("%s"), (since,))
         return {state: int(count) for state, count in rows}
 
     async def redeliver(self, delivery_id: str) -> bool:
@@ -296,11 +296,11 @@ class PostgresDeliveryStore:
         return True
 
 
-async def _record_outcomes(conn: psycopg.AsyncConnection, outcomes: list[Outcome]) -> None:
-    """Each outcome on its row: a queued row gets its `queued_at`, any other its `finished_at`."""
+async def _record_classified(conn: psycopg.AsyncConnection, deliveries: list[Classified]) -> None:
+    """Each classified delivery on its row: a queued row gets its `queued_at`, any other its `finished_at`."""
     now = time.time()
     rows = []
-    for delivery_id, state, c, error in outcomes:
+    for delivery_id, state, c, error in deliveries:
         c = c or Classification("ignored")
         queued = state == "queued"
         rows.append((state, c.action, c.installation_id, c.repo, c.pr_number, c.head_sha, c.key,
@@ -313,7 +313,7 @@ async def _record_outcomes(conn: psycopg.AsyncConnection, outcomes: list[Outcome
 
 
 async def _record_batch(conn: psycopg.AsyncConnection, decisions: list[DeliveryDecision]) -> list[DeliveryDecision]:
-    """The batch in one savepoint (one round trip for its outcomes); only when the database
+    """The batch in one savepoint (one round trip for its rows); only when the database
     refuses it are the rows written one by one, so that the bad one fails alone."""
     try:
         async with conn.transaction():
@@ -329,7 +329,7 @@ async def _record_decisions(conn: psycopg.AsyncConnection, decisions: list[Deliv
     for decision in decisions:
         if decision.installation_payload is not None:
             await _record_installation(conn, decision.event, decision.installation_payload)
-    await _record_outcomes(conn, [d.outcome for d in decisions])
+    await _record_classified(conn, [d.classified for d in decisions])
 
 
 async def _record_alone(conn: psycopg.AsyncConnection, decision: DeliveryDecision) -> DeliveryDecision:
@@ -343,9 +343,9 @@ async def _record_alone(conn: psycopg.AsyncConnection, decision: DeliveryDecisio
         raise
     except psycopg.Error as exc:
         failed = refused(decision, exc)
-        logger.warning("delivery failed: %s", failed.outcome[3], extra={"delivery": decision.outcome[0]})
+        logger.warning("delivery failed: %s", failed.classified[3], extra={"delivery": decision.classified[0]})
         async with conn.transaction():
-            await _record_outcomes(conn, [failed.outcome])
+            await _record_classified(conn, [failed.classified])
         return failed
 
 

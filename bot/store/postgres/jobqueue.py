@@ -1,4 +1,4 @@
-"""The statements the job queue (bot/server/pg_queue.py, bot/server/pg_worker.py) runs on
+"""The statements the job queue (bot/server/jobs/pg_queue.py, bot/server/jobs/pg_worker.py) runs on
 procrastinate's tables besides what procrastinate runs itself: the queue's counts, the waiting keys,
 the sweep of stalled jobs and the workers' heartbeat. They run through procrastinate's connector
 (its own pool), with its `%(name)s` parameters; they live here so that the server's SQL is all in

@@ -26,10 +26,10 @@ from bot.store.bodies import unpack as _unpack
 from bot.store.group_commit import GroupCommit
 from bot.store.model import (
     Classification,
+    Classified,
     Decide,
     DeliveryDecision,
     Incoming,
-    Outcome,
     Queued,
     Received,
     ReviewResult,
@@ -124,12 +124,12 @@ class SQLiteDeliveryStore:
             return [Received(seq, did, event, _unpack(body)) for seq, did, event, body in rows]
         return await self._read(query)
 
-    async def classified(self, outcomes: list[Outcome]) -> None:
+    async def classified(self, deliveries: list[Classified]) -> None:
         """Record (delivery id, new state, classification, error) for a batch: a queued row gets its
         `queued_at`, any other its `finished_at`."""
         now = time.time()
         rows = []
-        for delivery_id, state, c, error in outcomes:
+        for delivery_id, state, c, error in deliveries:
             c = c or Classification("ignored")
             queued = state == "queued"
             rows.append((state, c.action, c.installation_id, c.repo, c.pr_number, c.head_sha, c.key,
@@ -138,7 +138,7 @@ class SQLiteDeliveryStore:
             "UPDATE deliveries SET state = ?, action = ?, installation_id = ?, repo = ?, pr_number = ?, "
             "head_sha = ?, job_key = ?, error = ?, queued_at = ?, finished_at = ? "
             "WHERE delivery_id = ? AND state = 'received'", rows))
-        self.unclassified = max(0, self.unclassified - len(outcomes))
+        self.unclassified = max(0, self.unclassified - len(deliveries))
 
     async def claim(self, limit: int, decide: Decide) -> list[DeliveryDecision]:
         """Decide and record up to `limit` received rows (one process owns the file's queue, so
@@ -158,7 +158,7 @@ class SQLiteDeliveryStore:
         for decision in decisions:
             if decision.installation_payload is not None:
                 await self.record_installation(decision.event, decision.installation_payload)
-        await self.classified([d.outcome for d in decisions])
+        await self.classified([d.classified for d in decisions])
 
     async def _record_alone(self, decision: DeliveryDecision) -> DeliveryDecision:
         try:
@@ -168,8 +168,8 @@ class SQLiteDeliveryStore:
             raise
         except Exception as exc:
             failed = refused(decision, exc)
-            logger.warning("delivery failed: %s", failed.outcome[3], extra={"delivery": decision.outcome[0]})
-            await self.classified([failed.outcome])
+            logger.warning("delivery failed: %s", failed.classified[3], extra={"delivery": decision.classified[0]})
+            await self.classified([failed.classified])
             return failed
 
     async def recover(self, key: str | None = None) -> int:
@@ -303,10 +303,11 @@ class SQLiteDeliveryStore:
             return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
         return await self._read(query)
 
-    async def outcomes_since(self, since: float) -> dict[str, int]:
+    async def shown_states_since(self, since: float) -> dict[str, int]:
         """Deliveries received since `since` (epoch seconds), counted by state as shown
         (bot.store.console.shown_state)."""
-        return await self._read(lambda conn: dict(conn.execute(console.outcomes_statement("?"), (since,)).fetchall()))
+        statement = console.shown_states_statement("?")
+        return await self._read(lambda conn: dict(conn.execute(statement, (since,)).fetchall()))
 
     async def redeliver(self, delivery_id: str) -> bool:
         """Put a failed delivery (its job or its review failed) back to `received`, as GitHub's

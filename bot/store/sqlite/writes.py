@@ -80,7 +80,7 @@ def finish_jobs(conn: sqlite3.Connection, delivery_ids: list[str], state: str, e
     that raises fails alone, and the rest of its batch commits)."""
     conn.execute("SAVEPOINT finish").close()
     try:
-        outcome, reason = (review.outcome, review.reason) if review is not None else (None, None)
+        outcome, reason = (review.kind, review.reason) if review is not None else (None, None)
         ended = [(row[0],) for d in delivery_ids for row in conn.execute(
             "UPDATE deliveries SET state = ?, error = ?, finished_at = ?, review_outcome = ?, review_reason = ? "
             "WHERE delivery_id = ? AND state = ? RETURNING delivery_id",

@@ -15,8 +15,8 @@ from bot.auth.guard import BREAK_GLASS
 from bot.events.jobs import ReviewResult
 from bot.server.app import STORAGE
 from bot.server.console.render import when
+from bot.server.jobs.timeline import read_attempts
 from bot.server.signin.routes import SIGNIN_STORE
-from bot.server.timeline import read_attempts
 from tests.support.console_support import (
     ACCESS_YAML,
     console_server,

@@ -1,50 +1,26 @@
-"""The resource API over real HTTP on 127.0.0.1: auth, CRUD, 4xx answers, conditions, redaction,
-concurrency and restart."""
+"""The resource API over real HTTP on 127.0.0.1: auth, CRUD, 4xx answers, conditions, concurrency and
+restart (its secrets: test_resources_secrets.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import datetime
 import io
 import json
-import logging
 
 import pytest
 from ruamel.yaml import YAML
 
+from tests.server.resources.resource_api import Clock, condition
 from tests.support.connectors_support import (
     OIDC_PATH,
     SAML_PATH,
     TOKEN,
     ApiServer,
-    key_pair,
     oidc_doc,
     saml_doc,
-    write_secret,
 )
 
 SECRET = "literal-client-secret-value"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.datetime(2024, 5, 1, 10, 0, 0, tzinfo=datetime.UTC)
-
-    def __call__(self) -> datetime.datetime:
-        return self.now
-
-    def tick(self) -> None:
-        self.now += datetime.timedelta(minutes=1)
-
-
-@pytest.fixture
-async def api(tmp_path):
-    async with ApiServer(str(tmp_path / "reviewer.db"), clock=Clock()) as server:
-        yield server
-
-
-def _condition(obj: dict, type_: str) -> dict:
-    return next(c for c in obj["status"]["conditions"] if c["type"] == type_)
 
 
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer wrong"}, {"Authorization": f"Basic {TOKEN}"}])
@@ -72,8 +48,8 @@ async def test_create_replace_get_list_delete(api):
     meta = created["metadata"]
     assert meta["generation"] == 1 and meta["uid"] and meta["creationTimestamp"] == "2024-05-01T10:00:00Z"
     assert created["status"]["serviceResourceID"] >= 1
-    assert _condition(created, "ValidStructure")["status"] == "True"
-    assert _condition(created, "SuccessfullyReconciled")["reason"] == "NoError"
+    assert condition(created, "ValidStructure")["status"] == "True"
+    assert condition(created, "SuccessfullyReconciled")["reason"] == "NoError"
 
     status, replaced = await api.put(OIDC_PATH, oidc_doc())
     assert status == 200 and replaced["metadata"]["generation"] == 1
@@ -119,7 +95,7 @@ async def test_yaml_body_and_media_types(api):
     doc = saml_doc()
     status, body = await api.request("PUT", f"{SAML_PATH}/okta-saml", yaml_text=_yaml(doc))
     assert status == 201, body
-    assert _condition(body, "SuccessfullyReconciled")["status"] == "True", body
+    assert condition(body, "SuccessfullyReconciled")["status"] == "True", body
     status, body = await api.request("PUT", f"{SAML_PATH}/okta-saml", body=None,
                                      headers={"Content-Type": "text/plain"})
     assert status == 415 and body["reason"] == "UnsupportedMediaType"
@@ -226,7 +202,7 @@ async def test_generation_and_condition_transitions(tmp_path):
         bad = oidc_doc()
         bad["spec"]["issuer_url"] = "http://example.okta.com"
         _, obj = await api.put(OIDC_PATH, bad)
-        failed = _condition(obj, "SuccessfullyReconciled")
+        failed = condition(obj, "SuccessfullyReconciled")
         assert (failed["status"], failed["reason"], failed["observedGeneration"]) == ("False", "ValidationFailed", 1)
         assert "spec.issuer_url" in failed["message"] and "https" in failed["message"]
         assert failed["lastTransitionTime"] == "2024-05-01T10:00:00Z"
@@ -234,23 +210,23 @@ async def test_generation_and_condition_transitions(tmp_path):
         clock.tick()  # still invalid, another problem too: no transition
         bad["spec"]["redirect_url"] = []
         _, obj = await api.put(OIDC_PATH, bad)
-        still = _condition(obj, "SuccessfullyReconciled")
+        still = condition(obj, "SuccessfullyReconciled")
         assert still["lastTransitionTime"] == "2024-05-01T10:00:00Z" and still["observedGeneration"] == 2
         assert still["message"].startswith("2 problems")
 
         clock.tick()  # fixed: the condition flips, and its time moves
         _, obj = await api.put(OIDC_PATH, oidc_doc())
-        fixed = _condition(obj, "SuccessfullyReconciled")
+        fixed = condition(obj, "SuccessfullyReconciled")
         assert (fixed["status"], fixed["reason"], fixed["observedGeneration"]) == ("True", "NoError", 3)
         assert fixed["lastTransitionTime"] == "2024-05-01T10:02:00Z"
-        assert _condition(obj, "ValidStructure")["lastTransitionTime"] == "2024-05-01T10:00:00Z"
+        assert condition(obj, "ValidStructure")["lastTransitionTime"] == "2024-05-01T10:00:00Z"
 
         clock.tick()  # re-applied unchanged (labels aside): generation and time stay
         same = oidc_doc()
         same["metadata"]["labels"] = {"team": "sso"}
         _, obj = await api.put(OIDC_PATH, same)
         assert obj["metadata"]["generation"] == 3
-        assert _condition(obj, "SuccessfullyReconciled")["lastTransitionTime"] == "2024-05-01T10:02:00Z"
+        assert condition(obj, "SuccessfullyReconciled")["lastTransitionTime"] == "2024-05-01T10:02:00Z"
 
 
 async def test_client_status_and_server_metadata_are_ignored(api):
@@ -263,70 +239,6 @@ async def test_client_status_and_server_metadata_are_ignored(api):
     assert body["metadata"]["uid"] != "mine" and body["metadata"]["creationTimestamp"] != "1999-01-01T00:00:00Z"
 
 
-async def test_secret_lookup(tmp_path):
-    secrets = tmp_path / "secrets"
-    doc = oidc_doc()
-    doc["spec"]["client_secret"] = "secret://okta/client-secret"
-    async with ApiServer(str(tmp_path / "db"), secrets_dir=str(secrets)) as api:
-        _, obj = await api.put(OIDC_PATH, doc)
-        cond = _condition(obj, "SuccessfullyReconciled")
-        assert (cond["status"], cond["reason"]) == ("False", "SecretLookupFailed")
-        assert "secret://okta/client-secret" in cond["message"]
-        assert obj["spec"]["client_secret"] == "secret://okta/client-secret"  # references are shown
-
-        doc["spec"]["issuer_url"] = "http://plain"  # both apply: ValidationFailed wins
-        _, obj = await api.put(OIDC_PATH, doc)
-        assert _condition(obj, "SuccessfullyReconciled")["reason"] == "ValidationFailed"
-
-        write_secret(str(secrets), "okta", "client-secret", "the-real-secret\n")
-        _, obj = await api.put(OIDC_PATH, oidc_doc() | {"spec": {**oidc_doc()["spec"],
-                                                                 "client_secret": "secret://okta/client-secret"}})
-        assert _condition(obj, "SuccessfullyReconciled")["status"] == "True"
-
-
-async def test_secrets_are_redacted_everywhere(tmp_path, caplog):
-    caplog.set_level(logging.DEBUG)
-    cert, key, _ = key_pair()
-    seen: list[str] = []
-    async with ApiServer(str(tmp_path / "db")) as api:
-        saml = saml_doc()
-        saml["spec"]["signing_key_pair"] = {"cert": cert, "private_key": key}
-        saml["spec"]["credentials"] = {"oauth": {"client_id": "c", "client_secret": "graph-secret-value"}}
-        for _status, body in [await api.put(SAML_PATH, saml), await api.put(OIDC_PATH, oidc_doc()),
-                             await api.request("GET", SAML_PATH), await api.request("GET", OIDC_PATH),
-                             await api.request("GET", f"{SAML_PATH}/okta-saml")]:
-            seen.append(str(body))
-        _, shown = await api.request("GET", f"{SAML_PATH}/okta-saml")
-        assert shown["spec"]["signing_key_pair"]["private_key"] == "<redacted>"
-        assert shown["spec"]["credentials"]["oauth"]["client_secret"] == "<redacted>"
-
-        # GET → edit → PUT: `<redacted>` keeps the stored key, which still matches its certificate.
-        shown["spec"]["display"] = "Okta"
-        status, body = await api.put(SAML_PATH, shown)
-        assert status == 200 and _condition(body, "SuccessfullyReconciled")["status"] == "True", body
-        seen.append(str(body))
-
-        # A wrong key in a failing reconcile: the message names the field, not the key.
-        broken = saml_doc()
-        broken["spec"]["signing_key_pair"] = {"cert": cert, "private_key": key_pair("other")[1]}
-        _, body = await api.put(SAML_PATH, broken)
-        assert "does not belong" in str(body)
-        seen.append(str(body))
-
-        fresh = oidc_doc()
-        fresh["metadata"]["name"] = "fresh"
-        fresh["spec"]["client_secret"] = "<redacted>"
-        status, body = await api.put(OIDC_PATH, fresh)
-        assert status == 422 and body["details"]["causes"][0]["field"] == "/spec/client_secret"
-        seen.append(str(body))
-        seen.append(str((await api.request("DELETE", f"{OIDC_PATH}/okta"))[1]))
-    secrets = [SECRET, "graph-secret-value", key.splitlines()[1], key_pair("other")[1].splitlines()[1]]
-    for text in seen + [caplog.text]:
-        for secret in secrets:
-            assert secret not in text
-    assert "okta-saml" in caplog.text  # the log does name objects
-
-
 async def test_everything_survives_a_restart(tmp_path):
     db = str(tmp_path / "reviewer.db")
     async with ApiServer(db) as api:
@@ -337,7 +249,7 @@ async def test_everything_survives_a_restart(tmp_path):
     async with ApiServer(db) as api:
         assert (await api.request("GET", f"{OIDC_PATH}/okta"))[1] == first
         assert (await api.request("GET", f"{SAML_PATH}/okta-saml"))[1] == saml
-        assert _condition(saml, "SuccessfullyReconciled")["status"] == "False"
+        assert condition(saml, "SuccessfullyReconciled")["status"] == "False"
         doc = oidc_doc()
         doc["metadata"]["name"] = "second"
         _, second = await api.put(OIDC_PATH, doc)
@@ -394,52 +306,6 @@ async def test_a_yaml_body_with_an_explicit_tag_that_cannot_hold_its_value_is_42
     assert (cause["reason"], cause["field"]) == ("yaml-tag", "/spec/extra")
     assert said in cause["message"] and "(line 1, column" in cause["message"]
     assert (await api.request("GET", f"{OIDC_PATH}/okta"))[0] == 404  # nothing stored
-
-
-async def test_a_connector_cannot_read_another_secret_of_the_store(tmp_path):
-    """Hostile: the store also holds model API keys; a connector naming one must not resolve it."""
-    secrets = tmp_path / "secrets"
-    write_secret(str(secrets), "openai", "api-key", "sk-model-key-value")
-    doc = oidc_doc()
-    doc["spec"]["client_secret"] = "secret://openai/api-key"
-    async with ApiServer(str(tmp_path / "db"), secrets_dir=str(secrets)) as api:
-        _, obj = await api.put(OIDC_PATH, doc)
-        cond = _condition(obj, "SuccessfullyReconciled")
-        assert (cond["status"], cond["reason"]) == ("False", "ValidationFailed")
-        assert "spec.client_secret" in cond["message"] and "metadata.name" in cond["message"]
-        assert "secret://okta/api-key" in cond["message"]  # says what to write instead
-        assert "sk-model-key-value" not in str(obj)
-
-
-@pytest.mark.parametrize("field, value", [
-    ("issuer_url", "https://attacker.example"),
-    ("client_id", "attacker-client"),
-    ("mfa", {"enabled": True, "client_id": "x", "client_secret": "<redacted>"}),
-])
-async def test_redacted_is_not_kept_when_the_secret_would_go_elsewhere(api, field, value):
-    """Hostile: GET → point the connector at another endpoint → PUT `<redacted>` must not keep the
-    stored literal secret, or the next sign-in would send it to the new endpoint."""
-    await api.put(OIDC_PATH, oidc_doc())
-    _, shown = await api.request("GET", f"{OIDC_PATH}/okta")
-    assert shown["spec"]["client_secret"] == "<redacted>"
-    shown["spec"][field] = value
-    status, body = await api.put(OIDC_PATH, shown)
-    assert status == 422, body
-    causes = body["details"]["causes"]
-    assert causes[0]["field"] == "/spec/client_secret"
-    assert f"spec.{field}" in causes[0]["message"]
-    _, kept = await api.request("GET", f"{OIDC_PATH}/okta")
-    assert kept["spec"].get(field) != value  # nothing was stored
-
-
-async def test_saml_redacted_is_not_kept_when_the_sso_url_changes(api):
-    saml = saml_doc()
-    saml["spec"]["credentials"] = {"oauth": {"client_id": "c", "client_secret": "graph-secret-value"}}
-    await api.put(SAML_PATH, saml)
-    _, shown = await api.request("GET", f"{SAML_PATH}/okta-saml")
-    shown["spec"]["entity_descriptor_url"] = "https://attacker.example/metadata"
-    status, body = await api.put(SAML_PATH, shown)
-    assert status == 422 and body["details"]["causes"][0]["field"] == "/spec/credentials/oauth/client_secret"
 
 
 async def test_paths_and_methods_no_route_serves_answer_a_status(api):

@@ -146,7 +146,7 @@ class TimelineRecorder:
             else:
                 attempt.outcome = "done"
                 if isinstance(result, ReviewResult):
-                    attempt.review = f"{result.outcome} ({result.reason})" if result.reason else result.outcome
+                    attempt.review = f"{result.kind} ({result.reason})" if result.reason else result.kind
                 return result
             finally:
                 attempt.finished = self.clock()

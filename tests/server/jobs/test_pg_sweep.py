@@ -10,9 +10,9 @@ from collections.abc import AsyncIterator
 import psycopg
 import pytest
 
+from bot.server.jobs.pg_queue import ProcrastinateQueue, make_app
+from bot.server.jobs.pg_worker import Heartbeat, ReviewerWorker
 from bot.server.metrics import Metrics
-from bot.server.pg_queue import ProcrastinateQueue, make_app
-from bot.server.pg_worker import Heartbeat, ReviewerWorker
 from bot.store import storage_for
 from tests.support.server_support import wait_for
 

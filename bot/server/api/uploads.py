@@ -44,8 +44,8 @@ from bot.events.routes import UPLOAD_EVENT
 from bot.github import GitHubError
 from bot.loops.pause import pause
 from bot.server import logging as log
+from bot.server.context import ServerContext
 from bot.server.resources.status import denial_response
-from bot.server.server_context import ServerContext
 from bot.server.signin.gate import Gate
 from bot.store.model import Incoming
 from bot.store.uploads import UploadRecord, UploadStore
@@ -91,11 +91,11 @@ class UploadAdmission:
             return await decode_isolated(raw, repository_url=repository_url, memory_bytes=self.memory_bytes)
 
 
-def setup_analyses_routes(app: web.Application, *, gate: Gate, uploads: UploadStore,
+def setup_upload_routes(app: web.Application, *, gate: Gate, uploads: UploadStore,
                           context: Callable[[], ServerContext | None], public_url: str | None,
                           github_web_url: str, admission: UploadAdmission | None = None,
                           audit: Audit | None = None) -> None:
-    api = _Analyses(gate, uploads, context, public_url, github_web_url, admission or UploadAdmission(), audit)
+    api = _Uploads(gate, uploads, context, public_url, github_web_url, admission or UploadAdmission(), audit)
     app.router.add_post("/v1/repos/{owner}/{repo}/code-scanning/sarifs", api.upload)
     app.router.add_get("/v1/repos/{owner}/{repo}/code-scanning/sarifs/{id}", api.status)
     app.cleanup_ctx.append(lambda _: _pruning(uploads))
@@ -141,7 +141,7 @@ def _refused(problems: list[Problem]) -> web.Response:
     return web.json_response(error_body(problems), status=status)
 
 
-class _Analyses:
+class _Uploads:
     def __init__(self, gate: Gate, uploads: UploadStore, context: Callable[[], ServerContext | None],
                  public_url: str | None, github_web_url: str, admission: UploadAdmission,
                  audit: Audit | None) -> None:

@@ -14,9 +14,9 @@ Two roles, in one process (`reviewer serve`) or apart (`serve --no-workers`, `wo
 
 A worker killed mid-job stops sending heartbeats; every worker sweeps for stalled jobs (workers
 silent for `stalled_after` seconds) every `sweep_every` seconds and retries them, so the job runs
-again within a minute, as attempt 2 (the timings are settings: bot/server/queue_timings.py): the pipeline then takes up the check run the first attempt started
+again within a minute, as attempt 2 (the timings are settings: bot/server/jobs/queue_timings.py): the pipeline then takes up the check run the first attempt started
 (found by its external id) instead of starting a second one. A living worker is never taken for a
-dead one: its heartbeat (bot.server.pg_worker) beats from its start to the end of its last job,
+dead one: its heartbeat (bot.server.jobs.pg_worker) beats from its start to the end of its last job,
 through failures and a graceful stop; a sweep declares nobody dead before its own process has been
 in touch with the database for `stalled_after` (after an outage every heartbeat is old); and a job is
 retried only while it is still held by a silent worker, checked and changed in one statement (two
@@ -41,11 +41,11 @@ from procrastinate.job_context import JobContext
 from bot.events.jobs import Handler, newest_head, supersedes
 from bot.loops.pause import pause
 from bot.server import logging as log
-from bot.server.dispatch import decide_in_turn
+from bot.server.jobs.dispatch import decide_in_turn
+from bot.server.jobs.pg_worker import Heartbeat, ReviewerWorker
+from bot.server.jobs.queue import BATCH, run_job
+from bot.server.jobs.queue_timings import PRODUCTION, QueueTimings
 from bot.server.metrics import Metrics
-from bot.server.pg_worker import Heartbeat, ReviewerWorker
-from bot.server.queue import BATCH, run_job
-from bot.server.queue_timings import PRODUCTION, QueueTimings
 from bot.store.model import DeliveryDecision, DeliveryStore, Queued, Received
 from bot.store.postgres import database
 from bot.store.postgres.jobqueue import COUNT_JOBS, FAIL_STALLED, RETRY_STALLED, WAITING_KEYS
@@ -159,7 +159,7 @@ class ProcrastinateQueue:
             self._wake.clear()
             try:
                 while decisions := await self.store.claim(BATCH, self._decide):
-                    keys = {c.key for _, state, c, _ in (d.outcome for d in decisions)
+                    keys = {c.key for _, state, c, _ in (d.classified for d in decisions)
                             if state == "queued" and c is not None and c.key}
                     await self.defer_all(keys)
             except Exception:  # the store is away: the rows stay `received` for the next pass

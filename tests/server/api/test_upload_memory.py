@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 
 from bot.analyzers.isolated import MAX_OUTPUT_BYTES
-from bot.server.analyses import WAITING_PER_DECODE
+from bot.server.api.uploads import WAITING_PER_DECODE
 from tests.support.analyzers_support import SHA
 from tests.support.app_support import installed
 from tests.support.process_support import app_env, start, stop

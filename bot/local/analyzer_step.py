@@ -1,6 +1,6 @@
 """The analyzers' step of a local review (I/O: git): the built-in analyzers the admin file turns on
 (secret scanning by default), run on the change as a pull request's review job runs them
-(bot/pipeline/analyzers.py), with git in place of the GitHub API. Their findings, filtered to the
+(bot/pipeline/analyzer_step.py), with git in place of the GitHub API. Their findings, filtered to the
 diff, mapped to our severities (linters are minor at most, the admin file's `analyzers.severity`)
 and shaped by the plan as on a pull request, are the analyzers' entries of the head's ledger: they
 go to the engine beside the model's (its prompt lists them, and a model finding saying the same at

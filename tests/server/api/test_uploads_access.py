@@ -1,4 +1,4 @@
-"""Who may upload SARIF (`analyses:write`, bot/server/analyses.py), over real HTTP: a grant narrowed
+"""Who may upload SARIF (`analyses:write`, bot/server/api/uploads.py), over real HTTP: a grant narrowed
 to accounts reaches only their repositories, a role without the permission none, and the check
 comes before anything of the body is read or kept."""
 

@@ -19,8 +19,8 @@ from aiohttp import web
 from bot.audit.log import Audit
 from bot.auth.guard import Denial
 from bot.server import logging as log
+from bot.server.context import ServerContext
 from bot.server.resources.status import denial_response
-from bot.server.server_context import ServerContext
 from bot.server.signin.gate import Gate
 from bot.store.console import owner_of, shown_state
 

@@ -1,4 +1,4 @@
-"""What a SARIF upload may cost the server (bot/server/analyses.py, docs/analyzers.md "What bounds an
+"""What a SARIF upload may cost the server (bot/server/api/uploads.py, docs/analyzers.md "What bounds an
 upload"), over real HTTP: a body sent in chunks without a length is cut at its bound; past the
 uploads a server reads and decodes at once, an upload is answered 503 with Retry-After before its
 body is read, and is taken again once they are done; an accepted upload is in the audit log."""
@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import aiohttp
 
 from bot.analyzers.upload import MAX_BODY_BYTES
-from bot.server.analyses import RETRY_AFTER, WAITING_PER_DECODE
+from bot.server.api.uploads import RETRY_AFTER, WAITING_PER_DECODE
 from tests.support.analyzers_support import SHA, encode, log, result
 from tests.support.app_support import World, running_app
 from tests.support.server_support import wait_for

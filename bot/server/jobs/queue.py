@@ -21,7 +21,7 @@ from bot import telemetry
 from bot.events.jobs import Handler, Job, ReviewResult, stored_payload, supersedes
 from bot.loops.pause import pause
 from bot.server import logging as log
-from bot.server.dispatch import BIG_BODY, decide_in_turn
+from bot.server.jobs.dispatch import BIG_BODY, decide_in_turn
 from bot.server.metrics import Metrics
 from bot.store.model import DeliveryDecision, DeliveryStore, Queued, Received, Started, StoreUnavailable
 
@@ -104,7 +104,7 @@ class JobQueue:
 
         decisions = await self.store.claim(BATCH, decide)
         for decision in decisions:
-            delivery_id, state, c, _ = decision.outcome
+            delivery_id, state, c, _ = decision.classified
             if state == "queued" and c is not None and c.key is not None:
                 await self._schedule(_Entry(seqs[delivery_id], delivery_id, decision.event, c.key, c.head_sha))
         return len(decisions)
@@ -224,20 +224,20 @@ async def _attempt_body(store: DeliveryStore, handler: Handler, metrics: Metrics
         await _failed(store, metrics, delivery_id, event, exc, fields)
     else:
         review = result if isinstance(result, ReviewResult) else None
-        failed = review is not None and review.outcome == "failed"
+        failed = review is not None and review.kind == "failed"
         # A failed review is waited for, as a failed job is: a redelivery right after must find it failed.
         await _finish(store, delivery_id, "done", review=review, wait=failed)
         done = {**fields, "seconds": round(time.monotonic() - began, 3)}
         if review is not None:
-            done.update(review=review.outcome, reason=review.reason)
-            span.set(review=review.outcome, reason=review.reason)
+            done.update(review=review.kind, reason=review.reason)
+            span.set(review=review.kind, reason=review.reason)
         if failed:
             logger.warning("job done; its review failed (%s)", review.reason if review else "", extra=done)
         else:
             logger.info("job done", extra=done)
         metrics.jobs.inc(event=event, outcome="done")
         if review is not None:
-            metrics.review(event, review.outcome, review.reason)
+            metrics.review(event, review.kind, review.reason)
     finally:
         log.current_delivery.reset(delivery)
         metrics.job_duration.observe(time.monotonic() - began, event=event)

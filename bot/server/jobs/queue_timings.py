@@ -1,4 +1,4 @@
-"""How the job queue on PostgreSQL paces itself (bot/server/pg_queue.py, bot/server/pg_worker.py):
+"""How the job queue on PostgreSQL paces itself (bot/server/jobs/pg_queue.py, bot/server/jobs/pg_worker.py):
 settings, so that an operator can tune them and the process tests can run them scaled down.
 
 - `REVIEWER_QUEUE_HEARTBEAT_SECONDS` (default 5): between a worker's heartbeats;

@@ -15,9 +15,9 @@ from aiohttp import web
 
 from bot.events.jobs import Classification, InvalidPayload, classify, newest_head, supersedes
 from bot.server.app import make_app
-from bot.server.dispatch import decide_in_turn
+from bot.server.jobs.dispatch import decide_in_turn
+from bot.server.jobs.pg_queue import stale
 from bot.server.metrics import Metrics
-from bot.server.pg_queue import stale
 from bot.store.model import DeliveryDecision, Incoming, Queued, Received, Storage
 from tests.support.server_support import Recorder, Server, pr_payload, running_server, settings_for, wait_for
 
@@ -87,7 +87,7 @@ async def test_a_row_the_store_refuses_fails_alone(storage: Storage):
                                     Classification("job", "opened", 1, "octo/app", number, A), None))
 
     decisions = await storage.deliveries.claim(10, decide)
-    assert [d.outcome[1] for d in decisions] == ["queued", "failed", "queued"]
+    assert [d.classified[1] for d in decisions] == ["queued", "failed", "queued"]
     bad = await storage.deliveries.delivery("bad")
     assert bad["state"] == "failed" and bad["error"].startswith("the delivery could not be recorded: ")
     for delivery in ("before", "after"):
@@ -132,7 +132,7 @@ async def test_the_dispatcher_parses_bodies_outside_its_transaction_and_yields(s
         decisions = await storage.deliveries.claim(10, decide)
     finally:
         ticking.cancel()
-    assert [d.outcome[1] for d in decisions] == ["queued"] * 3
+    assert [d.classified[1] for d in decisions] == ["queued"] * 3
     between = events[events.index("d0"):events.index("d2")]
     assert between.count("tick") >= 2, events
 

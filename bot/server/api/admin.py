@@ -1,4 +1,4 @@
-"""The admin API: `GET /api/config/{owner}/{repo}` (and bot.server.admin_deliveries's
+"""The admin API: `GET /api/config/{owner}/{repo}` (and bot.server.api.deliveries's
 `POST /api/deliveries/{id}/redeliver`). The first is the effective configuration of a repository and
 where each value came from, for a caller with `config:read` on the repository's account (the
 admin token, or a session whose roles allow it: `accounts` in the admin file's `access` narrows it).
@@ -31,10 +31,10 @@ from bot.documents.yamldoc import MAX_BYTES
 from bot.github import GitHubError
 from bot.plan.config_files import load_config_file
 from bot.server import logging as log
-from bot.server.admin_deliveries import setup_delivery_routes
-from bot.server.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
+from bot.server.api.config_reader import ConfigAtHead, NotInstalled, read_config_at_head
+from bot.server.api.deliveries import setup_delivery_routes
+from bot.server.context import ServerContext
 from bot.server.resources.status import denial_response
-from bot.server.server_context import ServerContext
 from bot.server.signin.gate import Gate
 
 logger = log.get("admin_api")

@@ -145,9 +145,9 @@ async def test_lines_logged_inside_a_job_carry_its_delivery_id(tmp_path):
 
 
 async def test_bodies_past_a_megabyte_are_read_as_any_other(tmp_path):
-    """Big bodies are parsed off the event loop (bot.server.dispatch.BIG_BODY): the outcome is the
+    """Big bodies are parsed off the event loop (bot.server.jobs.dispatch.BIG_BODY): the outcome is the
     one a small body gets, a job for a pull request and a refusal for a body that is no object."""
-    from bot.server.dispatch import BIG_BODY
+    from bot.server.jobs.dispatch import BIG_BODY
 
     big = pr_payload(5, "5" * 40)
     big["pull_request"]["body"] = "x" * (2 * BIG_BODY)  # a long description, as GitHub may send

@@ -5,7 +5,7 @@ procrastinate (3.10) keeps a worker alive with a heartbeat side task that ends o
 failed update and is never started again (no periodic task means nothing watches the side
 tasks), and that is cancelled as soon as a stop begins, before the jobs in flight have finished.
 Either way the worker goes on running jobs while the others take it for dead after `stalled_after`
-seconds (bot/server/queue_timings.py), and their stalled-job sweep runs those jobs a second time. So the heartbeat here is our
+seconds (bot/server/jobs/queue_timings.py), and their stalled-job sweep runs those jobs a second time. So the heartbeat here is our
 own (procrastinate's is set to a day, never due), for the whole of `run()`: from registration to
 the end of the last job of a graceful stop. A failed beat is logged and tried again a second
 later (sooner when the heartbeat is shorter), never the end of beating; a beat that finds the worker's row gone (another worker that
