@@ -5,6 +5,7 @@ that a module moved or added later is held to the same rule."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -22,9 +23,10 @@ SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\
                  r"UNIQUE\s+INDEX|EXTENSION)|ALTER\s+TABLE|DROP\s+(TABLE|INDEX))\b", re.IGNORECASE | re.DOTALL)
 
 
-def modules() -> list[tuple[str, ast.Module]]:
-    return [(path.relative_to(BOT.parent).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
-            for path in sorted(BOT.rglob("*.py"))]
+@functools.cache  # parsed once for the file's checks, which only read the trees
+def modules() -> tuple[tuple[str, ast.Module], ...]:
+    return tuple((path.relative_to(BOT.parent).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
+            for path in sorted(BOT.rglob("*.py")))
 
 
 def imported(tree: ast.Module) -> set[str]:
