@@ -20,7 +20,8 @@ def _path(raw: str) -> str:
 
 def diff_entries(repo: str, base: str, head: str) -> list[dict]:
     """Each changed file of `base..head` with its hunks, statuses as GitHub names them."""
-    out = git(repo, "diff", "--no-color", "--no-ext-diff", "-M", "-U3", base, head).decode("utf-8", errors="replace")
+    out = git(repo, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "-M",
+              "-U3", base, head).decode("utf-8", errors="replace")
     entries: list[dict] = []
     current: dict | None = None
     in_hunks = False

@@ -14,6 +14,13 @@ import subprocess
 from bot.plan.pr import GitFacts
 
 TIMEOUT = 120  # seconds; a local repository answers in far less
+# Settings of a user's or a repository's git configuration that would change what is read back here
+# (a signature before a log line, another encoding, colour, another diff's prefixes, blank context
+# lines, joined or reshaped hunks): each pinned to git's default on every call, so a review reads a
+# change as GitHub shows it whoever runs it.
+PINNED = ("core.quotePath=off", "log.showSignature=false", "i18n.logOutputEncoding=UTF-8", "color.ui=never",
+          "diff.noprefix=false", "diff.mnemonicPrefix=false", "diff.suppressBlankEmpty=false", "diff.relative=false",
+          "diff.interHunkContext=0", "diff.algorithm=myers", "diff.indentHeuristic=true", "diff.context=3")
 
 
 class GitError(RuntimeError):
@@ -23,8 +30,9 @@ class GitError(RuntimeError):
 def git(repo: str, *args: str) -> bytes:
     env = {**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
     try:
-        done = subprocess.run(["git", "-C", repo, "-c", "core.quotepath=off", *args], capture_output=True,
-                              env=env, timeout=TIMEOUT, check=False)
+        pinned = [part for setting in PINNED for part in ("-c", setting)]
+        done = subprocess.run(["git", "-C", repo, *pinned, *args], capture_output=True, env=env, timeout=TIMEOUT,
+                              check=False)
     except FileNotFoundError:
         raise GitError("git is not installed (or not on PATH)") from None
     except subprocess.TimeoutExpired:

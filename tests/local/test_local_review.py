@@ -250,3 +250,46 @@ async def test_a_finding_outside_the_diff_is_listed_and_decides_nothing(tmp_path
                                     admin_file(tmp_path, chat))
     assert code == 0, err  # blocking, but about lines the change does not show: as on a pull request
     assert "README.md\n  line 1  blocking · docs · model, outside the diff\n" in out
+
+
+# A user's git settings that change what porcelain git prints: signatures before a log line,
+# another log encoding, colour, a diff without a/ b/ prefixes or with mnemonic ones, blank context
+# lines printed empty, hunks joined or reshaped, a text conversion of every Python file.
+HOSTILE_GIT = """\
+[log]
+\tshowSignature = true
+[gpg]
+\tprogram = false
+[i18n]
+\tlogOutputEncoding = ISO-8859-1
+[color]
+\tui = always
+[diff]
+\tnoprefix = true
+\tmnemonicPrefix = true
+\tsuppressBlankEmpty = true
+\tinterHunkContext = 30
+\tcontext = 9
+\talgorithm = patience
+[diff "shout"]
+\ttextconv = sed -e s/return/RETURN/
+[core]
+\tquotePath = true
+"""
+
+
+async def test_a_users_git_settings_change_nothing_the_review_reads(tmp_path, repo, chat, capsys):
+    _review(chat, BUG, DOCS)
+    admin = admin_file(tmp_path, chat)
+    args = ("--repo", str(repo), "--base", "main", "--head", "feature", "--admin-config", admin, "--format", "json")
+    _, plain, _ = await reviewer(capsys, *args)
+    with (repo / ".git" / "config").open("a") as config:
+        config.write(HOSTILE_GIT)
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "attributes").write_text("*.py diff=shout\n")
+    shown = git(repo, "diff", "main", "feature", "--", "src/calc.py")  # what the settings do to porcelain git
+    assert shown.startswith("\x1b[1mdiff --git src/calc.py") and "RETURN" in shown
+    _, hostile, err = await reviewer(capsys, *args)
+    assert json.loads(hostile) == json.loads(plain), err
+    asked = [r.body["messages"] for r in chat.requests_for(PRIMARY)]
+    assert len(asked) == 2 and asked[1] == asked[0]  # the model was shown the very same change
