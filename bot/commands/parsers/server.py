@@ -19,12 +19,16 @@ traces: OTEL_EXPORTER_OTLP_ENDPOINT and the other standard OTEL_* variables (uns
 exit codes: 0 after SIGTERM/SIGINT, 2 unusable settings, 1 invalid admin config or port unavailable."""
 
 
+def _settings_file(parser) -> None:
+    parser.add_argument("--config", metavar="FILE",
+                        help="a settings file of KEY=VALUE lines, the environment's keys (default: none; the "
+                             "environment wins over it)")
+
+
 def serve(sub) -> None:
     s = command(sub, "serve", "run the GitHub App server (webhook intake, jobs, resource and admin APIs)",
                 epilog=SERVE_EPILOG)
-    s.add_argument("--config", metavar="FILE",
-                   help="a settings file of KEY=VALUE lines, the environment's keys (default: none; the "
-                        "environment wins over it)")
+    _settings_file(s)
     s.add_argument("--port", type=int, metavar="PORT", help="the port to listen on (default: PORT, else 8080; "
                                                             "0 picks a free one)")
     host(s)
@@ -36,9 +40,7 @@ def serve(sub) -> None:
 def worker(sub) -> None:
     w = command(sub, "worker", "run jobs only (PostgreSQL), serving GET /healthz, /livez, /readyz and /metrics on PORT",
                 epilog=SERVE_EPILOG)
-    w.add_argument("--config", metavar="FILE",
-                   help="a settings file of KEY=VALUE lines, the environment's keys (default: none; the "
-                        "environment wins over it)")
+    _settings_file(w)
     w.add_argument("--port", type=int, metavar="PORT", help="the port of the probes and /metrics (default: PORT, "
                                                             "else 8080; 0 picks a free one)")
     host(w)
