@@ -79,7 +79,7 @@ def entry_of(finding: AnalyzerFinding, patches: Mapping[str, FilePatch]) -> Entr
     return Entry(shown, finding.source, finding.fingerprint,
                  in_diff(patches.get(finding.path), finding.start_line, finding.end_line),
                  rule=finding.rule_id, comment=comment_body(finding),
-                 code=posted_record(finding, patches, "").code)
+                 code=posted_record(finding, patches, "").code, plain=f"{_cut(finding.message)} ({label})")
 
 
 def _notes(placement: Placement, minimal: int, out: list[Entry]) -> Iterable[str]:
@@ -125,13 +125,16 @@ def _unmarked(text: str) -> str:
     return text.replace("<!--", "&lt;!--").replace("-->", "--&gt;")
 
 
+def _cut(message: str) -> str:
+    """The tool's message, cut short."""
+    text = message.strip()
+    return text[:MAX_MESSAGE_CHARS - 1] + "…" if len(text) > MAX_MESSAGE_CHARS else text
+
+
 def _message(finding: AnalyzerFinding) -> str:
     """The tool's message, cut short, shown as the plain text it is (bot/analyzers/neutral.py):
     no markup, mention, link or marker of its own."""
-    text = finding.message.strip()
-    if len(text) > MAX_MESSAGE_CHARS:
-        text = text[:MAX_MESSAGE_CHARS - 1] + "…"
-    return plain_text(text)
+    return plain_text(_cut(finding.message))
 
 
 def comment_body(finding: AnalyzerFinding) -> str:

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import groupby
 
+from bot.analyzers.neutral import plain_text
 from bot.local.report import Report, Reported
 from bot.reviews.findings import SEVERITIES
+from bot.reviews.ledger import ANALYZER
 
 MAX_SHOWN_LINES = 8  # of a finding's lines in text and Markdown; the rest is counted
 COMMAND_LEVELS = {"blocking": "error", "important": "error", "minor": "warning", "nit": "notice"}
@@ -113,6 +115,13 @@ def _backtick_runs(line: str) -> list[str]:
     return [*runs, current] if current else runs
 
 
+def _markdown_words(finding: Reported) -> str:
+    """A finding's words on one line of Markdown: an analyzer's plain text shown as the text it is
+    (bot/analyzers/neutral.py), as the App shows it."""
+    words = " ".join(finding.message.split())
+    return plain_text(words) if finding.source.startswith(ANALYZER) else words
+
+
 def render_markdown(report: Report, lines: Mapping[str, Sequence[str]]) -> str:
     out = [f"## Reviewer: {tally(report.findings)}", "",
            f"`{report.base}...{report.head}`, merge base `{report.merge_base[:7]}`, head `{report.head_sha[:7]}`."]
@@ -120,7 +129,7 @@ def render_markdown(report: Report, lines: Mapping[str, Sequence[str]]) -> str:
         out += ["", f"### `{path}`", ""]
         for finding in group:
             out.append(f"- **{finding.severity}** · {finding.category} · {_label(finding)} — {_where(finding)}: "
-                       + " ".join(finding.message.split()))
+                       + _markdown_words(finding))
             shown, more = _shown(finding, lines)
             if shown:
                 code = "\n".join(text for _, text in shown) + (f"\n… {_plural(more, 'more line')}" if more else "")

@@ -53,7 +53,7 @@ class Reported:
 def _of_entry(entry: Entry) -> Reported:
     f = entry.finding
     rule = entry.rule or (f.rules[0] if f.rules else None)
-    return Reported(f.path, f.start_line, f.end_line, f.severity, f.category, f.message, entry.source, rule,
+    return Reported(f.path, f.start_line, f.end_line, f.severity, f.category, entry.text, entry.source, rule,
                     f.suggested_fix, quotable=entry.tool != SECRETS_TOOL, in_diff=entry.in_diff)
 
 

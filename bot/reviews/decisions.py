@@ -113,10 +113,13 @@ def conclusion(
 
 
 class Annotated(Protocol):
-    """A finding with the rules it names (shaping's `Placed`, the ledger's `Entry`)."""
+    """A finding with the rules it names and its words as plain text (the ledger's `Entry`)."""
 
     @property
     def finding(self) -> Finding: ...
+
+    @property
+    def text(self) -> str: ...
 
     @property
     def rules(self) -> tuple[RuleRef, ...]: ...
@@ -128,7 +131,7 @@ def check_run_annotations(posted: Iterable[Annotated]) -> tuple[Annotation, ...]
     for placed in posted:
         f = placed.finding
         rules = "".join(f" [{r.id}]" for r in placed.rules)
-        message = f.message + "".join(f"\nRule {r.id}: {r.text}" for r in placed.rules)
+        message = placed.text + "".join(f"\nRule {r.id}: {r.text}" for r in placed.rules)
         out.append(Annotation(
             path=f.path,
             start_line=f.start_line,

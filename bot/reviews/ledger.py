@@ -55,6 +55,15 @@ class Entry:
     rules: tuple[RuleRef, ...] = ()  # the repository's rules a model finding names
     comment: str | None = None  # the inline comment its source rendered (analyzers); None: the review's templates
     code: str = ""  # its lines as the diff shows them, remembered with it ("" for a secret: never kept)
+    # An analyzer's message as the plain text it is (its finding's message is the Markdown that shows
+    # it, every punctuation mark escaped): for plain-text places, a check run's annotations and
+    # `reviewer review`'s outputs. None: the finding's message is plain already (a model's).
+    plain: str | None = None
+
+    @property
+    def text(self) -> str:
+        """Its words as plain text."""
+        return self.plain if self.plain is not None else self.finding.message
 
     @property
     def posting(self) -> bool:

@@ -120,9 +120,14 @@ async def test_real_tools_sarif_round_trips_to_the_right_lines_and_a_reupload_po
         assert status == 202 and answer["url"].endswith(f"/code-scanning/sarifs/{answer['id']}")
         assert await _status(world, answer["id"]) == {"processing_status": "pending", "errors": []}
         await world.opened(pr)
-        await world.completed_run(pr)
+        run = await world.completed_run(pr)
         assert (await _complete(world, answer["id"]))["processing_status"] == "complete"
         assert _comments(pr) == {("src/tool.py", 1, "F401")}
+        # The tool's words as the text they are: plain in the run's annotation, escaped in Markdown.
+        [note] = [a["message"] for a in run.annotations if a["path"] == "src/tool.py"]
+        assert note == "`os` imported but unused (ruff F401)"
+        [comment] = [c.body for r in _analyzer_reviews(pr) for c in r.comments]
+        assert "\\`os\\` imported but unused" in comment
 
         # Now the app knows the pull request: an upload queues a job of its own.
         semgrep, codeql = load("semgrep.sarif"), load("codeql-python.sarif")

@@ -65,7 +65,9 @@ async def test_json_follows_the_merge_base_configuration(tmp_path, repo, chat, c
          "message": "Division by zero when b is 0.", "source": "model",
          "suggestedFix": "    return a / b if b else 0.0"},
     ]
-    assert report["findings"][0]["message"].startswith("AWS Access Key added on line 3")
+    assert report["findings"][0]["message"] == (  # the tool's words as the plain text they are
+        "AWS Access Key added on line 3: the value is not shown here. Remove it from the change and revoke it: "
+        "it stays in the branch's history. (detect-secrets aws-access-key)")
     assert AWS_KEY not in out and AWS_KEY not in err
     # The merge base's configuration: detailed feedback (the nit is there), nothing ignored, the
     # primary model; the head's version is validated and named in the plan, not followed.
@@ -134,6 +136,8 @@ async def test_markdown_and_workflow_commands(tmp_path, repo, chat, capsys):
     code, markdown, _ = await reviewer(capsys, *args, "--format", "markdown")
     assert code == 1
     assert markdown.startswith("## Reviewer: 3 findings: 2 blocking, 1 minor\n")
+    # an analyzer's words as Markdown that shows them as they are, as the App posts them
+    assert "line 3: AWS Access Key added on line 3\\: the value is not shown here\\. Remove" in markdown
     assert ("### `src/calc.py`\n\n- **minor** · docs · model docs-required — line 5: Document what ratio returns.\n\n"
             "  ```\n  def ratio(a, b):\n  ```\n") in markdown
     code, commands, _ = await reviewer(capsys, *args, "--format", "github")
