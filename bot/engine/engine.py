@@ -138,36 +138,70 @@ async def run_review(
     if plan.get("decision") != "review":
         reason = f"the plan skips this pull request ({plan.get('skipReason') or 'no reason given'})"
         return _unfinished(plan, head_sha, "skipped", reason, NO_ANSWER, (), scope)
+    # 1. What the model is asked, fitted to the models' context, and its answer.
     asked = _asked(plan, patches, scope, analyzers, learned)
-    tools_room = reserve(plan.get("models") or {}, providers, tool_support) if lookups is not None else 0
-    requests, split_notes = fitted(asked.request_plan, files, asked.request_patches, asked.earlier, budgets, providers,
-                                   index, tools_room, intent)
     models = Models(providers, session, secrets_dir, environ, usage, lookups, tool_support)
-    answer = await ask_all(models, plan, requests) if asked.request_plan.get("files") else NOTHING_ASKED
+    tools_room = reserve(plan.get("models") or {}, providers, tool_support) if lookups is not None else 0
+    answered = await _answered(asked, models, providers, files, budgets, index, intent, tools_room)
+    if answered.answer.parsed is None:
+        failure = failure_text(answered.answer.attempts)
+        return replace(_unfinished(plan, head_sha, "failed", failure, answered.answer, answered.notes, scope),
+                       cost=review_cost(usage, providers))
+    # 2. Its findings as the head's ledger entries, checked again where the provider asks for it.
+    found = _model_found(answered.answer.parsed, asked, files, learned, scope, analyzers, secret_lines)
+    verification = None
+    if answered.answer.model is not None and _verifies(providers, answered.answer.model):
+        found, verification = await _verified(found, models, answered.answer.model, asked.patches, intent)
+    # 3. One ledger of every source, and what the pull request shows of it.
+    ledger = build(head_sha, [*found.entries, *analyzers], noise)
+    log.info("%s review of %s completed with %s: %d finding(s) stand, %d posted (%d inline)", scope.kind,
+             head_sha[:7], answered.answer.model, len(ledger.entries), len(ledger.posting), len(ledger.inline))
+    written = await _review_written(answered, found, ledger, plan, files, head_sha, app_login, reviews, scope,
+                                    walkthrough, template_timeout)
+    return replace(written, cost=review_cost(usage, providers), verification=verification)
+
+
+@dataclass(frozen=True)
+class _Answered:
+    """The requests sent, the answer used, and the notes so far (the index's summary, the linked
+    issues, how the diff was split, what each request and model said)."""
+
+    requests: tuple[ModelRequest, ...]
+    answer: Answer
+    notes: tuple[str, ...]
+
+
+async def _answered(asked: _Asked, models: Models, providers: Mapping[str, Provider], files: Mapping[str, str],
+                    budgets: Budgets, index: Retrieval | None, intent: Intent | None, tools_room: int) -> _Answered:
+    """The requests, fitted to the models' context with `tools_room` kept for lookups, asked of the
+    review model then the fallback (bot/engine/asking.py); nothing is asked when no file is to be read."""
+    requests, split_notes = fitted(asked.request_plan, files, asked.request_patches, asked.earlier, budgets,
+                                   providers, index, tools_room, intent)
+    answer = await ask_all(models, asked.plan, requests) if asked.request_plan.get("files") else NOTHING_ASKED
     linked = intent.note() if intent is not None else None
     notes = (*((index.summary(),) if index is not None else ()), *((linked,) if linked else ()), *split_notes,
              *(n for r in requests for n in r.notes), *models.notes)
-    if answer.parsed is None:
-        return replace(_unfinished(plan, head_sha, "failed", failure_text(answer.attempts), answer, notes, scope),
-                       cost=review_cost(usage, providers))
-    found = _model_found(answer.parsed, asked, files, learned, scope, analyzers, secret_lines)
-    verification = None
-    if answer.model is not None and _verifies(providers, answer.model):
-        found, verification = await _verified(found, models, answer.model, asked.patches, intent)
-    cost = review_cost(usage, providers)  # the verifier's calls included
-    ledger = build(head_sha, [*found.entries, *analyzers], noise)
-    log.info("%s review of %s completed with %s: %d finding(s) stand, %d posted (%d inline)", scope.kind,
-             head_sha[:7], answer.model, len(ledger.entries), len(ledger.posting), len(ledger.inline))
+    return _Answered(tuple(requests), answer, notes)
+
+
+async def _review_written(answered: _Answered, found: _ModelFound, ledger: Ledger, plan: dict,
+                          files: Mapping[str, str], head_sha: str, app_login: str, reviews: Iterable[Mapping],
+                          scope: ReviewScope, walkthrough: bool, template_timeout: float) -> ReviewOutput:
+    """The completed review's output: comments rendered from the ledger's postings (the summary
+    opening with the walkthrough when asked), the check run, the approval and the notes."""
+    answer, requests = answered.answer, answered.requests
+    assert answer.parsed is not None  # a review without a usable answer ended as failed
     gaps = decisions.gaps(malformed=answer.parsed.malformed, over_limit=answer.parsed.over_limit,
                           unreviewed=[p for r in requests for p in r.unreviewed], max_findings=MAX_FINDINGS)
-    common = _common(plan, head_sha, answer, found.counts, [*notes, *found.notes, *ledger.notes], scope, ledger)
+    common = _common(plan, head_sha, answer, found.counts, [*answered.notes, *found.notes, *ledger.notes], scope,
+                     ledger)
     comments = await render_comments(ledger.posting, plan, files=files, common=common, timeout=template_timeout)
     if walkthrough:  # the summary opens with one line per changed file, from this same answer
         comments = _walked_through(comments, answer.parsed.walkthrough, plan.get("files") or [], common["notes"])
     written = _written(ledger, comments, plan, head_sha, app_login, reviews, gaps=gaps)
     return replace(written, model=answer.model, fallback_used=answer.fallback_used, attempts=answer.attempts,
-                   counts=found.counts, notes=(*common["notes"], *comments.notes), kind=scope.kind, cost=cost,
-                   left_out=_left_out(plan, requests), verification=verification)
+                   counts=found.counts, notes=(*common["notes"], *comments.notes), kind=scope.kind,
+                   left_out=_left_out(plan, requests))
 
 
 def analyzers_review(plan: Any, analyzers: Sequence[Entry], *, head_sha: str, app_login: str,
