@@ -43,7 +43,7 @@ from bot.loops.pause import pause
 from bot.server import logging as log
 from bot.server.jobs.dispatch import decide_in_turn
 from bot.server.jobs.pg_worker import Heartbeat, ReviewerWorker
-from bot.server.jobs.queue import BATCH, run_job
+from bot.server.jobs.queue import BATCH, run_job, supersede
 from bot.server.jobs.queue_timings import PRODUCTION, QueueTimings
 from bot.server.metrics import Metrics
 from bot.store.model import DeliveryDecision, DeliveryStore, Queued, Received
@@ -231,7 +231,7 @@ class ProcrastinateQueue:
         while rows := await self.store.queued(key):
             keep, dropped = stale(rows)
             if dropped:
-                await self._supersede(dropped, next(r for r in reversed(keep) if r.head_sha))
+                await supersede(self.store, self.metrics, dropped, next(r for r in reversed(keep) if r.head_sha))
             for row in keep:
                 await self._run(row)
 
@@ -250,13 +250,6 @@ class ProcrastinateQueue:
     async def _hand_back(self, row: Queued) -> None:
         await self.store.recover(row.key)
         await self.defer(row.key)
-
-    async def _supersede(self, stale_rows: list[Queued], by: Queued) -> None:
-        error = f"superseded by delivery {by.delivery_id} (head {by.head_sha})"
-        await self.store.finish([r.delivery_id for r in stale_rows], "superseded", error, from_state="queued")
-        for r in stale_rows:
-            logger.info("job superseded", extra={"delivery": r.delivery_id, "by": by.delivery_id, "key": r.key})
-            self.metrics.jobs.inc(event=r.event, outcome="superseded")
 
     # --- the sweep ----------------------------------------------------------------------------
 

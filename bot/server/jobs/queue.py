@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import bisect
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from bot import telemetry
 from bot.events.jobs import Handler, Job, ReviewResult, stored_payload, supersedes
@@ -115,24 +117,17 @@ class JobQueue:
         lane = self._lanes.setdefault(entry.key, [])
         later = [e for e in lane if e.seq > entry.seq and _newer_head(entry, e)]
         if later:  # a later delivery for another head is already waiting: this one is stale
-            await self._supersede([entry], later[0])
+            await supersede(self.store, self.metrics, [entry], later[0])
             return
         stale = [e for e in lane if e.seq < entry.seq and _newer_head(e, entry)]
         for old in stale:
             lane.remove(old)
         bisect.insort(lane, entry)
         if stale:
-            await self._supersede(stale, entry)
+            await supersede(self.store, self.metrics, stale, entry)
         if entry.key not in self._scheduled:
             self._scheduled.add(entry.key)
             self._ready.put_nowait(entry.key)
-
-    async def _supersede(self, stale: list[_Entry], by: _Entry) -> None:
-        error = f"superseded by delivery {by.delivery_id} (head {by.head_sha})"
-        await self.store.finish([e.delivery_id for e in stale], "superseded", error, from_state="queued")
-        for e in stale:
-            logger.info("job superseded", extra={"delivery": e.delivery_id, "by": by.delivery_id, "key": e.key})
-            self.metrics.jobs.inc(event=e.event, outcome="superseded")
 
     # --- workers ------------------------------------------------------------------------------
 
@@ -159,6 +154,30 @@ class JobQueue:
             await run_job(self.store, self.handler, self.metrics, entry.delivery_id, entry.event)
         finally:
             self.running -= 1
+
+
+class Waiting(Protocol):
+    """A job waiting for a worker, as either queue holds it (the PostgreSQL queue's `Queued` rows,
+    this queue's entries)."""
+
+    @property
+    def delivery_id(self) -> str: ...
+    @property
+    def event(self) -> str: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def head_sha(self) -> str | None: ...
+
+
+async def supersede(store: DeliveryStore, metrics: Metrics, stale: Sequence[Waiting], by: Waiting) -> None:
+    """Finish waiting jobs that a newer delivery for the same pull request makes moot: stored as
+    superseded (only while still queued), logged and counted, by either queue."""
+    error = f"superseded by delivery {by.delivery_id} (head {by.head_sha})"
+    await store.finish([w.delivery_id for w in stale], "superseded", error, from_state="queued")
+    for w in stale:
+        logger.info("job superseded", extra={"delivery": w.delivery_id, "by": by.delivery_id, "key": w.key})
+        metrics.jobs.inc(event=w.event, outcome="superseded")
 
 
 async def run_job(store: DeliveryStore, handler: Handler, metrics: Metrics, delivery_id: str, event: str) -> bool:
