@@ -4,16 +4,11 @@
   installation-token cache), the retry policy, the per-installation write locks and the call counts.
 - `GitHubClient` (from `GitHubApp.installation(id)`) makes calls as one installation.
 
-Every HTTP attempt is retried by one loop (`_Transport._request`) on 5xx answers, timeouts,
-connection errors and rate limits: the primary limit (`x-ratelimit-remaining: 0`) waits until
-`x-ratelimit-reset`, a secondary limit honours `retry-after` or else backs off from a minute
-(GitHub's advice); other failures back off exponentially with jitter. Retries are bounded by a
-number of attempts and a total wait per call: a wait beyond the bound fails the call at once
-(`GitHubUnavailable`, with `retry_at` when known) instead of sleeping for an hour. A write whose
-repeat would do harm is not sent again after a 5xx or no answer when its caller says so
-(`post(..., resend_unanswered=False)`): creating the check run looks first whether GitHub made it
-(`checks.start_check_run`). Writes of one
-installation go out one at a time, as GitHub asks of content-creating requests. `sleep` and
+Every HTTP attempt goes through one retry loop (bot/github/transport.py: 5xx answers, timeouts,
+connection errors and rate limits, bounded per call). A write whose repeat would do harm is not
+sent again after a 5xx or no answer when its caller says so (`post(..., resend_unanswered=False)`):
+creating the check run looks first whether GitHub made it (`checks.start_check_run`). Writes of
+one installation go out one at a time, as GitHub asks of content-creating requests. `sleep` and
 `clock` are injectable so that tests observe the waits without waiting.
 """
 
@@ -21,28 +16,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import random
 import re
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextvars import ContextVar
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode
 
 import aiohttp
 import gidgethub
 import gidgethub.aiohttp
 
-from bot import telemetry
 from bot.store.coordination import LocalCoordination
 
 from .auth import AppAuth, Auth, TokenAuth
 from .coordination import Coordination, wait_for_writes
-from .errors import GitHubError, GitHubUnavailable
+from .errors import GitHubError
+from .transport import DEFAULT_POLICY, LIMIT_SEEN, RESEND_UNANSWERED, OnCall, RetryPolicy, Sleep, Transport, calling
 
 log = logging.getLogger("reviewer.github")
 
@@ -50,26 +42,6 @@ DEFAULT_API_URL = "https://api.github.com"
 ACCEPT = "application/vnd.github+json"
 HEADERS = {"x-github-api-version": "2022-11-28"}
 TOKEN_ROUTE = "/app/installations/{installation_id}/access_tokens"
-
-OnCall = Callable[[str, str, int], None]  # (method, route template, status; 0 when nothing answered)
-Sleep = Callable[[float], Awaitable[None]]
-
-_route: ContextVar[str] = ContextVar("github_route", default="")
-# False while a write must not be sent again after a 5xx or no answer: GitHub may have carried it out.
-_resend_unanswered: ContextVar[bool] = ContextVar("github_resend_unanswered", default=True)
-# Told the time until which GitHub asked for no more writes (a retry-after), to share it.
-_limit_seen: ContextVar[Callable[[float], None] | None] = ContextVar("github_limit_seen", default=None)
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    attempts: int = 5  # per call, the first one included
-    max_wait: float = 120.0  # seconds a call may spend waiting between attempts, in total
-    base_delay: float = 1.0  # first backoff; doubles per attempt, with jitter
-    max_delay: float = 30.0  # cap of one backoff
-    timeout: float = 30.0  # seconds per attempt
-    secondary_wait: float = 60.0  # secondary limit without retry-after: GitHub says wait at least a minute
-
 
 def expand(route: str, url_vars: Mapping[str, Any]) -> str:
     """Fill a route template: `{name}` escapes every reserved character, `{+name}` keeps `/` (file paths)."""
@@ -84,108 +56,6 @@ def expand(route: str, url_vars: Mapping[str, Any]) -> str:
 def route_name(route: str) -> str:
     """The template as GitHub's REST description writes it (for metrics and logs)."""
     return route.replace("{+", "{")
-
-
-@contextlib.contextmanager
-def _calling(route: str) -> Iterator[None]:
-    token = _route.set(route)
-    try:
-        yield
-    finally:
-        _route.reset(token)
-
-
-def _mentions_rate_limit(body: bytes) -> bool:
-    try:
-        message = json.loads(body).get("message", "")
-    except (ValueError, AttributeError):
-        return False
-    return isinstance(message, str) and ("rate limit" in message.lower() or "abuse" in message.lower())
-
-
-class _Transport(gidgethub.aiohttp.GitHubAPI):
-    """gidgethub's aiohttp API, each HTTP attempt wrapped in the retry loop."""
-
-    def __init__(self, session: aiohttp.ClientSession, *, requester: str, base_url: str, policy: RetryPolicy,
-                 sleep: Sleep, clock: Callable[[], float], rng: random.Random, on_call: OnCall,
-                 oauth_token: str | None = None) -> None:
-        super().__init__(session, requester, base_url=base_url, oauth_token=oauth_token)
-        self._session, self._requester = session, requester
-        self._policy, self._sleep, self._clock, self._rng, self._on_call = policy, sleep, clock, rng, on_call
-
-    def with_token(self, token: str) -> _Transport:
-        """The same transport speaking as `token`: gidgethub's GraphQL call takes its credential
-        from the instance, and the shared transport has none (REST calls pass theirs per call)."""
-        return _Transport(self._session, requester=self._requester, base_url=self.base_url, policy=self._policy,
-                          sleep=self._sleep, clock=self._clock, rng=self._rng, on_call=self._on_call,
-                          oauth_token=token)
-
-    async def sleep(self, seconds: float) -> None:
-        await self._sleep(seconds)
-
-    async def _request(self, method: str, url: str, headers: Mapping[str, str], body: bytes = b"") -> tuple[int, Mapping[str, str], bytes]:
-        route = _route.get() or urlsplit(url).path
-        # One span per call, its retries included; the route's template, never its values or headers
-        with telemetry.span(f"github {method} {route}", http__request__method=method, http__route=route) as span:
-            status, answer_headers, data = await self._attempts(method, url, route, headers, body, span)
-            span.set(http__response__status_code=status)
-            if status >= 400:
-                span.fail(f"GitHub answered {status}")
-            return status, answer_headers, data
-
-    async def _attempts(self, method: str, url: str, route: str, headers: Mapping[str, str], body: bytes,
-                        span: telemetry.Span) -> tuple[int, Mapping[str, str], bytes]:
-        waited, attempt = 0.0, 0
-        while True:
-            attempt += 1
-            try:
-                async with asyncio.timeout(self._policy.timeout):
-                    status, answer_headers, data = await super()._request(method, url, headers, body)
-            except (TimeoutError, aiohttp.ClientError) as exc:
-                self._on_call(method, route, 0)
-                status, retry_at = 0, None
-                wait, why = self._backoff(attempt), f"no answer ({type(exc).__name__})"
-            else:
-                self._on_call(method, route, status)
-                decision = self._retry_decision(status, answer_headers, data, attempt)
-                if decision is None:
-                    span.set(attempts=attempt)
-                    return status, answer_headers, data
-                wait, why, retry_at = decision
-                if retry_at is not None and (tell := _limit_seen.get()) is not None:
-                    tell(retry_at)
-            if (status == 0 or status >= 500) and not _resend_unanswered.get():
-                raise GitHubUnavailable(method, route, status, f"{why}; not sent again: it may have been carried out")
-            if attempt >= self._policy.attempts:
-                raise GitHubUnavailable(method, route, status, f"{why}; gave up after {attempt} attempts", retry_at=retry_at)
-            if waited + wait > self._policy.max_wait:
-                raise GitHubUnavailable(method, route, status, f"{why}; waiting {wait:.0f}s more would pass the "
-                                        f"{self._policy.max_wait:.0f}s bound", retry_at=retry_at)
-            log.warning("GitHub %s %s: %s; attempt %d, retrying in %.1fs", method, route, why, attempt, wait)
-            await self._sleep(wait)
-            waited += wait
-
-    def _backoff(self, attempt: int) -> float:
-        delay = min(self._policy.max_delay, self._policy.base_delay * 2 ** (attempt - 1))
-        return delay / 2 + self._rng.uniform(0, delay / 2)  # "equal jitter": spread out, never near zero
-
-    def _retry_decision(self, status: int, headers: Mapping[str, str], body: bytes,
-                        attempt: int) -> tuple[float, str, float | None] | None:
-        """(wait, reason, retry_at) when the answer is worth another attempt, else None."""
-        if status >= 500:
-            return self._backoff(attempt), f"GitHub answered {status}", None
-        if status not in (403, 429):
-            return None
-        retry_after = headers.get("retry-after", "").strip()
-        if retry_after.isdigit():
-            wait = float(retry_after)
-            return wait, f"secondary rate limit (retry-after {retry_after}s)", self._clock() + wait
-        if headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
-            reset = float(headers["x-ratelimit-reset"])
-            return max(reset - self._clock(), 1.0), "rate limit exhausted until x-ratelimit-reset", reset
-        if status == 429 or _mentions_rate_limit(body):
-            return self._policy.secondary_wait * 2 ** (attempt - 1), "secondary rate limit", None
-        return None  # a refusal (permissions, protected branch), not a limit
 
 
 def _error(method: str, route: str, exc: gidgethub.HTTPException) -> GitHubError:
@@ -217,7 +87,7 @@ class GitHubApp:
     """The app as a whole. One per process; `installation(id)` gives a client per installation."""
 
     def __init__(self, session: aiohttp.ClientSession, *, app_id: int | str, private_key: str,
-                 base_url: str = DEFAULT_API_URL, policy: RetryPolicy = RetryPolicy(), sleep: Sleep = asyncio.sleep,
+                 base_url: str = DEFAULT_API_URL, policy: RetryPolicy = DEFAULT_POLICY, sleep: Sleep = asyncio.sleep,
                  clock: Callable[[], float] = time.time, on_call: OnCall | None = None,
                  requester: str = "reviewer-github-app", rng: random.Random | None = None,
                  coordination: Coordination | None = None, auth: Auth | None = None) -> None:
@@ -227,7 +97,7 @@ class GitHubApp:
         self._clock, self._sleep = clock, sleep
         self.calls: Counter[tuple[str, str, int]] = Counter()  # (method, route, status) -> HTTP attempts
         self._on_call = on_call
-        self.transport = _Transport(session, requester=requester, base_url=base_url, policy=policy, sleep=sleep,
+        self.transport = Transport(session, requester=requester, base_url=base_url, policy=policy, sleep=sleep,
                                     clock=clock, rng=rng or random.Random(), on_call=self._count)
 
     def _count(self, method: str, route: str, status: int) -> None:
@@ -269,7 +139,7 @@ class GitHubApp:
     async def _get_as_app(self, route: str, url_vars: Mapping[str, Any]) -> Any:
         """A GET with the app's JWT, for the few routes that take it instead of an installation token."""
         name = route_name(route)
-        with _calling(name):
+        with calling(name):
             try:
                 return await self.transport.getitem(expand(route, url_vars), {}, accept=ACCEPT, jwt=self.auth.jwt(),
                                                     extra_headers=dict(HEADERS))
@@ -277,7 +147,7 @@ class GitHubApp:
                 raise _error("GET", name, exc) from None
 
     async def installation_token(self, installation_id: int) -> str:
-        with _calling(TOKEN_ROUTE):
+        with calling(TOKEN_ROUTE):
             try:
                 return await self.auth.installation_token(self.transport, installation_id)
             except gidgethub.HTTPException as exc:
@@ -323,11 +193,11 @@ class GitHubClient:
         """`resend_unanswered=False`: after a 5xx or no answer, raise `GitHubUnavailable` instead
         of sending again, for a caller that can look whether GitHub carried it out (a duplicate
         would do harm). Rate-limit answers are still waited out and retried: nothing was done."""
-        token = _resend_unanswered.set(resend_unanswered)
+        token = RESEND_UNANSWERED.set(resend_unanswered)
         try:
             return await self._write("POST", route, url_vars, data)
         finally:
-            _resend_unanswered.reset(token)
+            RESEND_UNANSWERED.reset(token)
 
     async def patch(self, route: str, url_vars: Mapping[str, Any] | None = None, *, data: Any) -> Any:
         return await self._write("PATCH", route, url_vars, data)
@@ -347,12 +217,12 @@ class GitHubClient:
             async with self.app.coordination.write_lock(self.installation_id):
                 await wait_for_writes(self.app.coordination, self.installation_id, self.app._clock, self.app._sleep)
                 limits: list[float] = []
-                seen = _limit_seen.set(limits.append)
+                seen = LIMIT_SEEN.set(limits.append)
                 try:
                     return await send(url, {}, data=data, accept=ACCEPT, oauth_token=token,
                                       extra_headers=dict(HEADERS))
                 finally:
-                    _limit_seen.reset(seen)
+                    LIMIT_SEEN.reset(seen)
                     if limits:
                         await self.app.coordination.hold_writes(self.installation_id, max(limits))
         return await self._as_installation(method, route, call)
@@ -374,7 +244,7 @@ class GitHubClient:
         refreshed = False
         while True:
             token = await self.app.installation_token(self.installation_id)
-            with _calling(GRAPHQL_ROUTE):
+            with calling(GRAPHQL_ROUTE):
                 try:
                     return await call(token)
                 except gidgethub.GraphQLAuthorizationFailure:
@@ -397,7 +267,7 @@ class GitHubClient:
         refreshed = False
         while True:
             token = await self.app.installation_token(self.installation_id)
-            with _calling(name):
+            with calling(name):
                 try:
                     return await call(token)
                 except gidgethub.HTTPException as exc:
