@@ -17,11 +17,12 @@ Figures, per language and overall:
   pieces are search hits, labelled as such: they count in lines, not in precision;
 - lines returned per case (all pieces), and seconds per case (retrieval; the index build is
   printed apart).
-Aims: definitions >= 0.9, callers >= 0.8, no language under 0.7, precision no lower than the
-baseline's, no case over 2,000 lines or 60 s. The cases marked `"set": "held-out"` were picked by a
-fixed rule (the newest small commits of each repository, 2 to 40 changed lines in its primary
-sources) after the retrieval was written, and are also shown on their own row: the figures of
-cases a retrieval was developed against flatter it.
+Aims: on the held-out repositories (the headline row) and on the development repositories,
+definitions >= 0.9 and callers >= 0.9 with precision >= 0.7 and no lower than the baseline's; no
+case over 2,000 lines or 60 s. The development repositories' cases marked `"set": "held-out"` were
+picked by a fixed rule (the newest small commits of each repository, 2 to 40 changed lines in its
+primary sources) after an earlier round's retrieval was written, and are also shown on their own
+row: the figures of cases a retrieval was developed against flatter it.
 
 Held out by repository (the headline). Cases held out of one repository still share its layout and
 idioms with the cases the retrieval was written against, so some repositories are never looked at
@@ -35,7 +36,8 @@ that round, and the repositories it chose (HELD_OUT below):
   multi-module build, its sources under `<module>/src/main/java`; retrofit is one);
 - their cases: the newest commits of the default branch, first-parent, that change 2 to 40 lines
   of the language's primary sources (bench.context_data.is_secondary tells the rest) and whose
-  derived truth holds at least one definition or caller, four per repository; truth derived by
+  derived truth holds at least one definition or caller, four per repository (bench/context_pick.py
+  lists and derives them: the rule as code); truth derived by
   bench/context_truth.py and reviewed only as its rules say (which of several same-named
   definitions a reader would open), never against what retrieval returns;
 - while retrieval is developed, the bench runs with `--side development`, which leaves them out;
@@ -45,7 +47,11 @@ The repositories are not in this repository: fetch them (github:owner/name) or c
 directory given by `--repos DIR` or REVIEWER_BENCH_REPOS (bench/context_data.py says where it
 looks); a case whose repository or commit is missing is skipped with a message.
 
-Usage: python bench/context_repos.py [--repos DIR] [--baseline-ref REF] [--case ID ...] [--verbose]
+Usage: python bench/context_repos.py [--repos DIR] [--baseline-ref REF] [--side development|held-out|all]
+[--case ID ...] [--verbose]. `--side development` leaves out every case of a HELD_OUT repository
+(what retrieval's development runs); the table shows each side per language, the development
+repositories' cases held out by case, each side overall, and last the headline row, the
+repositories held out by repository.
 `--baseline-ref main` checks out that ref of this repository in a temporary git worktree and runs
 the same cases through its code (in a subprocess), so both columns come out of one run.
 """
@@ -152,25 +158,50 @@ def _figures(got: list[dict]) -> dict[str, str]:
     lines = [s["lines"] for s in got]
     secs = [s["seconds"] for s in got]
     return {"definitions": f"{_ratio(*d)} {d[0]:>3}/{d[1]:<3}", "callers": f"{_ratio(*c)} {c[0]:>3}/{c[1]:<3}",
-            "precision": f"{_ratio(right, judged)} {right:>3}/{judged:<3}",
+            "precision": f"{_ratio(right, judged)} {right:>4}/{judged:<4}",
             "lines/case": f"{sum(lines) / len(lines):5.0f} max {max(lines):>4}",
             "s/case": f"{sum(secs) / len(secs):5.2f} max {max(secs):5.2f}"}
 
 
+def side_of(case: dict) -> str:
+    """`held-out` for a case of a repository held out by the rule (HELD_OUT), else `development`."""
+    return "held-out" if case["repo"] in HELD_OUT else "development"
+
+
+def sections(cases: list[dict]) -> tuple[list[tuple[str, list[dict]]], list[tuple[str, list[dict]]]]:
+    """The table's rows: one per side and language; then the summaries, in order: the development
+    repositories' cases held out by case (the old split), the development repositories, all, and
+    last the headline, the repositories held out by repository (never looked at while retrieval
+    was developed)."""
+    sides = {side: [c for c in cases if side_of(c) == side] for side in ("development", "held-out")}
+    languages: list[tuple[str, list[dict]]] = []
+    for side, members in sides.items():
+        groups: dict[str, list[dict]] = defaultdict(list)
+        for case in members:
+            groups[case["language"]].append(case)
+        languages += [(f"{side} {language}", group) for language, group in sorted(groups.items())]
+    development, held = sides["development"], sides["held-out"]
+    by_case = [c for c in development if c.get("set") == "held-out"]
+    summaries = [("development repos, held-out cases", by_case), ("development repositories", development),
+                 ("all repositories", cases if development and held else []),
+                 ("HELD-OUT REPOSITORIES (headline)", held)]
+    return languages, [(label, members) for label, members in summaries if members]
+
+
 def table(cases: list[dict], columns: dict[str, dict[str, dict]]) -> list[str]:
-    """One row per language and code (the baseline's, then this checkout's), and overall."""
-    groups: dict[str, list[dict]] = defaultdict(list)
-    for case in cases:
-        groups[case["language"]].append(case)
-    widths = {"definitions": 13, "callers": 13, "precision": 13, "lines/case": 14, "s/case": 16}
-    rows = [f"{'language':11} {'cases':>5} {'code':8} " + " ".join(f"{k:>{w}}" for k, w in widths.items())]
-    held = [c for c in cases if c.get("set") == "held-out"]
-    extra = [("held-out", held)] if held else []
-    for label, members in [*sorted(groups.items()), ("overall", cases), *extra]:
-        for index, (name, scores) in enumerate(columns.items()):
-            figures = _figures([scores[c["id"]] for c in members])
-            first = f"{label:11} {len(members):>5}" if index == 0 else " " * 17
-            rows.append(f"{first} {name[:8]:8} " + " ".join(f"{figures[k]:>{w}}" for k, w in widths.items()))
+    """A row per side and language, then the summaries (sections), each with the baseline's
+    figures first and this checkout's below."""
+    widths = {"definitions": 13, "callers": 13, "precision": 15, "lines/case": 14, "s/case": 16}
+    head = f"{'side language':33} {'cases':>5} {'code':8} " + " ".join(f"{k:>{w}}" for k, w in widths.items())
+    rows = [head]
+    languages, summaries = sections(cases)
+    for part in (languages, summaries):
+        rows.append("-" * len(head))
+        for label, members in part:
+            for index, (name, scores) in enumerate(columns.items()):
+                figures = _figures([scores[c["id"]] for c in members])
+                first = f"{label:33} {len(members):>5}" if index == 0 else " " * 39
+                rows.append(f"{first} {name[:8]:8} " + " ".join(f"{figures[k]:>{w}}" for k, w in widths.items()))
     return rows
 
 
@@ -211,6 +242,8 @@ def main() -> None:
     parser.add_argument("--repos")
     parser.add_argument("--baseline-ref")
     parser.add_argument("--case", action="append", default=[])
+    parser.add_argument("--side", choices=("development", "held-out", "all"), default="all",
+                        help="development: leave out every case of a repository held out (HELD_OUT)")
     parser.add_argument("--verbose", action="store_true", help="print each case's misses and wrong pieces")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -218,7 +251,8 @@ def main() -> None:
         worker(args.worker)
         return
     root = repos_dir(args.repos)
-    cases = [c for c in load_cases() if not args.case or c["id"] in args.case]
+    cases = [c for c in load_cases() if (not args.case or c["id"] in args.case)
+             and args.side in ("all", side_of(c))]
     jobs, cases = jobs_for(cases, root)
     if not jobs:  # nothing fetched here: said, and not a failure of `make bench`
         print(f"no case can run: no repository of bench/context_cases.json is under {root}")
@@ -249,8 +283,11 @@ def main() -> None:
                     print(f"    missed {miss}")
                 for wrong in s["wrong"]:
                     print(f"    wrong  {wrong}")
-    print(f"{len(cases)} cases in {len({c['language'] for c in cases})} languages, "
-          f"{len({c['repo'] for c in cases})} repositories")
+    for side in ("development", "held-out"):
+        members = [c for c in cases if side_of(c) == side]
+        if members:
+            print(f"{side}: {len(members)} cases in {len({c['language'] for c in members})} languages, "
+                  f"{len({c['repo'] for c in members})} repositories")
     print("\n".join(table(cases, columns)))
 
 
