@@ -45,7 +45,11 @@ The repositories are not in this repository: fetch them (github:owner/name) or c
 directory given by `--repos DIR` or REVIEWER_BENCH_REPOS (bench/context_data.py says where it
 looks); a case whose repository or commit is missing is skipped with a message.
 
-Usage: python bench/context_repos.py [--repos DIR] [--baseline-ref REF] [--case ID ...] [--verbose]
+Usage: python bench/context_repos.py [--repos DIR] [--baseline-ref REF] [--side development|held-out|all]
+[--case ID ...] [--verbose]. `--side development` leaves out every case of a HELD_OUT repository
+(what retrieval's development runs); the table shows each side per language, the development
+repositories' cases held out by case, each side overall, and last the headline row, the
+repositories held out by repository.
 `--baseline-ref main` checks out that ref of this repository in a temporary git worktree and runs
 the same cases through its code (in a subprocess), so both columns come out of one run.
 """
@@ -157,20 +161,45 @@ def _figures(got: list[dict]) -> dict[str, str]:
             "s/case": f"{sum(secs) / len(secs):5.2f} max {max(secs):5.2f}"}
 
 
+def side_of(case: dict) -> str:
+    """`held-out` for a case of a repository held out by the rule (HELD_OUT), else `development`."""
+    return "held-out" if case["repo"] in HELD_OUT else "development"
+
+
+def sections(cases: list[dict]) -> tuple[list[tuple[str, list[dict]]], list[tuple[str, list[dict]]]]:
+    """The table's rows: one per side and language; then the summaries, in order: the development
+    repositories' cases held out by case (the old split), the development repositories, all, and
+    last the headline, the repositories held out by repository (never looked at while retrieval
+    was developed)."""
+    sides = {side: [c for c in cases if side_of(c) == side] for side in ("development", "held-out")}
+    languages: list[tuple[str, list[dict]]] = []
+    for side, members in sides.items():
+        groups: dict[str, list[dict]] = defaultdict(list)
+        for case in members:
+            groups[case["language"]].append(case)
+        languages += [(f"{side} {language}", group) for language, group in sorted(groups.items())]
+    development, held = sides["development"], sides["held-out"]
+    by_case = [c for c in development if c.get("set") == "held-out"]
+    summaries = [("development repos, held-out cases", by_case), ("development repositories", development),
+                 ("all repositories", cases if development and held else []),
+                 ("HELD-OUT REPOSITORIES (headline)", held)]
+    return languages, [(label, members) for label, members in summaries if members]
+
+
 def table(cases: list[dict], columns: dict[str, dict[str, dict]]) -> list[str]:
-    """One row per language and code (the baseline's, then this checkout's), and overall."""
-    groups: dict[str, list[dict]] = defaultdict(list)
-    for case in cases:
-        groups[case["language"]].append(case)
+    """A row per side and language, then the summaries (sections), each with the baseline's
+    figures first and this checkout's below."""
     widths = {"definitions": 13, "callers": 13, "precision": 13, "lines/case": 14, "s/case": 16}
-    rows = [f"{'language':11} {'cases':>5} {'code':8} " + " ".join(f"{k:>{w}}" for k, w in widths.items())]
-    held = [c for c in cases if c.get("set") == "held-out"]
-    extra = [("held-out", held)] if held else []
-    for label, members in [*sorted(groups.items()), ("overall", cases), *extra]:
-        for index, (name, scores) in enumerate(columns.items()):
-            figures = _figures([scores[c["id"]] for c in members])
-            first = f"{label:11} {len(members):>5}" if index == 0 else " " * 17
-            rows.append(f"{first} {name[:8]:8} " + " ".join(f"{figures[k]:>{w}}" for k, w in widths.items()))
+    head = f"{'side language':33} {'cases':>5} {'code':8} " + " ".join(f"{k:>{w}}" for k, w in widths.items())
+    rows = [head]
+    languages, summaries = sections(cases)
+    for part in (languages, summaries):
+        rows.append("-" * len(head))
+        for label, members in part:
+            for index, (name, scores) in enumerate(columns.items()):
+                figures = _figures([scores[c["id"]] for c in members])
+                first = f"{label:33} {len(members):>5}" if index == 0 else " " * 39
+                rows.append(f"{first} {name[:8]:8} " + " ".join(f"{figures[k]:>{w}}" for k, w in widths.items()))
     return rows
 
 
@@ -211,6 +240,8 @@ def main() -> None:
     parser.add_argument("--repos")
     parser.add_argument("--baseline-ref")
     parser.add_argument("--case", action="append", default=[])
+    parser.add_argument("--side", choices=("development", "held-out", "all"), default="all",
+                        help="development: leave out every case of a repository held out (HELD_OUT)")
     parser.add_argument("--verbose", action="store_true", help="print each case's misses and wrong pieces")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -218,7 +249,8 @@ def main() -> None:
         worker(args.worker)
         return
     root = repos_dir(args.repos)
-    cases = [c for c in load_cases() if not args.case or c["id"] in args.case]
+    cases = [c for c in load_cases() if (not args.case or c["id"] in args.case)
+             and args.side in ("all", side_of(c))]
     jobs, cases = jobs_for(cases, root)
     if not jobs:  # nothing fetched here: said, and not a failure of `make bench`
         print(f"no case can run: no repository of bench/context_cases.json is under {root}")
@@ -249,8 +281,11 @@ def main() -> None:
                     print(f"    missed {miss}")
                 for wrong in s["wrong"]:
                     print(f"    wrong  {wrong}")
-    print(f"{len(cases)} cases in {len({c['language'] for c in cases})} languages, "
-          f"{len({c['repo'] for c in cases})} repositories")
+    for side in ("development", "held-out"):
+        members = [c for c in cases if side_of(c) == side]
+        if members:
+            print(f"{side}: {len(members)} cases in {len({c['language'] for c in members})} languages, "
+                  f"{len({c['repo'] for c in members})} repositories")
     print("\n".join(table(cases, columns)))
 
 

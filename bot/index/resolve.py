@@ -17,10 +17,12 @@ import posixpath
 import re
 
 from bot.index.languages import CONTAINER_KINDS
+from bot.index.resolve_java import import_match, java_refers
+from bot.index.strength import MAYBE, NO, YES
 from bot.index.uses import FileUses, Use, module_stem
 from bot.store.index.model import Located
 
-NO, MAYBE, YES = 0, 1, 2
+__all__ = ["MAYBE", "NO", "YES", "is_container", "is_member", "module_match", "refers", "rust_module"]
 _SELF = frozenset({"this", "self", "Self", "super", "cls"})
 _SELF_ALIASES = frozenset({"self", "that", "_this", "me"})  # JavaScript's `var self = this`
 _MODULE_SCOPES = frozenset({"", "exports", "module.exports"})
@@ -44,6 +46,8 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located]) ->
     same name (a qualifier that names one of their types says the use is theirs)."""
     if use.binding:
         return NO
+    if where.language == "java":
+        return java_refers(use, where, target, rivals)
     if use.qualifier is None:
         return _bare(use, where, target)
     return _qualified(use, where, target, rivals)
@@ -52,13 +56,9 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located]) ->
 def _bare(use: Use, where: FileUses, target: Located) -> int:
     language, same_file = where.language, where.path == target.path
     if is_member(target):
-        # Bare, a member is only reached from inside its class (Java, C#, Kotlin, C++), or by a
-        # Java static import.
-        if language in ("java", "csharp", "kotlin", "cpp") and same_file:
-            return YES
-        owner = target.definition.scope.split(".")[-1]
-        source = where.imports.get(use.name)
-        return YES if language == "java" and source is not None and source.rsplit(".", 1)[-1] == owner else NO
+        # Bare, a member is only reached from inside its class (C#, Kotlin, C++; Java's own rules
+        # are bot/index/resolve_java.py's).
+        return YES if language in ("csharp", "kotlin", "cpp") and same_file else NO
     if use.local or not _visible(use, where, target):
         return NO
     if target.definition.kind == "macro":
@@ -73,8 +73,6 @@ def _bare(use: Use, where: FileUses, target: Located) -> int:
     if language == "go":  # a package sees its own names bare, another's only through its name
         folder = posixpath.dirname(target.path)
         return YES if folder == posixpath.dirname(where.path) or posixpath.basename(folder) == where.package else NO
-    if language == "java":
-        return YES if _same_dir(where, target) else (MAYBE if where.globs else NO)
     if language == "rust" and not where.globs:
         return NO  # not `use`d: another crate's, or a local
     # Not imported, and no parameter or local of that name: a builtin, a star import, a global of
@@ -170,8 +168,7 @@ def module_match(source: str, where: FileUses, target: Located) -> int:
             return NO  # a package does not import itself
         return YES if last == folder else (MAYBE if not folder and "." in source.split("/")[0] else NO)
     if language == "java":
-        owner = target.definition.scope.split(".")[0] or stem
-        return YES if source.rsplit(".", 1)[-1] in (owner, stem) or source.endswith("." + stem) else NO
+        return import_match(source, target)
     if language == "rust":
         return _path_match(source, where, target)
     return MAYBE

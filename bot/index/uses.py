@@ -225,7 +225,7 @@ def _binds(node: Node) -> bool:
     for _ in range(8):
         if current is None:
             return False
-        if current.type in IMPORT_NODES or current.type in _RE_EXPORTS or current.type == "variable_declarator" \
+        if current.type in IMPORT_NODES or current.type in _RE_EXPORTS or current.type == "package_declaration" or current.type == "variable_declarator" \
                 and "require(" in text_of(current.child_by_field_name("value")):
             return True
         current = current.parent
@@ -267,12 +267,10 @@ def _imports(language: str, root: Node, out: FileUses) -> None:
             source = text_of(node.child_by_field_name("path")).strip('"`')
             alias = text_of(node.child_by_field_name("name"))
             out.imports[alias or source.rsplit("/", 1)[-1]] = source
+        elif language == "java" and node.type == "package_declaration":
+            out.package = re.sub(r"^package\s+|;$", "", raw.strip()).strip()
         elif language == "java" and node.type == "import_declaration":
-            target = re.sub(r"^import\s+(static\s+)?|;$", "", raw.strip()).strip()
-            if target.endswith(".*"):
-                out.globs.append(target[:-2])
-            else:
-                out.imports[target.rsplit(".", 1)[-1]] = target.rsplit(".", 1)[0]
+            _java_import(raw, out)
         elif language == "rust" and node.type == "use_declaration":
             for path in _rust_paths(re.sub(r"^(pub(\([^)]*\))?\s+)?use\s+|;$", "", raw.strip()).strip()):
                 head, _, last = path.rpartition("::")
@@ -283,10 +281,21 @@ def _imports(language: str, root: Node, out: FileUses) -> None:
                 out.imports[local] = head
 
 
+def _java_import(raw: str, out: FileUses) -> None:
+    """`import a.b.C;` binds C to a.b.C, `import static a.b.C.m;` m to a.b.C.m (the whole name, as
+    javac reads it); `import a.b.*;` and `import static a.b.C.*;` import a package or a type whole."""
+    target = re.sub(r"\s+", "", re.sub(r"^import\s+(static\s+)?|;$", "", raw.strip()))
+    if target.endswith(".*"):
+        out.globs.append(target[:-2])
+    else:
+        out.imports[target.rsplit(".", 1)[-1]] = target
+
+
 @cache
 def _import_query(language: str) -> Query | None:
     lang = get_language(language)  # type: ignore[arg-type]
-    kinds = [t for t in sorted(IMPORT_NODES | {"export_statement", "package_clause", "variable_declarator"})
+    kinds = [t for t in sorted(IMPORT_NODES | {"export_statement", "package_clause", "package_declaration",
+                                                "variable_declarator"})
              if lang.id_for_node_kind(t, True)]
     return Query(lang, "\n".join(f"({t}) @import" for t in kinds)) if kinds else None
 
