@@ -97,7 +97,7 @@ class Files:
         imported from `../internal` is common.ts's when internal.ts does `export * from
         './utils/common'`."""
         bound = self.modules.bound(use, where)
-        if bound is not None:  # the module system says which (bot/index/modules.py)
+        if bound is not None and (bound or not is_member(target)):  # the module system says (bot/index/modules.py)
             d = target.definition
             return YES if (target.path, d.name) in bound and d.scope in MODULE_SCOPES else NO
         strength = refers(use, where, target, rivals)

@@ -58,7 +58,7 @@ class Modules:
                 return None
             if found.name == MODULE and where.language in SCRIPT:  # `const merge = require('./merge'); merge()`
                 found = Import(found.source, DEFAULT)
-            return _definitions(self._through(where, found, _DEPTH)) or None
+            return self._said(where, _definitions(self._through(where, found, _DEPTH)))
         parts = re.split(r"\?\.|\.", use.qualifier)
         head = where.bindings.imports.get(parts[0])
         if head is None or not all(re.fullmatch(r"[\w$]+", p) for p in parts):
@@ -68,7 +68,14 @@ class Modules:
             targets = {t for path, name in targets if name == MODULE for t in self.exported(path, part)}
         modules = [path for path, name in targets if name == MODULE]
         found_all = {t for path in modules for t in self.exported(path, use.name)}
-        return _definitions(found_all) or None
+        return self._said(where, _definitions(found_all))
+
+    def _said(self, where: FileUses, found: frozenset[Target]) -> frozenset[Target] | None:
+        """Found nothing module-level: in Python, whose modules' names are their definitions and
+        imports, the use is bound to none of the repository's functions (`os.environ.get`,
+        `DEFAULT_PORTS.get`, a class's member); a JavaScript module may build its exports in ways
+        not read here (`Object.assign(exports, …)`), so there it does not say."""
+        return found if found or where.language == "python" else None
 
     def resolved(self, use: Use, where: FileUses) -> list[Located]:
         """The definitions the module system binds `use` to (bot/index/modules.py), whatever
@@ -84,9 +91,10 @@ class Modules:
         """The local names a file binds to `targets` under other names: a default export required
         as `merge`, `import {a as b}`, `from .mod import f as g`."""
         names = {t.definition.name for t in targets}
+        defaults = where.language in SCRIPT and any(self._default_export(t) for t in targets)
         out: dict[str, list[Located]] = {}
         for local, found in where.bindings.imports.items():
-            if local in names or found.name not in names and found.name not in (DEFAULT, "*"):
+            if local in names or found.name not in names and not (defaults and found.name in (DEFAULT, MODULE)):
                 continue
             bound = self.bound(Use(local, 0, None, False, False, False, None), where) or frozenset()
             hit = [t for t in targets if (t.path, t.definition.name) in bound]
@@ -114,6 +122,8 @@ class Modules:
         """`module.exports = (a, b) => …`, `export default function format`, `module.exports = f`."""
         if target.definition.name == DEFAULT:
             return True
+        if not target.path.endswith(_SCRIPT_EXTENSIONS) or target.definition.scope not in MODULE_SCOPES:
+            return False
         where = self._uses(target.path)
         found = where.bindings.exports.get(DEFAULT) if where is not None else None
         return found is not None and not found.source and found.name == target.definition.name

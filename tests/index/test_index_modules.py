@@ -155,6 +155,16 @@ def test_python_a_module_imported_from_its_package_and_its_alias(capsys, tmp_pat
                                                                         ("pkg/core/impl.py", 1)]
 
 
+def test_python_a_member_of_a_stdlib_module_or_an_imported_value_is_no_module_function(capsys,
+                                                                                      tmp_path: Path) -> None:
+    base = {"pkg/__init__.py": "", "pkg/api.py": "def get(url):\n    return url\n", "pkg/consts.py": "PORTS = {}\n",
+            "pkg/utils.py": "import os\n\nfrom .consts import PORTS\n\n\ndef proxy(k):\n    return os.environ.get(k)\n"
+                            "\n\ndef port(s):\n    return PORTS.get(s)\n",
+            "app.py": "import pkg.api as api\n\n\ndef run():\n    return api.get('x')\n"}
+    head = {"pkg/api.py": "def get(url):\n    return url.strip()\n"}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("app.py", "run")]
+
+
 # --- Go: import paths through go.mod, package names, aliases ---------------------------------------
 
 GO = {
