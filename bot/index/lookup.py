@@ -296,15 +296,13 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
     for loc in [*store.definitions(names, limit=5000), *(t for t, _ in targets)]:
         if loc.path not in changed or loc in [t for t, _ in targets]:
             rivals.setdefault(loc.definition.name, []).append(loc)
-    referring = {r.path for r in store.references(names, limit=5000)} | files.modules.importers([t for t, _ in targets])
-    paths = sorted(referring - changed, key=lambda p: (is_test(p), p))
-    paths = [p for p in changed if files.text(p) is not None] + paths[:settings.max_caller_files]
+    paths, renamed = _caller_paths(files, store, [t for t, _ in targets], changed, settings)
     found: dict[tuple, _Caller] = {}
     for path in paths:
         where = files.uses(path, names)
         if where is None:
             continue
-        aliases = files.modules.aliases(where, [t for t, _ in targets])
+        aliases = files.modules.aliases(where, [t for t, _ in targets], renamed)
         if aliases:
             where = files.uses(path, names | frozenset(aliases)) or where
         for name, uses in where.uses.items():
@@ -329,6 +327,27 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
                     caller.lines.append(use.line)
                     caller.strength = max(caller.strength, strength)
     return _rankfind_callers(list(found.values()), settings)
+
+
+def _caller_paths(files: Files, store: IndexStore, targets: list[Located], changed: set[str],
+                  settings: Settings) -> tuple[list[str], frozenset[str]]:
+    """The files to read for callers: those that use the targets' names, those that import a
+    changed default export (bot/index/modules.py), and those that use a name a module re-exports
+    a target under (`export { parse as parseSize } from './size'`); and those re-exported names."""
+    names = frozenset(t.definition.name for t in targets)
+    referring = {r.path for r in store.references(names, limit=5000)} | files.modules.importers(targets)
+    paths = sorted(referring - changed, key=lambda p: (is_test(p), p))
+    paths = [p for p in changed if files.text(p) is not None] + paths[:settings.max_caller_files]
+    renamed = set()
+    for path in paths:
+        where = files.uses(path, names)
+        for alias, found in (where.bindings.exports.items() if where is not None else ()):
+            if found.name in names and alias not in names:
+                renamed.add(alias)
+    if renamed:
+        more = {r.path for r in store.references(renamed, limit=5000)} - changed - set(paths)
+        paths += sorted(more, key=lambda p: (is_test(p), p))[:max(0, settings.max_caller_files - len(paths))]
+    return paths, frozenset(renamed)
 
 
 def _rankfind_callers(callers: list[_Caller], settings: Settings) -> list[Candidate]:

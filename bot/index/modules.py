@@ -87,14 +87,17 @@ class Modules:
                     if d.name == name and d.scope in MODULE_SCOPES]
         return out
 
-    def aliases(self, where: FileUses, targets: Sequence[Located]) -> dict[str, list[Located]]:
+    def aliases(self, where: FileUses, targets: Sequence[Located],
+                renamed: frozenset[str] = frozenset()) -> dict[str, list[Located]]:
         """The local names a file binds to `targets` under other names: a default export required
-        as `merge`, `import {a as b}`, `from .mod import f as g`."""
-        names = {t.definition.name for t in targets}
+        as `merge`, `import {a as b}`, `from .mod import f as g`, a name a module re-exports one
+        under (`renamed`)."""
+        own = {t.definition.name for t in targets}
+        names = own | renamed
         defaults = where.language in SCRIPT and any(self._default_export(t) for t in targets)
         out: dict[str, list[Located]] = {}
         for local, found in where.bindings.imports.items():
-            if local in names or found.name not in names and not (defaults and found.name in (DEFAULT, MODULE)):
+            if local in own or found.name not in names and not (defaults and found.name in (DEFAULT, MODULE)):
                 continue
             bound = self.bound(Use(local, 0, None, False, False, False, None), where) or frozenset()
             hit = [t for t in targets if (t.path, t.definition.name) in bound]

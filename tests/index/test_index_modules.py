@@ -120,6 +120,13 @@ def test_ts_a_star_re_export_gives_its_module_names_not_a_renamed_namesake(capsy
     assert _definitions(_context(capsys, tmp_path, TYPESCRIPT, head)) == [("src/units/time.ts", 1)]
 
 
+def test_ts_callers_use_the_name_a_module_re_exports_a_definition_under(capsys, tmp_path: Path) -> None:
+    base = {**TYPESCRIPT, "src/read.ts": "import { parseSize } from './units'\n\nexport function read(s: string) {\n"
+                                         "  return parseSize(s)\n}\n"}
+    head = {"src/units/size.ts": TYPESCRIPT["src/units/size.ts"].replace("Number(s)", "Number(s.trim())")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/read.ts", "read")]
+
+
 # --- Python: relative imports, `__init__` re-exports ----------------------------------------------
 
 PYTHON = {
@@ -141,6 +148,12 @@ def test_python_a_name_a_package_imports_in_init_is_its_attribute(capsys, tmp_pa
 def test_python_callers_through_a_package_init_re_export(capsys, tmp_path: Path) -> None:
     head = {"pkg/core/impl.py": "def fetch(url):\n    return url.strip()\n"}
     assert _callers(_context(capsys, tmp_path, PYTHON, head)) == [("app/main.py", "run")]
+
+
+def test_python_callers_under_an_alias_of_the_import(capsys, tmp_path: Path) -> None:
+    base = {**PYTHON, "app/grab.py": "from pkg.core.impl import fetch as grab\n\n\ndef load(u):\n    return grab(u)\n"}
+    head = {"pkg/core/impl.py": "def fetch(url):\n    return url.strip()\n"}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("app/grab.py", "load"), ("app/main.py", "run")]
 
 
 def test_python_a_parent_relative_import_is_its_module_not_a_namesake(capsys, tmp_path: Path) -> None:
