@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from bot.index.bindings import DEFAULT, MODULE, Import, go_package_guess
+from bot.index.packages import Packages, candidates, read_packages
 from bot.index.parse import module_references
 from bot.index.uses import FileUses, Use
 from bot.store.index.model import Located
@@ -39,6 +40,7 @@ class Modules:
         self._go_modules: list[tuple[str, str]] | None = None  # (directory, module path), longest first
         self._directories: dict[str, list[str]] | None = None
         self._go_names: dict[str, dict[str, str]] = {}  # file → package name → import path
+        self._packages: Packages | None = None
 
     # --- one use --------------------------------------------------------------------------------
 
@@ -182,9 +184,17 @@ class Modules:
         return self.exported(module, found.name, depth - 1)
 
     def _script_file(self, importer: str, source: str) -> str | None:
-        if not source.startswith("."):
-            return None  # a package (`lodash`, `node:path`), or a path alias not read here
-        base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), source))
+        if source.startswith("."):
+            return self._script_candidate(posixpath.normpath(posixpath.join(posixpath.dirname(importer), source)))
+        if self._packages is None:  # a workspace package, a path alias (bot/index/packages.py)
+            self._packages = read_packages(self._paths(), self._text)
+        for base in candidates(self._packages, importer, source):
+            found = self._script_candidate(base)
+            if found is not None:
+                return found
+        return None  # a package from outside the repository (`lodash`, `node:path`)
+
+    def _script_candidate(self, base: str) -> str | None:
         stem = re.sub(r"\.(m|c)?(j|t)sx?$", "", base)
         paths = self._paths()
         for candidate in (base, *(stem + e for e in _SCRIPT_EXTENSIONS), *(f"{base}/index{e}" for e in _SCRIPT_EXTENSIONS)):

@@ -127,6 +127,30 @@ def test_ts_callers_use_the_name_a_module_re_exports_a_definition_under(capsys, 
     assert _callers(_context(capsys, tmp_path, base, head)) == [("src/read.ts", "read")]
 
 
+WORKSPACE = {
+    "package.json": '{"name": "acme", "private": true, "workspaces": ["packages/*"]}\n',
+    "tsconfig.json": '{\n  // shared\n  "compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["packages/app/src/*"],},},\n}\n',
+    "packages/core/package.json": '{"name": "@acme/core", "main": "dist/index.js"}\n',
+    "packages/core/src/index.ts": "export { format } from './format'\n",
+    "packages/core/src/format.ts": "export function format(n: number): string {\n  return String(n)\n}\n",
+    "packages/legacy/src/format.ts": "export function format(n: number): string {\n  return '' + n\n}\n",
+    "packages/app/src/util/math.ts": "export function clamp(n: number): number {\n  return Math.max(0, n)\n}\n",
+    "packages/app/src/price.ts": "import { format } from '@acme/core'\nimport { clamp } from '@/util/math'\n\n"
+                                 "export function price(n: number) {\n  return format(clamp(n))\n}\n",
+}
+
+
+def test_ts_a_workspace_package_is_found_by_its_package_json_name(capsys, tmp_path: Path) -> None:
+    head = {"packages/app/src/total.ts": "import { format } from '@acme/core'\n\nexport function total(n: number) {\n"
+                                         "  return format(n)\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, WORKSPACE, head)) == [("packages/core/src/format.ts", 1)]
+
+
+def test_ts_a_tsconfig_path_alias_leads_to_its_file(capsys, tmp_path: Path) -> None:
+    head = {"packages/app/src/util/math.ts": WORKSPACE["packages/app/src/util/math.ts"].replace("0, n", "1, n")}
+    assert _callers(_context(capsys, tmp_path, WORKSPACE, head)) == [("packages/app/src/price.ts", "price")]
+
+
 # --- Python: relative imports, `__init__` re-exports ----------------------------------------------
 
 PYTHON = {
