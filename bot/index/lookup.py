@@ -335,7 +335,11 @@ def _caller_paths(files: Files, store: IndexStore, targets: list[Located], chang
     changed default export (bot/index/modules.py), and those that use a name a module re-exports
     a target under (`export { parse as parseSize } from './size'`); and those re-exported names."""
     names = frozenset(t.definition.name for t in targets)
-    referring = {r.path for r in store.references(names, limit=5000)} | files.modules.importers(targets)
+    # Files that reach a target only under another name (its importers' own, a re-export's) are
+    # read in the primary sources only: tests reach most of a package through its public names,
+    # and would take the budget from the callers that the code itself has.
+    referring = {r.path for r in store.references(names, limit=5000)}
+    referring |= {p for p in files.modules.importers(targets) if not is_test(p)}
     paths = sorted(referring - changed, key=lambda p: (is_test(p), p))
     paths = [p for p in changed if files.text(p) is not None] + paths[:settings.max_caller_files]
     renamed = set()
@@ -345,7 +349,7 @@ def _caller_paths(files: Files, store: IndexStore, targets: list[Located], chang
             if found.name in names and alias not in names:
                 renamed.add(alias)
     if renamed:
-        more = {r.path for r in store.references(renamed, limit=5000)} - changed - set(paths)
+        more = {r.path for r in store.references(renamed, limit=5000) if not is_test(r.path)} - changed - set(paths)
         paths += sorted(more, key=lambda p: (is_test(p), p))[:max(0, settings.max_caller_files - len(paths))]
     return paths, frozenset(renamed)
 
