@@ -61,8 +61,9 @@ class Modules:
             if found.name == MODULE and where.language in SCRIPT:  # `const merge = require('./merge'); merge()`
                 found = Import(found.source, DEFAULT)
             return self._said(where, _definitions(self._through(where, found, _DEPTH)))
-        parts = re.split(r"\?\.|\.", use.qualifier)
-        head = where.bindings.imports.get(parts[0])
+        required = re.fullmatch(r"require\(\s*['\"]([^'\"]+)['\"]\s*\)", use.qualifier)
+        parts = ["require"] if required else re.split(r"\?\.|\.", use.qualifier)
+        head = Import(required.group(1), MODULE) if required else where.bindings.imports.get(parts[0])
         if head is None or not all(re.fullmatch(r"[\w$]+", p) for p in parts):
             return None  # `this.x`, `a().b`, a variable's member
         targets = self._through(where, head, _DEPTH)

@@ -61,6 +61,14 @@ def test_js_a_directory_required_is_its_index_file(capsys, tmp_path: Path) -> No
     assert _callers(_context(capsys, tmp_path, ANONYMOUS, head)) == [("lib/app.js", "route")]
 
 
+def test_js_a_member_of_a_required_directory_is_what_its_index_file_exports(capsys, tmp_path: Path) -> None:
+    base = {"lib/utils/index.js": "exports.flatten = require('./array').flatten;\n",
+            "lib/utils/array.js": "exports.flatten = function (a) {\n  return [].concat(a);\n};\n",
+            "lib/flatten.js": "exports.flatten = function (a) {\n  return a.flat();\n};\n"}
+    head = {"lib/router.js": "exports.all = function all(a) {\n  return require('./utils').flatten(a);\n};\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("lib/utils/array.js", 1)]
+
+
 DESTRUCTURED = {
     "lib/encode.js": "exports.escape = function (s) {\n  return encodeURIComponent(s);\n};\n",
     "lib/html.js": "exports.escape = function (s) {\n  return s.replace(/</g, '&lt;');\n};\n",
