@@ -70,8 +70,9 @@ class Files:
         self._lines: dict[str, list[str] | None] = {}
         self._uses: dict[tuple[str, frozenset[str] | None, frozenset[int] | None], FileUses | None] = {}
         self._paths: frozenset[str] | None = None
-        self.modules = Modules(lambda path: self.uses(path) if self.text(path) is not None else None, self.text,
-                               self.paths, lambda keys: {r.path for r in store.references(keys, limit=5000)})
+        # Modules read only definitions and bindings: no name's uses (frozenset()), which are most of a parse's work
+        self.modules = Modules(lambda path: self.uses(path, frozenset()) if self.text(path) is not None else None,
+                               self.text, self.paths, lambda keys: {r.path for r in store.references(keys, limit=5000)})
 
     def paths(self) -> frozenset[str]:
         """Every path of the repository at the head: the index's, and the change's."""
