@@ -35,6 +35,7 @@ class Use:
     local: bool  # bare, and bound by a function around it (a parameter, a local declared before it)
     qualifies: bool  # is itself the qualifier of a name (`Util` in `Util.checkArgument`)
     arguments: int | None  # how many arguments it is called with; None: not called
+    path: bool = False  # qualified by `::` (Rust's `Self::new`, `crate::x`), not by `.` (`self.x`)
 
 
 @dataclass
@@ -152,7 +153,8 @@ def _use(node: Node, word: str, own: bool, language: str, text: list[str], scope
     qualifies = after is not None and after.type in QUALIFIER_TOKENS
     line = node.start_point[0] + 1
     local = qualifier is None and _local(node, word, language, text, scopes)
-    return Use(word, line, qualifier, own or _binds(node), local, qualifies, _arguments(node))
+    path = qualifier is not None and before is not None and before.type == "::"
+    return Use(word, line, qualifier, own or _binds(node), local, qualifies, _arguments(node), path)
 
 
 _FUNCTIONS = frozenset({
@@ -274,6 +276,8 @@ def _imports(language: str, root: Node, out: FileUses) -> None:
                 if last == "*":
                     out.globs.append(head)
                     continue
+                if last == "self":  # `use crate::de::{self, Deserializer}` binds de
+                    head, _, last = head.rpartition("::")
                 local = last.split(" as ")[-1].strip()
                 out.imports[local] = head
 
