@@ -81,6 +81,10 @@ NAME_TYPES = frozenset({
 # (`var join = path.join`) is one: `export const NOTHING = Symbol(...)` is used like a function.
 FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "class", "generator_function"})
 
+# The name of a JavaScript module's default export when nothing else names it (`module.exports =
+# (a, b) => …`, `export default function () {}`): the files that import it name it as they like.
+DEFAULT_EXPORT = "default"
+
 # Definitions that are values (a constant, a module-level variable, a field): changed, their uses
 # matter as much as a function's calls.
 VALUE_KINDS = frozenset({"constant", "variable", "field"})

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
+from bot.index.modules import MODULE_SCOPES, Modules
 from bot.index.resolve import MAYBE, NO, YES, is_container, is_member, refers
 from bot.index.store import IndexStore
 from bot.index.uses import FileUses, Use, read_uses
@@ -68,6 +69,17 @@ class Files:
         self._texts: dict[str, str | None] = {c.path: c.head_text for c in changes}
         self._lines: dict[str, list[str] | None] = {}
         self._uses: dict[tuple[str, frozenset[str] | None, frozenset[int] | None], FileUses | None] = {}
+        self._paths: frozenset[str] | None = None
+        self.modules = Modules(lambda path: self.uses(path) if self.text(path) is not None else None, self.text,
+                               self.paths, lambda keys: {r.path for r in store.references(keys, limit=5000)})
+
+    def paths(self) -> frozenset[str]:
+        """Every path of the repository at the head: the index's, and the change's."""
+        if self._paths is None:
+            kept = set(self._store.blobs()) | {p for p, t in self._texts.items() if t is not None}
+            self._paths = frozenset(kept - {p for p, t in self._texts.items() if t is None and p in kept
+                                            and self.text(p) is None})
+        return self._paths
 
     def text(self, path: str) -> str | None:
         if path not in self._texts:
@@ -84,6 +96,10 @@ class Files:
         """bot.index.resolve.refers, with JavaScript's re-exporting modules followed: a name
         imported from `../internal` is common.ts's when internal.ts does `export * from
         './utils/common'`."""
+        bound = self.modules.bound(use, where)
+        if bound is not None:  # the module system says which (bot/index/modules.py)
+            d = target.definition
+            return YES if (target.path, d.name) in bound and d.scope in MODULE_SCOPES else NO
         strength = refers(use, where, target, rivals)
         source = where.imports.get(use.name) if use.qualifier is None else None
         if strength != MAYBE or source is None or not source.startswith(".") \
@@ -195,6 +211,8 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
     out: list[tuple[tuple, Candidate]] = []
     for (path, name), (uses, where) in wanted.items():
         places = by_name.get(name, [])
+        extra = [loc for use in uses for loc in files.modules.resolved(use, where)]
+        places = places + [loc for loc in dict.fromkeys(extra) if loc not in places]
         chosen: dict[tuple[str, int], tuple[int, Located, Use]] = {}
         for use in uses:  # `c.Mark(…)` and `Mark(…)` on one line may mean two definitions
             for strength, loc in _chosen(files, use, where, places, settings):
@@ -278,16 +296,20 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
     for loc in [*store.definitions(names, limit=5000), *(t for t, _ in targets)]:
         if loc.path not in changed or loc in [t for t, _ in targets]:
             rivals.setdefault(loc.definition.name, []).append(loc)
-    paths = sorted({r.path for r in store.references(names, limit=5000)} - changed, key=lambda p: (is_test(p), p))
+    referring = {r.path for r in store.references(names, limit=5000)} | files.modules.importers([t for t, _ in targets])
+    paths = sorted(referring - changed, key=lambda p: (is_test(p), p))
     paths = [p for p in changed if files.text(p) is not None] + paths[:settings.max_caller_files]
     found: dict[tuple, _Caller] = {}
     for path in paths:
         where = files.uses(path, names)
         if where is None:
             continue
+        aliases = files.modules.aliases(where, [t for t, _ in targets])
+        if aliases:
+            where = files.uses(path, names | frozenset(aliases)) or where
         for name, uses in where.uses.items():
             for target, line in targets:
-                if target.definition.name != name:
+                if target.definition.name != name and target not in aliases.get(name, ()):
                     continue
                 common = is_member(target) and len({r.path for r in rivals.get(name, [])}) > settings.ambiguous_name
                 others = [r for r in rivals.get(name, []) if r != target]

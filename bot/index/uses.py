@@ -14,6 +14,7 @@ from functools import cache
 from tree_sitter import Node, Query, QueryCursor
 from tree_sitter_language_pack import get_language
 
+from bot.index.bindings import Bindings, read_bindings
 from bot.index.languages import CONTAINER_KINDS, DEFINITIONS, IMPORT_NODES, QUALIFIER_TOKENS
 from bot.index.parse import definition_entries, grammar, parse_tree, scoped, text_of
 from bot.store.index.model import Definition
@@ -48,6 +49,7 @@ class FileUses:
     globs: list[str] = field(default_factory=list)  # modules imported whole (`use super::*`, `import a.*`)
     package: str = ""  # Go's `package doc`
     lines: list[str] = field(default_factory=list)
+    bindings: Bindings = field(default_factory=lambda: Bindings({}, {}, []))  # imports and exports, by name
 
     def caller_of(self, line: int) -> Definition | None:
         """The innermost definition holding `line` that is not a container (a class, a module)."""
@@ -138,6 +140,7 @@ def read_uses(path: str, text: str, names: set[str] | None = None, lines: set[in
             continue
         out.uses.setdefault(word, []).append(_use(node, word, node.start_byte in own, language, out.lines, scopes))
     _imports(language, tree.root_node, out)
+    out.bindings = read_bindings(language, tree.root_node, _walk_imports(language, tree.root_node))
     return out
 
 
