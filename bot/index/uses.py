@@ -49,6 +49,7 @@ class FileUses:
     globs: list[str] = field(default_factory=list)  # modules imported whole (`use super::*`, `import a.*`)
     package: str = ""  # Go's `package doc`
     lines: list[str] = field(default_factory=list)
+    memo: dict = field(default_factory=dict, repr=False, compare=False)  # what resolution read of it, kept
     bindings: Bindings = field(default_factory=lambda: Bindings({}, {}, []))  # imports and exports, by name
 
     def caller_of(self, line: int) -> Definition | None:
