@@ -255,7 +255,9 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
 def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located, int]]:
     """What the change altered: for each touched line, the innermost definition holding it that
     is not a container (a function, a method, a constant, a field), and its aliases (`req.get =
-    req.header = function …`), with the first touched line inside it."""
+    req.header = function …`), with the first touched line inside it; and in Java the field that
+    holds an anonymous class whose method it is (`VISITOR = new SimpleTypeVisitor8<>() { visitError … }`),
+    whose users are what the change reaches."""
     out: dict[tuple[str, str, int], tuple[Located, int]] = {}
     for change in changes:
         where = files.uses(change.path) if change.head_text is not None else None
@@ -268,7 +270,9 @@ def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located
             if holder is None:
                 continue
             for d in where.definitions:
-                if (d.start, d.end) == (holder.start, holder.end) and d.kind not in CONTAINER_KINDS:
+                if (d.start, d.end) == (holder.start, holder.end) and d.kind not in CONTAINER_KINDS \
+                        or where.language == "java" and d.kind in VALUE_KINDS and d.start < holder.start \
+                        and holder.end <= d.end:
                     out.setdefault((change.path, d.name, d.start), (Located(change.path, d), line))
     return list(out.values())
 

@@ -188,8 +188,9 @@ def _kind(language: str, node: Node, kind: str) -> str | None:
     if kind_of in ("const_spec", "var_spec") and not _top_level(node):
         return None
     if kind_of in ("function_item", "function_signature_item") and node.parent is not None \
-            and node.parent.type == "declaration_list":
-        return "method"  # inside an impl or a trait
+            and node.parent.type == "declaration_list" and (node.parent.parent is None
+                                                            or node.parent.parent.type != "mod_item"):
+        return "method"  # inside an impl or a trait, not a module's (`mod de { fn from_str }`)
     if kind_of == "type_item" and node.parent is not None and node.parent.type == "declaration_list":
         return None  # an associated type: `type Error = Error;`
     return kind

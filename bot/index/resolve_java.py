@@ -182,14 +182,35 @@ def _inherits(where: FileUses, line: int, chain: list[str], path: str) -> bool:
 
 def _declared(where: FileUses, line: int) -> dict[str, str]:
     """The declared types (as written, dotted) of the variables seen at `line`: the fields of the
-    classes around it, the parameters of the method holding it, its locals declared before it."""
-    out: dict[str, str] = {}
-    for d in where.definitions:
-        if d.kind == "field" and any(c.start <= line <= c.end and d.scope.endswith(c.name)
-                                     for c in where.definitions if c.kind in CONTAINER_KINDS):
-            found = re.search(rf"([\w.]+)(?:<.*>)?(?:\[\])*\s+{re.escape(d.name)}\b", d.signature)
+    classes around it, the parameters of the method holding it, its locals declared before it
+    (read once a line: every candidate definition of a name asks)."""
+    key = ("java-declared", line)
+    if key not in where.memo:
+        where.memo[key] = _read_declared(where, line)
+    declared: dict[str, str] = where.memo[key]
+    return declared
+
+
+def _fields(where: FileUses) -> dict[str, dict[str, str]]:
+    """Each class's fields and their declared types, by the class's scope (`Outer.Inner`)."""
+    if "java-fields" not in where.memo:
+        out: dict[str, dict[str, str]] = {}
+        for d in where.definitions:
+            found = re.search(rf"([\w.]+)(?:<.*>)?(?:\[\])*\s+{re.escape(d.name)}\b", d.signature) \
+                if d.kind == "field" else None
             if found:
-                out[d.name] = found.group(1)
+                out.setdefault(d.scope, {})[d.name] = found.group(1)
+        where.memo["java-fields"] = out
+    fields: dict[str, dict[str, str]] = where.memo["java-fields"]
+    return fields
+
+
+def _read_declared(where: FileUses, line: int) -> dict[str, str]:
+    out: dict[str, str] = {}
+    fields = _fields(where)
+    for c in where.definitions:  # outermost first: an inner class's field hides an outer's
+        if c.kind in CONTAINER_KINDS and c.start <= line <= c.end:
+            out.update(fields.get(f"{c.scope}.{c.name}" if c.scope else c.name, {}))
     holder = where.caller_of(line)
     if holder is None:
         return out

@@ -36,6 +36,7 @@ class Use:
     local: bool  # bare, and bound by a function around it (a parameter, a local declared before it)
     qualifies: bool  # is itself the qualifier of a name (`Util` in `Util.checkArgument`)
     arguments: int | None  # how many arguments it is called with; None: not called
+    path: bool = False  # qualified by `::` (Rust's `Self::new`, `crate::x`), not by `.` (`self.x`)
 
 
 @dataclass
@@ -48,6 +49,7 @@ class FileUses:
     globs: list[str] = field(default_factory=list)  # modules imported whole (`use super::*`, `import a.*`)
     package: str = ""  # Go's `package doc`
     lines: list[str] = field(default_factory=list)
+    memo: dict = field(default_factory=dict, repr=False, compare=False)  # what resolution read of it, kept
     bindings: Bindings = field(default_factory=lambda: Bindings({}, {}, []))  # imports and exports, by name
 
     def caller_of(self, line: int) -> Definition | None:
@@ -155,7 +157,8 @@ def _use(node: Node, word: str, own: bool, language: str, text: list[str], scope
     qualifies = after is not None and after.type in QUALIFIER_TOKENS
     line = node.start_point[0] + 1
     local = qualifier is None and _local(node, word, language, text, scopes)
-    return Use(word, line, qualifier, own or _binds(node), local, qualifies, _arguments(node))
+    path = qualifier is not None and before is not None and before.type == "::"
+    return Use(word, line, qualifier, own or _binds(node), local, qualifies, _arguments(node), path)
 
 
 _FUNCTIONS = frozenset({
@@ -277,6 +280,8 @@ def _imports(language: str, root: Node, out: FileUses) -> None:
                 if last == "*":
                     out.globs.append(head)
                     continue
+                if last == "self":  # `use crate::de::{self, Deserializer}` binds de
+                    head, _, last = head.rpartition("::")
                 local = last.split(" as ")[-1].strip()
                 out.imports[local] = head
 

@@ -113,3 +113,15 @@ def test_java_a_local_variables_declared_type_says_whose_method_it_calls(capsys,
                                     "  int ship() {\n    Order parcel = new Order();\n    return parcel.total();\n  }\n}\n"}
     head = {CORE + "Cart.java": base[CORE + "Cart.java"].replace("return 1;", "return 3;")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Checkout.java", "pay")]
+
+
+def test_java_a_method_of_an_anonymous_class_brings_the_users_of_the_field_holding_it(capsys,
+                                                                                       tmp_path: Path) -> None:
+    checks = ("package com.ex.core;\n\nfinal class Checks {\n  private static final Visitor VISITOR =\n"
+              "      new Visitor() {\n        @Override\n        public boolean visit(Object o) {\n"
+              "          return false;\n        }\n      };\n\n  static boolean valid(Object o) {\n"
+              "    return Walker.walk(o, VISITOR);\n  }\n}\n")
+    base = {CORE + "Visitor.java": "package com.ex.core;\n\ninterface Visitor {\n  boolean visit(Object o);\n}\n",
+            CORE + "Checks.java": checks}
+    head = {CORE + "Checks.java": checks.replace("return false;", "return o != null;")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Checks.java", "valid")]
