@@ -239,3 +239,11 @@ def test_go_an_aliased_import_is_its_directory_not_a_namesake(capsys, tmp_path: 
     head = {"api/list.go": "package api\n\nimport inv \"example.com/shop/v2/legacy/store\"\n\n"
                            "func List() int {\n\treturn inv.Get(1)\n}\n"}
     assert _definitions(_context(capsys, tmp_path, GO, head)) == [("legacy/store/db.go", 3)]
+
+
+def test_go_a_changed_interface_method_is_that_method_not_the_whole_interface(capsys, tmp_path: Path) -> None:
+    base = {"router.go": "package shop\n\ntype Router interface {\n\tGet(p string)\n\tPost(p string)\n}\n",
+            "use.go": "package shop\n\nfunc Mount(r Router) {\n\tr.Get(\"/\")\n}\n\nfunc Other(r Router) {\n"
+                      "\tr.Post(\"/\")\n}\n"}
+    head = {"router.go": base["router.go"].replace("Post(p string)", "Post(p string, q int)")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("use.go", "Other")]
