@@ -159,6 +159,24 @@ def test_ts_a_tsconfig_path_alias_leads_to_its_file(capsys, tmp_path: Path) -> N
     assert _callers(_context(capsys, tmp_path, WORKSPACE, head)) == [("packages/app/src/price.ts", "price")]
 
 
+HELP = {
+    "lib/help.js": "export class Help {\n  format(s) {\n    return s;\n  }\n}\n",
+    "lib/legacy/help.js": "export class Help {\n  format(s) {\n    return '';\n  }\n}\n",
+    "typings/index.d.ts": "export class Help {\n  format(s: string): string;\n}\n",
+    "lib/command.js": "import { Help, other } from './help.js';\n\nexport function help() {\n  return new Help();\n}\n",
+}
+
+
+def test_js_a_name_an_added_import_brings_in_gets_its_definition(capsys, tmp_path: Path) -> None:
+    head = {"lib/command.js": HELP["lib/command.js"].replace("Help, other", "Help")}
+    assert _definitions(_context(capsys, tmp_path, HELP, head)) == [("lib/help.js", 1)]
+
+
+def test_js_a_declaration_file_gives_way_to_the_code_it_declares(capsys, tmp_path: Path) -> None:
+    head = {"lib/run.js": "export function run(help) {\n  return help.format('x');\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, {**HELP, "lib/legacy/help.js": "\n"}, head)) == [("lib/help.js", 2)]
+
+
 # --- Python: relative imports, `__init__` re-exports ----------------------------------------------
 
 PYTHON = {
