@@ -236,7 +236,10 @@ def _imported(files: Files, where: FileUses, uses: list[Use]) -> list[Use]:
     out = []
     for use in uses:
         line = where.lines[use.line - 1] if use.line <= len(where.lines) else ""
-        if use.binding and use.name in where.bindings.imports and re.search(r"\bimport\b|\brequire\s*\(", line):
+        found = where.bindings.imports.get(use.name)
+        if use.binding and found is not None and found.source in line \
+                and re.search(r"\bimport\b|\brequire\s*\(", line) \
+                and not re.search(rf"(?<![\w$]){re.escape(use.name)}\s*(\bas\b|:)", line):  # not `x as y`, `{x: y}`
             plain = replace(use, binding=False, local=False)
             if files.modules.bound(plain, where):
                 out.append(plain)

@@ -172,6 +172,12 @@ def test_js_a_name_an_added_import_brings_in_gets_its_definition(capsys, tmp_pat
     assert _definitions(_context(capsys, tmp_path, HELP, head)) == [("lib/help.js", 1)]
 
 
+def test_python_an_added_import_of_an_outside_name_under_an_own_name_gets_nothing(capsys, tmp_path: Path) -> None:
+    base = {"pkg/__init__.py": "from .__version__ import __version__\n", "pkg/__version__.py": "__version__ = '1'\n"}
+    head = {"pkg/__init__.py": base["pkg/__init__.py"] + "from chardet import __version__ as chardet_version\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == []
+
+
 def test_js_a_declaration_file_gives_way_to_the_code_it_declares(capsys, tmp_path: Path) -> None:
     head = {"lib/run.js": "export function run(help) {\n  return help.format('x');\n}\n"}
     assert _definitions(_context(capsys, tmp_path, {**HELP, "lib/legacy/help.js": "\n"}, head)) == [("lib/help.js", 2)]
@@ -265,3 +271,10 @@ def test_go_a_changed_interface_method_is_that_method_not_the_whole_interface(ca
                       "\tr.Post(\"/\")\n}\n"}
     head = {"router.go": base["router.go"].replace("Post(p string)", "Post(p string, q int)")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [("use.go", "Other")]
+
+
+def test_go_a_bare_name_is_its_own_directory_s_not_a_same_named_package_s(capsys, tmp_path: Path) -> None:
+    base = {"go.mod": "module example.com/tool\n", "cmd/util/h.go": "package util\n\nfunc Helper() int {\n\treturn 1\n}\n",
+            "pkg/util/h.go": "package util\n\nfunc Helper() int {\n\treturn 2\n}\n"}
+    head = {"cmd/util/x.go": "package util\n\nfunc Run() int {\n\treturn Helper()\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("cmd/util/h.go", 3)]
