@@ -240,6 +240,8 @@ class Modules:
         """`pkg.Func`: the package an import binds `pkg` to is a directory of the repository
         (through go.mod's module path), and Func is that directory's; a package from outside the
         repository holds none of its definitions."""
+        if use.qualifier is None and not self._modules():
+            return None  # no go.mod: a layout not known here (bot/index/resolve.py's rules decide)
         if use.qualifier is None:  # bare: the file's own package, its directory (its tests' files for a test)
             files = [p for p in self._directory(posixpath.dirname(where.path)) if p.endswith(".go")
                      and (where.path.endswith("_test.go") or not p.endswith("_test.go"))]
