@@ -69,6 +69,15 @@ def test_js_a_member_of_a_required_directory_is_what_its_index_file_exports(caps
     assert _definitions(_context(capsys, tmp_path, base, head)) == [("lib/utils/array.js", 1)]
 
 
+def test_js_an_anonymous_export_a_variable_also_names_is_found_through_its_requires(capsys, tmp_path: Path) -> None:
+    base = {"lib/router/index.js": "var proto = module.exports = function (options) {\n  var opts = options || {};\n"
+                                   "  return opts;\n};\n\nproto.use = function use(fn) {\n  return fn;\n};\n",
+            "lib/application.js": "var Router = require('./router');\n\nexports.lazyrouter = function lazyrouter() {\n"
+                                  "  return new Router({ strict: true });\n};\n"}
+    head = {"lib/router/index.js": base["lib/router/index.js"].replace("options || {}", "options || { strict: false }")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("lib/application.js", "lazyrouter")]
+
+
 DESTRUCTURED = {
     "lib/encode.js": "exports.escape = function (s) {\n  return encodeURIComponent(s);\n};\n",
     "lib/html.js": "exports.escape = function (s) {\n  return s.replace(/</g, '&lt;');\n};\n",
