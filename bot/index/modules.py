@@ -59,7 +59,9 @@ class Modules:
             if found is None:
                 return None
             if found.name == MODULE and where.language in SCRIPT:  # `const merge = require('./merge'); merge()`
-                found = Import(found.source, DEFAULT)
+                module = self.module_file(where.language, where.path, found.source)
+                if module is not None:  # the module's default export, or its exports object: none other
+                    return _definitions(self.exported(module, DEFAULT))
             return self._said(where, _definitions(self._through(where, found, _DEPTH)))
         required = re.fullmatch(r"require\(\s*['\"]([^'\"]+)['\"]\s*\)", use.qualifier)
         parts = ["require"] if required else re.split(r"\?\.|\.", use.qualifier)
@@ -198,7 +200,8 @@ class Modules:
     def _script_candidate(self, base: str) -> str | None:
         stem = re.sub(r"\.(m|c)?(j|t)sx?$", "", base)
         paths = self._paths()
-        for candidate in (base, *(stem + e for e in _SCRIPT_EXTENSIONS), *(f"{base}/index{e}" for e in _SCRIPT_EXTENSIONS)):
+        folder = "" if base in (".", "") else base + "/"  # `require('../')` from tests/: the root's index.js
+        for candidate in (base, *(stem + e for e in _SCRIPT_EXTENSIONS), *(f"{folder}index{e}" for e in _SCRIPT_EXTENSIONS)):
             if candidate in paths:
                 return candidate
         return None

@@ -78,6 +78,15 @@ def test_js_an_anonymous_export_a_variable_also_names_is_found_through_its_requi
     assert _callers(_context(capsys, tmp_path, base, head)) == [("lib/application.js", "lazyrouter")]
 
 
+def test_js_the_root_package_required_from_below_is_its_index_file_not_a_namesake(capsys, tmp_path: Path) -> None:
+    base = {"index.js": "export function createCommand(name) {\n  return { name };\n}\n",
+            "esm.mjs": "import commander from './index.js';\n\nexport const commanderApi = commander;\n",
+            "lib/legacy.js": "export const commander = {};\n"}
+    head = {"lib/run.js": "const commander = require('../');\n\nexports.run = function run() {\n"
+                          "  return commander.createCommand('x') || commander;\n};\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("index.js", 1)]
+
+
 DESTRUCTURED = {
     "lib/encode.js": "exports.escape = function (s) {\n  return encodeURIComponent(s);\n};\n",
     "lib/html.js": "exports.escape = function (s) {\n  return s.replace(/</g, '&lt;');\n};\n",
