@@ -34,6 +34,8 @@ def java_refers(use: Use, where: FileUses, target: Located, rivals: list[Located
     """Whether `use` (not a binding) in the Java file `where` means `target`."""
     if where.path == target.path and use.qualifier in (None, "this"):
         return YES
+    if where.path != target.path and re.match(r"(@\w+(\([^)]*\))?\s+)*private\b", target.definition.signature):
+        return NO  # a private member is seen only in its top-level class's file
     if use.qualifier is None:
         return _bare(use, where, target)
     return _qualified(use, where, target, rivals)

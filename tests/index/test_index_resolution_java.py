@@ -125,3 +125,13 @@ def test_java_a_method_of_an_anonymous_class_brings_the_users_of_the_field_holdi
             CORE + "Checks.java": checks}
     head = {CORE + "Checks.java": checks.replace("return false;", "return o != null;")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Checks.java", "valid")]
+
+
+def test_java_a_private_method_has_no_callers_in_other_files(capsys, tmp_path: Path) -> None:
+    box = "package com.ex.core;\n\nclass Box {\n  private int size() {\n    return 1;\n  }\n\n  int twice() {\n" \
+          "    return size() * 2;\n  }\n}\n"
+    base = {CORE + "Box.java": box,
+            CORE + "Shelf.java": "package com.ex.core;\n\nclass Shelf {\n  int count() {\n"
+                                 "    return items().size();\n  }\n}\n"}
+    head = {CORE + "Box.java": box.replace("return 1;", "return 2;")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Box.java", "twice")]

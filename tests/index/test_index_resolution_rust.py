@@ -76,3 +76,11 @@ def test_rust_a_types_methods_are_called_on_it_in_other_files_and_free_functions
                                                                           ("src/foo_ext.rs", "twice")]
     head = {"src/util.rs": CHANGED}
     assert _callers(_context(capsys, tmp_path / "free", METHODS, head)) == [("src/foo_ext.rs", "free")]
+
+
+def test_rust_an_item_without_pub_is_seen_only_in_its_module(capsys, tmp_path: Path) -> None:
+    private = "fn helper() -> u8 {\n    1\n}\n\npub fn twice() -> u8 {\n    helper() * 2\n}\n"
+    base = {"src/lib.rs": "mod a;\nmod b;\n\n" + HELPER, "src/a.rs": private,
+            "src/b.rs": "use crate::*;\n\npub fn go() -> u8 {\n    helper()\n}\n"}
+    head = {"src/a.rs": private.replace("    1\n", "    2\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/a.rs", "twice")]
