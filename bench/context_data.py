@@ -129,12 +129,14 @@ def _commit_change(repo: str, base: str, head: str) -> Change:
 
 
 def is_secondary(path: str) -> bool:
-    """Tests, examples, benchmarks, fuzz targets and docs: code a change's callers may live in,
-    but not the primary sources a reviewer opens first."""
+    """Tests, examples (samples too), benchmarks, fuzz targets and docs: code a change's callers
+    may live in, but not the primary sources a reviewer opens first."""
     parts = path.lower().split("/")
     name = parts[-1]
-    folders = {"test", "tests", "__tests__", "spec", "testdata", "example", "examples", "_examples", "bench",
+    folders = {"test", "tests", "__tests__", "spec", "testdata", "example", "examples", "_examples", "sample",
+               "samples", "bench",
                "benches", "benchmark", "benchmarks", "fuzz", "docs", "website", "perf-testing"}
     return bool(folders & set(parts[:-1])) or any("test" in p or p.startswith("perf") for p in parts[:-1]) \
         or name.startswith("test_") or name.endswith(
-        ("_test.go", "_test.py", "test.java", "tests.java", ".test.ts", ".test.js", ".spec.ts", ".spec.js"))
+        ("_test.go", "_test.py", "test.java", "tests.java", ".test.ts", ".test.js", ".spec.ts", ".spec.js",
+                 ".test-d.ts"))

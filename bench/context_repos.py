@@ -35,7 +35,8 @@ that round, and the repositories it chose (HELD_OUT below):
   multi-module build, its sources under `<module>/src/main/java`; retrofit is one);
 - their cases: the newest commits of the default branch, first-parent, that change 2 to 40 lines
   of the language's primary sources (bench.context_data.is_secondary tells the rest) and whose
-  derived truth holds at least one definition or caller, four per repository; truth derived by
+  derived truth holds at least one definition or caller, four per repository (bench/context_pick.py
+  lists and derives them: the rule as code); truth derived by
   bench/context_truth.py and reviewed only as its rules say (which of several same-named
   definitions a reader would open), never against what retrieval returns;
 - while retrieval is developed, the bench runs with `--side development`, which leaves them out;

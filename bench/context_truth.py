@@ -19,7 +19,13 @@ For each case:
   receiver's type, and says why; unreviewed, the name is left out of the truth. A name defined in
   more than 8 files is left out. Imports and aliases (Python `import`, `var x = require(…)`,
   `var join = path.join`), object literals' keys and variables inside functions are not
-  definitions.
+  definitions. In Java a file's package is its `package` line (one package may lie under
+  several modules' source roots). In JavaScript and TypeScript a name the file binds to another
+  module (`const name = require('./file')`, `import name from './file'`) means that module's
+  default export, whatever it is called there: `module.exports = name` / `export default name`
+  names a definition of the module; an anonymous one (`module.exports = (a, b) => …`,
+  `var proto = module.exports = function (…)`, `export default function (…)`) is a definition of
+  its own, named `module.exports` or `export default`.
 - **callers** (who depends on what changed): every definition (function, method, constant,
   variable, field) that holds a touched line, innermost only; for each, every line of the
   repository that uses its name (`git grep -w`, at the head for changed files), other than the
@@ -31,7 +37,10 @@ For each case:
   examples, benchmarks and docs (bench.context_data.is_secondary) are not truth: the primary
   sources come first. A name that other definitions share is left out of the truth unless the
   review says which uses are this definition's (a regular expression that a use's line must
-  match, such as `(res|this)\\.send\\(`, with the reason).
+  match, such as `(res|this)\\.send\\(`, with the reason). The callers of an anonymous default
+  export are the functions that use the name each importer binds it to. A local function (one
+  inside another, or a `const` indented in a block or a callback) is used bare, in its own
+  file only (not `x.name`, not an object key `name:`).
 - **acceptable**: everything the rules found before the review narrowed it (every definition of
   a used name, every function holding a use of a changed name, tests and re-exports included).
   The bench's precision counts a returned definition or caller piece as right when it overlaps

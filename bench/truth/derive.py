@@ -13,8 +13,8 @@ from pathlib import Path
 from context_data import change_of, git, is_secondary
 
 from truth.go import GO_PREDECLARED
-from truth.java import static_import
-from truth.javascript import js_functions
+from truth.java import java_package, static_import
+from truth.javascript import Modules, js_functions
 from truth.model import (
     CHANGEABLE_KINDS,
     FUNCTION_KINDS,
@@ -56,6 +56,11 @@ def derive(repo: str, case: dict) -> dict:
             (head_root / path).parent.mkdir(parents=True, exist_ok=True)
             (head_root / path).write_text(text)
         head_tags = tags_of(head_root, [p for p in change.head_texts if language(p)])
+        texts = {p: (base_root / p).read_text(errors="replace") for p in files if p not in changed
+                 and language(p) in ("java", "javascript", "typescript")}
+    texts.update({p: t for p, t in change.head_texts.items() if language(p)})
+    packages = {p: java_package(t) for p, t in texts.items() if language(p) == "java"}
+    modules = _modules(texts, base_tags, head_tags, changed)
     added, touched = _lines(change.entries)
     by_name: dict[str, list[Tag]] = {}
     for tag in base_tags:
@@ -66,15 +71,24 @@ def derive(repo: str, case: dict) -> dict:
     notes: list[str] = []
     truth: list[dict] = []
     acceptable: list[list] = []
-    truth += _definitions(change, added, by_name, review.get("definitions", {}), acceptable, notes)
+    truth += _definitions(change, added, by_name, review.get("definitions", {}), acceptable, notes, packages,
+                          modules)
     truth += _callers(repo, case, change, touched, base_tags, head_tags, by_name, review.get("callers", {}),
-                      acceptable, notes)
+                      acceptable, notes, modules)
     dropped = set(review.get("drop", []))
     kept = [t for t in truth if f"{t['kind']} {t['alts'][0][0]} {t['symbol']}" not in dropped]
     for t in truth:
         if t not in kept:
             notes.append(f"dropped by review: {t['kind']} {t['alts'][0][0]} {t['symbol']}")
     return {"truth": kept, "acceptable": sorted(map(list, {tuple(a) for a in acceptable})), "derivation": notes}
+
+
+def _modules(texts: dict[str, str], base_tags: list[Tag], head_tags: list[Tag], changed: set[str]) -> Modules:
+    """The case's JavaScript and TypeScript files, with their definitions (the head's for changed files)."""
+    tags: dict[str, list[Tag]] = {}
+    for tag in [*(t for t in base_tags if t.path not in changed), *head_tags]:
+        tags.setdefault(tag.path, []).append(tag)
+    return Modules({p: t for p, t in texts.items() if family(p) == "javascript"}, tags)
 
 
 def _lines(entries: list[dict]) -> tuple[dict[str, dict[int, str]], dict[str, set[int]]]:
@@ -100,11 +114,12 @@ def _lines(entries: list[dict]) -> tuple[dict[str, dict[int, str]], dict[str, se
     return added, touched
 
 
-def _reachable(name: str, place: Tag, path: str, head: str, imports: str, dotted: bool) -> bool:
+def _reachable(name: str, place: Tag, path: str, imports: str, dotted: bool, packages: dict[str, str]) -> bool:
     """Whether a bare use of `name` in `path` can mean the definition `place`: in Python,
-    JavaScript and TypeScript the file must import or require the name; in Go and Java it must be
-    of the same package (directory), or imported (Java); a use through a receiver or a path
-    (`x.name`, `pkg.Name`, `a::name`) may mean any."""
+    JavaScript and TypeScript the file must import or require the name; in Go it must be of the
+    same package (directory); in Java of the same package (its `package` line: one package may
+    lie in several modules' source roots, `a/src/main/java/p` and `b/src/main/java/p`), or
+    imported; a use through a receiver or a path (`x.name`, `pkg.Name`, `a::name`) may mean any."""
     lang = language(path)
     if dotted or lang == "rust":
         return True
@@ -112,11 +127,12 @@ def _reachable(name: str, place: Tag, path: str, head: str, imports: str, dotted
         return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", imports) is not None
     same_dir = posixpath.dirname(place.path) == posixpath.dirname(path)
     if lang == "java":
-        return same_dir or re.search(rf"\b{re.escape(name)}\s*;|\.\*\s*;", imports) is not None
+        same_package = place.path in packages and packages[place.path] == packages.get(path)
+        return same_dir or same_package or re.search(rf"\b{re.escape(name)}\s*;|\.\*\s*;", imports) is not None
     return same_dir
 
 
-def _definitions(change, added, by_name, review, acceptable, notes) -> list[dict]:
+def _definitions(change, added, by_name, review, acceptable, notes, packages, modules) -> list[dict]:
     out: list[dict] = []
     seen: set[str] = set()
     for path, lines in added.items():
@@ -129,6 +145,7 @@ def _definitions(change, added, by_name, review, acceptable, notes) -> list[dict
         imports = "\n".join(code_of(head.split("\n")[n - 1], lang) for n in sorted(import_lines(head, lang)))
         imports += "\n" + "\n".join(code_of(line, lang) for line in head.split("\n") if "require(" in line)
         python_names = python_loads(head) if lang == "python" else None
+        bound = modules.bound(path) if family(path) == "javascript" else {}
         for number, text in lines.items():
             code = code_lines[number - 1] if lang != "python" and number <= len(code_lines) else code_of(text, lang)
             if python_names is not None:  # Python: the names `ast` reads on the line (f-strings' too)
@@ -141,9 +158,13 @@ def _definitions(change, added, by_name, review, acceptable, notes) -> list[dict
                 if name in seen or (lang == "go" and name in GO_PREDECLARED):
                     continue
                 seen.add(name)
+                if name in bound and name not in dotted and name not in review:
+                    out += _bound_definition(name, bound[name][0], path, secondary, name in qualifiers, modules,
+                                             acceptable, notes)
+                    continue
                 places = [t for t in by_name.get(name, []) if family(t.path) == family(path) and t.path != path
                           and (name in dotted or not is_member(t) or lang == "java" and static_import(head, t))
-                          and _reachable(name, t, path, head, imports, name in dotted)]
+                          and _reachable(name, t, path, imports, name in dotted, packages)]
                 for t in places:
                     acceptable.append(["definition", t.path, t.line, t.end])
                 for t in by_name.get(name, []):
@@ -191,7 +212,23 @@ def _definitions(change, added, by_name, review, acceptable, notes) -> list[dict
     return out
 
 
-def _callers(repo, case, change, touched, base_tags, head_tags, by_name, review, acceptable, notes) -> list[dict]:
+def _bound_definition(name, module, path, secondary, qualifier, modules, acceptable, notes) -> list[dict]:
+    """A name the file binds to a module's default export (`const name = require('./file')`,
+    `import name from './file'`) means that export, whatever it is called there; used only as a
+    qualifier (`name.x`) it is the member that is opened, unless the export is a function."""
+    exported = modules.default(module)
+    for t in exported:
+        acceptable.append(["definition", t.path, t.line, t.end])
+    if not exported or module == path or qualifier and all(t.kind not in FUNCTION_KINDS for t in exported):
+        return []
+    if secondary or any(is_secondary(t.path) for t in exported):
+        notes.append(f"definition {name}: used by a test or example only, left out")
+        return []
+    return [item("definition", exported, name)]
+
+
+def _callers(repo, case, change, touched, base_tags, head_tags, by_name, review, acceptable, notes,
+             modules) -> list[dict]:
     out: dict[tuple[str, int], dict] = {}
     changed_defs: list[Tag] = []
     for path, lines in touched.items():
@@ -212,6 +249,8 @@ def _callers(repo, case, change, touched, base_tags, head_tags, by_name, review,
                   and not (t.path == target.path and t.scope == target.scope and language(t.path) == "typescript"
                            and t.kind in FUNCTION_KINDS and (t.end == t.line or t.line <= target.end
                                                              and target.line <= t.end))]  # its overload signatures
+        if target.scope_kind == "export":
+            others = []  # a module's default export: its callers are its importers' (_export_uses)
         rule = review.get(target.name)
         if others and rule is None:
             files = sorted({t.path for t in others})
@@ -222,8 +261,13 @@ def _callers(repo, case, change, touched, base_tags, head_tags, by_name, review,
         member = is_member(target)
         file_texts: dict[str, str] = {}
         regions: dict[str, tuple[list[Tag], set[int]]] = {}
-        for path, number, text, code in _uses(repo, case, change, target, file_texts):
-            word = rf"(?<![\w$]){re.escape(target.name)}(?![\w$])"
+        uses = _export_uses(target, modules, file_texts) if target.scope_kind == "export" \
+            else _uses(repo, case, change, target, file_texts)
+        word = rf"(?<![\w$]){re.escape(target.name)}(?![\w$])"
+        for path, number, text, code in uses:
+            if target.scope_kind in ("function", "method", "member", "func") and (path != target.path or re.search(
+                    rf"(\.|::)\s*{word}|{word}\s*:(?!:)", code)):
+                continue  # a local function is used bare (not as `x.name` or a key `name:`), in its own file only
             if member and not re.search(r"(\.|::)\s*" + word, code) and not (lang == "java" and (
                     path == target.path or static_import(file_texts[path], target))):
                 continue  # a method or field is used through a receiver (bare only inside its Java class)
@@ -261,6 +305,19 @@ def _keeper(rule):
     rules = [{"match": rule}] if isinstance(rule, str) else rule
     compiled = [(re.compile(r["match"]), set(r.get("in", []))) for r in rules]
     return lambda path, text: any(p.search(text) and (not where or path in where) for p, where in compiled)
+
+
+def _export_uses(target: Tag, modules: Modules, file_texts: dict[str, str]):
+    """(path, line, text, code) of every use of a module's anonymous default export: the lines
+    of each importing file that use the name it binds the module to, the binding left out."""
+    for path, name, binding in modules.importers(target.path):
+        text = modules.texts[path]
+        file_texts[path] = text
+        word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+        lines = text.split("\n")
+        for number, line in enumerate(strip_file(text, language(path)), 1):
+            if number != binding and word.search(line):
+                yield path, number, lines[number - 1], line
 
 
 def _uses(repo, case, change, target: Tag, file_texts: dict[str, str]):

@@ -15,7 +15,8 @@ from truth.text import ALIAS, IMPORT, extent, strip_file
 
 
 def tags_of(root: Path, paths: list[str]) -> list[Tag]:
-    """Definitions in `paths` under `root`: ctags, plus JavaScript's member assignments."""
+    """Definitions in `paths` under `root`: ctags, plus each language's own (JavaScript's member
+    assignments and anonymous default exports among them)."""
     listing = root / ".ctags-files"
     listing.write_text("\n".join(paths))
     out = subprocess.run(["ctags", "--output-format=json", "--fields=+neKZS", "-L", str(listing), "-f", "-"],
@@ -67,11 +68,11 @@ def tags_of(root: Path, paths: list[str]) -> list[Tag]:
                 found.update({(t.path, t.line, t.name): t for t in python})
         if language(path) == "rust":
             lines = texts.setdefault(path, (root / path).read_text(errors="replace").split("\n"))
-            lines = texts.setdefault(path, (root / path).read_text(errors="replace").split("\n"))
             rust.extra_tags(path, lines, found, code)
         if language(path) in ("javascript", "typescript"):  # functions ctags leaves out (nested ones in TS)
-            texts.setdefault(path, (root / path).read_text(errors="replace").split("\n"))
+            lines = texts.setdefault(path, (root / path).read_text(errors="replace").split("\n"))
             javascript.region_tags(path, found, code)
+            javascript.export_tags(path, lines, found, code)
         if language(path) != "javascript":
             continue
         lines = texts.setdefault(path, (root / path).read_text(errors="replace").split("\n"))

@@ -70,8 +70,9 @@ class Files:
         self._lines: dict[str, list[str] | None] = {}
         self._uses: dict[tuple[str, frozenset[str] | None, frozenset[int] | None], FileUses | None] = {}
         self._paths: frozenset[str] | None = None
-        self.modules = Modules(lambda path: self.uses(path) if self.text(path) is not None else None, self.text,
-                               self.paths, lambda keys: {r.path for r in store.references(keys, limit=5000)})
+        # Modules read only definitions and bindings: no name's uses (frozenset()), which are most of a parse's work
+        self.modules = Modules(lambda path: self.uses(path, frozenset()) if self.text(path) is not None else None,
+                               self.text, self.paths, lambda keys: {r.path for r in store.references(keys, limit=5000)})
 
     def paths(self) -> frozenset[str]:
         """Every path of the repository at the head: the index's, and the change's."""
@@ -97,7 +98,7 @@ class Files:
         imported from `../internal` is common.ts's when internal.ts does `export * from
         './utils/common'`."""
         bound = self.modules.bound(use, where)
-        if bound is not None:  # the module system says which (bot/index/modules.py)
+        if bound is not None and (bound or not is_member(target)):  # the module system says (bot/index/modules.py)
             d = target.definition
             return YES if (target.path, d.name) in bound and d.scope in MODULE_SCOPES else NO
         strength = refers(use, where, target, rivals)
@@ -300,15 +301,13 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
     for loc in [*store.definitions(names, limit=5000), *(t for t, _ in targets)]:
         if loc.path not in changed or loc in [t for t, _ in targets]:
             rivals.setdefault(loc.definition.name, []).append(loc)
-    referring = {r.path for r in store.references(names, limit=5000)} | files.modules.importers([t for t, _ in targets])
-    paths = sorted(referring - changed, key=lambda p: (is_test(p), p))
-    paths = [p for p in changed if files.text(p) is not None] + paths[:settings.max_caller_files]
+    paths, renamed = _caller_paths(files, store, [t for t, _ in targets], changed, settings)
     found: dict[tuple, _Caller] = {}
     for path in paths:
         where = files.uses(path, names)
         if where is None:
             continue
-        aliases = files.modules.aliases(where, [t for t, _ in targets])
+        aliases = files.modules.aliases(where, [t for t, _ in targets], renamed)
         if aliases:
             where = files.uses(path, names | frozenset(aliases)) or where
         for name, uses in where.uses.items():
@@ -333,6 +332,31 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
                     caller.lines.append(use.line)
                     caller.strength = max(caller.strength, strength)
     return _rankfind_callers(list(found.values()), settings)
+
+
+def _caller_paths(files: Files, store: IndexStore, targets: list[Located], changed: set[str],
+                  settings: Settings) -> tuple[list[str], frozenset[str]]:
+    """The files to read for callers: those that use the targets' names, those that import a
+    changed default export (bot/index/modules.py), and those that use a name a module re-exports
+    a target under (`export { parse as parseSize } from './size'`); and those re-exported names."""
+    names = frozenset(t.definition.name for t in targets)
+    # Files that reach a target only under another name (its importers' own, a re-export's) are
+    # read in the primary sources only: tests reach most of a package through its public names,
+    # and would take the budget from the callers that the code itself has.
+    referring = {r.path for r in store.references(names, limit=5000)}
+    referring |= {p for p in files.modules.importers(targets) if not is_test(p)}
+    paths = sorted(referring - changed, key=lambda p: (is_test(p), p))
+    paths = [p for p in changed if files.text(p) is not None] + paths[:settings.max_caller_files]
+    renamed = set()
+    for path in paths:
+        where = files.uses(path, names)
+        for alias, found in (where.bindings.exports.items() if where is not None else ()):
+            if found.name in names and alias not in names:
+                renamed.add(alias)
+    if renamed:
+        more = {r.path for r in store.references(renamed, limit=5000) if not is_test(r.path)} - changed - set(paths)
+        paths += sorted(more, key=lambda p: (is_test(p), p))[:max(0, settings.max_caller_files - len(paths))]
+    return paths, frozenset(renamed)
 
 
 def _rankfind_callers(callers: list[_Caller], settings: Settings) -> list[Candidate]:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from bot.index.bindings import DEFAULT, MODULE, Import, go_package_guess
+from bot.index.packages import Packages, candidates, read_packages
 from bot.index.parse import module_references
 from bot.index.uses import FileUses, Use
 from bot.store.index.model import Located
@@ -39,6 +40,7 @@ class Modules:
         self._go_modules: list[tuple[str, str]] | None = None  # (directory, module path), longest first
         self._directories: dict[str, list[str]] | None = None
         self._go_names: dict[str, dict[str, str]] = {}  # file → package name → import path
+        self._packages: Packages | None = None
 
     # --- one use --------------------------------------------------------------------------------
 
@@ -58,9 +60,10 @@ class Modules:
                 return None
             if found.name == MODULE and where.language in SCRIPT:  # `const merge = require('./merge'); merge()`
                 found = Import(found.source, DEFAULT)
-            return _definitions(self._through(where, found, _DEPTH)) or None
-        parts = re.split(r"\?\.|\.", use.qualifier)
-        head = where.bindings.imports.get(parts[0])
+            return self._said(where, _definitions(self._through(where, found, _DEPTH)))
+        required = re.fullmatch(r"require\(\s*['\"]([^'\"]+)['\"]\s*\)", use.qualifier)
+        parts = ["require"] if required else re.split(r"\?\.|\.", use.qualifier)
+        head = Import(required.group(1), MODULE) if required else where.bindings.imports.get(parts[0])
         if head is None or not all(re.fullmatch(r"[\w$]+", p) for p in parts):
             return None  # `this.x`, `a().b`, a variable's member
         targets = self._through(where, head, _DEPTH)
@@ -68,7 +71,14 @@ class Modules:
             targets = {t for path, name in targets if name == MODULE for t in self.exported(path, part)}
         modules = [path for path, name in targets if name == MODULE]
         found_all = {t for path in modules for t in self.exported(path, use.name)}
-        return _definitions(found_all) or None
+        return self._said(where, _definitions(found_all))
+
+    def _said(self, where: FileUses, found: frozenset[Target]) -> frozenset[Target] | None:
+        """Found nothing module-level: in Python, whose modules' names are their definitions and
+        imports, the use is bound to none of the repository's functions (`os.environ.get`,
+        `DEFAULT_PORTS.get`, a class's member); a JavaScript module may build its exports in ways
+        not read here (`Object.assign(exports, …)`), so there it does not say."""
+        return found if found or where.language == "python" else None
 
     def resolved(self, use: Use, where: FileUses) -> list[Located]:
         """The definitions the module system binds `use` to (bot/index/modules.py), whatever
@@ -80,13 +90,17 @@ class Modules:
                     if d.name == name and d.scope in MODULE_SCOPES]
         return out
 
-    def aliases(self, where: FileUses, targets: Sequence[Located]) -> dict[str, list[Located]]:
+    def aliases(self, where: FileUses, targets: Sequence[Located],
+                renamed: frozenset[str] = frozenset()) -> dict[str, list[Located]]:
         """The local names a file binds to `targets` under other names: a default export required
-        as `merge`, `import {a as b}`, `from .mod import f as g`."""
-        names = {t.definition.name for t in targets}
+        as `merge`, `import {a as b}`, `from .mod import f as g`, a name a module re-exports one
+        under (`renamed`)."""
+        own = {t.definition.name for t in targets}
+        names = own | renamed
+        defaults = where.language in SCRIPT and any(self._default_export(t) for t in targets)
         out: dict[str, list[Located]] = {}
         for local, found in where.bindings.imports.items():
-            if local in names or found.name not in names and found.name not in (DEFAULT, "*"):
+            if local in own or found.name not in names and not (defaults and found.name in (DEFAULT, MODULE)):
                 continue
             bound = self.bound(Use(local, 0, None, False, False, False, None), where) or frozenset()
             hit = [t for t in targets if (t.path, t.definition.name) in bound]
@@ -114,6 +128,8 @@ class Modules:
         """`module.exports = (a, b) => …`, `export default function format`, `module.exports = f`."""
         if target.definition.name == DEFAULT:
             return True
+        if not target.path.endswith(_SCRIPT_EXTENSIONS) or target.definition.scope not in MODULE_SCOPES:
+            return False
         where = self._uses(target.path)
         found = where.bindings.exports.get(DEFAULT) if where is not None else None
         return found is not None and not found.source and found.name == target.definition.name
@@ -169,9 +185,17 @@ class Modules:
         return self.exported(module, found.name, depth - 1)
 
     def _script_file(self, importer: str, source: str) -> str | None:
-        if not source.startswith("."):
-            return None  # a package (`lodash`, `node:path`), or a path alias not read here
-        base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), source))
+        if source.startswith("."):
+            return self._script_candidate(posixpath.normpath(posixpath.join(posixpath.dirname(importer), source)))
+        if self._packages is None:  # a workspace package, a path alias (bot/index/packages.py)
+            self._packages = read_packages(self._paths(), self._text)
+        for base in candidates(self._packages, importer, source):
+            found = self._script_candidate(base)
+            if found is not None:
+                return found
+        return None  # a package from outside the repository (`lodash`, `node:path`)
+
+    def _script_candidate(self, base: str) -> str | None:
         stem = re.sub(r"\.(m|c)?(j|t)sx?$", "", base)
         paths = self._paths()
         for candidate in (base, *(stem + e for e in _SCRIPT_EXTENSIONS), *(f"{base}/index{e}" for e in _SCRIPT_EXTENSIONS)):

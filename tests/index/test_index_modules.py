@@ -61,6 +61,14 @@ def test_js_a_directory_required_is_its_index_file(capsys, tmp_path: Path) -> No
     assert _callers(_context(capsys, tmp_path, ANONYMOUS, head)) == [("lib/app.js", "route")]
 
 
+def test_js_a_member_of_a_required_directory_is_what_its_index_file_exports(capsys, tmp_path: Path) -> None:
+    base = {"lib/utils/index.js": "exports.flatten = require('./array').flatten;\n",
+            "lib/utils/array.js": "exports.flatten = function (a) {\n  return [].concat(a);\n};\n",
+            "lib/flatten.js": "exports.flatten = function (a) {\n  return a.flat();\n};\n"}
+    head = {"lib/router.js": "exports.all = function all(a) {\n  return require('./utils').flatten(a);\n};\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("lib/utils/array.js", 1)]
+
+
 DESTRUCTURED = {
     "lib/encode.js": "exports.escape = function (s) {\n  return encodeURIComponent(s);\n};\n",
     "lib/html.js": "exports.escape = function (s) {\n  return s.replace(/</g, '&lt;');\n};\n",
@@ -120,6 +128,37 @@ def test_ts_a_star_re_export_gives_its_module_names_not_a_renamed_namesake(capsy
     assert _definitions(_context(capsys, tmp_path, TYPESCRIPT, head)) == [("src/units/time.ts", 1)]
 
 
+def test_ts_callers_use_the_name_a_module_re_exports_a_definition_under(capsys, tmp_path: Path) -> None:
+    base = {**TYPESCRIPT, "src/read.ts": "import { parseSize } from './units'\n\nexport function read(s: string) {\n"
+                                         "  return parseSize(s)\n}\n"}
+    head = {"src/units/size.ts": TYPESCRIPT["src/units/size.ts"].replace("Number(s)", "Number(s.trim())")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/read.ts", "read")]
+
+
+WORKSPACE = {
+    "package.json": '{"name": "acme", "private": true, "workspaces": ["packages/*"]}\n',
+    "tsconfig.json": '{\n  // shared\n  "compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["packages/app/src/*"],},},\n}\n',
+    "packages/core/package.json": '{"name": "@acme/core", "main": "dist/index.js"}\n',
+    "packages/core/src/index.ts": "export { format } from './format'\n",
+    "packages/core/src/format.ts": "export function format(n: number): string {\n  return String(n)\n}\n",
+    "packages/legacy/src/format.ts": "export function format(n: number): string {\n  return '' + n\n}\n",
+    "packages/app/src/util/math.ts": "export function clamp(n: number): number {\n  return Math.max(0, n)\n}\n",
+    "packages/app/src/price.ts": "import { format } from '@acme/core'\nimport { clamp } from '@/util/math'\n\n"
+                                 "export function price(n: number) {\n  return format(clamp(n))\n}\n",
+}
+
+
+def test_ts_a_workspace_package_is_found_by_its_package_json_name(capsys, tmp_path: Path) -> None:
+    head = {"packages/app/src/total.ts": "import { format } from '@acme/core'\n\nexport function total(n: number) {\n"
+                                         "  return format(n)\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, WORKSPACE, head)) == [("packages/core/src/format.ts", 1)]
+
+
+def test_ts_a_tsconfig_path_alias_leads_to_its_file(capsys, tmp_path: Path) -> None:
+    head = {"packages/app/src/util/math.ts": WORKSPACE["packages/app/src/util/math.ts"].replace("0, n", "1, n")}
+    assert _callers(_context(capsys, tmp_path, WORKSPACE, head)) == [("packages/app/src/price.ts", "price")]
+
+
 # --- Python: relative imports, `__init__` re-exports ----------------------------------------------
 
 PYTHON = {
@@ -143,6 +182,12 @@ def test_python_callers_through_a_package_init_re_export(capsys, tmp_path: Path)
     assert _callers(_context(capsys, tmp_path, PYTHON, head)) == [("app/main.py", "run")]
 
 
+def test_python_callers_under_an_alias_of_the_import(capsys, tmp_path: Path) -> None:
+    base = {**PYTHON, "app/grab.py": "from pkg.core.impl import fetch as grab\n\n\ndef load(u):\n    return grab(u)\n"}
+    head = {"pkg/core/impl.py": "def fetch(url):\n    return url.strip()\n"}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("app/grab.py", "load"), ("app/main.py", "run")]
+
+
 def test_python_a_parent_relative_import_is_its_module_not_a_namesake(capsys, tmp_path: Path) -> None:
     head = {"pkg/core/text.py": "from ..core.helpers import clean\n\n\ndef words(s):\n    return clean(s).split()\n"}
     assert _definitions(_context(capsys, tmp_path, PYTHON, head)) == [("pkg/core/helpers.py", 1)]
@@ -153,6 +198,16 @@ def test_python_a_module_imported_from_its_package_and_its_alias(capsys, tmp_pat
                                 "    return helpers.clean(impl.fetch(s))\n"}
     assert _definitions(_context(capsys, tmp_path, PYTHON, head)) == [("pkg/core/helpers.py", 1),
                                                                         ("pkg/core/impl.py", 1)]
+
+
+def test_python_a_member_of_a_stdlib_module_or_an_imported_value_is_no_module_function(capsys,
+                                                                                      tmp_path: Path) -> None:
+    base = {"pkg/__init__.py": "", "pkg/api.py": "def get(url):\n    return url\n", "pkg/consts.py": "PORTS = {}\n",
+            "pkg/utils.py": "import os\n\nfrom .consts import PORTS\n\n\ndef proxy(k):\n    return os.environ.get(k)\n"
+                            "\n\ndef port(s):\n    return PORTS.get(s)\n",
+            "app.py": "import pkg.api as api\n\n\ndef run():\n    return api.get('x')\n"}
+    head = {"pkg/api.py": "def get(url):\n    return url.strip()\n"}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("app.py", "run")]
 
 
 # --- Go: import paths through go.mod, package names, aliases ---------------------------------------
