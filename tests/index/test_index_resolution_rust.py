@@ -84,3 +84,10 @@ def test_rust_an_item_without_pub_is_seen_only_in_its_module(capsys, tmp_path: P
             "src/b.rs": "use crate::*;\n\npub fn go() -> u8 {\n    helper()\n}\n"}
     head = {"src/a.rs": private.replace("    1\n", "    2\n")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [("src/a.rs", "twice")]
+
+
+def test_rust_a_path_inside_a_macros_arguments_is_read_whole(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "mod a;\nmod b;\n", "src/a.rs": HELPER, "src/b.rs": "mod a {\n    pub fn helper() -> u8 {\n"
+            "        0\n    }\n}\n\npub fn check() {\n    debug_assert!(crate::a::helper() == 1);\n}\n"}
+    head = {"src/a.rs": CHANGED}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/b.rs", "check")]
