@@ -204,7 +204,9 @@ def _through_type(use: Use, segments: list[str], where: FileUses, target: Locate
         holder = where.caller_of(use.line)
         return YES if holder is not None and holder.scope.split(".")[-1] == owner else NO
     if last != owner:
-        return NO
+        holder = where.caller_of(use.line)
+        generic = holder is not None and re.search(rf"[<,]\s*{re.escape(last)}\s*[:,>]", holder.signature)
+        return MAYBE if generic else NO  # `T::deserialize(d)` with `T: Deserialize`: any implementor's
     if len(segments) > 1:
         place = locate(segments[:-1], where, use.line)
         return MAYBE if place is None else place_match(place, where, target)

@@ -91,3 +91,13 @@ def test_rust_a_path_inside_a_macros_arguments_is_read_whole(capsys, tmp_path: P
             "        0\n    }\n}\n\npub fn check() {\n    debug_assert!(crate::a::helper() == 1);\n}\n"}
     head = {"src/a.rs": CHANGED}
     assert _callers(_context(capsys, tmp_path, base, head)) == [("src/b.rs", "check")]
+
+
+def test_rust_a_call_through_a_type_parameter_may_be_any_implementors(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "mod make;\nmod build;\n",
+            "src/make.rs": "pub trait Make {\n    fn make() -> Self;\n}\n\npub struct Unit;\n\nimpl Make for Unit {\n"
+                           "    fn make() -> Self {\n        Unit\n    }\n}\n",
+            "src/build.rs": "use crate::make::Make;\n\npub fn build<T: Make>() -> T {\n    T::make()\n}\n\n"
+                            "pub fn other() -> u8 {\n    Other::make()\n}\n"}
+    head = {"src/make.rs": base["src/make.rs"].replace("        Unit\n", "        Unit {}\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/build.rs", "build")]
