@@ -30,7 +30,7 @@ DEFINITIONS: dict[str, dict[str, str]] = {
     },
     "go": {
         "function_declaration": "function", "method_declaration": "method", "type_spec": "type",
-        "const_spec": "constant", "var_spec": "variable",
+        "const_spec": "constant", "var_spec": "variable", "method_elem": "method",  # an interface's method
     },
     "java": {
         "class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import MODULE_SCOPES, Modules
@@ -198,7 +198,7 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
         if where is None:
             continue
         for name, uses in where.uses.items():
-            on = [u for u in uses if not u.binding]
+            on = [u for u in uses if not u.binding] or _imported(files, where, uses)
             if on:  # calls first: the reason names the line that calls it, else the first that uses it
                 wanted[(change.path, name)] = (sorted(on, key=lambda u: (u.arguments is None, u.line)), where)
     names = {name for _, name in wanted}
@@ -230,6 +230,29 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
     return [c for _, c in sorted(out, key=lambda item: item[0])]
 
 
+def _imported(files: Files, where: FileUses, uses: list[Use]) -> list[Use]:
+    """A name an added import brings in (`import { Help } from './help.js'`), as a use of what
+    the module system binds it to: the added line names that definition, used or not."""
+    out = []
+    for use in uses:
+        line = where.lines[use.line - 1] if use.line <= len(where.lines) else ""
+        found = where.bindings.imports.get(use.name)
+        if use.binding and found is not None and found.source in line \
+                and re.search(r"\bimport\b|\brequire\s*\(", line) \
+                and not re.search(rf"(?<![\w$]){re.escape(use.name)}\s*(\bas\b|:)", line):  # not `x as y`, `{x: y}`
+            plain = replace(use, binding=False, local=False)
+            if files.modules.bound(plain, where):
+                out.append(plain)
+    return out
+
+
+def _implementations(locs: list[Located]) -> list[Located]:
+    """A TypeScript declaration file (`typings/index.d.ts`) describes code that is elsewhere:
+    that code is what a reader opens, when it is among the candidates."""
+    code = [loc for loc in locs if not loc.path.endswith(".d.ts")]
+    return code or locs
+
+
 def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
             settings: Settings) -> list[tuple[int, Located]]:
     """Which of a name's definitions a use means: those the file says (the overloads whose arity
@@ -240,11 +263,11 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
     scored = [(s, loc) for s, loc in scored if s != NO and loc.path != where.path
               and not (use.qualifies and is_container(loc))  # `Util.check(`: the member is what is opened
               and not (loc.definition.kind in ("module", "namespace") and not use.qualifies)]
-    yes = [loc for s, loc in scored if s == YES]
+    yes = _implementations([loc for s, loc in scored if s == YES])
     fitting = [loc for loc in yes if _arity_fits(loc.definition.signature, use.arguments)]
     if yes:  # overloads: those a call's arguments fit, when some do
         return [(YES, loc) for loc in (fitting or yes)[:settings.max_overloads]]
-    maybe = [loc for s, loc in scored if s == MAYBE and not is_test(loc.path)]  # guesses: primary sources only
+    maybe = _implementations([loc for s, loc in scored if s == MAYBE and not is_test(loc.path)])  # primary only
     if not maybe or len({loc.path for loc in maybe}) > settings.ambiguous_name:
         return []
     maybe.sort(key=lambda loc: (not _arity_fits(loc.definition.signature, use.arguments), is_member(loc),

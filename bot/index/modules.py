@@ -240,7 +240,11 @@ class Modules:
         """`pkg.Func`: the package an import binds `pkg` to is a directory of the repository
         (through go.mod's module path), and Func is that directory's; a package from outside the
         repository holds none of its definitions."""
-        if use.qualifier is None or not re.fullmatch(r"\w+", use.qualifier):
+        if use.qualifier is None:  # bare: the file's own package, its directory (its tests' files for a test)
+            files = [p for p in self._directory(posixpath.dirname(where.path)) if p.endswith(".go")
+                     and (where.path.endswith("_test.go") or not p.endswith("_test.go"))]
+            return frozenset((p, use.name) for p in files)
+        if not re.fullmatch(r"\w+", use.qualifier):
             return None
         path = self.go_names(where).get(use.qualifier)
         if path is None:

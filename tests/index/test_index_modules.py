@@ -159,6 +159,30 @@ def test_ts_a_tsconfig_path_alias_leads_to_its_file(capsys, tmp_path: Path) -> N
     assert _callers(_context(capsys, tmp_path, WORKSPACE, head)) == [("packages/app/src/price.ts", "price")]
 
 
+HELP = {
+    "lib/help.js": "export class Help {\n  format(s) {\n    return s;\n  }\n}\n",
+    "lib/legacy/help.js": "export class Help {\n  format(s) {\n    return '';\n  }\n}\n",
+    "typings/index.d.ts": "export class Help {\n  format(s: string): string;\n}\n",
+    "lib/command.js": "import { Help, other } from './help.js';\n\nexport function help() {\n  return new Help();\n}\n",
+}
+
+
+def test_js_a_name_an_added_import_brings_in_gets_its_definition(capsys, tmp_path: Path) -> None:
+    head = {"lib/command.js": HELP["lib/command.js"].replace("Help, other", "Help")}
+    assert _definitions(_context(capsys, tmp_path, HELP, head)) == [("lib/help.js", 1)]
+
+
+def test_python_an_added_import_of_an_outside_name_under_an_own_name_gets_nothing(capsys, tmp_path: Path) -> None:
+    base = {"pkg/__init__.py": "from .__version__ import __version__\n", "pkg/__version__.py": "__version__ = '1'\n"}
+    head = {"pkg/__init__.py": base["pkg/__init__.py"] + "from chardet import __version__ as chardet_version\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == []
+
+
+def test_js_a_declaration_file_gives_way_to_the_code_it_declares(capsys, tmp_path: Path) -> None:
+    head = {"lib/run.js": "export function run(help) {\n  return help.format('x');\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, {**HELP, "lib/legacy/help.js": "\n"}, head)) == [("lib/help.js", 2)]
+
+
 # --- Python: relative imports, `__init__` re-exports ----------------------------------------------
 
 PYTHON = {
@@ -239,3 +263,18 @@ def test_go_an_aliased_import_is_its_directory_not_a_namesake(capsys, tmp_path: 
     head = {"api/list.go": "package api\n\nimport inv \"example.com/shop/v2/legacy/store\"\n\n"
                            "func List() int {\n\treturn inv.Get(1)\n}\n"}
     assert _definitions(_context(capsys, tmp_path, GO, head)) == [("legacy/store/db.go", 3)]
+
+
+def test_go_a_changed_interface_method_is_that_method_not_the_whole_interface(capsys, tmp_path: Path) -> None:
+    base = {"router.go": "package shop\n\ntype Router interface {\n\tGet(p string)\n\tPost(p string)\n}\n",
+            "use.go": "package shop\n\nfunc Mount(r Router) {\n\tr.Get(\"/\")\n}\n\nfunc Other(r Router) {\n"
+                      "\tr.Post(\"/\")\n}\n"}
+    head = {"router.go": base["router.go"].replace("Post(p string)", "Post(p string, q int)")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("use.go", "Other")]
+
+
+def test_go_a_bare_name_is_its_own_directory_s_not_a_same_named_package_s(capsys, tmp_path: Path) -> None:
+    base = {"go.mod": "module example.com/tool\n", "cmd/util/h.go": "package util\n\nfunc Helper() int {\n\treturn 1\n}\n",
+            "pkg/util/h.go": "package util\n\nfunc Helper() int {\n\treturn 2\n}\n"}
+    head = {"cmd/util/x.go": "package util\n\nfunc Run() int {\n\treturn Helper()\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("cmd/util/h.go", 3)]
