@@ -231,7 +231,11 @@ def _receiver(use: Use, where: FileUses, target: Located, rivals: list[Located])
         return YES
     declared = where.types_at(use.line).get(last)
     if declared is not None:
-        return YES if declared == owner else NO
+        if declared == owner:
+            return YES
+        holder = where.caller_of(use.line)  # `formatter: &mut F` with `F: Formatter`: any implementor's
+        generic = holder is not None and re.search(rf"[<,]\s*{re.escape(declared)}\s*[:,>]", holder.signature)
+        return MAYBE if generic or len(declared) == 1 else NO
     for rival in rivals:
         rival_owner = rival.definition.scope.split(".")[-1]
         if rival_owner and rival_owner != owner and last.lower() == rival_owner.lower():

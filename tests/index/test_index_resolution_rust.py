@@ -101,3 +101,14 @@ def test_rust_a_call_through_a_type_parameter_may_be_any_implementors(capsys, tm
                             "pub fn other() -> u8 {\n    Other::make()\n}\n"}
     head = {"src/make.rs": base["src/make.rs"].replace("        Unit\n", "        Unit {}\n")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [("src/build.rs", "build")]
+
+
+def test_rust_a_call_on_a_generic_value_may_reach_any_implementors_method(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "mod fmt;\nmod out;\n",
+            "src/fmt.rs": "pub trait Format {\n    fn open(&mut self) -> u8;\n}\n\npub struct Pretty;\n\n"
+                          "impl Format for Pretty {\n    fn open(&mut self) -> u8 {\n        1\n    }\n}\n\n"
+                          "pub struct Door;\n\nimpl Door {\n    pub fn open(&mut self) -> u8 {\n        2\n    }\n}\n",
+            "src/out.rs": "use crate::fmt::{Door, Format};\n\npub fn write<F: Format>(f: &mut F) -> u8 {\n    f.open()\n}\n\n"
+                          "pub fn enter(d: &mut Door) -> u8 {\n    d.open()\n}\n"}
+    head = {"src/fmt.rs": base["src/fmt.rs"].replace("        1\n", "        3\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/out.rs", "write")]
