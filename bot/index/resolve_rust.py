@@ -80,7 +80,7 @@ def locate(segments: list[str], where: FileUses, line: int, depth: int = 3) -> P
         return None
     head, rest = segments[0], segments[1:]
     crate, here = crate_of(where.path), module_at(where, line)
-    if head == "crate":
+    if head in ("crate", "$crate"):  # `$crate` in a macro: the crate that defines it, this file's
         return Place(crate, tuple(rest))
     if head in ("self", "super"):
         ups = 0

@@ -112,3 +112,13 @@ def test_rust_a_call_on_a_generic_value_may_reach_any_implementors_method(capsys
                           "pub fn enter(d: &mut Door) -> u8 {\n    d.open()\n}\n"}
     head = {"src/fmt.rs": base["src/fmt.rs"].replace("        1\n", "        3\n")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [("src/out.rs", "write")]
+
+
+def test_rust_a_macros_crate_path_is_its_own_crates(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "pub mod private;\nmod other;\n\n#[macro_export]\nmacro_rules! make {\n    () => {\n"
+                          "        $crate::private::helper()\n    };\n}\n",
+            "src/private.rs": HELPER, "src/other.rs": "pub mod private;\n", "src/other/private.rs": "pub " + HELPER}
+    head = {"src/private.rs": CHANGED}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/lib.rs", "make")]
+    head = {"src/other/private.rs": "pub " + CHANGED}
+    assert _callers(_context(capsys, tmp_path / "other", base, head)) == []
