@@ -25,6 +25,10 @@ _JS_FUNCTION = re.compile(
     r"\(\s*$")  # the same with its parameters on the lines below (checked: `) {` closes them)
 
 
+_SPLIT_CONST = re.compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([\w$]+)\s*(?::[^=]+)?=\s*$")
+_FUNCTION_START = re.compile(r"^\s*(?:async\s+)?(?:function\b|\(|[\w$]+\s*=>|<)")
+
+
 def _closes_as_method(code: list[str], start: int) -> bool:
     depth = 0
     for number in range(start, min(len(code), start + 40) + 1):
@@ -45,6 +49,11 @@ def js_functions(path: str, code: list[str]) -> list[Tag]:
     for number, line in enumerate(code, 1):
         match = _JS_FUNCTION.match(line)
         if not match:
+            split = _SPLIT_CONST.match(line)  # `const name: Type =` with the function on the next line
+            following = next((c for c in code[number:number + 3] if c.strip()), "")
+            if split and _FUNCTION_START.match(following):
+                out.append(Tag(split.group(1), path, number, extent(code, number, "javascript", "variable"),
+                               "function", ""))
             continue
         name = next(g for g in match.groups() if g)
         if match.group(5) and not _closes_as_method(code, number):

@@ -34,6 +34,8 @@ def java_refers(use: Use, where: FileUses, target: Located, rivals: list[Located
     """Whether `use` (not a binding) in the Java file `where` means `target`."""
     if where.path == target.path and use.qualifier in (None, "this"):
         return YES
+    if where.path != target.path and re.match(r"(@\w+(\([^)]*\))?\s+)*private\b", target.definition.signature):
+        return NO  # a private member is seen only in its top-level class's file
     if use.qualifier is None:
         return _bare(use, where, target)
     return _qualified(use, where, target, rivals)
@@ -138,6 +140,8 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
     kind = declared.get(qualifier)  # a parameter's, a local's or a field's declared type
     if kind is not None or _type_like(qualifier):  # or `Util.helper`, `Outer.Inner.make`, `com.ex.Util.helper`
         found = type_is(kind or qualifier, where, chain, target.path)
+        if found != YES and kind is not None and _dispatched(kind, rivals):
+            return MAYBE  # `adapter.adapt(call)` with `CallAdapter adapter`: any implementation's
         if found != MAYBE:
             return found
     last = (kind or qualifier).rsplit(".", 1)[-1].strip()
@@ -149,6 +153,15 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
         if others and others[-1] != owner and last.lower() == others[-1].lower():
             return NO
     return MAYBE
+
+
+def _dispatched(kind: str, rivals: list[Located]) -> bool:
+    """Whether a variable's declared type declares the method abstract (an interface's, an
+    abstract class's): a call through it may run any implementation, the target's among them."""
+    name = _GENERICS.sub("", kind).rsplit(".", 1)[-1].strip()
+    return any(type_chain(r)[-1:] == [name] and (re.search(r"\babstract\b", r.definition.signature)
+                                                  or r.definition.signature.rstrip().endswith(";"))
+               for r in rivals)
 
 
 def _type_like(qualifier: str) -> bool:

@@ -80,7 +80,7 @@ def locate(segments: list[str], where: FileUses, line: int, depth: int = 3) -> P
         return None
     head, rest = segments[0], segments[1:]
     crate, here = crate_of(where.path), module_at(where, line)
-    if head == "crate":
+    if head in ("crate", "$crate"):  # `$crate` in a macro: the crate that defines it, this file's
         return Place(crate, tuple(rest))
     if head in ("self", "super"):
         ups = 0
@@ -101,22 +101,33 @@ def _split(path: str) -> list[str]:
     return [s.strip() for s in re.sub(r"<[^<>]*>", "", path).split("::") if s.strip()]
 
 
-def place_match(place: Place, target: Located) -> int:
+def place_match(place: Place, where: FileUses, target: Located) -> int:
     """Whether the module a path leads to holds the target: YES, NO, or MAYBE when it is a
-    module above the target's, which may re-export it (`crate::Number` of src/number.rs)."""
+    module above the target's, which may re-export it (`crate::Number` of src/number.rs).
+
+    Another crate's path is the target's when it names the target's crate of a workspace (its
+    directory, `-` read as `_`). The repository's root crate has no name here: from its tests,
+    benches and examples a path of another crate may be its (`serde_json::from_str`), a guess;
+    from its own sources it is not (they say `crate::`, and `serde::de` is another crate's)."""
     at = target_place(target)
     if place.external:
         if place.crate in _STANDARD:
             return NO
-        named = not at.crate or posixpath.basename(at.crate).replace("-", "_") == place.crate
-        if not named:
+        if at.crate and posixpath.basename(at.crate).replace("-", "_") == place.crate:
+            place = Place(at.crate, place.modules)
+        elif not at.crate and "src" not in where.path.split("/")[:-1]:
+            return MAYBE if place.modules == at.modules or _above(place.modules, at.modules) else NO
+        else:
             return NO
-        place = Place(at.crate, place.modules)
     if place.crate != at.crate:
         return NO
     if place.modules == at.modules:
         return YES
-    return MAYBE if at.modules[:len(place.modules)] == place.modules else NO
+    return MAYBE if _above(place.modules, at.modules) else NO
+
+
+def _above(outer: tuple[str, ...], inner: tuple[str, ...]) -> bool:
+    return inner[:len(outer)] == outer
 
 
 def import_match(source: str, where: FileUses, target: Located, line: int = 0) -> int:
@@ -124,11 +135,13 @@ def import_match(source: str, where: FileUses, target: Located, line: int = 0) -
     place = locate(_split(source), where, line)
     if place is None:
         return NO if _split(source)[-1:] and _split(source)[-1][:1].isupper() else MAYBE
-    return place_match(place, target)
+    return place_match(place, where, target)
 
 
 def rust_refers(use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:
     """Whether `use` (not a binding) in the Rust file `where` means `target`."""
+    if not _visible(use, where, target):
+        return NO
     if use.qualifier is None:
         return _bare(use, where, target)
     if not use.path:  # `x.helper()`, `self.n`: a method or a field, never a free function
@@ -143,7 +156,17 @@ def rust_refers(use: Use, where: FileUses, target: Located, rivals: list[Located
     place = locate(segments, where, use.line)
     if place is None:
         return YES if segments[-1] == module_stem(target.path) else NO
-    return place_match(place, target)
+    return place_match(place, where, target)
+
+
+def _visible(use: Use, where: FileUses, target: Located) -> bool:
+    """A free item without `pub` (`fn helper`, `const TOKEN`) is seen only in its module and the
+    modules inside it; a method's visibility is its impl's or trait's, which a path cannot show."""
+    d = target.definition
+    if _is_member(target) or d.kind == "macro" or re.match(r"(#\[[^\]]*\]\s*)*pub\b", d.signature):
+        return True
+    at = target_place(target)
+    return crate_of(where.path) == at.crate and _above(at.modules, tuple(module_at(where, use.line)))
 
 
 def _bare(use: Use, where: FileUses, target: Located) -> int:
@@ -166,7 +189,7 @@ def _bare(use: Use, where: FileUses, target: Located) -> int:
     best = NO
     for glob in where.globs:  # `use super::*`, `use crate::de::*`
         place = locate(_split(glob), where, use.line)
-        best = max(best, MAYBE if place is None else place_match(place, target))
+        best = max(best, MAYBE if place is None else place_match(place, where, target))
     return best
 
 
@@ -181,10 +204,12 @@ def _through_type(use: Use, segments: list[str], where: FileUses, target: Locate
         holder = where.caller_of(use.line)
         return YES if holder is not None and holder.scope.split(".")[-1] == owner else NO
     if last != owner:
-        return NO
+        holder = where.caller_of(use.line)
+        generic = holder is not None and re.search(rf"[<,]\s*{re.escape(last)}\s*[:,>]", holder.signature)
+        return MAYBE if generic else NO  # `T::deserialize(d)` with `T: Deserialize`: any implementor's
     if len(segments) > 1:
         place = locate(segments[:-1], where, use.line)
-        return MAYBE if place is None else place_match(place, target)
+        return MAYBE if place is None else place_match(place, where, target)
     source = where.imports.get(last)
     if source is not None:
         found = import_match(source, where, target, use.line)
@@ -197,16 +222,20 @@ def _receiver(use: Use, where: FileUses, target: Located, rivals: list[Located])
     owner = target.definition.scope.split(".")[-1]
     qualifier = use.qualifier or ""
     last = re.split(r"::|\.", qualifier)[-1].strip()
-    if last == "self":
+    if last == "self":  # its impl's (or trait's); in its file, perhaps a trait's the impl implements
         holder = where.caller_of(use.line)
         if holder is not None and holder.scope.split(".")[-1] == owner:
             return YES
-        return NO
+        return MAYBE if where.path == target.path else NO
     if last.lower() in (owner.lower(), owner.lower() + "s"):
         return YES
     declared = where.types_at(use.line).get(last)
     if declared is not None:
-        return YES if declared == owner else NO
+        if declared == owner:
+            return YES
+        holder = where.caller_of(use.line)  # `formatter: &mut F` with `F: Formatter`: any implementor's
+        generic = holder is not None and re.search(rf"[<,]\s*{re.escape(declared)}\s*[:,>]", holder.signature)
+        return MAYBE if generic or len(declared) == 1 else NO
     for rival in rivals:
         rival_owner = rival.definition.scope.split(".")[-1]
         if rival_owner and rival_owner != owner and last.lower() == rival_owner.lower():

@@ -152,13 +152,31 @@ def _use(node: Node, word: str, own: bool, language: str, text: list[str], scope
     parent = node.parent
     if before is not None and before.type in QUALIFIER_TOKENS and before.prev_sibling is not None \
             and (parent is None or parent.type not in _NAMED):  # `fn f() -> Error`: a return type, no qualifier
-        qualifier = text_of(before.prev_sibling)
+        qualifier = _macro_path(before) if parent is not None and parent.type == "token_tree" \
+            else text_of(before.prev_sibling)
     after = node.next_sibling
     qualifies = after is not None and after.type in QUALIFIER_TOKENS
     line = node.start_point[0] + 1
     local = qualifier is None and _local(node, word, language, text, scopes)
     path = qualifier is not None and before is not None and before.type == "::"
     return Use(word, line, qualifier, own or _binds(node), local, qualifies, _arguments(node), path)
+
+
+def _macro_path(separator: Node) -> str:
+    """The path before a name inside a Rust macro's tokens (`debug_assert!(crate::ser::f(x))`),
+    which tree-sitter leaves flat: every `segment ::` and `segment .` before it, back to the start."""
+    parts: list[str] = []
+    current: Node | None = separator
+    while current is not None and current.type in QUALIFIER_TOKENS and current.prev_sibling is not None \
+            and current.prev_sibling.type in ("identifier", "crate", "self", "super", "metavariable"):
+        parts.insert(0, text_of(current.prev_sibling))
+        current = current.prev_sibling.prev_sibling
+        if current is not None and current.type == "::":
+            continue
+        break
+    if not parts:  # `f(x).is_ok()`: what is before is no path
+        return text_of(separator.prev_sibling)
+    return "::".join(parts) if separator.type == "::" else ".".join(parts)
 
 
 _FUNCTIONS = frozenset({

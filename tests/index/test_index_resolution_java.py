@@ -125,3 +125,24 @@ def test_java_a_method_of_an_anonymous_class_brings_the_users_of_the_field_holdi
             CORE + "Checks.java": checks}
     head = {CORE + "Checks.java": checks.replace("return false;", "return o != null;")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Checks.java", "valid")]
+
+
+def test_java_a_private_method_has_no_callers_in_other_files(capsys, tmp_path: Path) -> None:
+    box = "package com.ex.core;\n\nclass Box {\n  private int size() {\n    return 1;\n  }\n\n  int twice() {\n" \
+          "    return size() * 2;\n  }\n}\n"
+    base = {CORE + "Box.java": box,
+            CORE + "Shelf.java": "package com.ex.core;\n\nclass Shelf {\n  int count() {\n"
+                                 "    return items().size();\n  }\n}\n"}
+    head = {CORE + "Box.java": box.replace("return 1;", "return 2;")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Box.java", "twice")]
+
+
+def test_java_a_call_through_an_interface_may_reach_an_implementation(capsys, tmp_path: Path) -> None:
+    base = {CORE + "Adapter.java": "package com.ex.core;\n\ninterface Adapter {\n  int adapt(int x);\n}\n",
+            CORE + "Doubling.java": "package com.ex.core;\n\nclass Doubling implements Adapter {\n"
+                                    "  public int adapt(int x) {\n    return x * 2;\n  }\n}\n",
+            CORE + "Plain.java": "package com.ex.core;\n\nclass Plain {\n  int adapt(int x) {\n    return x;\n  }\n}\n",
+            CORE + "Caller.java": "package com.ex.core;\n\nclass Caller {\n  int run(Adapter adapter) {\n"
+                                  "    return adapter.adapt(1);\n  }\n\n  int plain(Plain p) {\n    return p.adapt(2);\n  }\n}\n"}
+    head = {CORE + "Doubling.java": base[CORE + "Doubling.java"].replace("x * 2", "x * 3")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Caller.java", "run")]

@@ -76,3 +76,49 @@ def test_rust_a_types_methods_are_called_on_it_in_other_files_and_free_functions
                                                                           ("src/foo_ext.rs", "twice")]
     head = {"src/util.rs": CHANGED}
     assert _callers(_context(capsys, tmp_path / "free", METHODS, head)) == [("src/foo_ext.rs", "free")]
+
+
+def test_rust_an_item_without_pub_is_seen_only_in_its_module(capsys, tmp_path: Path) -> None:
+    private = "fn helper() -> u8 {\n    1\n}\n\npub fn twice() -> u8 {\n    helper() * 2\n}\n"
+    base = {"src/lib.rs": "mod a;\nmod b;\n\n" + HELPER, "src/a.rs": private,
+            "src/b.rs": "use crate::*;\n\npub fn go() -> u8 {\n    helper()\n}\n"}
+    head = {"src/a.rs": private.replace("    1\n", "    2\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/a.rs", "twice")]
+
+
+def test_rust_a_path_inside_a_macros_arguments_is_read_whole(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "mod a;\nmod b;\n", "src/a.rs": HELPER, "src/b.rs": "mod a {\n    pub fn helper() -> u8 {\n"
+            "        0\n    }\n}\n\npub fn check() {\n    debug_assert!(crate::a::helper() == 1);\n}\n"}
+    head = {"src/a.rs": CHANGED}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/b.rs", "check")]
+
+
+def test_rust_a_call_through_a_type_parameter_may_be_any_implementors(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "mod make;\nmod build;\n",
+            "src/make.rs": "pub trait Make {\n    fn make() -> Self;\n}\n\npub struct Unit;\n\nimpl Make for Unit {\n"
+                           "    fn make() -> Self {\n        Unit\n    }\n}\n",
+            "src/build.rs": "use crate::make::Make;\n\npub fn build<T: Make>() -> T {\n    T::make()\n}\n\n"
+                            "pub fn other() -> u8 {\n    Other::make()\n}\n"}
+    head = {"src/make.rs": base["src/make.rs"].replace("        Unit\n", "        Unit {}\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/build.rs", "build")]
+
+
+def test_rust_a_call_on_a_generic_value_may_reach_any_implementors_method(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "mod fmt;\nmod out;\n",
+            "src/fmt.rs": "pub trait Format {\n    fn open(&mut self) -> u8;\n}\n\npub struct Pretty;\n\n"
+                          "impl Format for Pretty {\n    fn open(&mut self) -> u8 {\n        1\n    }\n}\n\n"
+                          "pub struct Door;\n\nimpl Door {\n    pub fn open(&mut self) -> u8 {\n        2\n    }\n}\n",
+            "src/out.rs": "use crate::fmt::{Door, Format};\n\npub fn write<F: Format>(f: &mut F) -> u8 {\n    f.open()\n}\n\n"
+                          "pub fn enter(d: &mut Door) -> u8 {\n    d.open()\n}\n"}
+    head = {"src/fmt.rs": base["src/fmt.rs"].replace("        1\n", "        3\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/out.rs", "write")]
+
+
+def test_rust_a_macros_crate_path_is_its_own_crates(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "pub mod private;\nmod other;\n\n#[macro_export]\nmacro_rules! make {\n    () => {\n"
+                          "        $crate::private::helper()\n    };\n}\n",
+            "src/private.rs": HELPER, "src/other.rs": "pub mod private;\n", "src/other/private.rs": "pub " + HELPER}
+    head = {"src/private.rs": CHANGED}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/lib.rs", "make")]
+    head = {"src/other/private.rs": "pub " + CHANGED}
+    assert _callers(_context(capsys, tmp_path / "other", base, head)) == []
