@@ -15,6 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from bot.index.bindings import DEFAULT, MODULE, Import, go_package_guess
 from bot.index.packages import Packages, candidates, read_packages
@@ -81,6 +82,21 @@ class Modules:
         `DEFAULT_PORTS.get`, a class's member); a JavaScript module may build its exports in ways
         not read here (`Object.assign(exports, …)`), so there it does not say."""
         return found if found or where.language == "python" else None
+
+    def imported(self, where: FileUses, uses: list[Use]) -> list[Use]:
+        """A name an added import brings in (`import { Help } from './help.js'`), as a use of what
+        the module system binds it to: the added line names that definition, used or not."""
+        out = []
+        for use in uses:
+            line = where.lines[use.line - 1] if use.line <= len(where.lines) else ""
+            found = where.bindings.imports.get(use.name)
+            if use.binding and found is not None and found.source in line \
+                    and re.search(r"\bimport\b|\brequire\s*\(", line) \
+                    and not re.search(rf"(?<![\w$]){re.escape(use.name)}\s*(\bas\b|:)", line):  # not `x as y`, `{x: y}`
+                plain = replace(use, binding=False, local=False)
+                if self.bound(plain, where):
+                    out.append(plain)
+        return out
 
     def resolved(self, use: Use, where: FileUses) -> list[Located]:
         """The definitions the module system binds `use` to (bot/index/modules.py), whatever
