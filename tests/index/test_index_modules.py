@@ -128,6 +128,13 @@ def test_ts_the_callers_of_a_default_export_use_the_name_its_importers_give(caps
     assert _callers(_context(capsys, tmp_path, TYPESCRIPT, head)) == [("src/price.ts", "price")]
 
 
+def test_ts_a_default_export_re_exported_under_a_name_is_that_default(capsys, tmp_path: Path) -> None:
+    base = {**TYPESCRIPT, "src/index.ts": "export { default as formatNumber } from './format'\n"}
+    head = {"src/show.ts": "import { formatNumber } from '.'\n\nexport function show(n: number) {\n"
+                           "  return formatNumber(n)\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("src/format.ts", 1)]
+
+
 def test_ts_a_namespace_import_of_an_index_file_follows_its_re_exports(capsys, tmp_path: Path) -> None:
     head = {"src/read.ts": "import * as units from './units'\n\nexport function read(s: string) {\n"
                            "  return units.parseSize(s)\n}\n"}
