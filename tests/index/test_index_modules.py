@@ -237,6 +237,13 @@ def test_python_callers_under_an_alias_of_the_import(capsys, tmp_path: Path) -> 
     assert _callers(_context(capsys, tmp_path, base, head)) == [("app/grab.py", "load"), ("app/main.py", "run")]
 
 
+def test_python_a_name_neither_imported_nor_defined_is_a_builtin_not_a_namesake(capsys, tmp_path: Path) -> None:
+    base = {"pkg/__init__.py": "", "pkg/compat.py": "str = str\nbytes = bytes\nbasestring = (str, bytes)\n"}
+    head = {"pkg/types.py": "from .compat import basestring\n\n\ndef is_text(obj):\n"
+                            "    return isinstance(obj, (str, bytes)) or isinstance(obj, basestring)\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("pkg/compat.py", 3)]
+
+
 def test_python_a_parent_relative_import_is_its_module_not_a_namesake(capsys, tmp_path: Path) -> None:
     head = {"pkg/core/text.py": "from ..core.helpers import clean\n\n\ndef words(s):\n    return clean(s).split()\n"}
     assert _definitions(_context(capsys, tmp_path, PYTHON, head)) == [("pkg/core/helpers.py", 1)]
