@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import MODULE_SCOPES, Modules
@@ -201,7 +201,7 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
         if where is None:
             continue
         for name, uses in where.uses.items():
-            on = [u for u in uses if not u.binding] or _imported(files, where, uses)
+            on = [u for u in uses if not u.binding] or files.modules.imported(where, uses)
             if on:  # calls first: the reason names the line that calls it, else the first that uses it
                 wanted[(change.path, name)] = (sorted(on, key=lambda u: (u.arguments is None, u.line)), where)
     names = {name for _, name in wanted}
@@ -231,22 +231,6 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
             out.append((rank, Candidate(loc.path, d.start, d.end, _label(d), "definition",
                                          f"{name} is used on {path}:{use.line}")))
     return [c for _, c in sorted(out, key=lambda item: item[0])]
-
-
-def _imported(files: Files, where: FileUses, uses: list[Use]) -> list[Use]:
-    """A name an added import brings in (`import { Help } from './help.js'`), as a use of what
-    the module system binds it to: the added line names that definition, used or not."""
-    out = []
-    for use in uses:
-        line = where.lines[use.line - 1] if use.line <= len(where.lines) else ""
-        found = where.bindings.imports.get(use.name)
-        if use.binding and found is not None and found.source in line \
-                and re.search(r"\bimport\b|\brequire\s*\(", line) \
-                and not re.search(rf"(?<![\w$]){re.escape(use.name)}\s*(\bas\b|:)", line):  # not `x as y`, `{x: y}`
-            plain = replace(use, binding=False, local=False)
-            if files.modules.bound(plain, where):
-                out.append(plain)
-    return out
 
 
 def _implementations(locs: list[Located]) -> list[Located]:

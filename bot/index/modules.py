@@ -15,6 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from bot.index.bindings import DEFAULT, MODULE, Import, go_package_guess
 from bot.index.packages import Packages, candidates, read_packages
@@ -59,7 +60,9 @@ class Modules:
             if found is None:
                 return None
             if found.name == MODULE and where.language in SCRIPT:  # `const merge = require('./merge'); merge()`
-                found = Import(found.source, DEFAULT)
+                module = self.module_file(where.language, where.path, found.source)
+                if module is not None:  # the module's default export, or its exports object: none other
+                    return _definitions(self.exported(module, DEFAULT))
             return self._said(where, _definitions(self._through(where, found, _DEPTH)))
         required = re.fullmatch(r"require\(\s*['\"]([^'\"]+)['\"]\s*\)", use.qualifier)
         parts = ["require"] if required else re.split(r"\?\.|\.", use.qualifier)
@@ -79,6 +82,21 @@ class Modules:
         `DEFAULT_PORTS.get`, a class's member); a JavaScript module may build its exports in ways
         not read here (`Object.assign(exports, …)`), so there it does not say."""
         return found if found or where.language == "python" else None
+
+    def imported(self, where: FileUses, uses: list[Use]) -> list[Use]:
+        """A name an added import brings in (`import { Help } from './help.js'`), as a use of what
+        the module system binds it to: the added line names that definition, used or not."""
+        out = []
+        for use in uses:
+            line = where.lines[use.line - 1] if use.line <= len(where.lines) else ""
+            found = where.bindings.imports.get(use.name)
+            if use.binding and found is not None and found.source in line \
+                    and re.search(r"\bimport\b|\brequire\s*\(", line) \
+                    and not re.search(rf"(?<![\w$]){re.escape(use.name)}\s*(\bas\b|:)", line):  # not `x as y`, `{x: y}`
+                plain = replace(use, binding=False, local=False)
+                if self.bound(plain, where):
+                    out.append(plain)
+        return out
 
     def resolved(self, use: Use, where: FileUses) -> list[Located]:
         """The definitions the module system binds `use` to (bot/index/modules.py), whatever
@@ -198,7 +216,8 @@ class Modules:
     def _script_candidate(self, base: str) -> str | None:
         stem = re.sub(r"\.(m|c)?(j|t)sx?$", "", base)
         paths = self._paths()
-        for candidate in (base, *(stem + e for e in _SCRIPT_EXTENSIONS), *(f"{base}/index{e}" for e in _SCRIPT_EXTENSIONS)):
+        folder = "" if base in (".", "") else base + "/"  # `require('../')` from tests/: the root's index.js
+        for candidate in (base, *(stem + e for e in _SCRIPT_EXTENSIONS), *(f"{folder}index{e}" for e in _SCRIPT_EXTENSIONS)):
             if candidate in paths:
                 return candidate
         return None
@@ -240,6 +259,8 @@ class Modules:
         """`pkg.Func`: the package an import binds `pkg` to is a directory of the repository
         (through go.mod's module path), and Func is that directory's; a package from outside the
         repository holds none of its definitions."""
+        if use.qualifier is None and not self._modules():
+            return None  # no go.mod: a layout not known here (bot/index/resolve.py's rules decide)
         if use.qualifier is None:  # bare: the file's own package, its directory (its tests' files for a test)
             files = [p for p in self._directory(posixpath.dirname(where.path)) if p.endswith(".go")
                      and (where.path.endswith("_test.go") or not p.endswith("_test.go"))]

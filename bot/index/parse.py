@@ -229,7 +229,7 @@ def _module_assignments(root: Node) -> list[_Entry]:
             entries.append(_Entry(statement, DEFAULT_EXPORT, -1, kind, ""))
             continue
         expression = statement.named_children[0] if statement.type == "expression_statement" \
-            and statement.named_children else None
+            and statement.named_children else _declared_assignment(statement)
         lefts: list[Node] = []
         while expression is not None and expression.type == "assignment_expression":
             left = expression.child_by_field_name("left")
@@ -250,6 +250,15 @@ def _module_assignments(root: Node) -> list[_Entry]:
             named = DEFAULT_EXPORT if function and text_of(left) == "module.exports" else text_of(name)
             entries.append(_Entry(statement, named, name.start_byte, kind, scope))
     return entries
+
+
+def _declared_assignment(statement: Node) -> Node | None:
+    """The assignment a declaration's only variable takes: `var proto = module.exports = function …`."""
+    if statement.type not in ("lexical_declaration", "variable_declaration"):
+        return None
+    declarators = [c for c in statement.named_children if c.type == "variable_declarator"]
+    value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
+    return value if value is not None and value.type == "assignment_expression" else None
 
 
 def _type_name(node: Node | None) -> str:

@@ -69,6 +69,24 @@ def test_js_a_member_of_a_required_directory_is_what_its_index_file_exports(caps
     assert _definitions(_context(capsys, tmp_path, base, head)) == [("lib/utils/array.js", 1)]
 
 
+def test_js_an_anonymous_export_a_variable_also_names_is_found_through_its_requires(capsys, tmp_path: Path) -> None:
+    base = {"lib/router/index.js": "var proto = module.exports = function (options) {\n  var opts = options || {};\n"
+                                   "  return opts;\n};\n\nproto.use = function use(fn) {\n  return fn;\n};\n",
+            "lib/application.js": "var Router = require('./router');\n\nexports.lazyrouter = function lazyrouter() {\n"
+                                  "  return new Router({ strict: true });\n};\n"}
+    head = {"lib/router/index.js": base["lib/router/index.js"].replace("options || {}", "options || { strict: false }")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("lib/application.js", "lazyrouter")]
+
+
+def test_js_the_root_package_required_from_below_is_its_index_file_not_a_namesake(capsys, tmp_path: Path) -> None:
+    base = {"index.js": "export function createCommand(name) {\n  return { name };\n}\n",
+            "esm.mjs": "import commander from './index.js';\n\nexport const commanderApi = commander;\n",
+            "lib/legacy.js": "export const commander = {};\n"}
+    head = {"lib/run.js": "const commander = require('../');\n\nexports.run = function run() {\n"
+                          "  return commander.createCommand('x') || commander;\n};\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("index.js", 1)]
+
+
 DESTRUCTURED = {
     "lib/encode.js": "exports.escape = function (s) {\n  return encodeURIComponent(s);\n};\n",
     "lib/html.js": "exports.escape = function (s) {\n  return s.replace(/</g, '&lt;');\n};\n",
