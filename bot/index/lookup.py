@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import MODULE_SCOPES, Modules
 from bot.index.resolve import MAYBE, NO, YES, is_container, is_member, refers
+from bot.index.resolve_rust import reexported as rust_reexported
 from bot.index.store import IndexStore
 from bot.index.uses import FileUses, Use, read_uses
 from bot.store.index.model import Definition, Located
@@ -102,6 +103,8 @@ class Files:
             d = target.definition
             return YES if (target.path, d.name) in bound and d.scope in MODULE_SCOPES else NO
         strength = refers(use, where, target, rivals)
+        if strength == MAYBE and where.language == "rust":  # `use crate::Error` of lib.rs's `pub use`
+            return rust_reexported(use, where, target, lambda path: self.uses(path) if self.text(path) else None)
         source = where.imports.get(use.name) if use.qualifier is None else None
         if strength != MAYBE or source is None or not source.startswith(".") \
                 or where.language not in ("javascript", "typescript", "tsx"):

@@ -36,9 +36,22 @@ def java_refers(use: Use, where: FileUses, target: Located, rivals: list[Located
         return YES
     if where.path != target.path and re.match(r"(@\w+(\([^)]*\))?\s+)*private\b", target.definition.signature):
         return NO  # a private member is seen only in its top-level class's file
+    if target.definition.kind == "constructor":
+        return _constructed(use, where, target)
     if use.qualifier is None:
         return _bare(use, where, target)
     return _qualified(use, where, target, rivals)
+
+
+def _constructed(use: Use, where: FileUses, target: Located) -> int:
+    """A constructor is called by `new` of its type (`new Box(1)`, `new Outer.Inner()`): the type
+    the file names, with arguments."""
+    chain = type_chain(target)
+    if use.arguments is None or not chain:
+        return NO
+    if use.qualifier is None:
+        return YES if where.path == target.path or type_is(use.name, where, chain, target.path) == YES else NO
+    return YES if type_is(f"{use.qualifier}.{use.name}", where, chain, target.path) == YES else NO
 
 
 def type_chain(target: Located) -> list[str]:
@@ -123,7 +136,26 @@ def _bare(use: Use, where: FileUses, target: Located) -> int:
         return import_match(source, target)
     if any(_names(g, chain, target.path) for g in where.globs):  # `import static a.b.C.*;`
         return YES
-    return YES if _inherits(where, use.line, chain, target.path) else NO
+    if _inherits(where, use.line, chain, target.path):
+        return YES
+    return _case_label(use, where, target) if target.definition.kind == "constant" else NO
+
+
+def _case_label(use: Use, where: FileUses, target: Located) -> int:
+    """An enum's constant is written bare as a switch's case label (`case FIELD:`): it is the
+    target's when the switch's subject is declared of the target's enum (MAYBE: of unknown type)."""
+    line = where.lines[use.line - 1] if use.line <= len(where.lines) else ""
+    if not re.search(rf"\bcase\s+(?:[\w.]+\s*,\s*)*{re.escape(use.name)}\b", line):
+        return NO
+    holder = where.caller_of(use.line)
+    for number in range(use.line - 1, (holder.start if holder else use.line) - 1, -1):
+        found = re.search(r"\bswitch\s*\(\s*([\w.]+)\s*\)", where.lines[number - 1])
+        if found:
+            kind = _declared(where, number).get(found.group(1).removeprefix("this."))
+            if kind is None:
+                return MAYBE
+            return YES if type_is(kind, where, type_chain(target), target.path) == YES else NO  # enums: no subtypes
+    return MAYBE
 
 
 def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:

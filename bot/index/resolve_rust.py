@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.index.languages import CONTAINER_KINDS
@@ -211,9 +212,8 @@ def _through_type(use: Use, segments: list[str], where: FileUses, target: Locate
         place = locate(segments[:-1], where, use.line)
         return MAYBE if place is None else place_match(place, where, target)
     source = where.imports.get(last)
-    if source is not None:
-        found = import_match(source, where, target, use.line)
-        return YES if found == MAYBE else found  # `use crate::Error`: re-exported at the root
+    if source is not None:  # MAYBE: `use crate::Error`, perhaps re-exported at the root
+        return import_match(source, where, target, use.line)
     return YES
 
 
@@ -241,3 +241,39 @@ def _receiver(use: Use, where: FileUses, target: Located, rivals: list[Located])
         if rival_owner and rival_owner != owner and last.lower() == rival_owner.lower():
             return NO
     return MAYBE
+
+
+def reexported(use: Use, where: FileUses, target: Located, read: Callable[[str], FileUses | None],
+               depth: int = 3) -> int:
+    """A use whose path leads to a module above the target's (`use crate::Error`, `crate::Number`),
+    followed through that module's `pub use` of the name (lib.rs's `pub use crate::error::Error`):
+    YES or NO when it says, MAYBE when it does not. `read` gives a file's uses (None: no such file)."""
+    name, segments = use.name, _split(use.qualifier or "")
+    if use.qualifier is not None and _is_member(target) and segments:  # `Error::syntax`: where Error is
+        name, segments = segments[-1], segments[:-1]
+    if not segments:  # bare: where its `use` leads
+        source = where.imports.get(name)
+        place = locate(_split(source), where, use.line) if source is not None else None
+    else:
+        place = locate(segments, where, use.line) if use.path else None
+    for _ in range(depth):
+        if place is None or place.external:
+            return MAYBE
+        module = next((m for m in map(read, module_files(place)) if m is not None), None)
+        source = module.imports.get(name) if module is not None else None
+        if module is None or source is None:
+            return MAYBE
+        found = locate(_split(source), module, 0)
+        if found is None or place_match(found, module, target) != MAYBE:
+            return NO if found is None else place_match(found, module, target)
+        where, place = module, found
+    return MAYBE
+
+
+def module_files(place: Place) -> list[str]:
+    """The files that may hold a module of a crate of this repository."""
+    root = f"{place.crate}/src" if place.crate else "src"
+    if not place.modules:
+        return [f"{root}/lib.rs", f"{root}/main.rs"]
+    path = "/".join(place.modules)
+    return [f"{root}/{path}.rs", f"{root}/{path}/mod.rs"]

@@ -146,3 +146,24 @@ def test_java_a_call_through_an_interface_may_reach_an_implementation(capsys, tm
                                   "    return adapter.adapt(1);\n  }\n\n  int plain(Plain p) {\n    return p.adapt(2);\n  }\n}\n"}
     head = {CORE + "Doubling.java": base[CORE + "Doubling.java"].replace("x * 2", "x * 3")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Caller.java", "run")]
+
+
+def test_java_a_constructors_callers_are_the_news_of_its_type(capsys, tmp_path: Path) -> None:
+    box = "package com.ex.core;\n\npublic class Box {\n  public Box(int n) {\n    this.n = n;\n  }\n\n  int n;\n}\n"
+    base = {CORE + "Box.java": box, OTHER + "Box.java": box.replace("com.ex.core", "com.ex.other"),
+            OTHER + "Shelf.java": "package com.ex.other;\n\nimport com.ex.core.Box;\n\nclass Shelf {\n  Box make() {\n"
+                                  "    return new Box(1);\n  }\n}\n",
+            OTHER + "Crate.java": "package com.ex.other;\n\nclass Crate {\n  Box make() {\n    return new Box(2);\n"
+                                  "  }\n}\n"}
+    head = {CORE + "Box.java": box.replace("this.n = n;", "this.n = n + 1;")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [(OTHER + "Shelf.java", "make")]
+
+
+def test_java_an_enum_constant_is_used_bare_as_a_case_label_of_a_switch_on_its_type(capsys, tmp_path: Path) -> None:
+    kinds = "package com.ex.core;\n\npublic enum {} {{\n  FIELD,\n  METHOD\n}}\n"
+    emit = ("package com.ex.core;\n\nclass {0}Emitter {{\n  int emit({0} kind) {{\n    switch (kind) {{\n"
+            "      case FIELD:\n        return 1;\n      default:\n        return 0;\n    }}\n  }}\n}}\n")
+    base = {CORE + "Kind.java": kinds.format("Kind"), CORE + "Scope.java": kinds.format("Scope"),
+            CORE + "KindEmitter.java": emit.format("Kind"), CORE + "ScopeEmitter.java": emit.format("Scope")}
+    head = {CORE + "Kind.java": kinds.format("Kind").replace("  FIELD,", "  FIELD(),")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "KindEmitter.java", "emit")]

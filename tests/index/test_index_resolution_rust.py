@@ -122,3 +122,18 @@ def test_rust_a_macros_crate_path_is_its_own_crates(capsys, tmp_path: Path) -> N
     assert _callers(_context(capsys, tmp_path, base, head)) == [("src/lib.rs", "make")]
     head = {"src/other/private.rs": "pub " + CHANGED}
     assert _callers(_context(capsys, tmp_path / "other", base, head)) == []
+
+
+REEXPORT = {
+    "src/lib.rs": "mod error;\nmod io;\nmod de;\n\npub use crate::error::Error;\n",
+    "src/error.rs": "pub struct Error;\n\nimpl Error {\n    pub fn syntax() -> Self {\n        Error\n    }\n}\n",
+    "src/io.rs": "pub struct Error;\n\nimpl Error {\n    pub fn syntax() -> Self {\n        Error\n    }\n}\n",
+    "src/de.rs": "use crate::Error;\n\npub fn parse() -> Error {\n    Error::syntax()\n}\n",
+}
+
+
+def test_rust_a_name_used_from_the_crate_root_is_followed_through_its_pub_use(capsys, tmp_path: Path) -> None:
+    head = {"src/error.rs": REEXPORT["src/error.rs"].replace("        Error\n", "        Error {}\n")}
+    assert _callers(_context(capsys, tmp_path, REEXPORT, head)) == [("src/de.rs", "parse")]
+    head = {"src/io.rs": REEXPORT["src/io.rs"].replace("        Error\n", "        Error {}\n")}
+    assert _callers(_context(capsys, tmp_path / "io", REEXPORT, head)) == []
