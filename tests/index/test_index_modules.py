@@ -135,6 +135,13 @@ def test_ts_a_default_export_re_exported_under_a_name_is_that_default(capsys, tm
     assert _definitions(_context(capsys, tmp_path, base, head)) == [("src/format.ts", 1)]
 
 
+def test_ts_the_callers_of_an_anonymous_export_default_are_its_importers(capsys, tmp_path: Path) -> None:
+    base = {"src/clamp.ts": "export default (n: number): number => {\n  return Math.max(0, n)\n}\n",
+            "src/view.tsx": "import clampTo from './clamp'\n\nexport function View(n: number) {\n  return clampTo(n)\n}\n"}
+    head = {"src/clamp.ts": base["src/clamp.ts"].replace("0, n", "1, n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/view.tsx", "View")]
+
+
 def test_ts_a_namespace_import_of_an_index_file_follows_its_re_exports(capsys, tmp_path: Path) -> None:
     head = {"src/read.ts": "import * as units from './units'\n\nexport function read(s: string) {\n"
                            "  return units.parseSize(s)\n}\n"}
