@@ -8,7 +8,9 @@ shows it: the use's qualifier (`res.send` is `res`'s, `crate::raw::TOKEN` is raw
 the declared types of the variables in the function that holds the use (`cmd *cobra.Command`,
 `CodeBlock initializer`, `self` in `impl Number`). The answer is YES (the file says so), MAYBE
 (nothing says otherwise: a receiver of unknown type) or NO (the file says it is something else:
-another module, another type, a local).
+another module, another type, a local). Java and Rust bind names by their own rules, in
+bot/index/resolve_java.py (packages below source roots, imports of types and static members) and
+bot/index/resolve_rust.py (crate, self and super paths, workspaces' crates).
 """
 
 from __future__ import annotations

@@ -169,7 +169,8 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
         return YES if _inherits(where, use.line, chain, target.path) else \
             (MAYBE if _supertypes(where, use.line) else NO)
     declared = _declared(where, use.line)
-    kind = declared.get(qualifier)  # a parameter's, a local's or a field's declared type
+    created = re.fullmatch(r"new\s+([\w.]+)\s*(?:<[^()]*>)?\s*\(.*\)", qualifier, re.S)  # `new Spec.Builder()`
+    kind = declared.get(qualifier) or (created.group(1) if created else None)  # or a variable's declared type
     if kind is not None or _type_like(qualifier):  # or `Util.helper`, `Outer.Inner.make`, `com.ex.Util.helper`
         found = type_is(kind or qualifier, where, chain, target.path)
         if found != YES and kind is not None and _dispatched(kind, rivals):
@@ -184,7 +185,19 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
         others = type_chain(rival)
         if others and others[-1] != owner and last.lower() == others[-1].lower():
             return NO
-    return MAYBE
+    return NO if _foreign_chain(qualifier, where, [target, *rivals]) else MAYBE
+
+
+def _foreign_chain(qualifier: str, where: FileUses, candidates: list[Located]) -> bool:
+    """Whether a call chain starts at a type imported from a package where none of the name's
+    definitions lives (`MethodSpec.methodBuilder(n).build()` with javapoet's MethodSpec): its
+    result is that library's, not this repository's."""
+    root = re.match(r"([A-Z]\w*)\s*\.\s*\w+\s*(?:<[^>]*>\s*)?\(", qualifier)
+    source = where.imports.get(root.group(1)) if root else None
+    if source is None or "." not in source:
+        return False
+    package = source.rsplit(".", 1)[0]
+    return not any(in_package(c.path, package) for c in candidates)
 
 
 def _dispatched(kind: str, rivals: list[Located]) -> bool:

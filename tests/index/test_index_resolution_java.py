@@ -167,3 +167,14 @@ def test_java_an_enum_constant_is_used_bare_as_a_case_label_of_a_switch_on_its_t
             CORE + "KindEmitter.java": emit.format("Kind"), CORE + "ScopeEmitter.java": emit.format("Scope")}
     head = {CORE + "Kind.java": kinds.format("Kind").replace("  FIELD,", "  FIELD(),")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "KindEmitter.java", "emit")]
+
+
+def test_java_a_call_chain_from_another_librarys_type_is_not_this_repositorys(capsys, tmp_path: Path) -> None:
+    spec = "package com.ex.core;\n\nfinal class Spec {\n  static final class Builder {\n    Spec build() {\n" \
+           "      return new Spec();\n    }\n  }\n}\n"
+    base = {CORE + "Spec.java": spec,
+            CORE + "Writer.java": "package com.ex.core;\n\nimport com.squareup.javapoet.MethodSpec;\n\nclass Writer {\n"
+                                  "  Object method() {\n    return MethodSpec.methodBuilder(\"run\").build();\n  }\n\n"
+                                  "  Object spec() {\n    return new Spec.Builder().build();\n  }\n}\n"}
+    head = {CORE + "Spec.java": spec.replace("return new Spec();", "return new Spec(/* built */);")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Writer.java", "spec")]
