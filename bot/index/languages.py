@@ -30,7 +30,7 @@ DEFINITIONS: dict[str, dict[str, str]] = {
     },
     "go": {
         "function_declaration": "function", "method_declaration": "method", "type_spec": "type",
-        "const_spec": "constant", "var_spec": "variable",
+        "const_spec": "constant", "var_spec": "variable", "method_elem": "method",  # an interface's method
     },
     "java": {
         "class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
@@ -80,6 +80,10 @@ NAME_TYPES = frozenset({
 # binds a function; at the top of a module, any value but an import (`require(...)`) or an alias
 # (`var join = path.join`) is one: `export const NOTHING = Symbol(...)` is used like a function.
 FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "class", "generator_function"})
+
+# The name of a JavaScript module's default export when nothing else names it (`module.exports =
+# (a, b) => …`, `export default function () {}`): the files that import it name it as they like.
+DEFAULT_EXPORT = "default"
 
 # Definitions that are values (a constant, a module-level variable, a field): changed, their uses
 # matter as much as a function's calls.

@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
+from bot.index.modules import MODULE_SCOPES, Modules
 from bot.index.resolve import MAYBE, NO, YES, is_container, is_member, refers
+from bot.index.resolve_rust import reexported as rust_reexported
 from bot.index.store import IndexStore
 from bot.index.uses import FileUses, Use, read_uses
 from bot.store.index.model import Definition, Located
@@ -68,6 +70,18 @@ class Files:
         self._texts: dict[str, str | None] = {c.path: c.head_text for c in changes}
         self._lines: dict[str, list[str] | None] = {}
         self._uses: dict[tuple[str, frozenset[str] | None, frozenset[int] | None], FileUses | None] = {}
+        self._paths: frozenset[str] | None = None
+        # Modules read only definitions and bindings: no name's uses (frozenset()), which are most of a parse's work
+        self.modules = Modules(lambda path: self.uses(path, frozenset()) if self.text(path) is not None else None,
+                               self.text, self.paths, lambda keys: {r.path for r in store.references(keys, limit=5000)})
+
+    def paths(self) -> frozenset[str]:
+        """Every path of the repository at the head: the index's, and the change's."""
+        if self._paths is None:
+            kept = set(self._store.blobs()) | {p for p, t in self._texts.items() if t is not None}
+            self._paths = frozenset(kept - {p for p, t in self._texts.items() if t is None and p in kept
+                                            and self.text(p) is None})
+        return self._paths
 
     def text(self, path: str) -> str | None:
         if path not in self._texts:
@@ -84,7 +98,13 @@ class Files:
         """bot.index.resolve.refers, with JavaScript's re-exporting modules followed: a name
         imported from `../internal` is common.ts's when internal.ts does `export * from
         './utils/common'`."""
+        bound = self.modules.bound(use, where)
+        if bound is not None and (bound or not is_member(target)):  # the module system says (bot/index/modules.py)
+            d = target.definition
+            return YES if (target.path, d.name) in bound and d.scope in MODULE_SCOPES else NO
         strength = refers(use, where, target, rivals)
+        if strength == MAYBE and where.language == "rust":  # `use crate::Error` of lib.rs's `pub use`
+            return rust_reexported(use, where, target, lambda path: self.uses(path) if self.text(path) else None)
         source = where.imports.get(use.name) if use.qualifier is None else None
         if strength != MAYBE or source is None or not source.startswith(".") \
                 or where.language not in ("javascript", "typescript", "tsx"):
@@ -181,7 +201,7 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
         if where is None:
             continue
         for name, uses in where.uses.items():
-            on = [u for u in uses if not u.binding]
+            on = [u for u in uses if not u.binding] or files.modules.imported(where, uses)
             if on:  # calls first: the reason names the line that calls it, else the first that uses it
                 wanted[(change.path, name)] = (sorted(on, key=lambda u: (u.arguments is None, u.line)), where)
     names = {name for _, name in wanted}
@@ -195,6 +215,8 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
     out: list[tuple[tuple, Candidate]] = []
     for (path, name), (uses, where) in wanted.items():
         places = by_name.get(name, [])
+        extra = [loc for use in uses for loc in files.modules.resolved(use, where)]
+        places = places + [loc for loc in dict.fromkeys(extra) if loc not in places]
         chosen: dict[tuple[str, int], tuple[int, Located, Use]] = {}
         for use in uses:  # `c.Mark(…)` and `Mark(…)` on one line may mean two definitions
             for strength, loc in _chosen(files, use, where, places, settings):
@@ -211,6 +233,13 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
     return [c for _, c in sorted(out, key=lambda item: item[0])]
 
 
+def _implementations(locs: list[Located]) -> list[Located]:
+    """A TypeScript declaration file (`typings/index.d.ts`) describes code that is elsewhere:
+    that code is what a reader opens, when it is among the candidates."""
+    code = [loc for loc in locs if not loc.path.endswith(".d.ts")]
+    return code or locs
+
+
 def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
             settings: Settings) -> list[tuple[int, Located]]:
     """Which of a name's definitions a use means: those the file says (the overloads whose arity
@@ -221,11 +250,11 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
     scored = [(s, loc) for s, loc in scored if s != NO and loc.path != where.path
               and not (use.qualifies and is_container(loc))  # `Util.check(`: the member is what is opened
               and not (loc.definition.kind in ("module", "namespace") and not use.qualifies)]
-    yes = [loc for s, loc in scored if s == YES]
+    yes = _implementations([loc for s, loc in scored if s == YES])
     fitting = [loc for loc in yes if _arity_fits(loc.definition.signature, use.arguments)]
     if yes:  # overloads: those a call's arguments fit, when some do
         return [(YES, loc) for loc in (fitting or yes)[:settings.max_overloads]]
-    maybe = [loc for s, loc in scored if s == MAYBE and not is_test(loc.path)]  # guesses: primary sources only
+    maybe = _implementations([loc for s, loc in scored if s == MAYBE and not is_test(loc.path)])  # primary only
     if not maybe or len({loc.path for loc in maybe}) > settings.ambiguous_name:
         return []
     maybe.sort(key=lambda loc: (not _arity_fits(loc.definition.signature, use.arguments), is_member(loc),
@@ -236,7 +265,9 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
 def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located, int]]:
     """What the change altered: for each touched line, the innermost definition holding it that
     is not a container (a function, a method, a constant, a field), and its aliases (`req.get =
-    req.header = function …`), with the first touched line inside it."""
+    req.header = function …`), with the first touched line inside it; and in Java the field that
+    holds an anonymous class whose method it is (`VISITOR = new SimpleTypeVisitor8<>() { visitError … }`),
+    whose users are what the change reaches."""
     out: dict[tuple[str, str, int], tuple[Located, int]] = {}
     for change in changes:
         where = files.uses(change.path) if change.head_text is not None else None
@@ -249,7 +280,9 @@ def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located
             if holder is None:
                 continue
             for d in where.definitions:
-                if (d.start, d.end) == (holder.start, holder.end) and d.kind not in CONTAINER_KINDS:
+                if (d.start, d.end) == (holder.start, holder.end) and d.kind not in CONTAINER_KINDS \
+                        or where.language == "java" and d.kind in VALUE_KINDS and d.start < holder.start \
+                        and holder.end <= d.end:
                     out.setdefault((change.path, d.name, d.start), (Located(change.path, d), line))
     return list(out.values())
 
@@ -278,16 +311,18 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
     for loc in [*store.definitions(names, limit=5000), *(t for t, _ in targets)]:
         if loc.path not in changed or loc in [t for t, _ in targets]:
             rivals.setdefault(loc.definition.name, []).append(loc)
-    paths = sorted({r.path for r in store.references(names, limit=5000)} - changed, key=lambda p: (is_test(p), p))
-    paths = [p for p in changed if files.text(p) is not None] + paths[:settings.max_caller_files]
+    paths, renamed = _caller_paths(files, store, [t for t, _ in targets], changed, settings)
     found: dict[tuple, _Caller] = {}
     for path in paths:
         where = files.uses(path, names)
         if where is None:
             continue
+        aliases = files.modules.aliases(where, [t for t, _ in targets], renamed)
+        if aliases:
+            where = files.uses(path, names | frozenset(aliases)) or where
         for name, uses in where.uses.items():
             for target, line in targets:
-                if target.definition.name != name:
+                if target.definition.name != name and target not in aliases.get(name, ()):
                     continue
                 common = is_member(target) and len({r.path for r in rivals.get(name, [])}) > settings.ambiguous_name
                 others = [r for r in rivals.get(name, []) if r != target]
@@ -307,6 +342,31 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
                     caller.lines.append(use.line)
                     caller.strength = max(caller.strength, strength)
     return _rankfind_callers(list(found.values()), settings)
+
+
+def _caller_paths(files: Files, store: IndexStore, targets: list[Located], changed: set[str],
+                  settings: Settings) -> tuple[list[str], frozenset[str]]:
+    """The files to read for callers: those that use the targets' names, those that import a
+    changed default export (bot/index/modules.py), and those that use a name a module re-exports
+    a target under (`export { parse as parseSize } from './size'`); and those re-exported names."""
+    names = frozenset(t.definition.name for t in targets)
+    # Files that reach a target only under another name (its importers' own, a re-export's) are
+    # read in the primary sources only: tests reach most of a package through its public names,
+    # and would take the budget from the callers that the code itself has.
+    referring = {r.path for r in store.references(names, limit=5000)}
+    referring |= {p for p in files.modules.importers(targets) if not is_test(p)}
+    paths = sorted(referring - changed, key=lambda p: (is_test(p), p))
+    paths = [p for p in changed if files.text(p) is not None] + paths[:settings.max_caller_files]
+    renamed = set()
+    for path in paths:
+        where = files.uses(path, names)
+        for alias, found in (where.bindings.exports.items() if where is not None else ()):
+            if found.name in names and alias not in names:
+                renamed.add(alias)
+    if renamed:
+        more = {r.path for r in store.references(renamed, limit=5000) if not is_test(r.path)} - changed - set(paths)
+        paths += sorted(more, key=lambda p: (is_test(p), p))[:max(0, settings.max_caller_files - len(paths))]
+    return paths, frozenset(renamed)
 
 
 def _rankfind_callers(callers: list[_Caller], settings: Settings) -> list[Candidate]:

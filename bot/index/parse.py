@@ -14,6 +14,7 @@ JavaScript's assignments to a module object (`exports.x = …`, `res.send = func
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -22,10 +23,24 @@ from typing import Any
 from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 from tree_sitter_language_pack import get_language
 
-from bot.index.languages import BODY_FIELDS, DEFINITIONS, FUNCTION_VALUES, NAME_TYPES, SCOPE_NODES, language_for
+from bot.index.languages import (
+    BODY_FIELDS,
+    DEFAULT_EXPORT,
+    DEFINITIONS,
+    FUNCTION_VALUES,
+    NAME_TYPES,
+    SCOPE_NODES,
+    language_for,
+)
 from bot.store.index.model import Definition, FileSymbols
 
 MAX_SIGNATURE = 200
+# A reference to a JavaScript module by its path, recorded where a file imports it (`require('./merge')`
+# in lib/a.js: module:lib/merge), so that the files importing a module are found without its name:
+# who calls an anonymous `module.exports = (a, b) => …` is known only by who requires its file.
+MODULE_REFERENCE = "module:"
+_SCRIPT_SOURCES = re.compile(r"""(?:\bfrom|\brequire\s*\(|\bimport\s*\(?)\s*['"](\.{1,2}(?:/[^'"\n]*)?)['"]""")
+_SCRIPT_EXTENSION = re.compile(r"\.(m|c)?(j|t)sx?$")
 LOCAL = "(local)"  # the scope of a definition inside an anonymous function
 _SPACE = re.compile(r"\s+")
 _CLASS_SCOPES = frozenset({"class_definition", "class_body", "class_declaration", "impl_item"})
@@ -80,8 +95,28 @@ def parse_symbols(path: str, text: str) -> FileSymbols:
         word = text_of(node)
         if len(word) > 1:
             references.setdefault(word, set()).add(node.start_point[0] + 1)
+    if language in ("javascript", "typescript", "tsx"):
+        for match in _SCRIPT_SOURCES.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            references.setdefault(module_reference(path, match.group(1)), set()).add(line)
     return FileSymbols(language, tuple(definitions),
                        {name: tuple(sorted(lines)) for name, lines in references.items()})
+
+
+def module_reference(importer: str, source: str) -> str:
+    """The reference a relative import of `source` in `importer` makes (`../merge` → module:lib/merge)."""
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(importer), source))
+    return MODULE_REFERENCE + _SCRIPT_EXTENSION.sub("", path)
+
+
+def module_references(path: str) -> list[str]:
+    """The references by which JavaScript files import `path`: its path without the extension,
+    and its directory's when it is an index file (`require('./lib')` is lib/index.js)."""
+    stem = _SCRIPT_EXTENSION.sub("", path)
+    keys = [MODULE_REFERENCE + stem]
+    if posixpath.basename(stem) == "index":
+        keys.append(MODULE_REFERENCE + (posixpath.dirname(stem) or "."))
+    return keys
 
 
 def text_of(node: Node | None) -> str:
@@ -153,8 +188,9 @@ def _kind(language: str, node: Node, kind: str) -> str | None:
     if kind_of in ("const_spec", "var_spec") and not _top_level(node):
         return None
     if kind_of in ("function_item", "function_signature_item") and node.parent is not None \
-            and node.parent.type == "declaration_list":
-        return "method"  # inside an impl or a trait
+            and node.parent.type == "declaration_list" and (node.parent.parent is None
+                                                            or node.parent.parent.type != "mod_item"):
+        return "method"  # inside an impl or a trait, not a module's (`mod de { fn from_str }`)
     if kind_of == "type_item" and node.parent is not None and node.parent.type == "declaration_list":
         return None  # an associated type: `type Error = Error;`
     return kind
@@ -187,8 +223,13 @@ def _module_assignments(root: Node) -> list[_Entry]:
     `exports` and `module.exports` are the module itself: what they hold is not a member."""
     entries: list[_Entry] = []
     for statement in root.named_children:
+        anonymous = statement.child_by_field_name("value") if statement.type == "export_statement" else None
+        if anonymous is not None and anonymous.type in FUNCTION_VALUES:  # `export default function () {}`
+            kind = "class" if anonymous.type == "class" else "function"
+            entries.append(_Entry(statement, DEFAULT_EXPORT, -1, kind, ""))
+            continue
         expression = statement.named_children[0] if statement.type == "expression_statement" \
-            and statement.named_children else None
+            and statement.named_children else _declared_assignment(statement)
         lefts: list[Node] = []
         while expression is not None and expression.type == "assignment_expression":
             left = expression.child_by_field_name("left")
@@ -205,8 +246,19 @@ def _module_assignments(root: Node) -> list[_Entry]:
             owner = text_of(left.child_by_field_name("object")).replace(".prototype", "")
             scope = "" if owner in ("exports", "module.exports", "module") else owner
             kind = ("method" if scope else "function") if function else "variable"
-            entries.append(_Entry(statement, text_of(name), name.start_byte, kind, scope))
+            # `module.exports = (a, b) => …`: the module's default export, named where it is required
+            named = DEFAULT_EXPORT if function and text_of(left) == "module.exports" else text_of(name)
+            entries.append(_Entry(statement, named, name.start_byte, kind, scope))
     return entries
+
+
+def _declared_assignment(statement: Node) -> Node | None:
+    """The assignment a declaration's only variable takes: `var proto = module.exports = function …`."""
+    if statement.type not in ("lexical_declaration", "variable_declaration"):
+        return None
+    declarators = [c for c in statement.named_children if c.type == "variable_declarator"]
+    value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
+    return value if value is not None and value.type == "assignment_expression" else None
 
 
 def _type_name(node: Node | None) -> str:

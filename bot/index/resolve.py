@@ -8,7 +8,9 @@ shows it: the use's qualifier (`res.send` is `res`'s, `crate::raw::TOKEN` is raw
 the declared types of the variables in the function that holds the use (`cmd *cobra.Command`,
 `CodeBlock initializer`, `self` in `impl Number`). The answer is YES (the file says so), MAYBE
 (nothing says otherwise: a receiver of unknown type) or NO (the file says it is something else:
-another module, another type, a local).
+another module, another type, a local). Java and Rust bind names by their own rules, in
+bot/index/resolve_java.py (packages below source roots, imports of types and static members) and
+bot/index/resolve_rust.py (crate, self and super paths, workspaces' crates).
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ import posixpath
 import re
 
 from bot.index.languages import CONTAINER_KINDS
+from bot.index.resolve_java import import_match, java_refers
+from bot.index.resolve_rust import rust_module, rust_refers
+from bot.index.strength import MAYBE, NO, YES
 from bot.index.uses import FileUses, Use, module_stem
 from bot.store.index.model import Located
 
-NO, MAYBE, YES = 0, 1, 2
+__all__ = ["MAYBE", "NO", "YES", "is_container", "is_member", "module_match", "refers", "rust_module"]
 _SELF = frozenset({"this", "self", "Self", "super", "cls"})
 _SELF_ALIASES = frozenset({"self", "that", "_this", "me"})  # JavaScript's `var self = this`
 _MODULE_SCOPES = frozenset({"", "exports", "module.exports"})
@@ -44,6 +49,10 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located]) ->
     same name (a qualifier that names one of their types says the use is theirs)."""
     if use.binding:
         return NO
+    if where.language == "java":
+        return java_refers(use, where, target, rivals)
+    if where.language == "rust":
+        return rust_refers(use, where, target, rivals)
     if use.qualifier is None:
         return _bare(use, where, target)
     return _qualified(use, where, target, rivals)
@@ -52,13 +61,9 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located]) ->
 def _bare(use: Use, where: FileUses, target: Located) -> int:
     language, same_file = where.language, where.path == target.path
     if is_member(target):
-        # Bare, a member is only reached from inside its class (Java, C#, Kotlin, C++), or by a
-        # Java static import.
-        if language in ("java", "csharp", "kotlin", "cpp") and same_file:
-            return YES
-        owner = target.definition.scope.split(".")[-1]
-        source = where.imports.get(use.name)
-        return YES if language == "java" and source is not None and source.rsplit(".", 1)[-1] == owner else NO
+        # Bare, a member is only reached from inside its class (C#, Kotlin, C++; Java's own rules
+        # are bot/index/resolve_java.py's).
+        return YES if language in ("csharp", "kotlin", "cpp") and same_file else NO
     if use.local or not _visible(use, where, target):
         return NO
     if target.definition.kind == "macro":
@@ -73,10 +78,6 @@ def _bare(use: Use, where: FileUses, target: Located) -> int:
     if language == "go":  # a package sees its own names bare, another's only through its name
         folder = posixpath.dirname(target.path)
         return YES if folder == posixpath.dirname(where.path) or posixpath.basename(folder) == where.package else NO
-    if language == "java":
-        return YES if _same_dir(where, target) else (MAYBE if where.globs else NO)
-    if language == "rust" and not where.globs:
-        return NO  # not `use`d: another crate's, or a local
     # Not imported, and no parameter or local of that name: a builtin, a star import, a global of
     # the script, a name of the C translation unit... a guess, not a fact.
     return MAYBE
@@ -108,7 +109,7 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
             return module_match(found.group(1), where, target) if found else MAYBE
         if "::" in qualifier:  # a path: crate::raw, super::de, Error
             return _path_match(qualifier, where, target)
-        if head in _SELF or not _visible(use, where, target) or where.language == "rust":
+        if head in _SELF or not _visible(use, where, target):
             return NO  # `self.n.parse()`: a method of what self holds, not a module's function
         source = where.imports.get(head)
         if source is not None:  # an imported module (`formatting.X`, `cobra.X`, `utils.x`)
@@ -124,7 +125,7 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
             return YES
         if any(o.name == use.name and o.scope and o.kind not in CONTAINER_KINDS for o in where.definitions):
             return NO  # `this.indentLevel` in a class with an indentLevel of its own
-        return NO if where.language in ("javascript", "go", "rust") else MAYBE
+        return NO if where.language in ("javascript", "go") else MAYBE
     source = where.imports.get(last)
     if source is not None and last[:1].isupper() and module_match(source, where, target) == NO:
         return NO  # `Error::syntax` with `use crate::io::Error`: io's Error, not error.rs's
@@ -170,26 +171,13 @@ def module_match(source: str, where: FileUses, target: Located) -> int:
             return NO  # a package does not import itself
         return YES if last == folder else (MAYBE if not folder and "." in source.split("/")[0] else NO)
     if language == "java":
-        owner = target.definition.scope.split(".")[0] or stem
-        return YES if source.rsplit(".", 1)[-1] in (owner, stem) or source.endswith("." + stem) else NO
-    if language == "rust":
-        return _path_match(source, where, target)
+        return import_match(source, target)
     return MAYBE
 
 
-def rust_module(path: str) -> list[str]:
-    """The module path of a Rust file: `src/value/ser.rs` → value::ser, `src/value/mod.rs` →
-    value, `src/lib.rs` → the crate root."""
-    parts = path.split("/")
-    if "src" in parts:
-        parts = parts[len(parts) - parts[::-1].index("src"):]
-    parts[-1] = posixpath.splitext(parts[-1])[0]
-    return parts[:-1] if parts[-1] in ("mod", "lib", "main") else parts
-
-
 def _path_match(path: str, where: FileUses, target: Located) -> int:
-    """A Rust path (`crate::raw`, `super::super::de`, `self::ser`, `Error`, `de::Error`) against
-    the target: its module is the file (`raw.rs`, `value/mod.rs`), its type the scope."""
+    """A path (`crate::raw`, `super::super::de`, `ns::Error`) against the target: its module is the
+    file, its type the scope (C++'s and the like; Rust's are bot/index/resolve_rust.py's)."""
     raw = [s.strip() for s in re.sub(r"<[^<>]*>", "", path).split("::") if s.strip()]
     if raw and raw[0] in ("crate", "self", "super"):
         module = [] if raw[0] == "crate" else rust_module(where.path)

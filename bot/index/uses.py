@@ -14,6 +14,7 @@ from functools import cache
 from tree_sitter import Node, Query, QueryCursor
 from tree_sitter_language_pack import get_language
 
+from bot.index.bindings import Bindings, read_bindings
 from bot.index.languages import CONTAINER_KINDS, DEFINITIONS, IMPORT_NODES, QUALIFIER_TOKENS
 from bot.index.parse import definition_entries, grammar, parse_tree, scoped, text_of
 from bot.store.index.model import Definition
@@ -35,6 +36,7 @@ class Use:
     local: bool  # bare, and bound by a function around it (a parameter, a local declared before it)
     qualifies: bool  # is itself the qualifier of a name (`Util` in `Util.checkArgument`)
     arguments: int | None  # how many arguments it is called with; None: not called
+    path: bool = False  # qualified by `::` (Rust's `Self::new`, `crate::x`), not by `.` (`self.x`)
 
 
 @dataclass
@@ -47,6 +49,8 @@ class FileUses:
     globs: list[str] = field(default_factory=list)  # modules imported whole (`use super::*`, `import a.*`)
     package: str = ""  # Go's `package doc`
     lines: list[str] = field(default_factory=list)
+    memo: dict = field(default_factory=dict, repr=False, compare=False)  # what resolution read of it, kept
+    bindings: Bindings = field(default_factory=lambda: Bindings({}, {}, []))  # imports and exports, by name
 
     def caller_of(self, line: int) -> Definition | None:
         """The innermost definition holding `line` that is not a container (a class, a module)."""
@@ -137,6 +141,7 @@ def read_uses(path: str, text: str, names: set[str] | None = None, lines: set[in
             continue
         out.uses.setdefault(word, []).append(_use(node, word, node.start_byte in own, language, out.lines, scopes))
     _imports(language, tree.root_node, out)
+    out.bindings = read_bindings(language, tree.root_node, _walk_imports(language, tree.root_node))
     return out
 
 
@@ -147,12 +152,31 @@ def _use(node: Node, word: str, own: bool, language: str, text: list[str], scope
     parent = node.parent
     if before is not None and before.type in QUALIFIER_TOKENS and before.prev_sibling is not None \
             and (parent is None or parent.type not in _NAMED):  # `fn f() -> Error`: a return type, no qualifier
-        qualifier = text_of(before.prev_sibling)
+        qualifier = _macro_path(before) if parent is not None and parent.type == "token_tree" \
+            else text_of(before.prev_sibling)
     after = node.next_sibling
     qualifies = after is not None and after.type in QUALIFIER_TOKENS
     line = node.start_point[0] + 1
     local = qualifier is None and _local(node, word, language, text, scopes)
-    return Use(word, line, qualifier, own or _binds(node), local, qualifies, _arguments(node))
+    path = qualifier is not None and before is not None and before.type == "::"
+    return Use(word, line, qualifier, own or _binds(node), local, qualifies, _arguments(node), path)
+
+
+def _macro_path(separator: Node) -> str:
+    """The path before a name inside a Rust macro's tokens (`debug_assert!(crate::ser::f(x))`),
+    which tree-sitter leaves flat: every `segment ::` and `segment .` before it, back to the start."""
+    parts: list[str] = []
+    current: Node | None = separator
+    while current is not None and current.type in QUALIFIER_TOKENS and current.prev_sibling is not None \
+            and current.prev_sibling.type in ("identifier", "crate", "self", "super", "metavariable"):
+        parts.insert(0, text_of(current.prev_sibling))
+        current = current.prev_sibling.prev_sibling
+        if current is not None and current.type == "::":
+            continue
+        break
+    if not parts:  # `f(x).is_ok()`: what is before is no path
+        return text_of(separator.prev_sibling)
+    return "::".join(parts) if separator.type == "::" else ".".join(parts)
 
 
 _FUNCTIONS = frozenset({
@@ -222,7 +246,7 @@ def _binds(node: Node) -> bool:
     for _ in range(8):
         if current is None:
             return False
-        if current.type in IMPORT_NODES or current.type in _RE_EXPORTS or current.type == "variable_declarator" \
+        if current.type in IMPORT_NODES or current.type in _RE_EXPORTS or current.type == "package_declaration" or current.type == "variable_declarator" \
                 and "require(" in text_of(current.child_by_field_name("value")):
             return True
         current = current.parent
@@ -264,26 +288,37 @@ def _imports(language: str, root: Node, out: FileUses) -> None:
             source = text_of(node.child_by_field_name("path")).strip('"`')
             alias = text_of(node.child_by_field_name("name"))
             out.imports[alias or source.rsplit("/", 1)[-1]] = source
+        elif language == "java" and node.type == "package_declaration":
+            out.package = re.sub(r"^package\s+|;$", "", raw.strip()).strip()
         elif language == "java" and node.type == "import_declaration":
-            target = re.sub(r"^import\s+(static\s+)?|;$", "", raw.strip()).strip()
-            if target.endswith(".*"):
-                out.globs.append(target[:-2])
-            else:
-                out.imports[target.rsplit(".", 1)[-1]] = target.rsplit(".", 1)[0]
+            _java_import(raw, out)
         elif language == "rust" and node.type == "use_declaration":
             for path in _rust_paths(re.sub(r"^(pub(\([^)]*\))?\s+)?use\s+|;$", "", raw.strip()).strip()):
                 head, _, last = path.rpartition("::")
                 if last == "*":
                     out.globs.append(head)
                     continue
+                if last == "self":  # `use crate::de::{self, Deserializer}` binds de
+                    head, _, last = head.rpartition("::")
                 local = last.split(" as ")[-1].strip()
                 out.imports[local] = head
+
+
+def _java_import(raw: str, out: FileUses) -> None:
+    """`import a.b.C;` binds C to a.b.C, `import static a.b.C.m;` m to a.b.C.m (the whole name, as
+    javac reads it); `import a.b.*;` and `import static a.b.C.*;` import a package or a type whole."""
+    target = re.sub(r"\s+", "", re.sub(r"^import\s+(static\s+)?|;$", "", raw.strip()))
+    if target.endswith(".*"):
+        out.globs.append(target[:-2])
+    else:
+        out.imports[target.rsplit(".", 1)[-1]] = target
 
 
 @cache
 def _import_query(language: str) -> Query | None:
     lang = get_language(language)  # type: ignore[arg-type]
-    kinds = [t for t in sorted(IMPORT_NODES | {"export_statement", "package_clause", "variable_declarator"})
+    kinds = [t for t in sorted(IMPORT_NODES | {"export_statement", "package_clause", "package_declaration",
+                                                "variable_declarator"})
              if lang.id_for_node_kind(t, True)]
     return Query(lang, "\n".join(f"({t}) @import" for t in kinds)) if kinds else None
 

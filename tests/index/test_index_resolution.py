@@ -122,7 +122,8 @@ JAVA = {
     "src/ClassName.java": "class ClassName extends TypeName {\n  static ClassName get(Class<?> clazz) {\n    return null;\n"
                           "  }\n\n  static ClassName get(String packageName, String simpleName, String... more) {\n"
                           "    return null;\n  }\n}\n",
-    "src/Util.java": "final class Util {\n  static void checkArgument(boolean condition) {\n  }\n}\n",
+    "src/com/example/Util.java": "package com.example;\n\nfinal class Util {\n  static void checkArgument(boolean condition) {\n"
+                                 "  }\n}\n",
     "src/FieldSpec.java": "import static com.example.Util.checkArgument;\n\nclass FieldSpec {\n  void check() {\n"
                           "    checkArgument(true);\n  }\n}\n",
     "src/Preconditions.java": "class Preconditions {\n  static void checkArgument(boolean c) {\n  }\n\n"
@@ -136,8 +137,8 @@ def test_java_a_qualified_call_gets_the_overload_of_its_class_that_fits(capsys, 
 
 
 def test_java_a_static_import_makes_a_bare_call_a_caller(capsys, tmp_path: Path) -> None:
-    head = {"src/Util.java": "final class Util {\n  static void checkArgument(boolean condition) {\n"
-                             "    assert condition;\n  }\n}\n"}
+    head = {"src/com/example/Util.java": "package com.example;\n\nfinal class Util {\n"
+                                         "  static void checkArgument(boolean condition) {\n    assert condition;\n  }\n}\n"}
     assert _callers(_context(capsys, tmp_path, JAVA, head)) == [("src/FieldSpec.java", "check")]
 
 

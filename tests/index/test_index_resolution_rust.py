@@ -1,0 +1,139 @@
+"""Rust paths resolved as rustc resolves them, in small repositories laid out as real crates:
+`crate::`, `self::` and `super::` (inline modules too), a module `use`d then named, each crate
+of a workspace apart (its integration tests name it by its crate's name), and a free function
+told apart from a same-named method by how it is called. Each holds a decoy that only matching
+words would take."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.index.test_index_resolution import _callers, _context, _definitions
+
+HELPER = "pub fn helper() -> u8 {\n    1\n}\n"
+CHANGED = "pub fn helper() -> u8 {\n    2\n}\n"
+
+
+def test_rust_crate_paths_stay_in_their_own_crate_of_a_workspace(capsys, tmp_path: Path) -> None:
+    run = "pub fn {}() -> u8 {{\n    crate::helper()\n}}\n"
+    base = {"crates/a/src/lib.rs": "mod run;\n\n" + HELPER, "crates/a/src/run.rs": run.format("run"),
+            "crates/b/src/lib.rs": "mod go;\n\n" + HELPER, "crates/b/src/go.rs": run.format("go")}
+    head = {"crates/a/src/lib.rs": "mod run;\n\n" + CHANGED}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("crates/a/src/run.rs", "run")]
+
+
+def test_rust_self_and_super_paths_reach_the_module_around_them(capsys, tmp_path: Path) -> None:
+    util = HELPER + "\npub fn twice() -> u8 {\n    self::helper() * 2\n}\n\nmod inner {\n" \
+                    "    pub fn again() -> u8 {\n        super::helper()\n    }\n}\n"
+    base = {"src/lib.rs": "mod util;\nmod other;\n", "src/util.rs": util,
+            "src/other.rs": HELPER + "\nmod inner {\n    pub fn again() -> u8 {\n        super::helper()\n    }\n}\n"}
+    head = {"src/util.rs": util.replace("    1\n", "    3\n", 1)}
+    assert sorted(_callers(_context(capsys, tmp_path, base, head))) == [("src/util.rs", "again"),
+                                                                        ("src/util.rs", "twice")]
+
+
+def test_rust_a_used_module_names_the_functions_reached_through_it(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "mod a;\nmod b;\nmod app;\n", "src/a.rs": HELPER, "src/b.rs": HELPER,
+            "src/app.rs": "use crate::a;\n\npub fn start() -> u8 {\n    0\n}\n"}
+    head = {"src/app.rs": "use crate::a;\n\npub fn start() -> u8 {\n    a::helper()\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("src/a.rs", 1)]
+
+
+def test_rust_an_inline_modules_function_is_no_method(capsys, tmp_path: Path) -> None:
+    fmt = "pub mod fmt {\n    pub fn pad() -> u8 {\n        1\n    }\n}\n"
+    base = {"src/lib.rs": "mod show;\n\n" + fmt,
+            "src/show.rs": "pub fn show() -> u8 {\n    crate::fmt::pad()\n}\n\npub fn plain(s: &S) -> u8 {\n"
+                           "    s.pad()\n}\n"}
+    head = {"src/lib.rs": "mod show;\n\n" + fmt.replace("1", "2")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/show.rs", "show")]
+
+
+def test_rust_integration_tests_name_their_crate(capsys, tmp_path: Path) -> None:
+    test = "#[test]\nfn {}() {{\n    assert_eq!({}::helper(), 1);\n}}\n"
+    base = {"crates/shop/src/lib.rs": HELPER, "crates/till/src/lib.rs": HELPER,
+            "crates/shop/tests/it.rs": test.format("sells", "shop"),
+            "crates/till/tests/it.rs": test.format("counts", "till")}
+    head = {"crates/shop/src/lib.rs": CHANGED}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("crates/shop/tests/it.rs", "sells")]
+
+
+METHODS = {
+    "src/lib.rs": "mod foo;\nmod foo_ext;\nmod bar;\nmod util;\n",
+    "src/util.rs": HELPER,
+    "src/foo.rs": "pub struct Foo;\n\nimpl Foo {\n    pub fn helper(&self) -> u8 {\n        1\n    }\n}\n",
+    "src/foo_ext.rs": "use crate::foo::Foo;\nuse crate::util::*;\n\nimpl Foo {\n    pub fn twice(&self) -> u8 {\n"
+                      "        self.helper() * 2\n    }\n\n    pub fn thrice(&self) -> u8 {\n"
+                      "        Self::helper(self) * 3\n    }\n\n    pub fn free(&self) -> u8 {\n        helper()\n    }\n}\n",
+    "src/bar.rs": "use crate::util::*;\n\npub struct Bar;\n\nimpl Bar {\n    pub fn helper(&self) -> u8 {\n        2\n    }\n\n"
+                  "    pub fn twice(&self) -> u8 {\n        self.helper() * 2\n    }\n}\n",
+}
+
+
+def test_rust_a_types_methods_are_called_on_it_in_other_files_and_free_functions_bare(capsys,
+                                                                                       tmp_path: Path) -> None:
+    head = {"src/foo.rs": METHODS["src/foo.rs"].replace("        1\n", "        4\n")}
+    assert sorted(_callers(_context(capsys, tmp_path, METHODS, head))) == [("src/foo_ext.rs", "thrice"),
+                                                                          ("src/foo_ext.rs", "twice")]
+    head = {"src/util.rs": CHANGED}
+    assert _callers(_context(capsys, tmp_path / "free", METHODS, head)) == [("src/foo_ext.rs", "free")]
+
+
+def test_rust_an_item_without_pub_is_seen_only_in_its_module(capsys, tmp_path: Path) -> None:
+    private = "fn helper() -> u8 {\n    1\n}\n\npub fn twice() -> u8 {\n    helper() * 2\n}\n"
+    base = {"src/lib.rs": "mod a;\nmod b;\n\n" + HELPER, "src/a.rs": private,
+            "src/b.rs": "use crate::*;\n\npub fn go() -> u8 {\n    helper()\n}\n"}
+    head = {"src/a.rs": private.replace("    1\n", "    2\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/a.rs", "twice")]
+
+
+def test_rust_a_path_inside_a_macros_arguments_is_read_whole(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "mod a;\nmod b;\n", "src/a.rs": HELPER, "src/b.rs": "mod a {\n    pub fn helper() -> u8 {\n"
+            "        0\n    }\n}\n\npub fn check() {\n    debug_assert!(crate::a::helper() == 1);\n}\n"}
+    head = {"src/a.rs": CHANGED}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/b.rs", "check")]
+
+
+def test_rust_a_call_through_a_type_parameter_may_be_any_implementors(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "mod make;\nmod build;\n",
+            "src/make.rs": "pub trait Make {\n    fn make() -> Self;\n}\n\npub struct Unit;\n\nimpl Make for Unit {\n"
+                           "    fn make() -> Self {\n        Unit\n    }\n}\n",
+            "src/build.rs": "use crate::make::Make;\n\npub fn build<T: Make>() -> T {\n    T::make()\n}\n\n"
+                            "pub fn other() -> u8 {\n    Other::make()\n}\n"}
+    head = {"src/make.rs": base["src/make.rs"].replace("        Unit\n", "        Unit {}\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/build.rs", "build")]
+
+
+def test_rust_a_call_on_a_generic_value_may_reach_any_implementors_method(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "mod fmt;\nmod out;\n",
+            "src/fmt.rs": "pub trait Format {\n    fn open(&mut self) -> u8;\n}\n\npub struct Pretty;\n\n"
+                          "impl Format for Pretty {\n    fn open(&mut self) -> u8 {\n        1\n    }\n}\n\n"
+                          "pub struct Door;\n\nimpl Door {\n    pub fn open(&mut self) -> u8 {\n        2\n    }\n}\n",
+            "src/out.rs": "use crate::fmt::{Door, Format};\n\npub fn write<F: Format>(f: &mut F) -> u8 {\n    f.open()\n}\n\n"
+                          "pub fn enter(d: &mut Door) -> u8 {\n    d.open()\n}\n"}
+    head = {"src/fmt.rs": base["src/fmt.rs"].replace("        1\n", "        3\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/out.rs", "write")]
+
+
+def test_rust_a_macros_crate_path_is_its_own_crates(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "pub mod private;\nmod other;\n\n#[macro_export]\nmacro_rules! make {\n    () => {\n"
+                          "        $crate::private::helper()\n    };\n}\n",
+            "src/private.rs": HELPER, "src/other.rs": "pub mod private;\n", "src/other/private.rs": "pub " + HELPER}
+    head = {"src/private.rs": CHANGED}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/lib.rs", "make")]
+    head = {"src/other/private.rs": "pub " + CHANGED}
+    assert _callers(_context(capsys, tmp_path / "other", base, head)) == []
+
+
+REEXPORT = {
+    "src/lib.rs": "mod error;\nmod io;\nmod de;\n\npub use crate::error::Error;\n",
+    "src/error.rs": "pub struct Error;\n\nimpl Error {\n    pub fn syntax() -> Self {\n        Error\n    }\n}\n",
+    "src/io.rs": "pub struct Error;\n\nimpl Error {\n    pub fn syntax() -> Self {\n        Error\n    }\n}\n",
+    "src/de.rs": "use crate::Error;\n\npub fn parse() -> Error {\n    Error::syntax()\n}\n",
+}
+
+
+def test_rust_a_name_used_from_the_crate_root_is_followed_through_its_pub_use(capsys, tmp_path: Path) -> None:
+    head = {"src/error.rs": REEXPORT["src/error.rs"].replace("        Error\n", "        Error {}\n")}
+    assert _callers(_context(capsys, tmp_path, REEXPORT, head)) == [("src/de.rs", "parse")]
+    head = {"src/io.rs": REEXPORT["src/io.rs"].replace("        Error\n", "        Error {}\n")}
+    assert _callers(_context(capsys, tmp_path / "io", REEXPORT, head)) == []
