@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import replace
 
 from bot.index.languages import CONTAINER_KINDS
 from bot.index.strength import MAYBE, NO, YES
@@ -278,4 +279,16 @@ def _read_declared(where: FileUses, line: int) -> dict[str, str]:
         text = where.lines[number - 1]
         out.update({name: kind for kind, name in _LOCAL.findall(text) if kind not in ("return", "new")})
         out.update({name: kind for name, kind in _VAR.findall(text)})
+    return out
+
+
+def java_imported(where: FileUses, uses: list[Use]) -> list[Use]:
+    """The names an import line brings in (`import a.b.Util;`, `import static a.b.Util.m;`), as uses
+    through the path it names: an added import names that definition, used or not."""
+    out = []
+    for use in uses:
+        line = where.lines[use.line - 1] if use.line <= len(where.lines) else ""
+        found = re.match(rf"\s*import\s+(?:static\s+)?([\w.]+)\.{re.escape(use.name)}\s*;", line)
+        if use.binding and found:
+            out.append(replace(use, qualifier=found.group(1), binding=False, local=False))
     return out

@@ -178,3 +178,9 @@ def test_java_a_call_chain_from_another_librarys_type_is_not_this_repositorys(ca
                                   "  Object spec() {\n    return new Spec.Builder().build();\n  }\n}\n"}
     head = {CORE + "Spec.java": spec.replace("return new Spec();", "return new Spec(/* built */);")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Writer.java", "spec")]
+
+
+def test_java_an_added_import_names_the_definition_it_imports(capsys, tmp_path: Path) -> None:
+    head = {CORE + "Service.java": MODULES[CORE + "Service.java"].replace(
+        "import com.ex.common.Util;\n", "import com.ex.common.Util;\nimport static com.ex.other.Util.helper;\n")}
+    assert _definitions(_context(capsys, tmp_path, MODULES, head)) == [(OTHER + "Util.java", 4)]
