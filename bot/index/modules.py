@@ -12,6 +12,7 @@ at the head, the rest from the index), each once.
 
 from __future__ import annotations
 
+import builtins
 import posixpath
 import re
 from collections.abc import Callable, Sequence
@@ -28,6 +29,7 @@ SCRIPT = frozenset({"javascript", "typescript", "tsx"})
 MODULE_SCOPES = frozenset({"", "exports", "module.exports"})
 _SCRIPT_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mts", ".mjs", ".cts", ".cjs", ".d.ts")
 _DEPTH = 6  # re-exports followed at most
+_PYTHON_BUILTINS = frozenset(dir(builtins))
 
 
 class Modules:
@@ -57,6 +59,9 @@ class Modules:
             return frozenset()  # CommonJS's own module object, in every file
         if use.qualifier is None:
             found = where.bindings.imports.get(use.name)
+            if found is None and where.language == "python" and use.name in _PYTHON_BUILTINS \
+                    and not where.bindings.star and not any(d.name == use.name for d in where.definitions):
+                return frozenset()  # a builtin neither imported nor defined here (`str`): no other file's
             if found is None:
                 return None
             if found.name == MODULE and where.language in SCRIPT:  # `const merge = require('./merge'); merge()`

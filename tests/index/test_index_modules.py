@@ -128,6 +128,20 @@ def test_ts_the_callers_of_a_default_export_use_the_name_its_importers_give(caps
     assert _callers(_context(capsys, tmp_path, TYPESCRIPT, head)) == [("src/price.ts", "price")]
 
 
+def test_ts_a_default_export_re_exported_under_a_name_is_that_default(capsys, tmp_path: Path) -> None:
+    base = {**TYPESCRIPT, "src/index.ts": "export { default as formatNumber } from './format'\n"}
+    head = {"src/show.ts": "import { formatNumber } from '.'\n\nexport function show(n: number) {\n"
+                           "  return formatNumber(n)\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("src/format.ts", 1)]
+
+
+def test_ts_the_callers_of_an_anonymous_export_default_are_its_importers(capsys, tmp_path: Path) -> None:
+    base = {"src/clamp.ts": "export default (n: number): number => {\n  return Math.max(0, n)\n}\n",
+            "src/view.tsx": "import clampTo from './clamp'\n\nexport function View(n: number) {\n  return clampTo(n)\n}\n"}
+    head = {"src/clamp.ts": base["src/clamp.ts"].replace("0, n", "1, n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/view.tsx", "View")]
+
+
 def test_ts_a_namespace_import_of_an_index_file_follows_its_re_exports(capsys, tmp_path: Path) -> None:
     head = {"src/read.ts": "import * as units from './units'\n\nexport function read(s: string) {\n"
                            "  return units.parseSize(s)\n}\n"}
@@ -228,6 +242,13 @@ def test_python_callers_under_an_alias_of_the_import(capsys, tmp_path: Path) -> 
     base = {**PYTHON, "app/grab.py": "from pkg.core.impl import fetch as grab\n\n\ndef load(u):\n    return grab(u)\n"}
     head = {"pkg/core/impl.py": "def fetch(url):\n    return url.strip()\n"}
     assert _callers(_context(capsys, tmp_path, base, head)) == [("app/grab.py", "load"), ("app/main.py", "run")]
+
+
+def test_python_a_name_neither_imported_nor_defined_is_a_builtin_not_a_namesake(capsys, tmp_path: Path) -> None:
+    base = {"pkg/__init__.py": "", "pkg/compat.py": "str = str\nbytes = bytes\nbasestring = (str, bytes)\n"}
+    head = {"pkg/types.py": "from .compat import basestring\n\n\ndef is_text(obj):\n"
+                            "    return isinstance(obj, (str, bytes)) or isinstance(obj, basestring)\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("pkg/compat.py", 3)]
 
 
 def test_python_a_parent_relative_import_is_its_module_not_a_namesake(capsys, tmp_path: Path) -> None:
