@@ -184,3 +184,11 @@ def test_java_an_added_import_names_the_definition_it_imports(capsys, tmp_path: 
     head = {CORE + "Service.java": MODULES[CORE + "Service.java"].replace(
         "import com.ex.common.Util;\n", "import com.ex.common.Util;\nimport static com.ex.other.Util.helper;\n")}
     assert _definitions(_context(capsys, tmp_path, MODULES, head)) == [(OTHER + "Util.java", 4)]
+
+
+def test_java_an_annotation_type_is_a_definition_its_uses_reach(capsys, tmp_path: Path) -> None:
+    get = "package com.ex.http;\n\npublic @interface GET {\n  String value() default \"\";\n}\n"
+    base = {"http/src/main/java/com/ex/http/GET.java": get, CORE + "Api.java": "package com.ex.core;\n\ninterface Api {\n}\n"}
+    head = {CORE + "Api.java": "package com.ex.core;\n\nimport com.ex.http.GET;\n\ninterface Api {\n  @GET(\"users\")\n"
+                               "  Object users();\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("http/src/main/java/com/ex/http/GET.java", 3)]
