@@ -174,7 +174,7 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
     kind = declared.get(qualifier) or (created.group(1) if created else None)  # or a variable's declared type
     if kind is not None or _type_like(qualifier):  # or `Util.helper`, `Outer.Inner.make`, `com.ex.Util.helper`
         found = type_is(kind or qualifier, where, chain, target.path)
-        if found != YES and kind is not None and _dispatched(kind, rivals):
+        if found != YES and kind is not None and (_dispatched(kind, rivals) or _inherited(kind, where, rivals, target)):
             return MAYBE  # `adapter.adapt(call)` with `CallAdapter adapter`: any implementation's
         if found != MAYBE:
             return found
@@ -199,6 +199,17 @@ def _foreign_chain(qualifier: str, where: FileUses, candidates: list[Located]) -
         return False
     package = source.rsplit(".", 1)[0]
     return not any(in_package(c.path, package) for c in candidates)
+
+
+def _inherited(kind: str, where: FileUses, rivals: list[Located], target: Located) -> bool:
+    """Whether a variable's declared type, a type of this repository, does not define the method
+    itself (`Sub s; s.size()` where only Base defines size): it inherits it, perhaps the target's."""
+    name = _GENERICS.sub("", kind).rsplit(".", 1)[-1].strip()
+    if any(type_chain(r)[-1:] == [name] for r in rivals):
+        return False
+    source = where.imports.get(name.split(".")[0]) or _own_type(where, name)
+    package = source.rsplit(".", 1)[0] if source and "." in source else where.package
+    return any(in_package(c.path, package) for c in [target, *rivals]) if package else False
 
 
 def _dispatched(kind: str, rivals: list[Located]) -> bool:

@@ -192,3 +192,14 @@ def test_java_an_annotation_type_is_a_definition_its_uses_reach(capsys, tmp_path
     head = {CORE + "Api.java": "package com.ex.core;\n\nimport com.ex.http.GET;\n\ninterface Api {\n  @GET(\"users\")\n"
                                "  Object users();\n}\n"}
     assert _definitions(_context(capsys, tmp_path, base, head)) == [("http/src/main/java/com/ex/http/GET.java", 3)]
+
+
+def test_java_a_method_called_through_a_subclass_that_inherits_it(capsys, tmp_path: Path) -> None:
+    base = {CORE + "Base.java": "package com.ex.core;\n\npublic class Base {\n  public int size() {\n    return 1;\n  }\n}\n",
+            OTHER + "Sub.java": "package com.ex.other;\n\nimport com.ex.core.Base;\n\npublic class Sub extends Base {\n}\n",
+            OTHER + "Own.java": "package com.ex.other;\n\npublic class Own {\n  public int size() {\n    return 0;\n  }\n}\n",
+            CORE + "Count.java": "package com.ex.core;\n\nimport com.ex.other.Own;\nimport com.ex.other.Sub;\nimport java.util.List;\n\n"
+                                 "class Count {\n  int sub(Sub s) {\n    return s.size();\n  }\n\n  int own(Own o) {\n"
+                                 "    return o.size();\n  }\n\n  int list(List<String> l) {\n    return l.size();\n  }\n}\n"}
+    head = {CORE + "Base.java": base[CORE + "Base.java"].replace("return 1;", "return 2;")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Count.java", "sub")]
