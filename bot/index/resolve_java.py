@@ -190,14 +190,17 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
 
 
 def _foreign_chain(qualifier: str, where: FileUses, candidates: list[Located]) -> bool:
-    """Whether a call chain starts at a type imported from a package where none of the name's
-    definitions lives (`MethodSpec.methodBuilder(n).build()` with javapoet's MethodSpec): its
-    result is that library's, not this repository's."""
+    """Whether a call chain starts at a type of another library (`MethodSpec.methodBuilder(n).build()`
+    in google/auto, with javapoet's MethodSpec): imported from a package of another organization
+    (its first two names differ from the file's package's) where none of the name's definitions
+    lives, so its result is that library's, not this repository's."""
     root = re.match(r"([A-Z]\w*)\s*\.\s*\w+\s*(?:<[^>]*>\s*)?\(", qualifier)
     source = where.imports.get(root.group(1)) if root else None
-    if source is None or "." not in source:
+    if source is None or "." not in source or where.package.count(".") < 1:
         return False
     package = source.rsplit(".", 1)[0]
+    if package.split(".")[:2] == where.package.split(".")[:2]:
+        return False  # this repository's, perhaps: its result may be any of its types
     return not any(in_package(c.path, package) for c in candidates)
 
 
