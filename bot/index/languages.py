@@ -36,6 +36,7 @@ DEFINITIONS: dict[str, dict[str, str]] = {
         "class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
         "record_declaration": "class", "method_declaration": "method", "constructor_declaration": "constructor",
         "field_declaration": "field", "constant_declaration": "constant", "enum_constant": "constant",
+        "annotation_type_declaration": "interface", "annotation_type_element_declaration": "method",
     },
     "rust": {
         "function_item": "function", "function_signature_item": "function", "struct_item": "struct",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import MODULE_SCOPES, Modules
-from bot.index.resolve import MAYBE, NO, YES, is_container, is_member, refers
+from bot.index.resolve import MAYBE, NO, YES, imported_paths, is_container, is_member, refers
 from bot.index.resolve_rust import reexported as rust_reexported
 from bot.index.store import IndexStore
 from bot.index.uses import FileUses, Use, read_uses
@@ -201,7 +201,8 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
         if where is None:
             continue
         for name, uses in where.uses.items():
-            on = [u for u in uses if not u.binding] or files.modules.imported(where, uses)
+            on = [u for u in uses if not u.binding] or files.modules.imported(where, uses) \
+                or imported_paths(where, uses)
             if on:  # calls first: the reason names the line that calls it, else the first that uses it
                 wanted[(change.path, name)] = (sorted(on, key=lambda u: (u.arguments is None, u.line)), where)
     names = {name for _, name in wanted}

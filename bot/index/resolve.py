@@ -19,13 +19,14 @@ import posixpath
 import re
 
 from bot.index.languages import CONTAINER_KINDS
-from bot.index.resolve_java import import_match, java_refers
-from bot.index.resolve_rust import rust_module, rust_refers
+from bot.index.resolve_java import import_match, java_imported, java_refers
+from bot.index.resolve_rust import rust_imported, rust_module, rust_refers
 from bot.index.strength import MAYBE, NO, YES
 from bot.index.uses import FileUses, Use, module_stem
 from bot.store.index.model import Located
 
-__all__ = ["MAYBE", "NO", "YES", "is_container", "is_member", "module_match", "refers", "rust_module"]
+__all__ = ["MAYBE", "NO", "YES", "imported_paths", "is_container", "is_member", "module_match", "refers",
+           "rust_module"]
 _SELF = frozenset({"this", "self", "Self", "super", "cls"})
 _SELF_ALIASES = frozenset({"self", "that", "_this", "me"})  # JavaScript's `var self = this`
 _MODULE_SCOPES = frozenset({"", "exports", "module.exports"})
@@ -56,6 +57,14 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located]) ->
     if use.qualifier is None:
         return _bare(use, where, target)
     return _qualified(use, where, target, rivals)
+
+
+def imported_paths(where: FileUses, uses: list[Use]) -> list[Use]:
+    """Java's and Rust's added import lines, as uses through the paths they name (the module
+    system of the other languages is bot/index/modules.py's)."""
+    if where.language == "java":
+        return java_imported(where, uses)
+    return rust_imported(where, uses) if where.language == "rust" else []
 
 
 def _bare(use: Use, where: FileUses, target: Located) -> int:

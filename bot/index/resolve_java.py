@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import replace
 
 from bot.index.languages import CONTAINER_KINDS
 from bot.index.strength import MAYBE, NO, YES
@@ -173,7 +174,7 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
     kind = declared.get(qualifier) or (created.group(1) if created else None)  # or a variable's declared type
     if kind is not None or _type_like(qualifier):  # or `Util.helper`, `Outer.Inner.make`, `com.ex.Util.helper`
         found = type_is(kind or qualifier, where, chain, target.path)
-        if found != YES and kind is not None and _dispatched(kind, rivals):
+        if found != YES and kind is not None and (_dispatched(kind, rivals) or _inherited(kind, where, rivals, target)):
             return MAYBE  # `adapter.adapt(call)` with `CallAdapter adapter`: any implementation's
         if found != MAYBE:
             return found
@@ -189,15 +190,29 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
 
 
 def _foreign_chain(qualifier: str, where: FileUses, candidates: list[Located]) -> bool:
-    """Whether a call chain starts at a type imported from a package where none of the name's
-    definitions lives (`MethodSpec.methodBuilder(n).build()` with javapoet's MethodSpec): its
-    result is that library's, not this repository's."""
+    """Whether a call chain starts at a type of another library (`MethodSpec.methodBuilder(n).build()`
+    in google/auto, with javapoet's MethodSpec): imported from a package of another organization
+    (its first two names differ from the file's package's) where none of the name's definitions
+    lives, so its result is that library's, not this repository's."""
     root = re.match(r"([A-Z]\w*)\s*\.\s*\w+\s*(?:<[^>]*>\s*)?\(", qualifier)
     source = where.imports.get(root.group(1)) if root else None
-    if source is None or "." not in source:
+    if source is None or "." not in source or where.package.count(".") < 1:
         return False
     package = source.rsplit(".", 1)[0]
+    if package.split(".")[:2] == where.package.split(".")[:2]:
+        return False  # this repository's, perhaps: its result may be any of its types
     return not any(in_package(c.path, package) for c in candidates)
+
+
+def _inherited(kind: str, where: FileUses, rivals: list[Located], target: Located) -> bool:
+    """Whether a variable's declared type, a type of this repository, does not define the method
+    itself (`Sub s; s.size()` where only Base defines size): it inherits it, perhaps the target's."""
+    name = _GENERICS.sub("", kind).rsplit(".", 1)[-1].strip()
+    if any(type_chain(r)[-1:] == [name] for r in rivals):
+        return False
+    source = where.imports.get(name.split(".")[0]) or _own_type(where, name)
+    package = source.rsplit(".", 1)[0] if source and "." in source else where.package
+    return any(in_package(c.path, package) for c in [target, *rivals]) if package else False
 
 
 def _dispatched(kind: str, rivals: list[Located]) -> bool:
@@ -278,4 +293,16 @@ def _read_declared(where: FileUses, line: int) -> dict[str, str]:
         text = where.lines[number - 1]
         out.update({name: kind for kind, name in _LOCAL.findall(text) if kind not in ("return", "new")})
         out.update({name: kind for name, kind in _VAR.findall(text)})
+    return out
+
+
+def java_imported(where: FileUses, uses: list[Use]) -> list[Use]:
+    """The names an import line brings in (`import a.b.Util;`, `import static a.b.Util.m;`), as uses
+    through the path it names: an added import names that definition, used or not."""
+    out = []
+    for use in uses:
+        line = where.lines[use.line - 1] if use.line <= len(where.lines) else ""
+        found = re.match(rf"\s*import\s+(?:static\s+)?([\w.]+)\.{re.escape(use.name)}\s*;", line)
+        if use.binding and found:
+            out.append(replace(use, qualifier=found.group(1), binding=False, local=False))
     return out

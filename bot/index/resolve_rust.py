@@ -15,7 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.index.languages import CONTAINER_KINDS
 from bot.index.strength import MAYBE, NO, YES
@@ -277,3 +277,15 @@ def module_files(place: Place) -> list[str]:
         return [f"{root}/lib.rs", f"{root}/main.rs"]
     path = "/".join(place.modules)
     return [f"{root}/{path}.rs", f"{root}/{path}/mod.rs"]
+
+
+def rust_imported(where: FileUses, uses: list[Use]) -> list[Use]:
+    """The names a `use` line brings in (`use crate::error::ErrorCode;`), as uses through the path
+    it names: an added `use` names that definition, used or not."""
+    out = []
+    for use in uses:
+        line = where.lines[use.line - 1] if use.line <= len(where.lines) else ""
+        source = where.imports.get(use.name)
+        if use.binding and source and re.search(r"\buse\b", line) and not re.search(rf"\bas\s+{use.name}\b", line):
+            out.append(replace(use, qualifier=source, binding=False, local=False, path=True))
+    return out

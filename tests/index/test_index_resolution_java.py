@@ -178,3 +178,28 @@ def test_java_a_call_chain_from_another_librarys_type_is_not_this_repositorys(ca
                                   "  Object spec() {\n    return new Spec.Builder().build();\n  }\n}\n"}
     head = {CORE + "Spec.java": spec.replace("return new Spec();", "return new Spec(/* built */);")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Writer.java", "spec")]
+
+
+def test_java_an_added_import_names_the_definition_it_imports(capsys, tmp_path: Path) -> None:
+    head = {CORE + "Service.java": MODULES[CORE + "Service.java"].replace(
+        "import com.ex.common.Util;\n", "import com.ex.common.Util;\nimport static com.ex.other.Util.helper;\n")}
+    assert _definitions(_context(capsys, tmp_path, MODULES, head)) == [(OTHER + "Util.java", 4)]
+
+
+def test_java_an_annotation_type_is_a_definition_its_uses_reach(capsys, tmp_path: Path) -> None:
+    get = "package com.ex.http;\n\npublic @interface GET {\n  String value() default \"\";\n}\n"
+    base = {"http/src/main/java/com/ex/http/GET.java": get, CORE + "Api.java": "package com.ex.core;\n\ninterface Api {\n}\n"}
+    head = {CORE + "Api.java": "package com.ex.core;\n\nimport com.ex.http.GET;\n\ninterface Api {\n  @GET(\"users\")\n"
+                               "  Object users();\n}\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("http/src/main/java/com/ex/http/GET.java", 3)]
+
+
+def test_java_a_method_called_through_a_subclass_that_inherits_it(capsys, tmp_path: Path) -> None:
+    base = {CORE + "Base.java": "package com.ex.core;\n\npublic class Base {\n  public int size() {\n    return 1;\n  }\n}\n",
+            OTHER + "Sub.java": "package com.ex.other;\n\nimport com.ex.core.Base;\n\npublic class Sub extends Base {\n}\n",
+            OTHER + "Own.java": "package com.ex.other;\n\npublic class Own {\n  public int size() {\n    return 0;\n  }\n}\n",
+            CORE + "Count.java": "package com.ex.core;\n\nimport com.ex.other.Own;\nimport com.ex.other.Sub;\nimport java.util.List;\n\n"
+                                 "class Count {\n  int sub(Sub s) {\n    return s.size();\n  }\n\n  int own(Own o) {\n"
+                                 "    return o.size();\n  }\n\n  int list(List<String> l) {\n    return l.size();\n  }\n}\n"}
+    head = {CORE + "Base.java": base[CORE + "Base.java"].replace("return 1;", "return 2;")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Count.java", "sub")]

@@ -137,3 +137,10 @@ def test_rust_a_name_used_from_the_crate_root_is_followed_through_its_pub_use(ca
     assert _callers(_context(capsys, tmp_path, REEXPORT, head)) == [("src/de.rs", "parse")]
     head = {"src/io.rs": REEXPORT["src/io.rs"].replace("        Error\n", "        Error {}\n")}
     assert _callers(_context(capsys, tmp_path / "io", REEXPORT, head)) == []
+
+
+def test_rust_an_added_use_names_the_definition_it_brings_in(capsys, tmp_path: Path) -> None:
+    base = {"src/lib.rs": "mod error;\nmod io;\nmod de;\n", "src/error.rs": "pub enum ErrorCode {\n    Eof,\n}\n",
+            "src/io.rs": "pub enum ErrorCode {\n    Closed,\n}\n", "src/de.rs": "pub fn parse() {}\n"}
+    head = {"src/de.rs": "use crate::error::ErrorCode;\n\npub fn parse() {}\n"}
+    assert _definitions(_context(capsys, tmp_path, base, head)) == [("src/error.rs", 1)]
