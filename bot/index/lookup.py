@@ -18,6 +18,7 @@ from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import MODULE_SCOPES, Modules
 from bot.index.resolve import MAYBE, NO, YES, imported_paths, is_container, is_member, refers
 from bot.index.resolve_rust import reexported as rust_reexported
+from bot.index.signatures import arity_fits
 from bot.index.store import IndexStore
 from bot.index.uses import FileUses, Use, read_uses
 from bot.store.index.model import Definition, Located
@@ -166,30 +167,6 @@ def _label(d: Definition) -> str:
     return f"{d.scope}.{d.name}" if d.scope else d.name
 
 
-def _arity_fits(signature: str, count: int | None) -> bool:
-    """Whether a call with `count` arguments fits the parameters a signature declares (varargs,
-    defaults and `self` allowed for); unknown counts fit."""
-    if count is None or "(" not in signature:
-        return True
-    inner = signature[signature.find("(") + 1:]
-    depth, params, current, has = 0, 0, "", False
-    for char in inner:
-        if char == ")" and depth == 0:
-            break
-        if char == "," and depth == 0:
-            params += 1
-            current = ""
-            continue
-        depth += 1 if char in "<([{" else -1 if char in ">)]}" else 0
-        current += char
-        has = has or not char.isspace()
-    params += 1 if has else 0
-    if re.search(r"\.\.\.|\*|\bvarargs\b", inner.split(")")[0]):
-        return True
-    required = params - inner.split(")")[0].count("=") - (1 if re.match(r"\s*&?(mut\s+)?self\b", inner) else 0)
-    return required <= count <= params
-
-
 def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexStore,
                  settings: Settings) -> list[Candidate]:
     """The definitions, in other files, of the names the added lines use, as the files say which."""
@@ -252,13 +229,13 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
               and not (use.qualifies and is_container(loc))  # `Util.check(`: the member is what is opened
               and not (loc.definition.kind in ("module", "namespace") and not use.qualifies)]
     yes = _implementations([loc for s, loc in scored if s == YES])
-    fitting = [loc for loc in yes if _arity_fits(loc.definition.signature, use.arguments)]
+    fitting = [loc for loc in yes if arity_fits(loc.definition.signature, use.arguments)]
     if yes:  # overloads: those a call's arguments fit, when some do
         return [(YES, loc) for loc in (fitting or yes)[:settings.max_overloads]]
     maybe = _implementations([loc for s, loc in scored if s == MAYBE and not is_test(loc.path)])  # primary only
     if not maybe or len({loc.path for loc in maybe}) > settings.ambiguous_name:
         return []
-    maybe.sort(key=lambda loc: (not _arity_fits(loc.definition.signature, use.arguments), is_member(loc),
+    maybe.sort(key=lambda loc: (not arity_fits(loc.definition.signature, use.arguments), is_member(loc),
                                 _distance(loc.path, where.path), loc.path, loc.definition.start))
     return [(MAYBE, loc) for loc in maybe[:settings.max_definitions_per_name]]
 
@@ -342,7 +319,7 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
                     caller = found.setdefault(key, _Caller(target, line, path, holder, [], strength))
                     caller.lines.append(use.line)
                     caller.strength = max(caller.strength, strength)
-    return _rankfind_callers(list(found.values()), settings)
+    return _ranked_callers(list(found.values()), settings)
 
 
 def _caller_paths(files: Files, store: IndexStore, targets: list[Located], changed: set[str],
@@ -370,7 +347,7 @@ def _caller_paths(files: Files, store: IndexStore, targets: list[Located], chang
     return paths, frozenset(renamed)
 
 
-def _rankfind_callers(callers: list[_Caller], settings: Settings) -> list[Candidate]:
+def _ranked_callers(callers: list[_Caller], settings: Settings) -> list[Candidate]:
     """Primary sources before tests and examples; what the files say before guesses; nearer the
     changed definition first; each changed definition's callers taking turns."""
     per_target: dict[tuple[str, int, str], list[_Caller]] = {}
