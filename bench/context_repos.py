@@ -42,6 +42,12 @@ that round, and the repositories it chose (HELD_OUT below):
   definitions a reader would open), never against what retrieval returns;
 - while retrieval is developed, the bench runs with `--side development`, which leaves them out;
   cases added for misses found go to the development repositories only.
+- once a held-out repository's misses have been read (this set's were, on 2026-12-07, when its
+  first figures came out), it has taught retrieval's developers something and stops being held
+  out: it moves to development, and the next repository of its language takes its place, by the
+  same rule, from this list written on that day before any of them was fetched or opened:
+  Python python-attrs/attrs, Go labstack/echo, JavaScript debug-js/debug, TypeScript
+  colinhacks/zod, Rust tokio-rs/bytes, Java mockito/mockito (multi-module).
 
 The repositories are not in this repository: fetch them (github:owner/name) or clone them under a
 directory given by `--repos DIR` or REVIEWER_BENCH_REPOS (bench/context_data.py says where it
