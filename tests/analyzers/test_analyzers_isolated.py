@@ -31,11 +31,12 @@ async def test_problems_come_back_as_the_reader_names_them():
 
 
 async def test_a_document_that_needs_more_memory_than_the_child_has_is_refused_naming_the_bound():
-    """Fifty thousand results of twenty kilobytes each (1 GB once read) inside 96 MiB: refused as
-    too large, naming the memory the server gives an upload; the server's process held none of it."""
+    """Ten thousand results of twenty kilobytes each (200 MB once read, twice the bound) inside
+    96 MiB: refused as too large, naming the memory the server gives an upload; the server's
+    process held none of it."""
     text = "x" * 20_000
     many = b'{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"t"}},"results":[' + b",".join(
-        [json.dumps({"message": {"text": text}}).encode()] * 50_000) + b"]}]}"
+        [json.dumps({"message": {"text": text}}).encode()] * 10_000) + b"]}]}"
     limits = UploadLimits(max_inflated_bytes=2_000 * MiB)
     [problem] = await decode_isolated(_raw(many), repository_url=None, memory_bytes=96 * MiB, limits=limits)
     assert isinstance(problem, Problem) and (problem.pointer, problem.code) == ("/sarif", "too-large")
