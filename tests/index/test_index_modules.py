@@ -6,28 +6,18 @@ the words alone cannot see."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from bot.commands.cli import main
-from tests.plan.test_plan_cli import Repo
-
-
-def _context(capsys, tmp_path: Path, base: dict[str, str], head: dict[str, str]) -> list[dict]:
-    repo = Repo(tmp_path / "repo")
-    repo.commit("base", base)
-    repo.git("checkout", "-q", "-b", "change")
-    repo.commit("change", head)
-    assert main(["context", "--repo", str(repo.path), "--base", "main", "--head", "change", "--format", "json"]) == 0
-    return json.loads(capsys.readouterr().out)["context"]
+from tests.support.index_support import callers, definitions
+from tests.support.index_support import context_of as _context
 
 
 def _callers(context: list[dict]) -> list[tuple[str, str]]:
-    return sorted((c["path"], c["symbol"]) for c in context if c["kind"] == "caller")
+    return sorted(callers(context))
 
 
 def _definitions(context: list[dict]) -> list[tuple[str, int]]:
-    return sorted((c["path"], c["startLine"]) for c in context if c["kind"] == "definition")
+    return sorted(definitions(context))
 
 
 # --- JavaScript: anonymous exports, module paths, destructured requires --------------------------

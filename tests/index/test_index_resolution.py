@@ -9,31 +9,13 @@ re-exports."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from bot.commands.cli import main
-from tests.plan.test_plan_cli import Repo
-
-
-def _context(capsys, tmp_path: Path, base: dict[str, str], head: dict[str, str]) -> list[dict]:
-    repo = Repo(tmp_path / "repo")
-    repo.commit("base", base)
-    repo.git("checkout", "-q", "-b", "change")
-    repo.commit("change", head)
-    assert main(["context", "--repo", str(repo.path), "--base", "main", "--head", "change", "--format", "json"]) == 0
-    return json.loads(capsys.readouterr().out)["context"]
-
-
-def _callers(context: list[dict]) -> list[tuple[str, str]]:
-    return [(c["path"], c["symbol"]) for c in context if c["kind"] == "caller"]
-
-
-def _definitions(context: list[dict]) -> list[tuple[str, int]]:
-    return [(c["path"], c["startLine"]) for c in context if c["kind"] == "definition"]
-
+from tests.support.index_support import callers as _callers
+from tests.support.index_support import context_of as _context
+from tests.support.index_support import definitions as _definitions
 
 CONSTANTS = {
     "python": ({"pkg/compat.py": "import sys\nWIN = sys.platform.startswith('win')\n",

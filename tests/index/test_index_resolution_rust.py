@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.index.test_index_resolution import _callers, _context, _definitions
+from tests.support.index_support import callers as _callers
+from tests.support.index_support import context_of as _context
+from tests.support.index_support import definitions as _definitions
 
 HELPER = "pub fn helper() -> u8 {\n    1\n}\n"
 CHANGED = "pub fn helper() -> u8 {\n    2\n}\n"
