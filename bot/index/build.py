@@ -4,7 +4,11 @@
 decides what to read, what to drop and what to skip (ignored, over a limit, and why). `sync` is the
 edge that reads the changed blobs, parses them and writes them. Because files are keyed by blob id,
 a full build and an incremental update are one code path: a push reads only the paths whose blob
-changed, and a rename or move is a removal plus an addition of the same text.
+changed, and a rename or move is a removal plus an addition of the same text. What is stored of a
+blob is what this version's parser reads of it, so the stored key is the blob id with the
+reader's version (`READER`): after an upgrade whose parser reads more (module bindings, anonymous
+exports, annotation types), every file is read again at the next update, not only those a push
+changed.
 """
 
 from __future__ import annotations
@@ -20,6 +24,11 @@ from bot.index.languages import is_binary_name
 from bot.index.parse import parse_symbols
 from bot.index.store import IndexStore
 from bot.store.index.model import FileSymbols, StoredFile
+
+# The version of what parsing stores of a file; raised whenever the parser or the uses it records
+# change, so that indexes built before are read again rather than answering with what an older
+# parser saw.
+READER = "r2"
 
 Limits = IndexLimits  # what an administrator lets one repository's index hold
 DEFAULT_LIMITS = Limits()
@@ -74,9 +83,14 @@ def plan_update(stored: Mapping[str, str], entries: Iterable[Entry], limits: Lim
         else:
             wanted[entry.path] = entry
             total += entry.size
-    read = tuple(e for p, e in wanted.items() if stored.get(p) != e.blob)
+    read = tuple(e for p, e in wanted.items() if stored.get(p) != stored_key(e.blob))
     remove = tuple(sorted(p for p in stored if p not in wanted))
     return UpdatePlan(read, remove, tuple(skipped), len(wanted) - len(read))
+
+
+def stored_key(blob: str) -> str:
+    """What the store keeps of a file's blob id: the id and the version of the reader that parsed it."""
+    return f"{blob}+{READER}"
 
 
 def decode_text(data: bytes) -> str | None:
@@ -139,9 +153,10 @@ def sync(store: IndexStore, snapshot: Snapshot, limits: Limits = DEFAULT_LIMITS,
             text = decode_text(blobs[entry.path])
             if text is None:  # kept empty, so that the next update does not read it again
                 report.skipped.append((entry.path, "binary"))
-                stored.append(StoredFile(entry.path, "", FileSymbols(None), entry.blob, entry.size))
+                stored.append(StoredFile(entry.path, "", FileSymbols(None), stored_key(entry.blob), entry.size))
                 continue
-            stored.append(StoredFile(entry.path, text, parse_symbols(entry.path, text), entry.blob, entry.size))
+            stored.append(StoredFile(entry.path, text, parse_symbols(entry.path, text), stored_key(entry.blob),
+                                     entry.size))
             indexed += 1
         store.put(stored)
         report.read += len(stored)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.commands.cli import main
-from bot.index.build import Entry, Limits, plan_update, sync
+from bot.index.build import Entry, Limits, plan_update, stored_key, sync
 from bot.index.gitsource import GitSnapshot
 from bot.index.retrieve import ChangedFile, retrieve
 from bot.index.store import IndexStore
@@ -137,10 +137,19 @@ def test_file_count_and_repository_size_limits_take_files_in_path_order() -> Non
     by_count = plan_update({}, entries, Limits(max_files=2))
     assert [e.path for e in by_count.read] == ["f0.py", "f1.py"]
     assert by_count.skipped[0] == ("f2.py", "past the 2-file limit")
-    by_size = plan_update({"f4.py": "b4"}, entries, Limits(max_repo_bytes=250))
+    by_size = plan_update({"f4.py": stored_key("b4")}, entries, Limits(max_repo_bytes=250))
     assert [e.path for e in by_size.read] == ["f0.py", "f1.py"]
     assert by_size.remove == ("f4.py",)  # indexed before, now over the limit: taken out
     assert ("f2.py", "past the 250-byte repository limit") in by_size.skipped
+
+
+def test_files_an_older_reader_parsed_are_read_again_and_the_rest_kept() -> None:
+    """An index built before an upgrade of the parser holds what the older parser saw of each blob:
+    every such file is read again at the next update, though no push changed it."""
+    entries = [Entry("old.py", "b1", 100), Entry("new.py", "b2", 100), Entry("changed.py", "b3", 100)]
+    stored = {"old.py": "b1", "new.py": stored_key("b2"), "changed.py": stored_key("b0")}
+    plan = plan_update(stored, entries, Limits())
+    assert sorted(e.path for e in plan.read) == ["changed.py", "old.py"] and plan.kept == 1
 
 
 def test_enabled_false_deletes_the_checkouts_index(capsys, repo: Repo) -> None:
