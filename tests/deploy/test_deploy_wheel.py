@@ -8,24 +8,17 @@ through), with the command its first stage runs, and installed from it and PyPI 
 alone. The processes run outside the repository with no PYTHONPATH: what they import is what the
 wheel holds (templates, app.yml, schemas included). Marked `slow`.
 
-Building that environment takes a minute, so it is kept between runs under
-~/.cache/reviewer-tests/ (XDG_CACHE_HOME), named by a hash of everything it is made from (the
-build context's files, the Python): a change to any of them builds a fresh one, and the last
-few are kept. It is still a clean venv holding only the wheel and what it requires.
+The wheel is built anew each run; its dependencies are installed once per set of declared
+requirements and kept (tests/support/wheel_venv.py says how): the venv each run makes holds the
+wheel and sees nothing but what it declares.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fcntl
-import hashlib
 import json
-import os
-import shutil
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,104 +26,16 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from tests.support import wheel_venv
 from tests.support.github_double import GitHubDouble
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 pytestmark = pytest.mark.slow
-
-
-CONTEXT = ("pyproject.toml", "README.md", "bot")  # .dockerignore's allowlist
-
-
-def _run(*args: str | Path, cwd: Path, timeout: float = 600) -> str:
-    result = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                            env=_clean_env())
-    assert result.returncode == 0, f"{args}:\n{result.stdout}\n{result.stderr}"
-    return result.stdout
-
-
-def _clean_env(venv: Path | None = None, **values: str) -> dict[str, str]:
-    drop = ("GITHUB_", "REVIEWER_", "PORT", "PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
-    if venv is not None:
-        env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    return {**env, **values}
-
-
-KEEP = 3  # cached environments kept: the latest, and a few for other checkouts or branches
-
-
-def _inputs_hash() -> str:
-    """A hash of what the environment is made from: the build context's files and the Python."""
-    digest = hashlib.sha256(f"{sys.version}\n{sys.executable}\n".encode())
-    for name in CONTEXT:
-        source = ROOT / name
-        paths = sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                       and p.suffix != ".pyc") if source.is_dir() else [source]
-        for path in paths:
-            digest.update(f"{path.relative_to(ROOT)}\n".encode() + hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()[:20]
-
-
-def _cache_root() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    root = base / "reviewer-tests"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
-
-
-@contextlib.contextmanager
-def _locked(root: Path) -> Iterator[None]:
-    """One run at a time builds or prunes (other checkouts' runs share the cache)."""
-    with open(root / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def _build(venv: Path, work: Path) -> None:
-    """The wheel built from the image's build context, installed into a new venv at `venv`."""
-    context = work / "context"
-    context.mkdir()
-    for name in CONTEXT:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, context / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        else:
-            shutil.copy2(source, context / name)
-    # the Dockerfile's first stage builds every wheel; Reviewer's is the one that is ours
-    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check", "--wheel-dir",
-         work / "wheels", ".", cwd=context)
-    [wheel] = (work / "wheels").glob("reviewer-*.whl")
-    _run(sys.executable, "-m", "venv", venv, cwd=work)
-    # compiled once here (pip's default), so that no process started from it compiles its imports again
-    _run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         wheel, cwd=work)
 
 
 @pytest.fixture(scope="module")
 def image_venv(tmp_path_factory) -> Path:
-    """A venv holding the wheel built from the image's build context, and its dependencies: the
-    cached one made from the same inputs, else one built now (the module's docstring)."""
-    root = _cache_root()
-    venv = root / f"wheel-venv-{_inputs_hash()}"
-    made = venv / "made"  # written last: a venv without it is a build that did not finish
-    with _locked(root):
-        if not made.exists():
-            shutil.rmtree(venv, ignore_errors=True)
-            try:
-                _build(venv, tmp_path_factory.mktemp("image"))
-            except BaseException:
-                shutil.rmtree(venv, ignore_errors=True)
-                raise
-        made.write_text("")  # its time says when it was last used
-        kept = sorted(root.glob("wheel-venv-*"), key=lambda p: (p / "made").stat().st_mtime
-                      if (p / "made").exists() else 0.0, reverse=True)
-        for old in kept[KEEP:]:
-            shutil.rmtree(old, ignore_errors=True)
-    return venv
+    """A new venv holding the wheel built from the image's build context (wheel_venv.image_venv)."""
+    return wheel_venv.image_venv(tmp_path_factory.mktemp("image"))
 
 
 class Process:
@@ -139,7 +44,7 @@ class Process:
     def __init__(self, venv: Path, args: list[str], cwd: Path, **env: str) -> None:
         self.proc = subprocess.Popen([str(venv / "bin" / "reviewer"), *args], cwd=cwd, text=True,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     env=_clean_env(venv, PORT="0", REVIEWER_HOST="127.0.0.1", **env))
+                                     env=wheel_venv.clean_env(venv, PORT="0", REVIEWER_HOST="127.0.0.1", **env))
         self.lines: list[str] = []
         self.port: int | None = None
         self.listening = threading.Event()
@@ -176,12 +81,12 @@ def processes() -> Iterator[list[Process]]:
 
 
 def test_the_installed_command_reports_the_packages_version(image_venv, tmp_path):
-    out = _run(image_venv / "bin" / "reviewer", "--version", cwd=tmp_path)
-    version = _run(image_venv / "bin" / "python", "-c", "from importlib import metadata; print(metadata.version('reviewer'))",
+    out = wheel_venv.run(image_venv / "bin" / "reviewer", "--version", cwd=tmp_path)
+    version = wheel_venv.run(image_venv / "bin" / "python", "-c", "from importlib import metadata; print(metadata.version('reviewer'))",
                    cwd=tmp_path).strip()
     assert out.strip() == f"reviewer {version}" and version != "unknown (not installed)"
     # the installed package is the wheel's, not this checkout's
-    where = _run(image_venv / "bin" / "python", "-c", "import bot; print(bot.__file__)", cwd=tmp_path)
+    where = wheel_venv.run(image_venv / "bin" / "python", "-c", "import bot; print(bot.__file__)", cwd=tmp_path)
     assert str(image_venv) in where
 
 
