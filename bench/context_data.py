@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,13 +131,18 @@ def _commit_change(repo: str, base: str, head: str) -> Change:
 
 def is_secondary(path: str) -> bool:
     """Tests, examples (samples too), benchmarks, fuzz targets and docs: code a change's callers
-    may live in, but not the primary sources a reviewer opens first."""
+    may live in, but not the primary sources a reviewer opens first. A folder counts by any word
+    of its name (`typing-examples`, `docs-v3`, `design-docs`); a file by its name alone too
+    (`test.js`, `example.ts`)."""
     parts = path.lower().split("/")
     name = parts[-1]
     folders = {"test", "tests", "__tests__", "spec", "testdata", "example", "examples", "_examples", "sample",
                "samples", "bench",
                "benches", "benchmark", "benchmarks", "fuzz", "docs", "website", "perf-testing"}
-    return bool(folders & set(parts[:-1])) or any("test" in p or p.startswith("perf") for p in parts[:-1]) \
+    words = {word for part in parts[:-1] for word in re.split(r"[-_.]", part)}
+    return bool(folders & set(parts[:-1]) or folders & words) \
+        or any("test" in p or p.startswith("perf") for p in parts[:-1]) \
+        or name.rsplit(".", 1)[0] in ("test", "tests", "spec", "example", "examples") \
         or name.startswith("test_") or name.endswith(
         ("_test.go", "_test.py", "test.java", "tests.java", ".test.ts", ".test.js", ".spec.ts", ".spec.js",
                  ".test-d.ts"))

@@ -63,11 +63,13 @@ def primary_lines(numstat: str, lang: str) -> int:
 
 def first_parent_commits(repo: str, tip: str) -> list[tuple[str, str, str]]:
     """(commit, first parent, subject) of the default branch, first-parent, newest first; the
-    root commit, which has no parent to replay against, left out."""
+    root commit, which has no parent to replay against, left out. Records are split at git's
+    newlines only: a subject may hold a character str.splitlines() also breaks at (mockito has
+    one ending in U+2028)."""
     out = subprocess.run(["git", "-C", repo, "log", "--first-parent", "--format=%H%x00%P%x00%s", tip],
                          check=True, capture_output=True, text=True, errors="replace").stdout
     rows = []
-    for line in out.splitlines():
+    for line in filter(None, out.split("\n")):
         commit, parents, subject = line.split("\x00", 2)
         if parents:
             rows.append((commit, parents.split()[0], subject))

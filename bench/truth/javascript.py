@@ -29,6 +29,24 @@ _SPLIT_CONST = re.compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([\w$]+)\s*(?:
 _FUNCTION_START = re.compile(r"^\s*(?:async\s+)?(?:function\b|\(|[\w$]+\s*=>|<)")
 
 
+_PAREN_VALUE = re.compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*(?::[^=]+)?=\s*(?:async\s+)?\(|^\s*(?:async\s+)?\(")
+
+
+def _after_parens(code: list[str], start: int, column: int) -> str:
+    """What follows the parenthesis that closes the first one opened on line `start` (from
+    `column`), the next line's text when nothing does on the line."""
+    depth = 0
+    for number in range(start, min(len(code), start + 40) + 1):
+        line = code[number - 1]
+        for index in range(column if number == start else 0, len(line)):
+            depth += line[index] == "("
+            depth -= line[index] == ")"
+            if depth == 0 and line[index] == ")":
+                rest = line[index + 1:]
+                return rest if rest.strip() or number >= len(code) else code[number]
+    return ""
+
+
 def _closes_as_method(code: list[str], start: int) -> bool:
     depth = 0
     for number in range(start, min(len(code), start + 40) + 1):
@@ -41,6 +59,16 @@ def _closes_as_method(code: list[str], start: int) -> bool:
     return False
 
 
+def _opens_arrow(code: list[str], number: int) -> bool:
+    """Whether a value that starts with a parenthesis on line `number` (`const x = (` or a line
+    starting with `(`) is an arrow function's parameters, not a parenthesised expression
+    (`const split = (a || '').split(…)`: a variable)."""
+    opening = _PAREN_VALUE.match(code[number - 1])
+    if opening is None:
+        return True  # `function`, `name =>` or `<T>(…) =>`: no parenthesis to read
+    return re.match(r"^\s*(?::[^=]+)?=>", _after_parens(code, number, opening.end() - 1)) is not None
+
+
 def js_functions(path: str, code: list[str]) -> list[Tag]:
     """Function-like regions of a JavaScript/TypeScript file that ctags does not tag (class
     properties holding arrow functions, `#private` methods, object literal methods, arrow
@@ -51,13 +79,15 @@ def js_functions(path: str, code: list[str]) -> list[Tag]:
         if not match:
             split = _SPLIT_CONST.match(line)  # `const name: Type =` with the function on the next line
             following = next((c for c in code[number:number + 3] if c.strip()), "")
-            if split and _FUNCTION_START.match(following):
+            if split and _FUNCTION_START.match(following) and _opens_arrow(code, code.index(following, number) + 1):
                 out.append(Tag(split.group(1), path, number, extent(code, number, "javascript", "variable"),
                                "function", ""))
             continue
         name = next(g for g in match.groups() if g)
         if match.group(5) and not _closes_as_method(code, number):
             continue  # a call spread over lines, not a method
+        if match.group(2) and not _opens_arrow(code, number):
+            continue  # a variable holding a parenthesised expression, not an arrow function
         if name in ("if", "for", "while", "switch", "catch", "return", "function", "new", "await", "typeof"):
             continue
         arrow = match.group(2) or match.group(3)  # an arrow's body may be an expression, not a block
