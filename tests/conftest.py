@@ -85,12 +85,36 @@ def pg_url(postgres_database: str) -> str:
     return postgres_database
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def database_url(request, tmp_path) -> str:
-    """Each storage test runs on both backends: one conformance suite."""
+@pytest.fixture(scope="session")
+def pg_migrated(postgres_database: str) -> postgres_support.Migrated:
+    return postgres_support.Migrated(postgres_database)
+
+
+@pytest.fixture
+def pg_migrated_url(pg_migrated: postgres_support.Migrated) -> str:
+    """This run's database with the latest schema and no rows (postgres_support.Migrated): what a
+    store opening a new database makes of it, for tests of what the store does, not how it migrates."""
+    return pg_migrated.emptied()
+
+
+def _backend_url(request, tmp_path, postgres_fixture: str) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'reviewer.db'}"
-    return request.getfixturevalue("pg_url")
+    return request.getfixturevalue(postgres_fixture)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request, tmp_path) -> str:
+    """Each storage test runs on both backends: one conformance suite. PostgreSQL's database comes
+    migrated and emptied (pg_migrated_url), as a store opened on a new database would make it."""
+    return _backend_url(request, tmp_path, "pg_migrated_url")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def empty_database_url(request, tmp_path) -> str:
+    """Both backends with nothing in the database, not even a schema's version: for the tests of
+    migrations and of what a store makes on a database that has never been opened."""
+    return _backend_url(request, tmp_path, "pg_url")
 
 
 @pytest.fixture

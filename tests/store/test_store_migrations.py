@@ -15,16 +15,16 @@ from bot.store.sqlite import migrations as sqlite_migrations
 from tests.store.rows import attempt_of, finished, incoming, queue_delivery
 
 
-async def test_the_schema_is_versioned_and_a_newer_one_refused(database_url: str):
-    storage = storage_for(database_url)
+async def test_the_schema_is_versioned_and_a_newer_one_refused(empty_database_url: str):
+    storage = storage_for(empty_database_url)
     await storage.open()
-    latest = sqlite_migrations.LATEST if database_url.startswith("sqlite") else pg_migrations.LATEST
+    latest = sqlite_migrations.LATEST if empty_database_url.startswith("sqlite") else pg_migrations.LATEST
     try:
         assert await storage.schema_version() == latest
         await _bump_version(storage, latest + 1)
     finally:
         await storage.close()
-    again = storage_for(database_url)
+    again = storage_for(empty_database_url)
     with pytest.raises(SchemaTooNew, match=rf"schema version {latest + 1}, newer than this version of Reviewer knows"):
         await again.open()
 
@@ -41,14 +41,14 @@ async def _bump_version(storage: Storage, version: int) -> None:
         await storage.db.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
 
 
-async def test_a_database_of_the_previous_release_gains_the_timeline(database_url: str):
+async def test_a_database_of_the_previous_release_gains_the_timeline(empty_database_url: str):
     """Migration 3 on a database at version 2 (no delivery_timeline yet) keeps its deliveries."""
     async def before(storage: Storage) -> None:
         await storage.deliveries.accept(incoming("before"))
         await _run(storage, "DROP TABLE delivery_timeline")
         await _run(storage, "ALTER TABLE deliveries DROP COLUMN queued_at")  # what migration 5 adds
         await _undo_review_outcome(storage)
-    again = await _reopened_from(database_url, 3, before)
+    again = await _reopened_from(empty_database_url, 3, before)
     try:
         await again.timeline.write(attempt_of("before", 1, "done"))
         assert [e.attempt for e in await again.timeline.attempts("before")] == [1]
@@ -57,14 +57,14 @@ async def test_a_database_of_the_previous_release_gains_the_timeline(database_ur
         await again.close()
 
 
-async def test_a_database_at_version_4_gains_queued_at(database_url: str):
+async def test_a_database_at_version_4_gains_queued_at(empty_database_url: str):
     """Migration 5 (and those after it) on a database at version 4: its rows keep what they had,
     with no queued time; rows queued from then on get one."""
     async def before(storage: Storage) -> None:
         await queue_delivery(storage, "old")
         await _run(storage, "ALTER TABLE deliveries DROP COLUMN queued_at")
         await _undo_review_outcome(storage)
-    again = await _reopened_from(database_url, 5, before)
+    again = await _reopened_from(empty_database_url, 5, before)
     try:
         old = await again.deliveries.delivery("old")
         assert (old["state"], old["job_key"], old["queued_at"]) == ("queued", "octo/app#1", None)
@@ -74,7 +74,7 @@ async def test_a_database_at_version_4_gains_queued_at(database_url: str):
         await again.close()
 
 
-async def test_a_database_at_version_6_gains_the_review_outcome(database_url: str):
+async def test_a_database_at_version_6_gains_the_review_outcome(empty_database_url: str):
     """Migration 8 on a database of the release before it: its deliveries keep their state, with
     no review outcome, and show as before; jobs finished from then on record theirs."""
     async def before(storage: Storage) -> None:
@@ -82,7 +82,7 @@ async def test_a_database_at_version_6_gains_the_review_outcome(database_url: st
         assert await storage.deliveries.start("old") is not None
         await storage.deliveries.finish(["old"], "done")
         await _undo_review_outcome(storage)
-    again = await _reopened_from(database_url, 7, before)
+    again = await _reopened_from(empty_database_url, 7, before)
     try:
         old = await again.deliveries.delivery("old")
         assert (old["state"], old["review_outcome"], old["review_reason"]) == ("done", None, None)
@@ -103,19 +103,19 @@ async def _undo_review_outcome(storage: Storage) -> None:
         await _run(storage, f"ALTER TABLE review_findings DROP COLUMN {column}")
 
 
-async def _reopened_from(database_url: str, version: int, undo: Callable[[Storage], Awaitable[None]]) -> Storage:
+async def _reopened_from(empty_database_url: str, version: int, undo: Callable[[Storage], Awaitable[None]]) -> Storage:
     """A database as a release before migration `version` left it (`undo` takes back what that
     migration and later ones made, after writing rows), opened again: migrated to the latest."""
-    storage = storage_for(database_url)
+    storage = storage_for(empty_database_url)
     await storage.open()
     try:
         await undo(storage)
         await _run(storage, f"DELETE FROM schema_version WHERE version >= {version}")
     finally:
         await storage.close()
-    again = storage_for(database_url)
+    again = storage_for(empty_database_url)
     await again.open()
-    latest = sqlite_migrations.LATEST if database_url.startswith("sqlite") else pg_migrations.LATEST
+    latest = sqlite_migrations.LATEST if empty_database_url.startswith("sqlite") else pg_migrations.LATEST
     assert latest >= version and await again.schema_version() == latest
     return again
 

@@ -1,4 +1,4 @@
-"""One versioned schema for everything the server keeps, on both backends (the `database_url`
+"""One versioned schema for everything the server keeps, on both backends (the `empty_database_url`
 fixture): the sign-in store, the review memory and (on PostgreSQL) the repository index make no
 tables of their own, but migrate the database through bot.store when they open. So any one of them
 opened alone gets every table; a database from the release before migration 6, where they had made
@@ -62,7 +62,7 @@ OPENERS: dict[str, Callable[[str], Awaitable[None]]] = {
     "storage": _open_storage, "sign-in": _open_sign_in, "memory": _open_memory, "index": _open_index}
 STORES = [("sqlite", "sign-in"), ("sqlite", "memory"),
           ("postgres", "sign-in"), ("postgres", "memory"), ("postgres", "index")]
-ONE_STORE = pytest.mark.parametrize("database_url, store", STORES, indirect=["database_url"],
+ONE_STORE = pytest.mark.parametrize("empty_database_url, store", STORES, indirect=["empty_database_url"],
                                     ids=[f"{backend}-{store}" for backend, store in STORES])
 
 SIX_SQLITE = {"auth_pending", "auth_sessions", "auth_signins", "auth_keys", "auth_used_ids", "auth_sso_index",
@@ -118,23 +118,23 @@ def _versions(url: str) -> list[int]:
 # --- (a) a store opened alone on a fresh database gets every table ------------------------------
 
 @ONE_STORE
-async def test_a_store_opened_alone_gets_every_table_at_the_latest_version(database_url: str, store: str):
-    await OPENERS[store](database_url)
-    tables = _tables(database_url)
-    if is_postgres(database_url):
+async def test_a_store_opened_alone_gets_every_table_at_the_latest_version(empty_database_url: str, store: str):
+    await OPENERS[store](empty_database_url)
+    tables = _tables(empty_database_url)
+    if is_postgres(empty_database_url):
         assert BEFORE_SIX | SIX_POSTGRES | SEVEN | NINE | TWELVE | POSTGRES_ONLY <= tables
-        indexes = {row[0] for row in _sql(database_url, "SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")}
+        indexes = {row[0] for row in _sql(empty_database_url, "SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")}
         assert POSTGRES_INDEXES <= indexes
-        assert _sql(database_url, "SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'") == [("pg_trgm",)]
+        assert _sql(empty_database_url, "SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'") == [("pg_trgm",)]
     else:
         assert BEFORE_SIX | SIX_SQLITE | SEVEN | NINE | TWELVE <= tables
         assert not {"index_files", "index_search"} & tables  # the SQLite index keeps its own file
     assert {"learnings", "finding_outcomes"} <= tables  # 10: learnings and the findings' outcomes
-    assert _versions(database_url) == _known(database_url) == RELEASED and _latest(database_url) == RELEASED[-1]
-    storage = storage_for(database_url)  # the server starting afterwards finds nothing left to do
+    assert _versions(empty_database_url) == _known(empty_database_url) == RELEASED and _latest(empty_database_url) == RELEASED[-1]
+    storage = storage_for(empty_database_url)  # the server starting afterwards finds nothing left to do
     await storage.open()
     try:
-        assert await storage.schema_version() == _latest(database_url)
+        assert await storage.schema_version() == _latest(empty_database_url)
     finally:
         await storage.close()
 
@@ -266,25 +266,25 @@ async def _previous_release(url: str) -> None:
 STARTS = [("sqlite", "storage"), *STORES[:2], ("postgres", "storage"), *STORES[2:]]
 
 
-@pytest.mark.parametrize("database_url, store", STARTS, indirect=["database_url"],
+@pytest.mark.parametrize("empty_database_url, store", STARTS, indirect=["empty_database_url"],
                          ids=[f"{backend}-{store}" for backend, store in STARTS])
-async def test_a_database_of_the_previous_release_migrates_to_6_keeping_its_rows(database_url: str, store: str):
+async def test_a_database_of_the_previous_release_migrates_to_6_keeping_its_rows(empty_database_url: str, store: str):
     """Whichever store opens it first migrates it; every store then reads what it held."""
-    await _previous_release(database_url)
-    await OPENERS[store](database_url)
-    assert _versions(database_url) == _known(database_url) == RELEASED
-    sign_in = auth_store_for(database_url)
+    await _previous_release(empty_database_url)
+    await OPENERS[store](empty_database_url)
+    assert _versions(empty_database_url) == _known(empty_database_url) == RELEASED
+    sign_in = auth_store_for(empty_database_url)
     await sign_in.open()
     try:
         assert await sign_in.get_session("session-key") == {"username": "ann", "connector": "okta"}
         assert await sign_in.delete_connector_sessions("okta") == 1
     finally:
         await sign_in.close()
-    assert await review_memory(database_url).posted(PULL) == [FINDING]
-    if is_postgres(database_url):
-        indexes = RepositoryIndexes(postgres_stores(database_url))
+    assert await review_memory(empty_database_url).posted(PULL) == [FINDING]
+    if is_postgres(empty_database_url):
+        indexes = RepositoryIndexes(postgres_stores(empty_database_url))
         assert await indexes.commit(REPO) == "c" * 40
-        with connect_pg(database_url, schema=False) as conn:
+        with connect_pg(empty_database_url, schema=False) as conn:
             index = PostgresIndex(conn, REPO)
             assert index.text("src/pricing.py") == PRICING
             assert index.search(["apply_discount"], 5) == ["src/pricing.py"]  # the generated words, indexed
@@ -294,14 +294,14 @@ async def test_a_database_of_the_previous_release_migrates_to_6_keeping_its_rows
 # --- (c) a newer schema is refused by each store ---------------------------------------------------
 
 @ONE_STORE
-async def test_a_newer_schema_is_refused_by_each_store(database_url: str, store: str):
-    await _open_storage(database_url)
-    newer = _latest(database_url) + 1
-    _sql(database_url, "INSERT INTO schema_version (version) VALUES (?)", (newer,))
+async def test_a_newer_schema_is_refused_by_each_store(empty_database_url: str, store: str):
+    await _open_storage(empty_database_url)
+    newer = _latest(empty_database_url) + 1
+    _sql(empty_database_url, "INSERT INTO schema_version (version) VALUES (?)", (newer,))
     with pytest.raises(SchemaTooNew, match=rf"schema version {newer}, newer than this version of Reviewer knows "
                                            rf"\({newer - 1}\): upgrade Reviewer"):
-        await OPENERS[store](database_url)
-    assert _versions(database_url)[-1] == newer  # nothing was migrated back or written over
+        await OPENERS[store](empty_database_url)
+    assert _versions(empty_database_url)[-1] == newer  # nothing was migrated back or written over
 
 
 async def test_the_index_connection_refuses_a_newer_schema(pg_url: str):
@@ -313,13 +313,13 @@ async def test_the_index_connection_refuses_a_newer_schema(pg_url: str):
 
 # --- (d) several opening at once ------------------------------------------------------------------
 
-async def test_every_store_opening_at_once_on_a_fresh_database_migrates_it_once(database_url: str):
+async def test_every_store_opening_at_once_on_a_fresh_database_migrates_it_once(empty_database_url: str):
     """Two of each store (two processes' worth), all opening together on a fresh database: the
     migrations run one at a time under their lock, each applied once, and every open succeeds."""
-    names = ["storage", "sign-in", "memory"] + (["index"] if is_postgres(database_url) else [])
-    await asyncio.gather(*(OPENERS[name](database_url) for name in names * 2))
-    assert _versions(database_url) == _known(database_url)
-    memory = review_memory(database_url)
+    names = ["storage", "sign-in", "memory"] + (["index"] if is_postgres(empty_database_url) else [])
+    await asyncio.gather(*(OPENERS[name](empty_database_url) for name in names * 2))
+    assert _versions(empty_database_url) == _known(empty_database_url)
+    memory = review_memory(empty_database_url)
     await memory.add_posted(PULL, [FINDING])
     assert await memory.posted(PULL) == [FINDING]
 
