@@ -118,12 +118,18 @@ async def running_app(tmp_path: Path, github: GitHubDouble, github_app: App, pri
         yield world
 
 
+# aiohttp reads what a client still sends after an early answer (a refused upload's 413) for its
+# lingering time, 10 s by default, before it closes: the tests' servers linger 1 s, as the tests
+# scale the queue's timings down (a test of a refused endless body waited the whole 10 s)
+LINGERING = 1.0
+
+
 @asynccontextmanager
 async def serving(world: World, private_key: str, *, admin_yaml: str | None = None,
                   handler_for=pipeline_handler, **extra: str) -> AsyncIterator[World]:
     """The app for an existing world (its database in `world.tmp`): a restart is a second `serving`."""
     app = make_app(app_settings(world, private_key, admin_yaml, **extra), handler_for)
-    runner = web.AppRunner(app, access_log=None)
+    runner = web.AppRunner(app, access_log=None, lingering_time=LINGERING)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
