@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import MODULE_SCOPES, Modules
@@ -69,6 +69,7 @@ class Files:
     def __init__(self, store: IndexStore, changes: Sequence[ChangedFile]) -> None:
         self._store = store
         self._texts: dict[str, str | None] = {c.path: c.head_text for c in changes}
+        self._changed = frozenset(c.path for c in changes)
         self._lines: dict[str, list[str] | None] = {}
         self._uses: dict[tuple[str, frozenset[str] | None, frozenset[int] | None], FileUses | None] = {}
         self._paths: frozenset[str] | None = None
@@ -78,10 +79,11 @@ class Files:
 
     def paths(self) -> frozenset[str]:
         """Every path of the repository at the head: the index's, and the change's."""
-        if self._paths is None:
-            kept = set(self._store.blobs()) | {p for p, t in self._texts.items() if t is not None}
-            self._paths = frozenset(kept - {p for p, t in self._texts.items() if t is None and p in kept
-                                            and self.text(p) is None})
+        if self._paths is None:  # read once per retrieval, paths only (a large repository has many)
+            given = {p: t is not None for p, t in self._texts.items()}
+            kept = set(self._store.paths())
+            self._paths = frozenset((kept - {p for p, present in given.items() if not present})
+                                    | {p for p, present in given.items() if present})
         return self._paths
 
     def text(self, path: str) -> str | None:
@@ -135,11 +137,25 @@ class Files:
 
     def uses(self, path: str, names: frozenset[str] | None = None,
              lines: frozenset[int] | None = None) -> FileUses | None:
+        """The uses of `names` on `lines` (all when None), from one parse where one serves: a changed
+        file's added lines are its whole parse's, filtered (it is read whole for its targets anyway),
+        and a module's definitions and bindings (names = frozenset()) those of any parse of it."""
         key = (path, names, lines)
-        if key not in self._uses:
-            text = self.text(path)
-            self._uses[key] = read_uses(path, text, set(names) if names is not None else None,
-                                        set(lines) if lines is not None else None) if text else None
+        if key in self._uses:
+            return self._uses[key]
+        if names == frozenset() and lines is None:
+            parsed = next((u for (p, _, on), u in self._uses.items() if p == path and on is None), None)
+            if parsed is not None:
+                return parsed
+        if names is None and lines is not None and path in self._changed:
+            whole = self.uses(path)
+            self._uses[key] = replace(whole, uses={n: kept for n, us in whole.uses.items()
+                                                   if (kept := [u for u in us if u.line in lines])}) \
+                if whole is not None else None
+            return self._uses[key]
+        text = self.text(path)
+        self._uses[key] = read_uses(path, text, set(names) if names is not None else None,
+                                    set(lines) if lines is not None else None) if text else None
         return self._uses[key]
 
 

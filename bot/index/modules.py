@@ -303,7 +303,7 @@ class Modules:
         if self._go_modules is None:
             found = []
             for path in self._paths():
-                if posixpath.basename(path) == "go.mod":
+                if path.endswith("go.mod") and (path == "go.mod" or path.endswith("/go.mod")):
                     match = re.search(r"^module\s+\"?([^\s\"]+)", self._text(path) or "", re.M)
                     if match:
                         found.append((posixpath.dirname(path), match.group(1)))
