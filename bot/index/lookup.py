@@ -9,23 +9,18 @@ primary sources before tests and examples; their ranking is here, the budget in 
 
 from __future__ import annotations
 
-import posixpath
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
-from bot.index.modules import MODULE_SCOPES, Modules
+from bot.index.modules import Modules
 from bot.index.resolve import MAYBE, NO, YES, imported_paths, is_container, is_member, refers
-from bot.index.resolve_rust import reexported as rust_reexported
 from bot.index.signatures import arity_fits
 from bot.index.store import IndexStore
 from bot.index.uses import FileUses, Use, read_uses
 from bot.store.index.model import Definition, Located
 
 CALLABLE = frozenset({"function", "method", "constructor", "macro", "variable"})
-_REEXPORT = re.compile(r"export\s+(\*|\{[^}]*\})\s+from\s+['\"]([^'\"]+)['\"]")
-_EXTENSIONS = (".ts", ".tsx", ".mts", ".js", ".jsx", ".mjs", ".cjs")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,42 +93,8 @@ class Files:
         return self._lines[path]
 
     def refers(self, use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:
-        """bot.index.resolve.refers, with JavaScript's re-exporting modules followed: a name
-        imported from `../internal` is common.ts's when internal.ts does `export * from
-        './utils/common'`."""
-        bound = self.modules.bound(use, where)
-        if bound is not None and (bound or not is_member(target)):  # the module system says (bot/index/modules.py)
-            d = target.definition
-            return YES if (target.path, d.name) in bound and d.scope in MODULE_SCOPES else NO
-        strength = refers(use, where, target, rivals)
-        if strength == MAYBE and where.language == "rust":  # `use crate::Error` of lib.rs's `pub use`
-            return rust_reexported(use, where, target, lambda path: self.uses(path) if self.text(path) else None)
-        source = where.imports.get(use.name) if use.qualifier is None else None
-        if strength != MAYBE or source is None or not source.startswith(".") \
-                or where.language not in ("javascript", "typescript", "tsx"):
-            return strength
-        return self._reexported(where.path, source, target.path, use.name, 3)
-
-    def _reexported(self, importer: str, source: str, target: str, name: str, depth: int) -> int:
-        module = self._module(importer, source)
-        if module is None or depth == 0:
-            return MAYBE
-        if module == target:
-            return YES
-        for match in _REEXPORT.finditer(self.text(module) or ""):
-            names = match.group(1)
-            if names == "*" or name in re.findall(r"[\w$]+", names):
-                if self._reexported(module, match.group(2), target, name, depth - 1) == YES:
-                    return YES
-        return NO
-
-    def _module(self, importer: str, source: str) -> str | None:
-        base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), source))
-        stem = re.sub(r"\.(m|c)?jsx?$", "", base)
-        for candidate in (base, *(stem + e for e in _EXTENSIONS), *(f"{stem}/index{e}" for e in _EXTENSIONS)):
-            if self.text(candidate) is not None:
-                return candidate
-        return None
+        """bot.index.resolve.refers, through this retrieval's module system."""
+        return refers(use, where, target, rivals, self.modules)
 
     def uses(self, path: str, names: frozenset[str] | None = None,
              lines: frozenset[int] | None = None) -> FileUses | None:

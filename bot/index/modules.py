@@ -45,6 +45,10 @@ class Modules:
         self._go_names: dict[str, dict[str, str]] = {}  # file → package name → import path
         self._packages: Packages | None = None
 
+    def read(self, path: str) -> FileUses | None:
+        """A file's definitions, imports and bindings (no name's uses); None: no such file."""
+        return self._uses(path)
+
     # --- one use --------------------------------------------------------------------------------
 
     def bound(self, use: Use, where: FileUses) -> frozenset[Target] | None:

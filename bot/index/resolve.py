@@ -1,4 +1,4 @@
-"""Which definition a use means, when several share its name (pure).
+"""Which definition a use means, when several share its name.
 
 A name is matched to a definition by what the using file says about it, as far as tree-sitter
 shows it: the use's qualifier (`res.send` is `res`'s, `crate::raw::TOKEN` is raw.rs's,
@@ -10,7 +10,9 @@ the declared types of the variables in the function that holds the use (`cmd *co
 (nothing says otherwise: a receiver of unknown type) or NO (the file says it is something else:
 another module, another type, a local). Java and Rust bind names by their own rules, in
 bot/index/resolve_java.py (packages below source roots, imports of types and static members) and
-bot/index/resolve_rust.py (crate, self and super paths, workspaces' crates).
+bot/index/resolve_rust.py (crate, self and super paths, workspaces' crates). The module system of
+Python, JavaScript, TypeScript and Go (bot/index/modules.py: imports followed through re-exports to
+the file that defines a name) answers first when `refers` is given it; the rules here are pure.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ import posixpath
 import re
 
 from bot.index.languages import CONTAINER_KINDS
+from bot.index.modules import Modules
 from bot.index.resolve_java import import_match, java_imported, java_refers
-from bot.index.resolve_rust import rust_imported, rust_module, rust_refers
+from bot.index.resolve_rust import reexported, rust_imported, rust_module, rust_refers
 from bot.index.strength import MAYBE, NO, YES
 from bot.index.uses import FileUses, Use, module_stem
 from bot.store.index.model import Located
@@ -45,15 +48,24 @@ def is_member(loc: Located) -> bool:
     return d.scope.split(".")[-1][:1].isupper()
 
 
-def refers(use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:
+def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], modules: Modules | None = None) -> int:
     """Whether `use`, in the file `where`, means `target`; `rivals`: the other definitions of the
-    same name (a qualifier that names one of their types says the use is theirs)."""
+    same name (a qualifier that names one of their types says the use is theirs). With `modules`
+    (the repository's files, bot/index/modules.py), what the module system binds the use to
+    decides first (Python, JavaScript, TypeScript, Go), and a Rust path to a module that re-exports
+    the name (lib.rs's `pub use crate::error::Error`) is followed there."""
     if use.binding:
         return NO
+    bound = modules.bound(use, where) if modules is not None else None
+    if bound is not None and (bound or not is_member(target)):
+        d = target.definition
+        return YES if (target.path, d.name) in bound and d.scope in _MODULE_SCOPES else NO
     if where.language == "java":
         return java_refers(use, where, target, rivals)
     if where.language == "rust":
-        return rust_refers(use, where, target, rivals)
+        strength = rust_refers(use, where, target, rivals)
+        return reexported(use, where, target, modules.read) if strength == MAYBE and modules is not None \
+            else strength
     if use.qualifier is None:
         return _bare(use, where, target)
     return _qualified(use, where, target, rivals)
