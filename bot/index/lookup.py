@@ -55,6 +55,7 @@ class Candidate:
     symbol: str
     kind: str
     reason: str
+    anchor: int = 0  # the line that makes it one (a caller's first use of the target); 0: start
 
 
 class Files:
@@ -354,7 +355,7 @@ def _window(caller: _Caller, settings: Settings) -> Candidate:
     d = target.definition
     symbol = holder.name if holder is not None else d.name
     return Candidate(caller.path, start, end, symbol, "caller",
-                      f"uses {d.name}, whose definition changed at {target.path}:{caller.line}")
+                      f"uses {d.name}, whose definition changed at {target.path}:{caller.line}", first)
 
 
 DEFAULT_SETTINGS = Settings()
