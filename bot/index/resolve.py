@@ -33,6 +33,7 @@ __all__ = ["MAYBE", "NO", "YES", "imported_paths", "is_container", "is_member", 
 _SELF = frozenset({"this", "self", "Self", "super", "cls"})
 _SELF_ALIASES = frozenset({"self", "that", "_this", "me"})  # JavaScript's `var self = this`
 _MODULE_SCOPES = frozenset({"", "exports", "module.exports"})
+_SCRIPT = frozenset({"javascript", "typescript", "tsx"})
 
 
 def is_member(loc: Located) -> bool:
@@ -130,6 +131,11 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
             return module_match(found.group(1), where, target) if found else MAYBE
         if "::" in qualifier:  # a path: crate::raw, super::de, Error
             return _path_match(qualifier, where, target)
+        if qualifier in _SELF and same_file and where.language in _SCRIPT and d.scope in ("exports", "module.exports"):
+            # `module.exports = { get host () {…}, get hostname () { return this.host } }`: a method
+            # of the exported object reaches the others through `this`
+            holder = where.caller_of(use.line)
+            return YES if holder is not None and holder.scope == d.scope else NO
         if head in _SELF or not _visible(use, where, target):
             return NO  # `self.n.parse()`: a method of what self holds, not a module's function
         source = where.imports.get(head)
