@@ -87,14 +87,27 @@ _JAVA_PARAMETER = re.compile(r"([\w.]+)(?:<[^()]*?>)?(?:\[\])*\s+(\w+)\s*[,)]")
 
 
 def parameter_types(language: str, signature: str) -> dict[str, str]:
-    """Parameters' declared types in a signature (`cmd *cobra.Command` → cmd: Command)."""
-    inner = signature[signature.find("("):] if "(" in signature else ""
+    """Parameters' declared types in a signature (`cmd *cobra.Command` → cmd: Command); not those
+    of a parameter's own function type (`step func(w io.Writer) bool`: w is not the function's)."""
+    inner = _outer_lists(signature[signature.find("("):] if "(" in signature else "")
     if language == "java":
         return {name: kind.split(".")[-1] for kind, name in _JAVA_PARAMETER.findall(inner)}
     pattern = _PARAMETERS.get("typescript" if language in ("tsx", "javascript") else language)
     if pattern is None:
         return {}
     return {name: re.split(r"\.|::", kind)[-1] for name, kind in pattern.findall(inner)}
+
+
+def _outer_lists(text: str) -> str:
+    """`text` without what parentheses inside parentheses hold: the signature's own parameter
+    lists (and a Go receiver's), not a function type's."""
+    out, depth = [], 0
+    for char in text:
+        depth += char == "("
+        if depth <= 1:
+            out.append(char)
+        depth -= char == ")" and depth > 0
+    return "".join(out)
 
 
 def parameter_names(language: str, signature: str) -> set[str]:
