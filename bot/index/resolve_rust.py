@@ -211,6 +211,12 @@ def _through_type(use: Use, segments: list[str], where: FileUses, target: Locate
     if len(segments) > 1:
         place = locate(segments[:-1], where, use.line)
         return MAYBE if place is None else place_match(place, where, target)
+    inline = ".".join(module_at(where, use.line)[len(rust_module(where.path)):])
+    if where.path == target.path and any(d.name == last and d.kind in CONTAINER_KINDS and d.scope == inline
+                                         for d in where.definitions):
+        # the module around the use defines the type (`mod capture { struct Backtrace … }`), so its
+        # `impl` here is meant, not a type the file's top `use std::backtrace::Backtrace` names
+        return YES if target.definition.scope == ".".join(filter(None, (inline, last))) else NO
     source = where.imports.get(last)
     if source is not None:  # MAYBE: `use crate::Error`, perhaps re-exported at the root
         return import_match(source, where, target, use.line)

@@ -146,3 +146,13 @@ def test_rust_an_added_use_names_the_definition_it_brings_in(capsys, tmp_path: P
             "src/io.rs": "pub enum ErrorCode {\n    Closed,\n}\n", "src/de.rs": "pub fn parse() {}\n"}
     head = {"src/de.rs": "use crate::error::ErrorCode;\n\npub fn parse() {}\n"}
     assert _definitions(_context(capsys, tmp_path, base, head)) == [("src/error.rs", 1)]
+
+
+def test_rust_a_type_of_an_inline_module_is_its_own_not_the_files_use_of_another(capsys, tmp_path: Path) -> None:
+    trace = ("pub(crate) use std::backtrace::Backtrace;\n\nmod capture {\n    pub(crate) struct Backtrace {\n"
+             "        ip: usize,\n    }\n\n    impl Backtrace {\n        pub(crate) fn capture() -> Backtrace {\n"
+             "            Backtrace::create(0)\n        }\n\n        fn create(ip: usize) -> Backtrace {\n"
+             "            Backtrace { ip }\n        }\n    }\n}\n")
+    base = {"src/lib.rs": "mod backtrace;\n", "src/backtrace.rs": trace}
+    head = {"src/backtrace.rs": trace.replace("Backtrace { ip }", "Backtrace { ip: ip + 1 }")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/backtrace.rs", "capture")]
