@@ -251,6 +251,13 @@ def _binds(node: Node) -> bool:
     if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == node \
             and text_of(parent.child_by_field_name("left")).startswith(("exports.", "module.exports")):
         return True
+    if parent is not None and parent.type == "member_expression" and parent.child_by_field_name("property") == node \
+            and text_of(parent.child_by_field_name("object")) in ("exports", "module.exports") \
+            and parent.parent is not None and parent.parent.type == "assignment_expression" \
+            and parent.parent.child_by_field_name("left") == parent:
+        return True  # `module.exports.x = …`: the name it exports under, not a use
+    if parent is not None and parent.type == "export_statement" and node.type == "identifier":
+        return True  # `export default x`, `export = x`: exported as `module.exports = x` is, not used
     if parent is not None and parent.child_by_field_name("name") == node and parent.type in _NAMED:
         return True  # `function send(...)` of `res.send = function send`: a name, not a use
     if parent is not None and parent.type == "function_declarator":

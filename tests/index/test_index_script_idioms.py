@@ -1,5 +1,6 @@
-"""JavaScript's and TypeScript's idioms that bind a name without an import of it: the methods and
-getters of an exported object literal reaching each other through `this`."""
+"""JavaScript's and TypeScript's module idioms: the methods and getters of an exported object
+literal reaching each other through `this`; the lines that export a function (`module.exports.x =
+x`, `export default x`), which bind it to a name and are none of its callers."""
 
 from __future__ import annotations
 
@@ -18,3 +19,22 @@ def test_js_a_getter_of_an_exported_object_is_used_by_its_siblings_through_this(
     base = {"lib/request.js": REQUEST, "lib/server.js": SERVER}
     head = {"lib/request.js": REQUEST.replace("return host || ''", "return (host || '').trim()")}
     assert sorted(callers(context_of(capsys, tmp_path, base, head))) == [("lib/request.js", "hostname")]
+
+
+HELPER = "function helper (a) {\n  return a + 1\n}\n"
+RUN = "const { helper } = require('./util')\n\nfunction run () {\n  return helper(1)\n}\nmodule.exports = run\n"
+
+
+def test_js_the_line_that_exports_a_function_is_not_its_caller(capsys, tmp_path: Path) -> None:
+    util = HELPER + "module.exports.helper = helper\n"
+    base = {"lib/util.js": util, "lib/other.js": util, "lib/app.js": RUN}
+    head = {"lib/util.js": util.replace("a + 1", "a + 2")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("lib/app.js", "run")]
+
+
+def test_ts_an_export_default_of_a_function_is_not_its_caller(capsys, tmp_path: Path) -> None:
+    util = "function helper(a: number): number {\n  return a + 1\n}\n\nexport default helper\n"
+    app = "import helper from './util'\n\nexport function run(): number {\n  return helper(1)\n}\n"
+    base = {"src/util.ts": util, "src/app.ts": app}
+    head = {"src/util.ts": util.replace("a + 1", "a + 2")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("src/app.ts", "run")]
