@@ -98,6 +98,13 @@ def _source(node: Node) -> str:
 
 def _es_import(node: Node, out: Bindings) -> None:
     source = _source(node)
+    required_clause = next((c for c in node.named_children if c.type == "import_require_clause"), None)
+    if required_clause is not None:  # TypeScript's `import x = require('./y')`: as `const x = require('./y')`
+        names = [c for c in required_clause.named_children if c.type == "identifier"]
+        strings = [c for c in required_clause.named_children if c.type == "string"]
+        if names and strings:
+            out.imports[text_of(names[0])] = Import(text_of(strings[0]).strip("'\"`"), MODULE)
+        return
     clause = next((c for c in node.named_children if c.type == "import_clause"), None)
     for child in clause.named_children if clause is not None else ():
         if child.type == "identifier":
@@ -119,6 +126,10 @@ def _es_export(node: Node, out: Bindings) -> None:
     is_default = any(c.type == "default" for c in node.children)
     if is_default and value is not None and value.type == "identifier":
         out.exports[DEFAULT] = Import("", text_of(value))
+    elif any(c.type == "=" for c in node.children):  # TypeScript's `export = x`: as `module.exports = x`
+        assigned = next((c for c in node.named_children if c.type == "identifier"), None)
+        if assigned is not None:
+            out.exports[DEFAULT] = Import("", text_of(assigned))
     elif is_default and declaration is not None and declaration.child_by_field_name("name") is not None:
         out.exports[DEFAULT] = Import("", text_of(declaration.child_by_field_name("name")))
     for child in node.named_children:

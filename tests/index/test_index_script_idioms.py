@@ -1,12 +1,13 @@
 """JavaScript's and TypeScript's module idioms: the methods and getters of an exported object
 literal reaching each other through `this`; the lines that export a function (`module.exports.x =
-x`, `export default x`), which bind it to a name and are none of its callers."""
+x`, `export default x`), which bind it to a name and are none of its callers; TypeScript's `import x = require('./y')`
+and `export = x`, CommonJS written in TypeScript."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.index_support import callers, context_of
+from tests.support.index_support import callers, context_of, definitions
 
 REQUEST = ("'use strict'\n\nmodule.exports = {\n  get host () {\n    const host = this.get('Host')\n"
            "    return host || ''\n  },\n\n  get hostname () {\n    const host = this.host\n"
@@ -35,6 +36,24 @@ def test_js_the_line_that_exports_a_function_is_not_its_caller(capsys, tmp_path:
 def test_ts_an_export_default_of_a_function_is_not_its_caller(capsys, tmp_path: Path) -> None:
     util = "function helper(a: number): number {\n  return a + 1\n}\n\nexport default helper\n"
     app = "import helper from './util'\n\nexport function run(): number {\n  return helper(1)\n}\n"
+    base = {"src/util.ts": util, "src/app.ts": app}
+    head = {"src/util.ts": util.replace("a + 1", "a + 2")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("src/app.ts", "run")]
+
+
+EXPORTED = "export function helper(a: number): number {\n  return a + 1\n}\n"
+
+
+def test_ts_import_equals_require_binds_the_module(capsys, tmp_path: Path) -> None:
+    app = "import util = require('./util')\n\nexport function run(): number {\n  return 0\n}\n"
+    base = {"src/util.ts": EXPORTED, "src/other.ts": EXPORTED, "src/app.ts": app}
+    head = {"src/app.ts": app.replace("return 0", "return util.helper(1)")}
+    assert definitions(context_of(capsys, tmp_path, base, head)) == [("src/util.ts", 1)]
+
+
+def test_ts_export_equals_is_what_import_equals_require_binds(capsys, tmp_path: Path) -> None:
+    util = "function helper(a: number): number {\n  return a + 1\n}\n\nexport = helper\n"
+    app = "import addOne = require('./util')\n\nexport function run(): number {\n  return addOne(1)\n}\n"
     base = {"src/util.ts": util, "src/app.ts": app}
     head = {"src/util.ts": util.replace("a + 1", "a + 2")}
     assert callers(context_of(capsys, tmp_path, base, head)) == [("src/app.ts", "run")]
