@@ -285,6 +285,10 @@ class Modules:
         files = [p for p in self._directory(directory) if p.endswith(".go") and not p.endswith("_test.go")]
         return frozenset((p, use.name) for p in files)
 
+    def go_files(self, directory: str) -> list[str]:
+        """The Go files of a package (its directory), tests left out."""
+        return [p for p in self._directory(directory) if p.endswith(".go") and not p.endswith("_test.go")]
+
     def go_names(self, where: FileUses) -> dict[str, str]:
         """The names a Go file's imports are used by (an alias, else the package's own name as
         its directory's files declare it) → their import paths."""

@@ -22,6 +22,7 @@ import re
 
 from bot.index.languages import CONTAINER_KINDS
 from bot.index.modules import Modules
+from bot.index.resolve_go import promoted
 from bot.index.resolve_java import import_match, java_imported, java_refers
 from bot.index.resolve_rust import reexported, rust_imported, rust_module, rust_refers
 from bot.index.strength import MAYBE, NO, YES
@@ -69,7 +70,11 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
             else strength
     if use.qualifier is None:
         return _bare(use, where, target)
-    return _qualified(use, where, target, rivals)
+    strength = _qualified(use, where, target, rivals)
+    if strength == NO and where.language == "go" and modules is not None and is_member(target) \
+            and promoted(use, where, target, modules):
+        return YES  # `s.Size()`, s of a struct embedding Size's type (bot/index/resolve_go.py)
+    return strength
 
 
 def imported_paths(where: FileUses, uses: list[Use]) -> list[Use]:

@@ -1,0 +1,20 @@
+"""Go's own rules: a method of an embedded struct is promoted to the struct that embeds it, at
+any depth, and a struct that does not embed it does not have it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.index_support import callers, context_of
+
+BASE = "package m\n\ntype Base struct{}\n\nfunc (b *Base) Size() int {\n\treturn 1\n}\n"
+OTHER = "package m\n\ntype Other struct{}\n\nfunc (o *Other) Size() int {\n\treturn 2\n}\n"
+USES = ("package m\n\ntype Sub struct {\n\tBase\n\tname string `json:\"name\"`\n}\n\ntype Deep struct {\n\t*Sub\n}\n\n"
+        "type Plain struct {\n\tOther\n}\n\nfunc Use(s *Sub) int {\n\treturn s.Size()\n}\n\n"
+        "func UseDeep(d Deep) int {\n\treturn d.Size()\n}\n\nfunc UsePlain(p *Plain) int {\n\treturn p.Size()\n}\n")
+
+
+def test_go_a_method_of_an_embedded_struct_is_called_through_the_embedding_one(capsys, tmp_path: Path) -> None:
+    base = {"go.mod": "module example.com/m\n", "base.go": BASE, "other.go": OTHER, "uses.go": USES}
+    head = {"base.go": BASE.replace("return 1", "return 3")}
+    assert sorted(callers(context_of(capsys, tmp_path, base, head))) == [("uses.go", "Use"), ("uses.go", "UseDeep")]
