@@ -13,6 +13,7 @@ file's own h, or what it imports as h), `export default k`, `module.exports = {t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -54,6 +55,8 @@ def read_bindings(language: str, root: Node, statements: list[Node]) -> Bindings
             _es_export(node, out)
         elif language in _SCRIPT and node.type == "variable_declarator":
             _required(node, out)
+        elif language == "rust" and node.type == "use_declaration":
+            _rust_renamed(node, out)
         elif language == "go" and node.type == "import_spec":
             path = text_of(node.child_by_field_name("path")).strip('"`')
             alias = text_of(node.child_by_field_name("name"))
@@ -225,3 +228,33 @@ def _value(node: Node | None) -> Import | None:
         return Import("", text_of(node))
     found = required(node)
     return Import(*found) if found is not None else None
+
+
+def _rust_renamed(node: Node, out: Bindings) -> None:
+    """Rust's `use crate::a::helper as h;`: h is a's helper (FileUses.imports keeps only the
+    module a name comes from, enough when the name is its own)."""
+    tree = re.sub(r"^(pub(\([^)]*\))?\s+)?use\s+|;$", "", text_of(node).strip()).strip()
+    for path in rust_paths(tree):
+        head, _, last = path.rpartition("::")
+        name, renamed, local = (part.strip() for part in last.partition(" as "))
+        if renamed and name not in ("self", "*") and local not in ("_", name):
+            out.imports[local] = Import(head, name)
+
+
+def rust_paths(tree: str) -> list[str]:
+    """`crate::error::{Error, ErrorCode}` → crate::error::Error, crate::error::ErrorCode."""
+    tree = tree.strip()
+    if "{" not in tree:
+        return [tree] if tree else []
+    head, _, rest = tree.partition("{")
+    inner = rest[:rest.rfind("}")]
+    parts, depth, current = [], 0, ""
+    for char in inner:
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        depth += (char == "{") - (char == "}")
+        current += char
+    parts.append(current)
+    return [p for part in parts if part.strip() for p in rust_paths(head + part.strip())]

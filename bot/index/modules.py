@@ -21,6 +21,7 @@ from dataclasses import replace
 from bot.index.bindings import DEFAULT, MODULE, Import, go_package_guess
 from bot.index.packages import Packages, candidates, read_packages
 from bot.index.parse import module_references
+from bot.index.resolve_rust import rust_aliases, rust_renamed
 from bot.index.uses import FileUses, Use
 from bot.store.index.model import Located
 
@@ -110,6 +111,8 @@ class Modules:
     def resolved(self, use: Use, where: FileUses) -> list[Located]:
         """The definitions the module system binds `use` to (bot/index/modules.py), whatever
         their names: `import merge from './deep'` is deep.js's default export."""
+        if where.language == "rust":
+            return rust_renamed(use, where, self._uses)
         out = []
         for path, name in sorted(self.bound(use, where) or ()):
             there = self._uses(path)
@@ -122,6 +125,8 @@ class Modules:
         """The local names a file binds to `targets` under other names: a default export required
         as `merge`, `import {a as b}`, `from .mod import f as g`, a name a module re-exports one
         under (`renamed`)."""
+        if where.language == "rust":
+            return rust_aliases(where, targets)
         own = {t.definition.name for t in targets}
         names = own | renamed
         defaults = where.language in SCRIPT and any(self._default_export(t) for t in targets)

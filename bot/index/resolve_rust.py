@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from bot.index.languages import CONTAINER_KINDS
@@ -295,3 +295,30 @@ def rust_imported(where: FileUses, uses: list[Use]) -> list[Use]:
         if use.binding and source and re.search(r"\buse\b", line) and not re.search(rf"\bas\s+{use.name}\b", line):
             out.append(replace(use, qualifier=source, binding=False, local=False, path=True))
     return out
+
+
+def rust_aliases(where: FileUses, targets: Sequence[Located]) -> dict[str, list[Located]]:
+    """The names a file's `use … as` gives the targets (`use crate::a::helper as h`: h)."""
+    out: dict[str, list[Located]] = {}
+    for local, found in where.bindings.imports.items():
+        hit = [t for t in targets if t.definition.name == found.name and not _is_member(t)
+               and import_match(found.source, where, t) != NO]
+        if hit:
+            out[local] = hit
+    return out
+
+
+def rust_renamed(use: Use, where: FileUses, read: Callable[[str], FileUses | None]) -> list[Located]:
+    """What a bare use of a renamed import means (`h()` after `use crate::a::helper as h`): the
+    definitions of that name in the module the path leads to."""
+    found = where.bindings.imports.get(use.name) if use.qualifier is None and not use.local else None
+    place = locate(_split(found.source), where, use.line) if found is not None else None
+    if found is None or place is None or place.external:
+        return []
+    out = []
+    for path in module_files(place):
+        there = read(path)
+        out += [Located(path, d) for d in (there.definitions if there is not None else ())
+                if d.name == found.name and not d.scope]
+    return out
+

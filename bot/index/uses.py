@@ -14,7 +14,7 @@ from functools import cache
 from tree_sitter import Node, Query, QueryCursor
 from tree_sitter_language_pack import get_language
 
-from bot.index.bindings import Bindings, read_bindings
+from bot.index.bindings import Bindings, read_bindings, rust_paths
 from bot.index.languages import CONTAINER_KINDS, DEFINITIONS, IMPORT_NODES, QUALIFIER_TOKENS
 from bot.index.parse import definition_entries, grammar, parse_tree, scoped, text_of
 from bot.store.index.model import Definition
@@ -313,7 +313,7 @@ def _imports(language: str, root: Node, out: FileUses) -> None:
         elif language == "java" and node.type == "import_declaration":
             _java_import(raw, out)
         elif language == "rust" and node.type == "use_declaration":
-            for path in _rust_paths(re.sub(r"^(pub(\([^)]*\))?\s+)?use\s+|;$", "", raw.strip()).strip()):
+            for path in rust_paths(re.sub(r"^(pub(\([^)]*\))?\s+)?use\s+|;$", "", raw.strip()).strip()):
                 head, _, last = path.rpartition("::")
                 if last == "*":
                     out.globs.append(head)
@@ -384,25 +384,6 @@ def _js_import(node: Node, raw: str, out: FileUses) -> None:
     for match in re.finditer(r"([\w$]+)(?:\s+as\s+([\w$]+))?", re.sub(r"from\s+['\"].*$", "", raw[6:], flags=re.S)):
         if match.group(1) not in ("type", "as", "typeof"):
             out.imports[match.group(2) or match.group(1)] = source
-
-
-def _rust_paths(tree: str) -> list[str]:
-    """`crate::error::{Error, ErrorCode}` → crate::error::Error, crate::error::ErrorCode."""
-    tree = tree.strip()
-    if "{" not in tree:
-        return [tree] if tree else []
-    head, _, rest = tree.partition("{")
-    inner = rest[:rest.rfind("}")]
-    parts, depth, current = [], 0, ""
-    for char in inner:
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-            continue
-        depth += (char == "{") - (char == "}")
-        current += char
-    parts.append(current)
-    return [p for part in parts if part.strip() for p in _rust_paths(head + part.strip())]
 
 
 def module_stem(path: str) -> str:

@@ -156,3 +156,12 @@ def test_rust_a_type_of_an_inline_module_is_its_own_not_the_files_use_of_another
     base = {"src/lib.rs": "mod backtrace;\n", "src/backtrace.rs": trace}
     head = {"src/backtrace.rs": trace.replace("Backtrace { ip }", "Backtrace { ip: ip + 1 }")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [("src/backtrace.rs", "capture")]
+
+
+def test_rust_a_name_used_as_another_reaches_what_it_renames(capsys, tmp_path: Path) -> None:
+    app = "use crate::a::helper as assist;\nuse crate::b::helper as other;\n\npub fn start() -> u8 {\n    CALL\n}\n"
+    base = {"src/lib.rs": "mod a;\nmod b;\nmod app;\n", "src/a.rs": HELPER, "src/b.rs": HELPER,
+            "src/app.rs": app.replace("CALL", "assist()")}
+    assert _callers(_context(capsys, tmp_path, base, {"src/a.rs": CHANGED})) == [("src/app.rs", "start")]
+    head = {"src/app.rs": app.replace("CALL", "other()")}
+    assert _definitions(_context(capsys, tmp_path / "used", base, head)) == [("src/b.rs", 1)]
