@@ -60,7 +60,9 @@ def read_bindings(language: str, root: Node, statements: list[Node]) -> Bindings
         elif language == "go" and node.type == "import_spec":
             path = text_of(node.child_by_field_name("path")).strip('"`')
             alias = text_of(node.child_by_field_name("name"))
-            if alias not in ("_", "."):
+            if alias == ".":  # `import . "pkg"`: its exported names are used bare
+                out.star.append(path)
+            elif alias != "_":
                 out.imports[alias or go_package_guess(path)] = Import(path, MODULE, bool(alias))
     if language in _SCRIPT:
         for statement in root.named_children:

@@ -278,6 +278,8 @@ class Modules:
         if use.qualifier is None:  # bare: the file's own package, its directory (its tests' files for a test)
             files = [p for p in self._directory(posixpath.dirname(where.path)) if p.endswith(".go")
                      and (where.path.endswith("_test.go") or not p.endswith("_test.go"))]
+            dotted = [self.go_directory(source) for source in where.bindings.star]  # `import . "pkg"`
+            files += [p for directory in dotted if directory is not None for p in self.go_files(directory)]
             return frozenset((p, use.name) for p in files)
         if not re.fullmatch(r"\w+", use.qualifier):
             return None

@@ -1,5 +1,6 @@
 """Go's own rules: a method of an embedded struct is promoted to the struct that embeds it, at
-any depth, and a struct that does not embed it does not have it."""
+any depth, and a struct that does not embed it does not have it; a package imported with `.`
+gives its names to the file bare."""
 
 from __future__ import annotations
 
@@ -18,3 +19,14 @@ def test_go_a_method_of_an_embedded_struct_is_called_through_the_embedding_one(c
     base = {"go.mod": "module example.com/m\n", "base.go": BASE, "other.go": OTHER, "uses.go": USES}
     head = {"base.go": BASE.replace("return 1", "return 3")}
     assert sorted(callers(context_of(capsys, tmp_path, base, head))) == [("uses.go", "Use"), ("uses.go", "UseDeep")]
+
+
+UTIL = "package util\n\nfunc Helper(a int) int {\n\treturn a + 1\n}\n"
+
+
+def test_go_a_dot_imported_packages_names_are_used_bare(capsys, tmp_path: Path) -> None:
+    app = "package app\n\nimport . \"example.com/m/util\"\n\nfunc Run() int {\n\treturn Helper(1)\n}\n"
+    base = {"go.mod": "module example.com/m\n", "util/util.go": UTIL, "other/util.go": UTIL.replace("util", "other"),
+            "app/app.go": app}
+    head = {"util/util.go": UTIL.replace("a + 1", "a + 2")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("app/app.go", "Run")]
