@@ -97,6 +97,18 @@ class Files:
         """bot.index.resolve.refers, through this retrieval's module system."""
         return refers(use, where, target, rivals, self.modules)
 
+    def declared_only(self, target: Located) -> bool:
+        """A TypeScript member of a type alias or an interface (`setState(…): void` in `type
+        StoreImmer = { … }`): a signature with no body, which runs nowhere; a use through a
+        receiver of unknown type is every implementation's as much as its own, so only a receiver
+        declared of its type says it is a caller."""
+        d = target.definition
+        if not target.path.endswith((".ts", ".tsx", ".mts", ".cts")) or d.kind != "method" or not d.scope:
+            return False
+        there = self.uses(target.path, frozenset())
+        owner = d.scope.split(".")[-1]
+        return there is not None and any(o.name == owner and o.kind in ("type", "interface") for o in there.definitions)
+
     def uses(self, path: str, names: frozenset[str] | None = None,
              lines: frozenset[int] | None = None) -> FileUses | None:
         """The uses of `names` on `lines` (all when None), from one parse where one serves: a changed
@@ -280,7 +292,8 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
             for target, line in targets:
                 if target.definition.name != name and target not in aliases.get(name, ()):
                     continue
-                common = is_member(target) and len({r.path for r in rivals.get(name, [])}) > settings.ambiguous_name
+                common = is_member(target) and len({r.path for r in rivals.get(name, [])}) > settings.ambiguous_name \
+                    or files.declared_only(target)
                 others = [r for r in rivals.get(name, []) if r != target]
                 for use in uses:
                     d = target.definition

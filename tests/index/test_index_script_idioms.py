@@ -57,3 +57,15 @@ def test_ts_export_equals_is_what_import_equals_require_binds(capsys, tmp_path: 
     base = {"src/util.ts": util, "src/app.ts": app}
     head = {"src/util.ts": util.replace("a + 1", "a + 2")}
     assert callers(context_of(capsys, tmp_path, base, head)) == [("src/app.ts", "run")]
+
+
+STORE = ("export type Store = {\n  setState(next: number): void\n}\n\n"
+         "export function createStore(): Store {\n  return { setState(next: number) { void next } }\n}\n")
+
+
+def test_ts_a_signature_of_a_type_is_called_only_through_a_receiver_declared_of_it(capsys, tmp_path: Path) -> None:
+    app = ("import { Store, createStore } from './store'\n\nexport function typed(store: Store) {\n"
+           "  store.setState(1)\n}\n\nexport function untyped() {\n  const api = createStore()\n  api.setState(2)\n}\n")
+    base = {"src/store.ts": STORE, "src/app.ts": app}
+    head = {"src/store.ts": STORE.replace("setState(next: number): void", "setState(next: number, replace?: boolean): void")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("src/app.ts", "typed")]
