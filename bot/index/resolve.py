@@ -22,6 +22,7 @@ import re
 
 from bot.index.languages import CONTAINER_KINDS
 from bot.index.modules import Modules
+from bot.index.parse import LOCAL
 from bot.index.resolve_go import promoted
 from bot.index.resolve_java import import_match, java_imported, java_refers
 from bot.index.resolve_rust import reexported, rust_imported, rust_module, rust_refers
@@ -118,6 +119,11 @@ def _visible(use: Use, where: FileUses, target: Located) -> bool:
     if where.path != target.path:
         return False
     parent = d.scope.split(".")[-1]
+    if parent == LOCAL:  # inside an anonymous function (a test's callback), whose extent is not kept:
+        # the use is the nearest same-named one's (each callback may declare its own)
+        same = [p for p in where.definitions if p.name == d.name and p.scope == d.scope]
+        nearest = min(same, key=lambda p: abs(p.start - use.line), default=None)
+        return nearest is not None and (nearest.start, nearest.end) == (d.start, d.end)
     return any(p.name == parent and p.start <= d.start and d.end <= p.end and p.start <= use.line <= p.end
                for p in where.definitions)
 

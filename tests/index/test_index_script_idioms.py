@@ -69,3 +69,14 @@ def test_ts_a_signature_of_a_type_is_called_only_through_a_receiver_declared_of_
     base = {"src/store.ts": STORE, "src/app.ts": app}
     head = {"src/store.ts": STORE.replace("setState(next: number): void", "setState(next: number, replace?: boolean): void")}
     assert callers(context_of(capsys, tmp_path, base, head)) == [("src/app.ts", "typed")]
+
+
+SPEC = ("it('checks one', () => {\n  function check(a: number) {\n    return a + 1\n  }\n\n  check(1)\n})\n\n"
+        "it('checks another', () => {\n  function check(a: number) {\n    return a - 1\n  }\n\n  check(2)\n})\n")
+
+
+def test_ts_a_function_of_a_test_callback_is_called_in_that_callback(capsys, tmp_path: Path) -> None:
+    head = {"tests/spec.test.ts": SPEC.replace("return a + 1", "return a + 10")}
+    context = context_of(capsys, tmp_path, {"tests/spec.test.ts": SPEC}, head)
+    pieces = [(c["startLine"], c["endLine"]) for c in context if c["kind"] == "caller"]
+    assert len(pieces) == 1 and pieces[0][0] <= 6 <= pieces[0][1] < 14  # its callback's call, not the other's
