@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 import posixpath
 import re
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -45,6 +46,7 @@ class Modules:
         self._directories: dict[str, list[str]] | None = None
         self._go_names: dict[str, dict[str, str]] = {}  # file → package name → import path
         self._packages: Packages | None = None
+        self._crates: dict[str, str] | None = None
 
     def read(self, path: str) -> FileUses | None:
         """A file's definitions, imports and bindings (no name's uses); None: no such file."""
@@ -126,7 +128,7 @@ class Modules:
         as `merge`, `import {a as b}`, `from .mod import f as g`, a name a module re-exports one
         under (`renamed`)."""
         if where.language == "rust":
-            return rust_aliases(where, targets)
+            return rust_aliases(where, targets, self.rust_crates())
         own = {t.definition.name for t in targets}
         names = own | renamed
         defaults = where.language in SCRIPT and any(self._default_export(t) for t in targets)
@@ -266,6 +268,24 @@ class Modules:
             if not root or f"{root}/__init__.py" not in paths:  # `types` is not click's types.py
                 found.append(path)
         return min(found, key=len) if found else None
+
+    # --- Rust -----------------------------------------------------------------------------------
+
+    def rust_crates(self) -> dict[str, str]:
+        """The name each crate of the repository is used by (its Cargo.toml's `[lib] name`, else its
+        `[package] name`), by its directory: `crates/core` may be `mylib_core` to the others."""
+        if self._crates is None:
+            self._crates = {}
+            for path in self._paths():
+                if path == "Cargo.toml" or path.endswith("/Cargo.toml"):
+                    try:
+                        data = tomllib.loads(self._text(path) or "")
+                    except tomllib.TOMLDecodeError:
+                        continue
+                    name = (data.get("lib") or {}).get("name") or (data.get("package") or {}).get("name")
+                    if isinstance(name, str):
+                        self._crates[posixpath.dirname(path)] = name
+        return self._crates
 
     # --- Go -------------------------------------------------------------------------------------
 

@@ -66,8 +66,9 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
     if where.language == "java":
         return java_refers(use, where, target, rivals)
     if where.language == "rust":
-        strength = rust_refers(use, where, target, rivals)
-        return reexported(use, where, target, modules.read) if strength == MAYBE and modules is not None \
+        names = modules.rust_crates() if modules is not None else None
+        strength = rust_refers(use, where, target, rivals, names)
+        return reexported(use, where, target, modules.read, names) if strength == MAYBE and modules is not None \
             else strength
     if use.qualifier is None:
         return _bare(use, where, target)

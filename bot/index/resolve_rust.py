@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.index.languages import CONTAINER_KINDS
@@ -102,21 +102,24 @@ def _split(path: str) -> list[str]:
     return [s.strip() for s in re.sub(r"<[^<>]*>", "", path).split("::") if s.strip()]
 
 
-def place_match(place: Place, where: FileUses, target: Located) -> int:
+def place_match(place: Place, where: FileUses, target: Located, names: Mapping[str, str] | None = None) -> int:
     """Whether the module a path leads to holds the target: YES, NO, or MAYBE when it is a
     module above the target's, which may re-export it (`crate::Number` of src/number.rs).
 
-    Another crate's path is the target's when it names the target's crate of a workspace (its
-    directory, `-` read as `_`). The repository's root crate has no name here: from its tests,
-    benches and examples a path of another crate may be its (`serde_json::from_str`), a guess;
-    from its own sources it is not (they say `crate::`, and `serde::de` is another crate's)."""
+    Another crate's path is the target's when it names the target's crate (the name its
+    Cargo.toml gives, in `names` by directory, else its directory's; `-` read as `_`). A root
+    crate whose name is not known: from its tests, benches and examples a path of another crate
+    may be its (`serde_json::from_str`), a guess; from its own sources it is not (they say
+    `crate::`, and `serde::de` is another crate's)."""
     at = target_place(target)
     if place.external:
         if place.crate in _STANDARD:
             return NO
-        if at.crate and posixpath.basename(at.crate).replace("-", "_") == place.crate:
+        named = (names or {}).get(at.crate)  # its Cargo.toml's [lib] or [package] name; else its directory's
+        name = named if named is not None else posixpath.basename(at.crate) if at.crate else None
+        if name is not None and name.replace("-", "_") == place.crate:
             place = Place(at.crate, place.modules)
-        elif not at.crate and "src" not in where.path.split("/")[:-1]:
+        elif named is None and not at.crate and "src" not in where.path.split("/")[:-1]:
             return MAYBE if place.modules == at.modules or _above(place.modules, at.modules) else NO
         else:
             return NO
@@ -131,33 +134,36 @@ def _above(outer: tuple[str, ...], inner: tuple[str, ...]) -> bool:
     return inner[:len(outer)] == outer
 
 
-def import_match(source: str, where: FileUses, target: Located, line: int = 0) -> int:
+def import_match(source: str, where: FileUses, target: Located, line: int = 0,
+                 names: Mapping[str, str] | None = None) -> int:
     """Whether what `use source::name` brings in is the target (a free function, a constant)."""
     place = locate(_split(source), where, line)
     if place is None:
         return NO if _split(source)[-1:] and _split(source)[-1][:1].isupper() else MAYBE
-    return place_match(place, where, target)
+    return place_match(place, where, target, names)
 
 
-def rust_refers(use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:
-    """Whether `use` (not a binding) in the Rust file `where` means `target`."""
+def rust_refers(use: Use, where: FileUses, target: Located, rivals: list[Located],
+                names: Mapping[str, str] | None = None) -> int:
+    """Whether `use` (not a binding) in the Rust file `where` means `target`; `names`: the crates'
+    names by directory, as their Cargo.toml files give them (a crate's directory name else)."""
     if not _visible(use, where, target):
         return NO
     if use.qualifier is None:
-        return _bare(use, where, target)
+        return _bare(use, where, target, names)
     if not use.path:  # `x.helper()`, `self.n`: a method or a field, never a free function
         return _receiver(use, where, target, rivals) if _is_member(target) else NO
     segments = _split(use.qualifier)
     if not segments:
         return NO
     if _is_member(target):
-        return _through_type(use, segments, where, target)
+        return _through_type(use, segments, where, target, names)
     if segments[-1][:1].isupper():
         return NO  # `Self::helper`, `Foo::helper`: a type's associated function, not a module's
     place = locate(segments, where, use.line)
     if place is None:
         return YES if segments[-1] == module_stem(target.path) else NO
-    return place_match(place, where, target)
+    return place_match(place, where, target, names)
 
 
 def _visible(use: Use, where: FileUses, target: Located) -> bool:
@@ -170,7 +176,7 @@ def _visible(use: Use, where: FileUses, target: Located) -> bool:
     return crate_of(where.path) == at.crate and _above(at.modules, tuple(module_at(where, use.line)))
 
 
-def _bare(use: Use, where: FileUses, target: Located) -> int:
+def _bare(use: Use, where: FileUses, target: Located, names: Mapping[str, str] | None) -> int:
     d = target.definition
     if _is_member(target) or use.local:
         return NO  # a method is called on a receiver or through its type
@@ -184,17 +190,18 @@ def _bare(use: Use, where: FileUses, target: Located) -> int:
         return NO  # the file defines the name itself: its own
     source = where.imports.get(use.name)
     if source is not None:
-        return import_match(source, where, target, use.line)
+        return import_match(source, where, target, use.line, names)
     if where.path == target.path and at.modules[:len(here)] == here:
         return NO  # inside a module below this one, and not `use`d
     best = NO
     for glob in where.globs:  # `use super::*`, `use crate::de::*`
         place = locate(_split(glob), where, use.line)
-        best = max(best, MAYBE if place is None else place_match(place, where, target))
+        best = max(best, MAYBE if place is None else place_match(place, where, target, names))
     return best
 
 
-def _through_type(use: Use, segments: list[str], where: FileUses, target: Located) -> int:
+def _through_type(use: Use, segments: list[str], where: FileUses, target: Located,
+                  names: Mapping[str, str] | None) -> int:
     """A method or associated item through a path: `Self::new`, `Error::syntax`,
     `crate::error::Error::syntax`; not a module's function (`de::from_str`)."""
     owner = target.definition.scope.split(".")[-1]
@@ -210,7 +217,7 @@ def _through_type(use: Use, segments: list[str], where: FileUses, target: Locate
         return MAYBE if generic else NO  # `T::deserialize(d)` with `T: Deserialize`: any implementor's
     if len(segments) > 1:
         place = locate(segments[:-1], where, use.line)
-        return MAYBE if place is None else place_match(place, where, target)
+        return MAYBE if place is None else place_match(place, where, target, names)
     inline = ".".join(module_at(where, use.line)[len(rust_module(where.path)):])
     if where.path == target.path and any(d.name == last and d.kind in CONTAINER_KINDS and d.scope == inline
                                          for d in where.definitions):
@@ -219,7 +226,7 @@ def _through_type(use: Use, segments: list[str], where: FileUses, target: Locate
         return YES if target.definition.scope == ".".join(filter(None, (inline, last))) else NO
     source = where.imports.get(last)
     if source is not None:  # MAYBE: `use crate::Error`, perhaps re-exported at the root
-        return import_match(source, where, target, use.line)
+        return import_match(source, where, target, use.line, names)
     return YES
 
 
@@ -250,7 +257,7 @@ def _receiver(use: Use, where: FileUses, target: Located, rivals: list[Located])
 
 
 def reexported(use: Use, where: FileUses, target: Located, read: Callable[[str], FileUses | None],
-               depth: int = 3) -> int:
+               names: Mapping[str, str] | None = None, depth: int = 3) -> int:
     """A use whose path leads to a module above the target's (`use crate::Error`, `crate::Number`),
     followed through that module's `pub use` of the name (lib.rs's `pub use crate::error::Error`):
     YES or NO when it says, MAYBE when it does not. `read` gives a file's uses (None: no such file)."""
@@ -270,8 +277,8 @@ def reexported(use: Use, where: FileUses, target: Located, read: Callable[[str],
         if module is None or source is None:
             return MAYBE
         found = locate(_split(source), module, 0)
-        if found is None or place_match(found, module, target) != MAYBE:
-            return NO if found is None else place_match(found, module, target)
+        if found is None or place_match(found, module, target, names) != MAYBE:
+            return NO if found is None else place_match(found, module, target, names)
         where, place = module, found
     return MAYBE
 
@@ -297,12 +304,13 @@ def rust_imported(where: FileUses, uses: list[Use]) -> list[Use]:
     return out
 
 
-def rust_aliases(where: FileUses, targets: Sequence[Located]) -> dict[str, list[Located]]:
+def rust_aliases(where: FileUses, targets: Sequence[Located],
+                 names: Mapping[str, str] | None = None) -> dict[str, list[Located]]:
     """The names a file's `use … as` gives the targets (`use crate::a::helper as h`: h)."""
     out: dict[str, list[Located]] = {}
     for local, found in where.bindings.imports.items():
         hit = [t for t in targets if t.definition.name == found.name and not _is_member(t)
-               and import_match(found.source, where, t) != NO]
+               and import_match(found.source, where, t, 0, names) != NO]
         if hit:
             out[local] = hit
     return out

@@ -165,3 +165,14 @@ def test_rust_a_name_used_as_another_reaches_what_it_renames(capsys, tmp_path: P
     assert _callers(_context(capsys, tmp_path, base, {"src/a.rs": CHANGED})) == [("src/app.rs", "start")]
     head = {"src/app.rs": app.replace("CALL", "other()")}
     assert _definitions(_context(capsys, tmp_path / "used", base, head)) == [("src/b.rs", 1)]
+
+
+def test_rust_a_crate_is_named_as_its_cargo_toml_says(capsys, tmp_path: Path) -> None:
+    use = "use {}::helper;\n\npub fn run() -> u8 {{\n    helper()\n}}\n"
+    base = {"Cargo.toml": "[workspace]\nmembers = [\"crates/*\"]\n",
+            "crates/core/Cargo.toml": "[package]\nname = \"acme-core\"\n", "crates/core/src/lib.rs": HELPER,
+            "crates/util/Cargo.toml": "[package]\nname = \"acme-util\"\n", "crates/util/src/lib.rs": HELPER,
+            "crates/cli/Cargo.toml": "[package]\nname = \"acme-cli\"\n", "crates/cli/src/lib.rs": "mod run;\n",
+            "crates/cli/src/run.rs": use.format("acme_core")}
+    head = {"crates/core/src/lib.rs": CHANGED}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("crates/cli/src/run.rs", "run")]
