@@ -276,8 +276,12 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
     touched = {c.path: set(c.touched) for c in changes}
     names = frozenset(t.definition.name for t, _ in targets)
     rivals: dict[str, list[Located]] = {}
-    for loc in [*store.definitions(names, limit=5000), *(t for t, _ in targets)]:
-        if loc.path not in changed or loc in [t for t, _ in targets]:
+    heads: list[Located] = []
+    for change in changes:
+        head = files.uses(change.path) if change.head_text is not None else None
+        heads += [Located(change.path, d) for d in (head.definitions if head is not None else ()) if d.name in names]
+    for loc in [*store.definitions(names, limit=5000), *heads]:
+        if loc.path not in changed or loc in heads:  # the changed files' as they are at the head
             rivals.setdefault(loc.definition.name, []).append(loc)
     paths, renamed = _caller_paths(files, store, [t for t, _ in targets], changed, settings)
     found: dict[tuple, _Caller] = {}

@@ -20,6 +20,8 @@ from __future__ import annotations
 import posixpath
 import re
 
+from bot.index.dispatch import LANGUAGES as DISPATCHED
+from bot.index.dispatch import through_interface
 from bot.index.languages import CONTAINER_KINDS
 from bot.index.modules import Modules
 from bot.index.parse import LOCAL
@@ -76,6 +78,9 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
     if strength == NO and where.language == "go" and modules is not None and is_member(target) \
             and promoted(use, where, target, modules):
         return YES  # `s.Size()`, s of a struct embedding Size's type (bot/index/resolve_go.py)
+    if strength == NO and where.language in DISPATCHED and modules is not None and is_member(target) \
+            and through_interface(use, where, target, rivals, modules):
+        return MAYBE  # `c.JSON()`, c of an interface declaring JSON (bot/index/dispatch.py)
     return strength
 
 

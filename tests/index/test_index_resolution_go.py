@@ -30,3 +30,16 @@ def test_go_a_dot_imported_packages_names_are_used_bare(capsys, tmp_path: Path) 
             "app/app.go": app}
     head = {"util/util.go": UTIL.replace("a + 1", "a + 2")}
     assert callers(context_of(capsys, tmp_path, base, head)) == [("app/app.go", "Run")]
+
+
+CONTEXT = ("package web\n\ntype Context interface {\n\tJSON(code int) error\n}\n\ntype context struct{}\n\n"
+           "func (c *context) JSON(code int) error {\n\treturn nil\n}\n")
+OTHER_JSON = "package web\n\ntype Other struct{}\n\nfunc (o *Other) JSON(code int) error {\n\treturn nil\n}\n"
+HANDLERS = ("package web\n\nfunc Handle(c Context) error {\n\treturn c.JSON(200)\n}\n\n"
+            "func UseOther(o *Other) error {\n\treturn o.JSON(201)\n}\n")
+
+
+def test_go_a_call_through_an_interface_may_be_its_implementations(capsys, tmp_path: Path) -> None:
+    base = {"go.mod": "module example.com/web\n", "context.go": CONTEXT, "other.go": OTHER_JSON, "handlers.go": HANDLERS}
+    head = {"context.go": CONTEXT.replace("\treturn nil", "\treturn errNotImplemented")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("handlers.go", "Handle")]

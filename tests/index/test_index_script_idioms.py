@@ -80,3 +80,16 @@ def test_ts_a_function_of_a_test_callback_is_called_in_that_callback(capsys, tmp
     context = context_of(capsys, tmp_path, {"tests/spec.test.ts": SPEC}, head)
     pieces = [(c["startLine"], c["endLine"]) for c in context if c["kind"] == "caller"]
     assert len(pieces) == 1 and pieces[0][0] <= 6 <= pieces[0][1] < 14  # its callback's call, not the other's
+
+
+API = ("export interface Api {\n  send(x: number): void\n}\n\nexport class Impl implements Api {\n"
+       "  send(x: number): void {\n    console.log(x)\n  }\n}\n\nexport class Other {\n  send(x: number): void {\n"
+       "    console.log(-x)\n  }\n}\n")
+
+
+def test_ts_a_call_through_an_interface_may_be_its_implementations(capsys, tmp_path: Path) -> None:
+    app = ("import { Api, Other } from './api'\n\nexport function notify(api: Api): void {\n  api.send(1)\n}\n\n"
+           "export function elsewhere(other: Other): void {\n  other.send(2)\n}\n")
+    base = {"src/api.ts": API, "src/app.ts": app}
+    head = {"src/api.ts": API.replace("console.log(x)", "console.log(x + 1)")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("src/app.ts", "notify")]
