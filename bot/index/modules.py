@@ -48,6 +48,11 @@ class Modules:
         self._packages: Packages | None = None
         self._crates: dict[str, str] | None = None
 
+    def file_ending(self, suffix: str) -> str | None:
+        """The shortest path of the repository that ends with `suffix` (`/com/ex/Base.java`)."""
+        found = [p for p in self._paths() if p.endswith(suffix)]
+        return min(found, key=len) if found else None
+
     def read(self, path: str) -> FileUses | None:
         """A file's definitions, imports and bindings (no name's uses); None: no such file."""
         return self._uses(path)

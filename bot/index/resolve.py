@@ -12,7 +12,10 @@ another module, another type, a local). Java and Rust bind names by their own ru
 bot/index/resolve_java.py (packages below source roots, imports of types and static members) and
 bot/index/resolve_rust.py (crate, self and super paths, workspaces' crates). The module system of
 Python, JavaScript, TypeScript and Go (bot/index/modules.py: imports followed through re-exports to
-the file that defines a name) answers first when `refers` is given it; the rules here are pure.
+the file that defines a name) answers first when `refers` is given it, and through it the rules
+that read other files: Rust's `pub use` re-exports and crate names, Java's supertypes past one
+level (bot/index/resolve_java_inherit.py), Go's promoted methods (bot/index/resolve_go.py), calls
+through an interface (bot/index/dispatch.py); the rules here are pure.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from bot.index.modules import Modules
 from bot.index.parse import LOCAL
 from bot.index.resolve_go import promoted
 from bot.index.resolve_java import import_match, java_imported, java_refers
+from bot.index.resolve_java_inherit import inherited
 from bot.index.resolve_rust import reexported, rust_imported, rust_module, rust_refers
 from bot.index.strength import MAYBE, NO, YES
 from bot.index.uses import FileUses, Use, module_stem
@@ -66,7 +70,10 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
         d = target.definition
         return YES if (target.path, d.name) in bound and d.scope in _MODULE_SCOPES else NO
     if where.language == "java":
-        return java_refers(use, where, target, rivals)
+        strength = java_refers(use, where, target, rivals)
+        if strength != YES and modules is not None and inherited(use, where, target, modules):
+            return YES  # `size()` in C, C extends B, B extends A (bot/index/resolve_java_inherit.py)
+        return strength
     if where.language == "rust":
         names = modules.rust_crates() if modules is not None else None
         strength = rust_refers(use, where, target, rivals, names)
