@@ -263,6 +263,7 @@ class _Caller:
     holder: Definition | None
     lines: list[int]
     strength: int
+    bounds: tuple[int, int] = (1, 1 << 30)  # outside any function: the lines between its neighbours
 
 
 def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore,
@@ -311,7 +312,8 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
                             holder.start <= n <= holder.end for n in touched[path]):
                         continue  # changed itself: the diff shows it
                     key = (target.path, d.start, d.name, path, holder.start if holder else -use.line)
-                    caller = found.setdefault(key, _Caller(target, line, path, holder, [], strength))
+                    caller = found.setdefault(key, _Caller(target, line, path, holder, [], strength,
+                                                           _between(where, use.line)))
                     caller.lines.append(use.line)
                     caller.strength = max(caller.strength, strength)
     return _ranked_callers(list(found.values()), settings)
@@ -359,6 +361,18 @@ def _ranked_callers(callers: list[_Caller], settings: Settings) -> list[Candidat
     return [c for _, c in sorted(ranked, key=lambda item: item[0])]
 
 
+def _between(where: FileUses, line: int) -> tuple[int, int]:
+    """The lines around `line` that no definition holding other lines takes (a module-level
+    statement's neighbourhood, up to the functions before and after it)."""
+    low, high = 1, 1 << 30
+    for d in where.definitions:
+        if d.end < line:
+            low = max(low, d.end + 1)
+        elif d.start > line:
+            high = min(high, d.start - 1)
+    return low, high
+
+
 def _window(caller: _Caller, settings: Settings) -> Candidate:
     """A short caller whole; a long one from its first use, as far as the piece holds."""
     first, w = min(caller.lines), settings.caller_window
@@ -367,8 +381,8 @@ def _window(caller: _Caller, settings: Settings) -> Candidate:
         start, end = holder.start, holder.end
     elif holder is not None:
         start, end = max(holder.start, first - w), min(holder.end, max(caller.lines) + w)
-    else:
-        start, end = max(1, first - w // 2), first + w // 2
+    else:  # a statement outside any function: the lines around it, none of a function beside it
+        start, end = max(caller.bounds[0], first - w // 2), min(caller.bounds[1], first + w // 2)
     d = target.definition
     symbol = holder.name if holder is not None else d.name
     return Candidate(caller.path, start, end, symbol, "caller",

@@ -167,6 +167,8 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
             return module_match(source, where, target) if qualifier == head else MAYBE
         if last[:1].isupper() and module_stem(target.path) == last:
             return MAYBE  # perhaps a module imported in a way not read here
+        if same_file and where.language in _SCRIPT and _attached(where, qualifier, d.name):
+            return YES  # `createDebug.enable = enable` in its file: `createDebug.enable(…)` is it
         return NO  # `a.b.x`, a variable's `x`, `ClassName.get`: not a module's function
     owner = d.scope.split(".")[-1]
     if "::" in qualifier and last[:1].islower() and last not in _SELF:
@@ -194,6 +196,16 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
         # `this` in its file, or a `self` that aliases it; another name is another object.
         return MAYBE if last in _SELF_ALIASES and same_file else NO
     return MAYBE
+
+
+def _attached(where: FileUses, qualifier: str, name: str) -> bool:
+    """Whether the file makes its function `name` a property of `qualifier` (`fn.name = name`,
+    JavaScript's way of hanging helpers on a function it exports)."""
+    key = ("attached", qualifier, name)
+    if key not in where.memo:
+        pattern = re.compile(rf"^\s*{re.escape(qualifier)}\.{re.escape(name)}\s*=\s*{re.escape(name)}\s*;?\s*$")
+        where.memo[key] = any(pattern.match(line) for line in where.lines)
+    return bool(where.memo[key])
 
 
 def module_match(source: str, where: FileUses, target: Located) -> int:

@@ -93,3 +93,15 @@ def test_ts_a_call_through_an_interface_may_be_its_implementations(capsys, tmp_p
     base = {"src/api.ts": API, "src/app.ts": app}
     head = {"src/api.ts": API.replace("console.log(x)", "console.log(x + 1)")}
     assert callers(context_of(capsys, tmp_path, base, head)) == [("src/app.ts", "notify")]
+
+
+SETUP = ("function createDebug (name) {\n  return name\n}\n\nfunction enable (namespaces) {\n"
+         "  createDebug.names = namespaces.split(',')\n}\n\ncreateDebug.enable = enable\n\n"
+         "function init (env) {\n  createDebug.enable(env.DEBUG)\n}\n\nmodule.exports = { createDebug, init }\n")
+
+
+def test_js_a_function_hung_on_another_is_called_through_it(capsys, tmp_path: Path) -> None:
+    head = {"src/common.js": SETUP.replace("namespaces.split(',')", "namespaces.split(/[\\\\s,]+/)")}
+    context = context_of(capsys, tmp_path, {"src/common.js": SETUP}, head)
+    found = sorted(callers(context))  # the line that hangs it (outside any function, named after it), and init
+    assert found == [("src/common.js", "enable"), ("src/common.js", "init")]
