@@ -98,16 +98,17 @@ class Files:
         return refers(use, where, target, rivals, self.modules)
 
     def declared_only(self, target: Located) -> bool:
-        """A TypeScript member of a type alias or an interface (`setState(…): void` in `type
-        StoreImmer = { … }`): a signature with no body, which runs nowhere; a use through a
-        receiver of unknown type is every implementation's as much as its own, so only a receiver
-        declared of its type says it is a caller."""
+        """A TypeScript member of a type alias's object type (`setState(…): void` in `type
+        StoreImmer<S> = S extends … ? { … } : never`): a signature with no body, of a shape no class
+        names as its contract (an interface's members, which classes implement by name, keep their
+        calls through any receiver); a use through a receiver of unknown type is any object's of
+        that shape, so only a receiver declared of the type says it is a caller."""
         d = target.definition
         if not target.path.endswith((".ts", ".tsx", ".mts", ".cts")) or d.kind != "method" or not d.scope:
             return False
         there = self.uses(target.path, frozenset())
         owner = d.scope.split(".")[-1]
-        return there is not None and any(o.name == owner and o.kind in ("type", "interface") for o in there.definitions)
+        return there is not None and any(o.name == owner and o.kind == "type" for o in there.definitions)
 
     def uses(self, path: str, names: frozenset[str] | None = None,
              lines: frozenset[int] | None = None) -> FileUses | None:

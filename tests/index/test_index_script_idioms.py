@@ -63,7 +63,7 @@ STORE = ("export type Store = {\n  setState(next: number): void\n}\n\n"
          "export function createStore(): Store {\n  return { setState(next: number) { void next } }\n}\n")
 
 
-def test_ts_a_signature_of_a_type_is_called_only_through_a_receiver_declared_of_it(capsys, tmp_path: Path) -> None:
+def test_ts_a_signature_of_a_type_alias_is_called_only_through_a_receiver_declared_of_it(capsys, tmp_path: Path) -> None:
     app = ("import { Store, createStore } from './store'\n\nexport function typed(store: Store) {\n"
            "  store.setState(1)\n}\n\nexport function untyped() {\n  const api = createStore()\n  api.setState(2)\n}\n")
     base = {"src/store.ts": STORE, "src/app.ts": app}
@@ -105,3 +105,12 @@ def test_js_a_function_hung_on_another_is_called_through_it(capsys, tmp_path: Pa
     context = context_of(capsys, tmp_path, {"src/common.js": SETUP}, head)
     found = sorted(callers(context))  # the line that hangs it (outside any function, named after it), and init
     assert found == [("src/common.js", "enable"), ("src/common.js", "init")]
+
+
+def test_ts_a_signature_of_an_interface_keeps_its_calls_through_any_receiver(capsys, tmp_path: Path) -> None:
+    store = STORE.replace("export type Store = {", "export interface Store {")
+    app = ("import { createStore } from './store'\n\nexport function untyped() {\n  const api = createStore()\n"
+           "  api.setState(2)\n}\n")
+    base = {"src/store.ts": store, "src/app.ts": app}
+    head = {"src/store.ts": store.replace("setState(next: number): void", "setState(next: number, replace?: boolean): void")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("src/app.ts", "untyped")]
