@@ -256,8 +256,6 @@ def _binds(node: Node) -> bool:
             and parent.parent is not None and parent.parent.type == "assignment_expression" \
             and parent.parent.child_by_field_name("left") == parent:
         return True  # `module.exports.x = …`: the name it exports under, not a use
-    if parent is not None and parent.type == "export_statement" and node.type == "identifier":
-        return True  # `export default x`, `export = x`: exported as `module.exports = x` is, not used
     if parent is not None and parent.child_by_field_name("name") == node and parent.type in _NAMED:
         return True  # `function send(...)` of `res.send = function send`: a name, not a use
     if parent is not None and parent.type == "function_declarator":
