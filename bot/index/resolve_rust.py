@@ -210,7 +210,8 @@ def _through_type(use: Use, segments: list[str], where: FileUses, target: Locate
         return NO
     if last == "Self":
         holder = where.caller_of(use.line)
-        return YES if holder is not None and holder.scope.split(".")[-1] == owner else NO
+        return YES if holder is not None and (holder.scope.split(".")[-1] == owner
+                                              or _implements(where, holder.start, owner)) else NO
     if last != owner:
         holder = where.caller_of(use.line)
         generic = holder is not None and re.search(rf"[<,]\s*{re.escape(last)}\s*[:,>]", holder.signature)
@@ -237,7 +238,7 @@ def _receiver(use: Use, where: FileUses, target: Located, rivals: list[Located])
     last = re.split(r"::|\.", qualifier)[-1].strip()
     if last == "self":  # its impl's (or trait's); in its file, perhaps a trait's the impl implements
         holder = where.caller_of(use.line)
-        if holder is not None and holder.scope.split(".")[-1] == owner:
+        if holder is not None and (holder.scope.split(".")[-1] == owner or _implements(where, holder.start, owner)):
             return YES
         return MAYBE if where.path == target.path else NO
     if last.lower() in (owner.lower(), owner.lower() + "s"):
@@ -254,6 +255,18 @@ def _receiver(use: Use, where: FileUses, target: Located, rivals: list[Located])
         if rival_owner and rival_owner != owner and last.lower() == rival_owner.lower():
             return NO
     return MAYBE
+
+
+def _implements(where: FileUses, line: int, trait: str) -> bool:
+    """Whether the `impl` block around `line` implements `trait` (`impl<'a> de::Visitor<'a> for
+    X`): `self.m()` and `Self::m()` there reach the trait's provided methods, wherever it is."""
+    for number in range(line - 1, 0, -1):
+        text = where.lines[number - 1] if number <= len(where.lines) else ""
+        if re.match(r"\s*(pub(\([^)]*\))?\s+)?(unsafe\s+)?impl\b", text):
+            return re.search(rf"\bimpl\b.*?(?:::|\s|>){re.escape(trait)}\b(?:<.*>)?\s+for\b", text) is not None
+        if re.match(r"(pub(\([^)]*\))?\s+)?(fn|struct|enum|trait|mod)\b", text):
+            return False  # an item at the top: the line is in no impl block
+    return False
 
 
 def reexported(use: Use, where: FileUses, target: Located, read: Callable[[str], FileUses | None],

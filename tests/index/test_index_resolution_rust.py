@@ -176,3 +176,15 @@ def test_rust_a_crate_is_named_as_its_cargo_toml_says(capsys, tmp_path: Path) ->
             "crates/cli/src/run.rs": use.format("acme_core")}
     head = {"crates/core/src/lib.rs": CHANGED}
     assert _callers(_context(capsys, tmp_path, base, head)) == [("crates/cli/src/run.rs", "run")]
+
+
+def test_rust_a_traits_provided_method_is_called_through_self_in_its_impls(capsys, tmp_path: Path) -> None:
+    trait = "pub trait Visitor {\n    fn visit(&self) -> u8;\n\n    fn helper(&self) -> u8 {\n        1\n    }\n}\n"
+    num = ("use crate::visitor::Visitor;\n\npub struct Num;\n\nimpl Visitor for Num {\n    fn visit(&self) -> u8 {\n"
+           "        self.helper() + 1\n    }\n}\n")
+    other = ("pub struct Other;\n\nimpl Other {\n    pub fn helper(&self) -> u8 {\n        2\n    }\n\n"
+             "    pub fn run(&self) -> u8 {\n        self.helper()\n    }\n}\n")
+    base = {"src/lib.rs": "mod visitor;\nmod num;\nmod other;\n", "src/visitor.rs": trait, "src/num.rs": num,
+            "src/other.rs": other}
+    head = {"src/visitor.rs": trait.replace("        1\n", "        10\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/num.rs", "visit")]
