@@ -47,11 +47,14 @@ class Modules:
         self._go_names: dict[str, dict[str, str]] = {}  # file → package name → import path
         self._packages: Packages | None = None
         self._crates: dict[str, str] | None = None
+        self._endings: dict[str, str | None] = {}
 
     def file_ending(self, suffix: str) -> str | None:
         """The shortest path of the repository that ends with `suffix` (`/com/ex/Base.java`)."""
-        found = [p for p in self._paths() if p.endswith(suffix)]
-        return min(found, key=len) if found else None
+        if suffix not in self._endings:
+            found = [p for p in self._paths() if p.endswith(suffix)]
+            self._endings[suffix] = min(found, key=len) if found else None
+        return self._endings[suffix]
 
     def read(self, path: str) -> FileUses | None:
         """A file's definitions, imports and bindings (no name's uses); None: no such file."""
