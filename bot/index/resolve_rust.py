@@ -247,8 +247,9 @@ def _receiver(use: Use, where: FileUses, target: Located, rivals: list[Located])
     if declared is not None:
         if declared == owner:
             return YES
-        holder = where.caller_of(use.line)  # `formatter: &mut F` with `F: Formatter`: any implementor's
-        generic = holder is not None and re.search(rf"[<,]\s*{re.escape(declared)}\s*[:,>]", holder.signature)
+        holder = where.caller_of(use.line)  # `formatter: &mut F` with `F: Formatter`, `buf: impl Buf`: any implementor's
+        generic = holder is not None and re.search(rf"[<,]\s*{re.escape(declared)}\s*[:,>]|\b(?:impl|dyn)\s+(?:\w+::)*"
+                                                   rf"{re.escape(declared)}\b", holder.signature)
         return MAYBE if generic or len(declared) == 1 else NO
     for rival in rivals:
         rival_owner = rival.definition.scope.split(".")[-1]

@@ -81,7 +81,7 @@ _PARAMETERS = {
     "python": re.compile(r"(\w+)\s*:\s*['\"]?([\w.]+)"),
     "typescript": re.compile(r"(\w+)\??\s*:\s*([\w.]+)"),
     "go": re.compile(r"(\w+)\s+\*?(?:\[\])?\*?([\w.]+)\s*[,)]"),
-    "rust": re.compile(r"(\w+)\s*:\s*&?(?:'\w+\s+)?(?:mut\s+)?([\w:]+)"),
+    "rust": re.compile(r"(\w+)\s*:\s*&?(?:'\w+\s+)?(?:mut\s+)?(?:(?:impl|dyn)\s+)?((?:\w+::)*\w+)"),
 }
 _JAVA_PARAMETER = re.compile(r"([\w.]+)(?:<[^()]*?>)?(?:\[\])*\s+(\w+)\s*[,)]")
 

@@ -188,3 +188,14 @@ def test_rust_a_traits_provided_method_is_called_through_self_in_its_impls(capsy
             "src/other.rs": other}
     head = {"src/visitor.rs": trait.replace("        1\n", "        10\n")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [("src/num.rs", "visit")]
+
+
+def test_rust_a_receiver_of_impl_or_dyn_trait_reaches_the_traits_methods(capsys, tmp_path: Path) -> None:
+    buf = "pub trait Buf {\n    fn chunk(&self) -> u8;\n\n    fn get_u8(&mut self) -> u8 {\n        self.chunk()\n    }\n}\n"
+    read = ("use crate::buf::Buf;\n\npub fn read(input: &mut impl Buf) -> u8 {\n    input.get_u8()\n}\n\n"
+            "pub fn peek(source: &dyn Buf) -> u8 {\n    source.chunk()\n}\n")
+    other = ("pub struct Cursor;\n\nimpl Cursor {\n    pub fn get_u8(&mut self) -> u8 {\n        0\n    }\n}\n\n"
+             "pub fn step(cursor: &mut Cursor) -> u8 {\n    cursor.get_u8()\n}\n")
+    base = {"src/lib.rs": "mod buf;\nmod read;\nmod other;\n", "src/buf.rs": buf, "src/read.rs": read, "src/other.rs": other}
+    head = {"src/buf.rs": buf.replace("        self.chunk()\n", "        self.chunk() + 1\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/read.rs", "read")]
