@@ -106,3 +106,18 @@ def test_ts_a_signature_of_an_interface_keeps_its_calls_through_any_receiver(cap
     base = {"src/store.ts": store, "src/app.ts": app}
     head = {"src/store.ts": store.replace("setState(next: number): void", "setState(next: number, replace?: boolean): void")}
     assert callers(context_of(capsys, tmp_path, base, head)) == [("src/app.ts", "untyped")]
+
+
+TYPES = ("export class ZodType {\n  parse(input: unknown): unknown {\n    return input\n  }\n}\n\n"
+         "export class ZodString extends ZodType {\n  min(n: number): ZodString {\n    return this\n  }\n}\n\n"
+         "export class ZodNumber extends ZodType {\n  parse(input: unknown): number {\n    return Number(input)\n  }\n}\n")
+
+
+def test_ts_a_method_is_called_through_a_receiver_of_a_subclass_that_does_not_override_it(capsys,
+                                                                                             tmp_path: Path) -> None:
+    app = ("import { ZodNumber, ZodString } from './types'\n\nexport function text(schema: ZodString): unknown {\n"
+           "  return schema.parse('a')\n}\n\nexport function count(schema: ZodNumber): unknown {\n"
+           "  return schema.parse(1)\n}\n")
+    base = {"src/types.ts": TYPES, "src/app.ts": app}
+    head = {"src/types.ts": TYPES.replace("    return input\n", "    return input ?? null\n")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("src/app.ts", "text")]
