@@ -15,8 +15,8 @@ Python, JavaScript, TypeScript and Go (bot/index/modules.py: imports followed th
 the file that defines a name) answers first when `refers` is given it, and through it the rules
 that read other files: Rust's `pub use` re-exports and crate names, Java's supertypes past one
 level (bot/index/resolve_java_inherit.py), Go's promoted methods (bot/index/resolve_go.py), calls
-through an interface (bot/index/dispatch.py) and through a JavaScript or TypeScript subclass
-(bot/index/resolve_script.py); the rules here are pure.
+through an interface (bot/index/dispatch.py) and through a subclass in Python, JavaScript and
+TypeScript (bot/index/resolve_script.py); the rules here are pure.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from bot.index.resolve_go import promoted
 from bot.index.resolve_java import import_match, java_imported, java_refers
 from bot.index.resolve_java_inherit import inherited
 from bot.index.resolve_rust import reexported, rust_imported, rust_module, rust_refers
+from bot.index.resolve_script import LANGUAGES as SUBCLASSED
 from bot.index.resolve_script import inherited_through
 from bot.index.strength import MAYBE, NO, YES
 from bot.index.uses import FileUses, Use, module_stem
@@ -90,7 +91,7 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
     if strength == NO and where.language in DISPATCHED and modules is not None and is_member(target) \
             and through_interface(use, where, target, rivals, modules):
         return MAYBE  # `c.JSON()`, c of an interface declaring JSON (bot/index/dispatch.py)
-    if strength == NO and where.language in _SCRIPT and modules is not None and is_member(target) \
+    if strength == NO and where.language in SUBCLASSED and modules is not None and is_member(target) \
             and inherited_through(use, where, target, modules):
         return YES  # `s.parse()`, s of a class extending parse's (bot/index/resolve_script.py)
     return strength
