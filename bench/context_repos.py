@@ -196,7 +196,7 @@ def sections(cases: list[dict]) -> tuple[list[tuple[str, list[dict]]], list[tupl
         languages += [(f"{side} {language}", group) for language, group in sorted(groups.items())]
     development, held = sides["development"], sides["held-out"]
     by_case = [c for c in development if c.get("set") == "held-out"]
-    retired = [c for c in development if c["repo"] in RETIRED]
+    retired = [c for c in development if c["repo"] in RETIRED and c.get("set") == "held-out"]  # as picked, not our edits
     summaries = [("development repos, held-out cases", by_case),
                  ("first held-out generation (development now)", retired),
                  ("development repositories", development),

@@ -13,6 +13,7 @@ file's own h, or what it imports as h), `export default k`, `module.exports = {t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -54,10 +55,14 @@ def read_bindings(language: str, root: Node, statements: list[Node]) -> Bindings
             _es_export(node, out)
         elif language in _SCRIPT and node.type == "variable_declarator":
             _required(node, out)
+        elif language == "rust" and node.type == "use_declaration":
+            _rust_renamed(node, out)
         elif language == "go" and node.type == "import_spec":
             path = text_of(node.child_by_field_name("path")).strip('"`')
             alias = text_of(node.child_by_field_name("name"))
-            if alias not in ("_", "."):
+            if alias == ".":  # `import . "pkg"`: its exported names are used bare
+                out.star.append(path)
+            elif alias != "_":
                 out.imports[alias or go_package_guess(path)] = Import(path, MODULE, bool(alias))
     if language in _SCRIPT:
         for statement in root.named_children:
@@ -98,6 +103,13 @@ def _source(node: Node) -> str:
 
 def _es_import(node: Node, out: Bindings) -> None:
     source = _source(node)
+    required_clause = next((c for c in node.named_children if c.type == "import_require_clause"), None)
+    if required_clause is not None:  # TypeScript's `import x = require('./y')`: as `const x = require('./y')`
+        names = [c for c in required_clause.named_children if c.type == "identifier"]
+        strings = [c for c in required_clause.named_children if c.type == "string"]
+        if names and strings:
+            out.imports[text_of(names[0])] = Import(text_of(strings[0]).strip("'\"`"), MODULE)
+        return
     clause = next((c for c in node.named_children if c.type == "import_clause"), None)
     for child in clause.named_children if clause is not None else ():
         if child.type == "identifier":
@@ -119,6 +131,10 @@ def _es_export(node: Node, out: Bindings) -> None:
     is_default = any(c.type == "default" for c in node.children)
     if is_default and value is not None and value.type == "identifier":
         out.exports[DEFAULT] = Import("", text_of(value))
+    elif any(c.type == "=" for c in node.children):  # TypeScript's `export = x`: as `module.exports = x`
+        assigned = next((c for c in node.named_children if c.type == "identifier"), None)
+        if assigned is not None:
+            out.exports[DEFAULT] = Import("", text_of(assigned))
     elif is_default and declaration is not None and declaration.child_by_field_name("name") is not None:
         out.exports[DEFAULT] = Import("", text_of(declaration.child_by_field_name("name")))
     for child in node.named_children:
@@ -214,3 +230,33 @@ def _value(node: Node | None) -> Import | None:
         return Import("", text_of(node))
     found = required(node)
     return Import(*found) if found is not None else None
+
+
+def _rust_renamed(node: Node, out: Bindings) -> None:
+    """Rust's `use crate::a::helper as h;`: h is a's helper (FileUses.imports keeps only the
+    module a name comes from, enough when the name is its own)."""
+    tree = re.sub(r"^(pub(\([^)]*\))?\s+)?use\s+|;$", "", text_of(node).strip()).strip()
+    for path in rust_paths(tree):
+        head, _, last = path.rpartition("::")
+        name, renamed, local = (part.strip() for part in last.partition(" as "))
+        if renamed and name not in ("self", "*") and local not in ("_", name):
+            out.imports[local] = Import(head, name)
+
+
+def rust_paths(tree: str) -> list[str]:
+    """`crate::error::{Error, ErrorCode}` → crate::error::Error, crate::error::ErrorCode."""
+    tree = tree.strip()
+    if "{" not in tree:
+        return [tree] if tree else []
+    head, _, rest = tree.partition("{")
+    inner = rest[:rest.rfind("}")]
+    parts, depth, current = [], 0, ""
+    for char in inner:
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        depth += (char == "{") - (char == "}")
+        current += char
+    parts.append(current)
+    return [p for part in parts if part.strip() for p in rust_paths(head + part.strip())]

@@ -9,23 +9,18 @@ primary sources before tests and examples; their ranking is here, the budget in 
 
 from __future__ import annotations
 
-import posixpath
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
-from bot.index.modules import MODULE_SCOPES, Modules
+from bot.index.modules import Modules
 from bot.index.resolve import MAYBE, NO, YES, imported_paths, is_container, is_member, refers
-from bot.index.resolve_rust import reexported as rust_reexported
 from bot.index.signatures import arity_fits
 from bot.index.store import IndexStore
 from bot.index.uses import FileUses, Use, read_uses
 from bot.store.index.model import Definition, Located
 
 CALLABLE = frozenset({"function", "method", "constructor", "macro", "variable"})
-_REEXPORT = re.compile(r"export\s+(\*|\{[^}]*\})\s+from\s+['\"]([^'\"]+)['\"]")
-_EXTENSIONS = (".ts", ".tsx", ".mts", ".js", ".jsx", ".mjs", ".cjs")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +55,7 @@ class Candidate:
     symbol: str
     kind: str
     reason: str
+    anchor: int = 0  # the line that makes it one (a caller's first use of the target); 0: start
 
 
 class Files:
@@ -69,6 +65,7 @@ class Files:
     def __init__(self, store: IndexStore, changes: Sequence[ChangedFile]) -> None:
         self._store = store
         self._texts: dict[str, str | None] = {c.path: c.head_text for c in changes}
+        self._changed = frozenset(c.path for c in changes)
         self._lines: dict[str, list[str] | None] = {}
         self._uses: dict[tuple[str, frozenset[str] | None, frozenset[int] | None], FileUses | None] = {}
         self._paths: frozenset[str] | None = None
@@ -78,10 +75,11 @@ class Files:
 
     def paths(self) -> frozenset[str]:
         """Every path of the repository at the head: the index's, and the change's."""
-        if self._paths is None:
-            kept = set(self._store.blobs()) | {p for p, t in self._texts.items() if t is not None}
-            self._paths = frozenset(kept - {p for p, t in self._texts.items() if t is None and p in kept
-                                            and self.text(p) is None})
+        if self._paths is None:  # read once per retrieval, paths only (a large repository has many)
+            given = {p: t is not None for p, t in self._texts.items()}
+            kept = set(self._store.paths())
+            self._paths = frozenset((kept - {p for p, present in given.items() if not present})
+                                    | {p for p, present in given.items() if present})
         return self._paths
 
     def text(self, path: str) -> str | None:
@@ -96,50 +94,43 @@ class Files:
         return self._lines[path]
 
     def refers(self, use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:
-        """bot.index.resolve.refers, with JavaScript's re-exporting modules followed: a name
-        imported from `../internal` is common.ts's when internal.ts does `export * from
-        './utils/common'`."""
-        bound = self.modules.bound(use, where)
-        if bound is not None and (bound or not is_member(target)):  # the module system says (bot/index/modules.py)
-            d = target.definition
-            return YES if (target.path, d.name) in bound and d.scope in MODULE_SCOPES else NO
-        strength = refers(use, where, target, rivals)
-        if strength == MAYBE and where.language == "rust":  # `use crate::Error` of lib.rs's `pub use`
-            return rust_reexported(use, where, target, lambda path: self.uses(path) if self.text(path) else None)
-        source = where.imports.get(use.name) if use.qualifier is None else None
-        if strength != MAYBE or source is None or not source.startswith(".") \
-                or where.language not in ("javascript", "typescript", "tsx"):
-            return strength
-        return self._reexported(where.path, source, target.path, use.name, 3)
+        """bot.index.resolve.refers, through this retrieval's module system."""
+        return refers(use, where, target, rivals, self.modules)
 
-    def _reexported(self, importer: str, source: str, target: str, name: str, depth: int) -> int:
-        module = self._module(importer, source)
-        if module is None or depth == 0:
-            return MAYBE
-        if module == target:
-            return YES
-        for match in _REEXPORT.finditer(self.text(module) or ""):
-            names = match.group(1)
-            if names == "*" or name in re.findall(r"[\w$]+", names):
-                if self._reexported(module, match.group(2), target, name, depth - 1) == YES:
-                    return YES
-        return NO
-
-    def _module(self, importer: str, source: str) -> str | None:
-        base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), source))
-        stem = re.sub(r"\.(m|c)?jsx?$", "", base)
-        for candidate in (base, *(stem + e for e in _EXTENSIONS), *(f"{stem}/index{e}" for e in _EXTENSIONS)):
-            if self.text(candidate) is not None:
-                return candidate
-        return None
+    def declared_only(self, target: Located) -> bool:
+        """A TypeScript member of a type alias's object type (`setState(…): void` in `type
+        StoreImmer<S> = S extends … ? { … } : never`): a signature with no body, of a shape no class
+        names as its contract (an interface's members, which classes implement by name, keep their
+        calls through any receiver); a use through a receiver of unknown type is any object's of
+        that shape, so only a receiver declared of the type says it is a caller."""
+        d = target.definition
+        if not target.path.endswith((".ts", ".tsx", ".mts", ".cts")) or d.kind != "method" or not d.scope:
+            return False
+        there = self.uses(target.path, frozenset())
+        owner = d.scope.split(".")[-1]
+        return there is not None and any(o.name == owner and o.kind == "type" for o in there.definitions)
 
     def uses(self, path: str, names: frozenset[str] | None = None,
              lines: frozenset[int] | None = None) -> FileUses | None:
+        """The uses of `names` on `lines` (all when None), from one parse where one serves: a changed
+        file's added lines are its whole parse's, filtered (it is read whole for its targets anyway),
+        and a module's definitions and bindings (names = frozenset()) those of any parse of it."""
         key = (path, names, lines)
-        if key not in self._uses:
-            text = self.text(path)
-            self._uses[key] = read_uses(path, text, set(names) if names is not None else None,
-                                        set(lines) if lines is not None else None) if text else None
+        if key in self._uses:
+            return self._uses[key]
+        if names == frozenset() and lines is None:
+            parsed = next((u for (p, _, on), u in self._uses.items() if p == path and on is None), None)
+            if parsed is not None:
+                return parsed
+        if names is None and lines is not None and path in self._changed:
+            whole = self.uses(path)
+            self._uses[key] = replace(whole, uses={n: kept for n, us in whole.uses.items()
+                                                   if (kept := [u for u in us if u.line in lines])}) \
+                if whole is not None else None
+            return self._uses[key]
+        text = self.text(path)
+        self._uses[key] = read_uses(path, text, set(names) if names is not None else None,
+                                    set(lines) if lines is not None else None) if text else None
         return self._uses[key]
 
 
@@ -273,6 +264,7 @@ class _Caller:
     holder: Definition | None
     lines: list[int]
     strength: int
+    bounds: tuple[int, int] = (1, 1 << 30)  # outside any function: the lines between its neighbours
 
 
 def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore,
@@ -286,8 +278,12 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
     touched = {c.path: set(c.touched) for c in changes}
     names = frozenset(t.definition.name for t, _ in targets)
     rivals: dict[str, list[Located]] = {}
-    for loc in [*store.definitions(names, limit=5000), *(t for t, _ in targets)]:
-        if loc.path not in changed or loc in [t for t, _ in targets]:
+    heads: list[Located] = []
+    for change in changes:
+        head = files.uses(change.path) if change.head_text is not None else None
+        heads += [Located(change.path, d) for d in (head.definitions if head is not None else ()) if d.name in names]
+    for loc in [*store.definitions(names, limit=5000), *heads]:
+        if loc.path not in changed or loc in heads:  # the changed files' as they are at the head
             rivals.setdefault(loc.definition.name, []).append(loc)
     paths, renamed = _caller_paths(files, store, [t for t, _ in targets], changed, settings)
     found: dict[tuple, _Caller] = {}
@@ -302,7 +298,8 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
             for target, line in targets:
                 if target.definition.name != name and target not in aliases.get(name, ()):
                     continue
-                common = is_member(target) and len({r.path for r in rivals.get(name, [])}) > settings.ambiguous_name
+                common = is_member(target) and len({r.path for r in rivals.get(name, [])}) > settings.ambiguous_name \
+                    or files.declared_only(target)
                 others = [r for r in rivals.get(name, []) if r != target]
                 for use in uses:
                     d = target.definition
@@ -316,7 +313,8 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
                             holder.start <= n <= holder.end for n in touched[path]):
                         continue  # changed itself: the diff shows it
                     key = (target.path, d.start, d.name, path, holder.start if holder else -use.line)
-                    caller = found.setdefault(key, _Caller(target, line, path, holder, [], strength))
+                    caller = found.setdefault(key, _Caller(target, line, path, holder, [], strength,
+                                                           _between(where, use.line)))
                     caller.lines.append(use.line)
                     caller.strength = max(caller.strength, strength)
     return _ranked_callers(list(found.values()), settings)
@@ -364,6 +362,18 @@ def _ranked_callers(callers: list[_Caller], settings: Settings) -> list[Candidat
     return [c for _, c in sorted(ranked, key=lambda item: item[0])]
 
 
+def _between(where: FileUses, line: int) -> tuple[int, int]:
+    """The lines around `line` that no definition holding other lines takes (a module-level
+    statement's neighbourhood, up to the functions before and after it)."""
+    low, high = 1, 1 << 30
+    for d in where.definitions:
+        if d.end < line:
+            low = max(low, d.end + 1)
+        elif d.start > line:
+            high = min(high, d.start - 1)
+    return low, high
+
+
 def _window(caller: _Caller, settings: Settings) -> Candidate:
     """A short caller whole; a long one from its first use, as far as the piece holds."""
     first, w = min(caller.lines), settings.caller_window
@@ -372,12 +382,12 @@ def _window(caller: _Caller, settings: Settings) -> Candidate:
         start, end = holder.start, holder.end
     elif holder is not None:
         start, end = max(holder.start, first - w), min(holder.end, max(caller.lines) + w)
-    else:
-        start, end = max(1, first - w // 2), first + w // 2
+    else:  # a statement outside any function: the lines around it, none of a function beside it
+        start, end = max(caller.bounds[0], first - w // 2), min(caller.bounds[1], first + w // 2)
     d = target.definition
     symbol = holder.name if holder is not None else d.name
     return Candidate(caller.path, start, end, symbol, "caller",
-                      f"uses {d.name}, whose definition changed at {target.path}:{caller.line}")
+                      f"uses {d.name}, whose definition changed at {target.path}:{caller.line}", first)
 
 
 DEFAULT_SETTINGS = Settings()

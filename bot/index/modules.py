@@ -15,12 +15,14 @@ from __future__ import annotations
 import builtins
 import posixpath
 import re
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bot.index.bindings import DEFAULT, MODULE, Import, go_package_guess
 from bot.index.packages import Packages, candidates, read_packages
 from bot.index.parse import module_references
+from bot.index.resolve_rust import rust_aliases, rust_renamed
 from bot.index.uses import FileUses, Use
 from bot.store.index.model import Located
 
@@ -44,6 +46,19 @@ class Modules:
         self._directories: dict[str, list[str]] | None = None
         self._go_names: dict[str, dict[str, str]] = {}  # file → package name → import path
         self._packages: Packages | None = None
+        self._crates: dict[str, str] | None = None
+        self._endings: dict[str, str | None] = {}
+
+    def file_ending(self, suffix: str) -> str | None:
+        """The shortest path of the repository that ends with `suffix` (`/com/ex/Base.java`)."""
+        if suffix not in self._endings:
+            found = [p for p in self._paths() if p.endswith(suffix)]
+            self._endings[suffix] = min(found, key=len) if found else None
+        return self._endings[suffix]
+
+    def read(self, path: str) -> FileUses | None:
+        """A file's definitions, imports and bindings (no name's uses); None: no such file."""
+        return self._uses(path)
 
     # --- one use --------------------------------------------------------------------------------
 
@@ -106,6 +121,8 @@ class Modules:
     def resolved(self, use: Use, where: FileUses) -> list[Located]:
         """The definitions the module system binds `use` to (bot/index/modules.py), whatever
         their names: `import merge from './deep'` is deep.js's default export."""
+        if where.language == "rust":
+            return rust_renamed(use, where, self._uses)
         out = []
         for path, name in sorted(self.bound(use, where) or ()):
             there = self._uses(path)
@@ -118,6 +135,8 @@ class Modules:
         """The local names a file binds to `targets` under other names: a default export required
         as `merge`, `import {a as b}`, `from .mod import f as g`, a name a module re-exports one
         under (`renamed`)."""
+        if where.language == "rust":
+            return rust_aliases(where, targets, self.rust_crates())
         own = {t.definition.name for t in targets}
         names = own | renamed
         defaults = where.language in SCRIPT and any(self._default_export(t) for t in targets)
@@ -258,6 +277,24 @@ class Modules:
                 found.append(path)
         return min(found, key=len) if found else None
 
+    # --- Rust -----------------------------------------------------------------------------------
+
+    def rust_crates(self) -> dict[str, str]:
+        """The name each crate of the repository is used by (its Cargo.toml's `[lib] name`, else its
+        `[package] name`), by its directory: `crates/core` may be `mylib_core` to the others."""
+        if self._crates is None:
+            self._crates = {}
+            for path in self._paths():
+                if path == "Cargo.toml" or path.endswith("/Cargo.toml"):
+                    try:
+                        data = tomllib.loads(self._text(path) or "")
+                    except tomllib.TOMLDecodeError:
+                        continue
+                    name = (data.get("lib") or {}).get("name") or (data.get("package") or {}).get("name")
+                    if isinstance(name, str):
+                        self._crates[posixpath.dirname(path)] = name
+        return self._crates
+
     # --- Go -------------------------------------------------------------------------------------
 
     def _go_bound(self, use: Use, where: FileUses) -> frozenset[Target] | None:
@@ -269,6 +306,8 @@ class Modules:
         if use.qualifier is None:  # bare: the file's own package, its directory (its tests' files for a test)
             files = [p for p in self._directory(posixpath.dirname(where.path)) if p.endswith(".go")
                      and (where.path.endswith("_test.go") or not p.endswith("_test.go"))]
+            dotted = [self.go_directory(source) for source in where.bindings.star]  # `import . "pkg"`
+            files += [p for directory in dotted if directory is not None for p in self.go_files(directory)]
             return frozenset((p, use.name) for p in files)
         if not re.fullmatch(r"\w+", use.qualifier):
             return None
@@ -280,6 +319,10 @@ class Modules:
             return frozenset() if self._modules() else None
         files = [p for p in self._directory(directory) if p.endswith(".go") and not p.endswith("_test.go")]
         return frozenset((p, use.name) for p in files)
+
+    def go_files(self, directory: str) -> list[str]:
+        """The Go files of a package (its directory), tests left out."""
+        return [p for p in self._directory(directory) if p.endswith(".go") and not p.endswith("_test.go")]
 
     def go_names(self, where: FileUses) -> dict[str, str]:
         """The names a Go file's imports are used by (an alias, else the package's own name as
@@ -303,7 +346,7 @@ class Modules:
         if self._go_modules is None:
             found = []
             for path in self._paths():
-                if posixpath.basename(path) == "go.mod":
+                if path.endswith("go.mod") and (path == "go.mod" or path.endswith("/go.mod")):
                     match = re.search(r"^module\s+\"?([^\s\"]+)", self._text(path) or "", re.M)
                     if match:
                         found.append((posixpath.dirname(path), match.group(1)))

@@ -1,4 +1,4 @@
-"""Which definition a use means, when several share its name (pure).
+"""Which definition a use means, when several share its name.
 
 A name is matched to a definition by what the using file says about it, as far as tree-sitter
 shows it: the use's qualifier (`res.send` is `res`'s, `crate::raw::TOKEN` is raw.rs's,
@@ -10,7 +10,13 @@ the declared types of the variables in the function that holds the use (`cmd *co
 (nothing says otherwise: a receiver of unknown type) or NO (the file says it is something else:
 another module, another type, a local). Java and Rust bind names by their own rules, in
 bot/index/resolve_java.py (packages below source roots, imports of types and static members) and
-bot/index/resolve_rust.py (crate, self and super paths, workspaces' crates).
+bot/index/resolve_rust.py (crate, self and super paths, workspaces' crates). The module system of
+Python, JavaScript, TypeScript and Go (bot/index/modules.py: imports followed through re-exports to
+the file that defines a name) answers first when `refers` is given it, and through it the rules
+that read other files: Rust's `pub use` re-exports and crate names, Java's supertypes past one
+level (bot/index/resolve_java_inherit.py), Go's promoted methods (bot/index/resolve_go.py), calls
+through an interface (bot/index/dispatch.py) and through a subclass in Python, JavaScript and
+TypeScript (bot/index/resolve_script.py); the rules here are pure.
 """
 
 from __future__ import annotations
@@ -18,9 +24,17 @@ from __future__ import annotations
 import posixpath
 import re
 
+from bot.index.dispatch import LANGUAGES as DISPATCHED
+from bot.index.dispatch import through_interface
 from bot.index.languages import CONTAINER_KINDS
+from bot.index.modules import Modules
+from bot.index.parse import LOCAL
+from bot.index.resolve_go import promoted
 from bot.index.resolve_java import import_match, java_imported, java_refers
-from bot.index.resolve_rust import rust_imported, rust_module, rust_refers
+from bot.index.resolve_java_inherit import inherited
+from bot.index.resolve_rust import reexported, rust_imported, rust_module, rust_refers
+from bot.index.resolve_script import LANGUAGES as SUBCLASSED
+from bot.index.resolve_script import inherited_through
 from bot.index.strength import MAYBE, NO, YES
 from bot.index.uses import FileUses, Use, module_stem
 from bot.store.index.model import Located
@@ -30,6 +44,7 @@ __all__ = ["MAYBE", "NO", "YES", "imported_paths", "is_container", "is_member", 
 _SELF = frozenset({"this", "self", "Self", "super", "cls"})
 _SELF_ALIASES = frozenset({"self", "that", "_this", "me"})  # JavaScript's `var self = this`
 _MODULE_SCOPES = frozenset({"", "exports", "module.exports"})
+_SCRIPT = frozenset({"javascript", "typescript", "tsx"})
 
 
 def is_member(loc: Located) -> bool:
@@ -45,18 +60,41 @@ def is_member(loc: Located) -> bool:
     return d.scope.split(".")[-1][:1].isupper()
 
 
-def refers(use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:
+def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], modules: Modules | None = None) -> int:
     """Whether `use`, in the file `where`, means `target`; `rivals`: the other definitions of the
-    same name (a qualifier that names one of their types says the use is theirs)."""
+    same name (a qualifier that names one of their types says the use is theirs). With `modules`
+    (the repository's files, bot/index/modules.py), what the module system binds the use to
+    decides first (Python, JavaScript, TypeScript, Go), and a Rust path to a module that re-exports
+    the name (lib.rs's `pub use crate::error::Error`) is followed there."""
     if use.binding:
         return NO
+    bound = modules.bound(use, where) if modules is not None else None
+    if bound is not None and (bound or not is_member(target)):
+        d = target.definition
+        return YES if (target.path, d.name) in bound and d.scope in _MODULE_SCOPES else NO
     if where.language == "java":
-        return java_refers(use, where, target, rivals)
+        strength = java_refers(use, where, target, rivals)
+        if strength != YES and modules is not None and inherited(use, where, target, modules):
+            return YES  # `size()` in C, C extends B, B extends A (bot/index/resolve_java_inherit.py)
+        return strength
     if where.language == "rust":
-        return rust_refers(use, where, target, rivals)
+        names = modules.rust_crates() if modules is not None else None
+        strength = rust_refers(use, where, target, rivals, names)
+        return reexported(use, where, target, modules.read, names) if strength == MAYBE and modules is not None \
+            else strength
     if use.qualifier is None:
         return _bare(use, where, target)
-    return _qualified(use, where, target, rivals)
+    strength = _qualified(use, where, target, rivals)
+    if strength == NO and where.language == "go" and modules is not None and is_member(target) \
+            and promoted(use, where, target, modules):
+        return YES  # `s.Size()`, s of a struct embedding Size's type (bot/index/resolve_go.py)
+    if strength == NO and where.language in DISPATCHED and modules is not None and is_member(target) \
+            and through_interface(use, where, target, rivals, modules):
+        return MAYBE  # `c.JSON()`, c of an interface declaring JSON (bot/index/dispatch.py)
+    if strength == NO and where.language in SUBCLASSED and modules is not None and is_member(target) \
+            and inherited_through(use, where, target, modules):
+        return YES  # `s.parse()`, s of a class extending parse's (bot/index/resolve_script.py)
+    return strength
 
 
 def imported_paths(where: FileUses, uses: list[Use]) -> list[Use]:
@@ -100,6 +138,11 @@ def _visible(use: Use, where: FileUses, target: Located) -> bool:
     if where.path != target.path:
         return False
     parent = d.scope.split(".")[-1]
+    if parent == LOCAL:  # inside an anonymous function (a test's callback), whose extent is not kept:
+        # the use is the nearest same-named one's (each callback may declare its own)
+        same = [p for p in where.definitions if p.name == d.name and p.scope == d.scope]
+        nearest = min(same, key=lambda p: abs(p.start - use.line), default=None)
+        return nearest is not None and (nearest.start, nearest.end) == (d.start, d.end)
     return any(p.name == parent and p.start <= d.start and d.end <= p.end and p.start <= use.line <= p.end
                for p in where.definitions)
 
@@ -118,6 +161,11 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
             return module_match(found.group(1), where, target) if found else MAYBE
         if "::" in qualifier:  # a path: crate::raw, super::de, Error
             return _path_match(qualifier, where, target)
+        if qualifier in _SELF and same_file and where.language in _SCRIPT and d.scope in ("exports", "module.exports"):
+            # `module.exports = { get host () {…}, get hostname () { return this.host } }`: a method
+            # of the exported object reaches the others through `this`
+            holder = where.caller_of(use.line)
+            return YES if holder is not None and holder.scope == d.scope else NO
         if head in _SELF or not _visible(use, where, target):
             return NO  # `self.n.parse()`: a method of what self holds, not a module's function
         source = where.imports.get(head)
@@ -125,6 +173,8 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
             return module_match(source, where, target) if qualifier == head else MAYBE
         if last[:1].isupper() and module_stem(target.path) == last:
             return MAYBE  # perhaps a module imported in a way not read here
+        if same_file and where.language in _SCRIPT and _attached(where, qualifier, d.name):
+            return YES  # `createDebug.enable = enable` in its file: `createDebug.enable(…)` is it
         return NO  # `a.b.x`, a variable's `x`, `ClassName.get`: not a module's function
     owner = d.scope.split(".")[-1]
     if "::" in qualifier and last[:1].islower() and last not in _SELF:
@@ -152,6 +202,16 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
         # `this` in its file, or a `self` that aliases it; another name is another object.
         return MAYBE if last in _SELF_ALIASES and same_file else NO
     return MAYBE
+
+
+def _attached(where: FileUses, qualifier: str, name: str) -> bool:
+    """Whether the file makes its function `name` a property of `qualifier` (`fn.name = name`,
+    JavaScript's way of hanging helpers on a function it exports)."""
+    key = ("attached", qualifier, name)
+    if key not in where.memo:
+        pattern = re.compile(rf"^\s*{re.escape(qualifier)}\.{re.escape(name)}\s*=\s*{re.escape(name)}\s*;?\s*$")
+        where.memo[key] = any(pattern.match(line) for line in where.lines)
+    return bool(where.memo[key])
 
 
 def module_match(source: str, where: FileUses, target: Located) -> int:

@@ -168,7 +168,7 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
         return YES if type_is(qualifier, where, chain[:-1], target.path) == YES else NO
     if qualifier in ("this", "super"):
         return YES if _inherits(where, use.line, chain, target.path) else \
-            (MAYBE if _supertypes(where, use.line) else NO)
+            (MAYBE if supertypes(where, use.line) else NO)
     declared = _declared(where, use.line)
     created = re.fullmatch(r"new\s+([\w.]+)\s*(?:<[^()]*>)?\s*\(.*\)", qualifier, re.S)  # `new Spec.Builder()`
     kind = declared.get(qualifier) or (created.group(1) if created else None)  # or a variable's declared type
@@ -235,7 +235,7 @@ def _enclosing_types(where: FileUses, line: int) -> list[str]:
             if d.kind in CONTAINER_KINDS and d.start <= line <= d.end]
 
 
-def _supertypes(where: FileUses, line: int) -> list[str]:
+def supertypes(where: FileUses, line: int) -> list[str]:
     """The types the classes around `line` extend or implement, as written."""
     out: list[str] = []
     for signature in _enclosing_types(where, line):
@@ -250,7 +250,7 @@ def _supertypes(where: FileUses, line: int) -> list[str]:
 
 def _inherits(where: FileUses, line: int, chain: list[str], path: str) -> bool:
     """Whether a class around `line` extends or implements the type `chain` (one level)."""
-    return any(type_is(t, where, chain, path) == YES for t in _supertypes(where, line))
+    return any(type_is(t, where, chain, path) == YES for t in supertypes(where, line))
 
 
 def _declared(where: FileUses, line: int) -> dict[str, str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.index.languages import CONTAINER_KINDS
@@ -102,21 +102,24 @@ def _split(path: str) -> list[str]:
     return [s.strip() for s in re.sub(r"<[^<>]*>", "", path).split("::") if s.strip()]
 
 
-def place_match(place: Place, where: FileUses, target: Located) -> int:
+def place_match(place: Place, where: FileUses, target: Located, names: Mapping[str, str] | None = None) -> int:
     """Whether the module a path leads to holds the target: YES, NO, or MAYBE when it is a
     module above the target's, which may re-export it (`crate::Number` of src/number.rs).
 
-    Another crate's path is the target's when it names the target's crate of a workspace (its
-    directory, `-` read as `_`). The repository's root crate has no name here: from its tests,
-    benches and examples a path of another crate may be its (`serde_json::from_str`), a guess;
-    from its own sources it is not (they say `crate::`, and `serde::de` is another crate's)."""
+    Another crate's path is the target's when it names the target's crate (the name its
+    Cargo.toml gives, in `names` by directory, else its directory's; `-` read as `_`). A root
+    crate whose name is not known: from its tests, benches and examples a path of another crate
+    may be its (`serde_json::from_str`), a guess; from its own sources it is not (they say
+    `crate::`, and `serde::de` is another crate's)."""
     at = target_place(target)
     if place.external:
         if place.crate in _STANDARD:
             return NO
-        if at.crate and posixpath.basename(at.crate).replace("-", "_") == place.crate:
+        named = (names or {}).get(at.crate)  # its Cargo.toml's [lib] or [package] name; else its directory's
+        name = named if named is not None else posixpath.basename(at.crate) if at.crate else None
+        if name is not None and name.replace("-", "_") == place.crate:
             place = Place(at.crate, place.modules)
-        elif not at.crate and "src" not in where.path.split("/")[:-1]:
+        elif named is None and not at.crate and "src" not in where.path.split("/")[:-1]:
             return MAYBE if place.modules == at.modules or _above(place.modules, at.modules) else NO
         else:
             return NO
@@ -131,33 +134,36 @@ def _above(outer: tuple[str, ...], inner: tuple[str, ...]) -> bool:
     return inner[:len(outer)] == outer
 
 
-def import_match(source: str, where: FileUses, target: Located, line: int = 0) -> int:
+def import_match(source: str, where: FileUses, target: Located, line: int = 0,
+                 names: Mapping[str, str] | None = None) -> int:
     """Whether what `use source::name` brings in is the target (a free function, a constant)."""
     place = locate(_split(source), where, line)
     if place is None:
         return NO if _split(source)[-1:] and _split(source)[-1][:1].isupper() else MAYBE
-    return place_match(place, where, target)
+    return place_match(place, where, target, names)
 
 
-def rust_refers(use: Use, where: FileUses, target: Located, rivals: list[Located]) -> int:
-    """Whether `use` (not a binding) in the Rust file `where` means `target`."""
+def rust_refers(use: Use, where: FileUses, target: Located, rivals: list[Located],
+                names: Mapping[str, str] | None = None) -> int:
+    """Whether `use` (not a binding) in the Rust file `where` means `target`; `names`: the crates'
+    names by directory, as their Cargo.toml files give them (a crate's directory name else)."""
     if not _visible(use, where, target):
         return NO
     if use.qualifier is None:
-        return _bare(use, where, target)
+        return _bare(use, where, target, names)
     if not use.path:  # `x.helper()`, `self.n`: a method or a field, never a free function
         return _receiver(use, where, target, rivals) if _is_member(target) else NO
     segments = _split(use.qualifier)
     if not segments:
         return NO
     if _is_member(target):
-        return _through_type(use, segments, where, target)
+        return _through_type(use, segments, where, target, names)
     if segments[-1][:1].isupper():
         return NO  # `Self::helper`, `Foo::helper`: a type's associated function, not a module's
     place = locate(segments, where, use.line)
     if place is None:
         return YES if segments[-1] == module_stem(target.path) else NO
-    return place_match(place, where, target)
+    return place_match(place, where, target, names)
 
 
 def _visible(use: Use, where: FileUses, target: Located) -> bool:
@@ -170,7 +176,7 @@ def _visible(use: Use, where: FileUses, target: Located) -> bool:
     return crate_of(where.path) == at.crate and _above(at.modules, tuple(module_at(where, use.line)))
 
 
-def _bare(use: Use, where: FileUses, target: Located) -> int:
+def _bare(use: Use, where: FileUses, target: Located, names: Mapping[str, str] | None) -> int:
     d = target.definition
     if _is_member(target) or use.local:
         return NO  # a method is called on a receiver or through its type
@@ -184,17 +190,18 @@ def _bare(use: Use, where: FileUses, target: Located) -> int:
         return NO  # the file defines the name itself: its own
     source = where.imports.get(use.name)
     if source is not None:
-        return import_match(source, where, target, use.line)
+        return import_match(source, where, target, use.line, names)
     if where.path == target.path and at.modules[:len(here)] == here:
         return NO  # inside a module below this one, and not `use`d
     best = NO
     for glob in where.globs:  # `use super::*`, `use crate::de::*`
         place = locate(_split(glob), where, use.line)
-        best = max(best, MAYBE if place is None else place_match(place, where, target))
+        best = max(best, MAYBE if place is None else place_match(place, where, target, names))
     return best
 
 
-def _through_type(use: Use, segments: list[str], where: FileUses, target: Located) -> int:
+def _through_type(use: Use, segments: list[str], where: FileUses, target: Located,
+                  names: Mapping[str, str] | None) -> int:
     """A method or associated item through a path: `Self::new`, `Error::syntax`,
     `crate::error::Error::syntax`; not a module's function (`de::from_str`)."""
     owner = target.definition.scope.split(".")[-1]
@@ -203,17 +210,24 @@ def _through_type(use: Use, segments: list[str], where: FileUses, target: Locate
         return NO
     if last == "Self":
         holder = where.caller_of(use.line)
-        return YES if holder is not None and holder.scope.split(".")[-1] == owner else NO
+        return YES if holder is not None and (holder.scope.split(".")[-1] == owner
+                                              or _implements(where, holder.start, owner)) else NO
     if last != owner:
         holder = where.caller_of(use.line)
         generic = holder is not None and re.search(rf"[<,]\s*{re.escape(last)}\s*[:,>]", holder.signature)
         return MAYBE if generic else NO  # `T::deserialize(d)` with `T: Deserialize`: any implementor's
     if len(segments) > 1:
         place = locate(segments[:-1], where, use.line)
-        return MAYBE if place is None else place_match(place, where, target)
+        return MAYBE if place is None else place_match(place, where, target, names)
+    inline = ".".join(module_at(where, use.line)[len(rust_module(where.path)):])
+    if where.path == target.path and any(d.name == last and d.kind in CONTAINER_KINDS and d.scope == inline
+                                         for d in where.definitions):
+        # the module around the use defines the type (`mod capture { struct Backtrace … }`), so its
+        # `impl` here is meant, not a type the file's top `use std::backtrace::Backtrace` names
+        return YES if target.definition.scope == ".".join(filter(None, (inline, last))) else NO
     source = where.imports.get(last)
     if source is not None:  # MAYBE: `use crate::Error`, perhaps re-exported at the root
-        return import_match(source, where, target, use.line)
+        return import_match(source, where, target, use.line, names)
     return YES
 
 
@@ -224,7 +238,7 @@ def _receiver(use: Use, where: FileUses, target: Located, rivals: list[Located])
     last = re.split(r"::|\.", qualifier)[-1].strip()
     if last == "self":  # its impl's (or trait's); in its file, perhaps a trait's the impl implements
         holder = where.caller_of(use.line)
-        if holder is not None and holder.scope.split(".")[-1] == owner:
+        if holder is not None and (holder.scope.split(".")[-1] == owner or _implements(where, holder.start, owner)):
             return YES
         return MAYBE if where.path == target.path else NO
     if last.lower() in (owner.lower(), owner.lower() + "s"):
@@ -233,8 +247,9 @@ def _receiver(use: Use, where: FileUses, target: Located, rivals: list[Located])
     if declared is not None:
         if declared == owner:
             return YES
-        holder = where.caller_of(use.line)  # `formatter: &mut F` with `F: Formatter`: any implementor's
-        generic = holder is not None and re.search(rf"[<,]\s*{re.escape(declared)}\s*[:,>]", holder.signature)
+        holder = where.caller_of(use.line)  # `formatter: &mut F` with `F: Formatter`, `buf: impl Buf`: any implementor's
+        generic = holder is not None and re.search(rf"[<,]\s*{re.escape(declared)}\s*[:,>]|\b(?:impl|dyn)\s+(?:\w+::)*"
+                                                   rf"{re.escape(declared)}\b", holder.signature)
         return MAYBE if generic or len(declared) == 1 else NO
     for rival in rivals:
         rival_owner = rival.definition.scope.split(".")[-1]
@@ -243,8 +258,20 @@ def _receiver(use: Use, where: FileUses, target: Located, rivals: list[Located])
     return MAYBE
 
 
+def _implements(where: FileUses, line: int, trait: str) -> bool:
+    """Whether the `impl` block around `line` implements `trait` (`impl<'a> de::Visitor<'a> for
+    X`): `self.m()` and `Self::m()` there reach the trait's provided methods, wherever it is."""
+    for number in range(line - 1, 0, -1):
+        text = where.lines[number - 1] if number <= len(where.lines) else ""
+        if re.match(r"\s*(pub(\([^)]*\))?\s+)?(unsafe\s+)?impl\b", text):
+            return re.search(rf"\bimpl\b.*?(?:::|\s|>){re.escape(trait)}\b(?:<.*>)?\s+for\b", text) is not None
+        if re.match(r"(pub(\([^)]*\))?\s+)?(fn|struct|enum|trait|mod)\b", text):
+            return False  # an item at the top: the line is in no impl block
+    return False
+
+
 def reexported(use: Use, where: FileUses, target: Located, read: Callable[[str], FileUses | None],
-               depth: int = 3) -> int:
+               names: Mapping[str, str] | None = None, depth: int = 3) -> int:
     """A use whose path leads to a module above the target's (`use crate::Error`, `crate::Number`),
     followed through that module's `pub use` of the name (lib.rs's `pub use crate::error::Error`):
     YES or NO when it says, MAYBE when it does not. `read` gives a file's uses (None: no such file)."""
@@ -264,8 +291,8 @@ def reexported(use: Use, where: FileUses, target: Located, read: Callable[[str],
         if module is None or source is None:
             return MAYBE
         found = locate(_split(source), module, 0)
-        if found is None or place_match(found, module, target) != MAYBE:
-            return NO if found is None else place_match(found, module, target)
+        if found is None or place_match(found, module, target, names) != MAYBE:
+            return NO if found is None else place_match(found, module, target, names)
         where, place = module, found
     return MAYBE
 
@@ -289,3 +316,31 @@ def rust_imported(where: FileUses, uses: list[Use]) -> list[Use]:
         if use.binding and source and re.search(r"\buse\b", line) and not re.search(rf"\bas\s+{use.name}\b", line):
             out.append(replace(use, qualifier=source, binding=False, local=False, path=True))
     return out
+
+
+def rust_aliases(where: FileUses, targets: Sequence[Located],
+                 names: Mapping[str, str] | None = None) -> dict[str, list[Located]]:
+    """The names a file's `use … as` gives the targets (`use crate::a::helper as h`: h)."""
+    out: dict[str, list[Located]] = {}
+    for local, found in where.bindings.imports.items():
+        hit = [t for t in targets if t.definition.name == found.name and not _is_member(t)
+               and import_match(found.source, where, t, 0, names) != NO]
+        if hit:
+            out[local] = hit
+    return out
+
+
+def rust_renamed(use: Use, where: FileUses, read: Callable[[str], FileUses | None]) -> list[Located]:
+    """What a bare use of a renamed import means (`h()` after `use crate::a::helper as h`): the
+    definitions of that name in the module the path leads to."""
+    found = where.bindings.imports.get(use.name) if use.qualifier is None and not use.local else None
+    place = locate(_split(found.source), where, use.line) if found is not None else None
+    if found is None or place is None or place.external:
+        return []
+    out = []
+    for path in module_files(place):
+        there = read(path)
+        out += [Located(path, d) for d in (there.definitions if there is not None else ())
+                if d.name == found.name and not d.scope]
+    return out
+

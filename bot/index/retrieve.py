@@ -85,18 +85,30 @@ def _related(store: IndexStore, files: Files, words: dict[str, str], changed: se
     return out
 
 
-def _piece(c: Candidate, files: Files, settings: Settings) -> Piece | None:
+def _piece(c: Candidate, files: Files, settings: Settings, taken: list[Piece]) -> Piece | None:
+    """The candidate's lines, none that a piece taken before holds. A piece of one kind overlapping
+    one of another (a function the added lines use that also calls what the change altered) keeps
+    its lines outside it, or else its anchor line alone (the call): the reader learns both why it
+    is there and where, and sees the function's text once."""
     lines = files.lines(c.path)
     if not lines:
         return None
-    end = min(c.end, len(lines), c.start + settings.max_piece_lines - 1)
-    if c.start > end:
+    start, end = c.start, min(c.end, len(lines), c.start + settings.max_piece_lines - 1)
+    if start > end:
         return None
-    return Piece(c.path, c.start, end, c.symbol, c.kind, c.reason, "\n".join(lines[c.start - 1:end]))
-
-
-def _overlaps(piece: Piece, taken: list[Piece]) -> bool:
-    return any(p.path == piece.path and p.start <= piece.end and piece.start <= p.end for p in taken)
+    over = [p for p in taken if p.path == c.path and p.start <= end and start <= p.end]
+    if over and (any(p.kind == c.kind for p in over) or c.kind == "related"):
+        return None
+    if over:
+        anchor = min(max(c.anchor or start, start), end)
+        held = {n for p in over for n in range(p.start, p.end + 1)}
+        if anchor in held:
+            start = end = anchor
+        else:
+            while start < anchor and any(n in held for n in range(start, anchor)):
+                start += 1
+            end = next((n - 1 for n in range(anchor, end + 1) if n in held), end)
+    return Piece(c.path, start, end, c.symbol, c.kind, c.reason, "\n".join(lines[start - 1:end]))
 
 
 def retrieve(store: IndexStore, changes: Sequence[ChangedFile], budget: int,
@@ -140,8 +152,8 @@ def _alternate(first: list[Candidate], second: list[Candidate], ratio: int = 3) 
 def _fit(candidates: list[Candidate], files: Files, budget: int, settings: Settings) -> Retrieval:
     result = Retrieval(budget=budget)
     for candidate in candidates:
-        piece = _piece(candidate, files, settings)
-        if piece is None or _overlaps(piece, result.pieces):
+        piece = _piece(candidate, files, settings, result.pieces)
+        if piece is None:
             continue
         size = len(piece.text.encode("utf-8")) + len(piece.label) + len(piece.reason) + 32
         if result.used + size > budget:

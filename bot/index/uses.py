@@ -14,7 +14,7 @@ from functools import cache
 from tree_sitter import Node, Query, QueryCursor
 from tree_sitter_language_pack import get_language
 
-from bot.index.bindings import Bindings, read_bindings
+from bot.index.bindings import Bindings, read_bindings, rust_paths
 from bot.index.languages import CONTAINER_KINDS, DEFINITIONS, IMPORT_NODES, QUALIFIER_TOKENS
 from bot.index.parse import definition_entries, grammar, parse_tree, scoped, text_of
 from bot.store.index.model import Definition
@@ -81,20 +81,33 @@ _PARAMETERS = {
     "python": re.compile(r"(\w+)\s*:\s*['\"]?([\w.]+)"),
     "typescript": re.compile(r"(\w+)\??\s*:\s*([\w.]+)"),
     "go": re.compile(r"(\w+)\s+\*?(?:\[\])?\*?([\w.]+)\s*[,)]"),
-    "rust": re.compile(r"(\w+)\s*:\s*&?(?:'\w+\s+)?(?:mut\s+)?([\w:]+)"),
+    "rust": re.compile(r"(\w+)\s*:\s*&?(?:'\w+\s+)?(?:mut\s+)?(?:(?:impl|dyn)\s+)?((?:\w+::)*\w+)"),
 }
 _JAVA_PARAMETER = re.compile(r"([\w.]+)(?:<[^()]*?>)?(?:\[\])*\s+(\w+)\s*[,)]")
 
 
 def parameter_types(language: str, signature: str) -> dict[str, str]:
-    """Parameters' declared types in a signature (`cmd *cobra.Command` → cmd: Command)."""
-    inner = signature[signature.find("("):] if "(" in signature else ""
+    """Parameters' declared types in a signature (`cmd *cobra.Command` → cmd: Command); not those
+    of a parameter's own function type (`step func(w io.Writer) bool`: w is not the function's)."""
+    inner = _outer_lists(signature[signature.find("("):] if "(" in signature else "")
     if language == "java":
         return {name: kind.split(".")[-1] for kind, name in _JAVA_PARAMETER.findall(inner)}
     pattern = _PARAMETERS.get("typescript" if language in ("tsx", "javascript") else language)
     if pattern is None:
         return {}
     return {name: re.split(r"\.|::", kind)[-1] for name, kind in pattern.findall(inner)}
+
+
+def _outer_lists(text: str) -> str:
+    """`text` without what parentheses inside parentheses hold: the signature's own parameter
+    lists (and a Go receiver's), not a function type's."""
+    out, depth = [], 0
+    for char in text:
+        depth += char == "("
+        if depth <= 1:
+            out.append(char)
+        depth -= char == ")" and depth > 0
+    return "".join(out)
 
 
 def parameter_names(language: str, signature: str) -> set[str]:
@@ -238,6 +251,11 @@ def _binds(node: Node) -> bool:
     if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == node \
             and text_of(parent.child_by_field_name("left")).startswith(("exports.", "module.exports")):
         return True
+    if parent is not None and parent.type == "member_expression" and parent.child_by_field_name("property") == node \
+            and text_of(parent.child_by_field_name("object")) in ("exports", "module.exports") \
+            and parent.parent is not None and parent.parent.type == "assignment_expression" \
+            and parent.parent.child_by_field_name("left") == parent:
+        return True  # `module.exports.x = …`: the name it exports under, not a use
     if parent is not None and parent.child_by_field_name("name") == node and parent.type in _NAMED:
         return True  # `function send(...)` of `res.send = function send`: a name, not a use
     if parent is not None and parent.type == "function_declarator":
@@ -293,7 +311,7 @@ def _imports(language: str, root: Node, out: FileUses) -> None:
         elif language == "java" and node.type == "import_declaration":
             _java_import(raw, out)
         elif language == "rust" and node.type == "use_declaration":
-            for path in _rust_paths(re.sub(r"^(pub(\([^)]*\))?\s+)?use\s+|;$", "", raw.strip()).strip()):
+            for path in rust_paths(re.sub(r"^(pub(\([^)]*\))?\s+)?use\s+|;$", "", raw.strip()).strip()):
                 head, _, last = path.rpartition("::")
                 if last == "*":
                     out.globs.append(head)
@@ -364,25 +382,6 @@ def _js_import(node: Node, raw: str, out: FileUses) -> None:
     for match in re.finditer(r"([\w$]+)(?:\s+as\s+([\w$]+))?", re.sub(r"from\s+['\"].*$", "", raw[6:], flags=re.S)):
         if match.group(1) not in ("type", "as", "typeof"):
             out.imports[match.group(2) or match.group(1)] = source
-
-
-def _rust_paths(tree: str) -> list[str]:
-    """`crate::error::{Error, ErrorCode}` → crate::error::Error, crate::error::ErrorCode."""
-    tree = tree.strip()
-    if "{" not in tree:
-        return [tree] if tree else []
-    head, _, rest = tree.partition("{")
-    inner = rest[:rest.rfind("}")]
-    parts, depth, current = [], 0, ""
-    for char in inner:
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-            continue
-        depth += (char == "{") - (char == "}")
-        current += char
-    parts.append(current)
-    return [p for part in parts if part.strip() for p in _rust_paths(head + part.strip())]
 
 
 def module_stem(path: str) -> str:

@@ -69,7 +69,7 @@ def test_update_reads_only_what_changed_and_follows_renames_deletes_and_moves(ma
     repo.commit("rename, move, delete", {"gone.py": None})
     second = sync(store, GitSnapshot(str(repo.path), head(repo)))
     assert (second.read, second.removed, second.indexed) == (2, 3, 3)
-    assert sorted(store.blobs()) == ["app.py", "core.py", "pkg/other.py"]
+    assert sorted(store.blobs()) == sorted(store.paths()) == ["app.py", "core.py", "pkg/other.py"]
     assert [loc.path for loc in store.definitions(["compute_total"], 10)] == ["core.py"]
     assert [loc.path for loc in store.definitions(["helper_value"], 10)] == ["pkg/other.py"]
     assert store.definitions(["doomed"], 10) == []

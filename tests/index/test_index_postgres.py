@@ -40,6 +40,7 @@ async def test_two_processes_updating_one_repository_take_turns(pg_url, github, 
     with connect_pg(pg_url) as conn:
         store = PostgresIndex(conn, repo.full_name)
         assert len(store.blobs()) == 150 and store.commit() == commit
+        assert sorted(store.paths()) == sorted(store.blobs())
 
 
 async def test_an_open_build_does_not_stall_other_repositories(pg_url) -> None:

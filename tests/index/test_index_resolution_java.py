@@ -205,3 +205,17 @@ def test_java_a_method_called_through_a_subclass_that_inherits_it(capsys, tmp_pa
                                  "    return o.size();\n  }\n\n  int list(List<String> l) {\n    return l.size();\n  }\n}\n"}
     head = {CORE + "Base.java": base[CORE + "Base.java"].replace("return 1;", "return 2;")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Count.java", "sub")]
+
+
+def test_java_a_member_inherited_past_one_level_is_called_bare(capsys, tmp_path: Path) -> None:
+    base_class = "package com.ex.core;\n\npublic class Base {\n  protected int size() {\n    return 1;\n  }\n}\n"
+    base = {CORE + "Base.java": base_class,
+            CORE + "Middle.java": "package com.ex.core;\n\npublic class Middle extends Base {\n}\n",
+            COMMON + "Leaf.java": "package com.ex.common;\n\nimport com.ex.core.Middle;\n\npublic class Leaf extends Middle {\n"
+                                  "  int twice() {\n    return size() * 2;\n  }\n}\n",
+            OTHER + "Other.java": "package com.ex.other;\n\npublic class Other {\n  protected int size() {\n    return 2;\n"
+                                  "  }\n}\n",
+            OTHER + "Sub.java": "package com.ex.other;\n\npublic class Sub extends Other {\n  int thrice() {\n"
+                                "    return size() * 3;\n  }\n}\n"}
+    head = {CORE + "Base.java": base_class.replace("return 1;", "return 10;")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [(COMMON + "Leaf.java", "twice")]

@@ -146,3 +146,56 @@ def test_rust_an_added_use_names_the_definition_it_brings_in(capsys, tmp_path: P
             "src/io.rs": "pub enum ErrorCode {\n    Closed,\n}\n", "src/de.rs": "pub fn parse() {}\n"}
     head = {"src/de.rs": "use crate::error::ErrorCode;\n\npub fn parse() {}\n"}
     assert _definitions(_context(capsys, tmp_path, base, head)) == [("src/error.rs", 1)]
+
+
+def test_rust_a_type_of_an_inline_module_is_its_own_not_the_files_use_of_another(capsys, tmp_path: Path) -> None:
+    trace = ("pub(crate) use std::backtrace::Backtrace;\n\nmod capture {\n    pub(crate) struct Backtrace {\n"
+             "        ip: usize,\n    }\n\n    impl Backtrace {\n        pub(crate) fn capture() -> Backtrace {\n"
+             "            Backtrace::create(0)\n        }\n\n        fn create(ip: usize) -> Backtrace {\n"
+             "            Backtrace { ip }\n        }\n    }\n}\n")
+    base = {"src/lib.rs": "mod backtrace;\n", "src/backtrace.rs": trace}
+    head = {"src/backtrace.rs": trace.replace("Backtrace { ip }", "Backtrace { ip: ip + 1 }")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/backtrace.rs", "capture")]
+
+
+def test_rust_a_name_used_as_another_reaches_what_it_renames(capsys, tmp_path: Path) -> None:
+    app = "use crate::a::helper as assist;\nuse crate::b::helper as other;\n\npub fn start() -> u8 {\n    CALL\n}\n"
+    base = {"src/lib.rs": "mod a;\nmod b;\nmod app;\n", "src/a.rs": HELPER, "src/b.rs": HELPER,
+            "src/app.rs": app.replace("CALL", "assist()")}
+    assert _callers(_context(capsys, tmp_path, base, {"src/a.rs": CHANGED})) == [("src/app.rs", "start")]
+    head = {"src/app.rs": app.replace("CALL", "other()")}
+    assert _definitions(_context(capsys, tmp_path / "used", base, head)) == [("src/b.rs", 1)]
+
+
+def test_rust_a_crate_is_named_as_its_cargo_toml_says(capsys, tmp_path: Path) -> None:
+    use = "use {}::helper;\n\npub fn run() -> u8 {{\n    helper()\n}}\n"
+    base = {"Cargo.toml": "[workspace]\nmembers = [\"crates/*\"]\n",
+            "crates/core/Cargo.toml": "[package]\nname = \"acme-core\"\n", "crates/core/src/lib.rs": HELPER,
+            "crates/util/Cargo.toml": "[package]\nname = \"acme-util\"\n", "crates/util/src/lib.rs": HELPER,
+            "crates/cli/Cargo.toml": "[package]\nname = \"acme-cli\"\n", "crates/cli/src/lib.rs": "mod run;\n",
+            "crates/cli/src/run.rs": use.format("acme_core")}
+    head = {"crates/core/src/lib.rs": CHANGED}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("crates/cli/src/run.rs", "run")]
+
+
+def test_rust_a_traits_provided_method_is_called_through_self_in_its_impls(capsys, tmp_path: Path) -> None:
+    trait = "pub trait Visitor {\n    fn visit(&self) -> u8;\n\n    fn helper(&self) -> u8 {\n        1\n    }\n}\n"
+    num = ("use crate::visitor::Visitor;\n\npub struct Num;\n\nimpl Visitor for Num {\n    fn visit(&self) -> u8 {\n"
+           "        self.helper() + 1\n    }\n}\n")
+    other = ("pub struct Other;\n\nimpl Other {\n    pub fn helper(&self) -> u8 {\n        2\n    }\n\n"
+             "    pub fn run(&self) -> u8 {\n        self.helper()\n    }\n}\n")
+    base = {"src/lib.rs": "mod visitor;\nmod num;\nmod other;\n", "src/visitor.rs": trait, "src/num.rs": num,
+            "src/other.rs": other}
+    head = {"src/visitor.rs": trait.replace("        1\n", "        10\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/num.rs", "visit")]
+
+
+def test_rust_a_receiver_of_impl_or_dyn_trait_reaches_the_traits_methods(capsys, tmp_path: Path) -> None:
+    buf = "pub trait Buf {\n    fn chunk(&self) -> u8;\n\n    fn get_u8(&mut self) -> u8 {\n        self.chunk()\n    }\n}\n"
+    read = ("use crate::buf::Buf;\n\npub fn read(input: &mut impl Buf) -> u8 {\n    input.get_u8()\n}\n\n"
+            "pub fn peek(source: &dyn Buf) -> u8 {\n    source.chunk()\n}\n")
+    other = ("pub struct Cursor;\n\nimpl Cursor {\n    pub fn get_u8(&mut self) -> u8 {\n        0\n    }\n}\n\n"
+             "pub fn step(cursor: &mut Cursor) -> u8 {\n    cursor.get_u8()\n}\n")
+    base = {"src/lib.rs": "mod buf;\nmod read;\nmod other;\n", "src/buf.rs": buf, "src/read.rs": read, "src/other.rs": other}
+    head = {"src/buf.rs": buf.replace("        self.chunk()\n", "        self.chunk() + 1\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/read.rs", "read")]

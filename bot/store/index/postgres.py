@@ -88,6 +88,10 @@ class PostgresIndex:
     def blobs(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT path, blob FROM index_files WHERE repo = %s", (self.repo,)).fetchall())
 
+    def paths(self) -> list[str]:
+        rows = self.conn.execute("SELECT path FROM index_files WHERE repo = %s", (self.repo,)).fetchall()
+        return [path for path, in rows]
+
     def put(self, files: Iterable[StoredFile]) -> None:
         files = list(files)
         self.remove(f.path for f in files)

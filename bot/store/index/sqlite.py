@@ -97,6 +97,9 @@ class SqliteIndex:
     def blobs(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT path, blob FROM index_files WHERE repo = ?", (self.repo,)))
 
+    def paths(self) -> list[str]:
+        return [path for path, in self.conn.execute("SELECT path FROM index_files WHERE repo = ?", (self.repo,))]
+
     def put(self, files: Iterable[StoredFile]) -> None:
         files = list(files)
         self.remove(f.path for f in files)

@@ -1,0 +1,69 @@
+"""Subclasses in Python, JavaScript and TypeScript: a method called through a receiver declared of
+a subclass (`schema: ZodString`, `schema.parse()` with parse defined in ZodType, which ZodString
+extends; `client: AsyncClient`, `client.build_request()` with it in BaseClient) is the
+superclass's method, unless a class on the way overrides it. Each class is found as the file that
+names it binds the name (its own, or an import), through the retrieval's module system
+(bot/index/modules.py)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from bot.index.uses import FileUses, Use
+from bot.store.index.model import Located
+
+if TYPE_CHECKING:
+    from bot.index.modules import Modules
+
+LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx"})
+_DEPTH = 4  # superclasses followed at most
+_EXTENDS = re.compile(r"\bextends\s+([\w$.]+)")
+_PYTHON_BASES = re.compile(r"^\s*class\s+\w+\s*\((.*)\)\s*:")
+
+
+def inherited_through(use: Use, where: FileUses, target: Located, modules: Modules) -> bool:
+    """Whether `use` (`x.m()`, x declared of class C) reaches the target method of a superclass of C."""
+    owner, name = target.definition.scope.split(".")[-1], target.definition.name
+    last = (use.qualifier or "").split(".")[-1].strip()
+    declared = where.types_at(use.line).get(last) if last else None
+    if not owner or declared is None or declared == owner:
+        return False
+    frontier, seen = [(where, declared)], set()
+    for _ in range(_DEPTH):
+        following = []
+        for file, cls in frontier:
+            found = _class(cls, file, modules)
+            there = modules.read(found.path) if found is not None and (found.path, cls) not in seen else None
+            if found is None or there is None:
+                continue
+            seen.add((found.path, cls))
+            if cls == owner:  # the target's own class, as the subclass's file names it
+                d = target.definition
+                if found.path == target.path and found.definition.start <= d.start <= found.definition.end:
+                    return True
+                continue
+            if any(d.name == name and d.scope.split(".")[-1] == cls for d in there.definitions):
+                continue  # the class defines (overrides) the method itself
+            following += [(there, parent) for parent in _parents(found.definition.signature)]
+        frontier = following
+    return False
+
+
+def _parents(signature: str) -> list[str]:
+    """The classes a class extends: JavaScript's `extends X`, Python's bases (not `metaclass=`)."""
+    python = _PYTHON_BASES.match(signature)
+    if python:
+        bases = [b.strip() for b in re.sub(r"\[[^\]]*\]", "", python.group(1)).split(",")]
+        return [b.split(".")[-1] for b in bases if b and "=" not in b and re.fullmatch(r"[\w.]+", b)]
+    found = _EXTENDS.search(signature)
+    return [found.group(1).split(".")[-1]] if found else []
+
+
+def _class(name: str, where: FileUses, modules: Modules) -> Located | None:
+    """The class `name` as `where` binds it: its own, or what its import of the name is."""
+    own = next((d for d in where.definitions if d.name == name and d.kind == "class"), None)
+    if own is not None:
+        return Located(where.path, own)
+    bound = modules.resolved(Use(name, 0, None, False, False, False, None), where)
+    return next((loc for loc in bound if loc.definition.kind == "class"), None)

@@ -1,0 +1,24 @@
+"""How the ranked candidates become pieces: a function that is both a definition the added lines
+use and a caller of what the change altered is shown once, and still said to be a caller."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.index_support import context_of
+
+BASE = {
+    "recovery.py": "def handle(error):\n    return 500\n\n\n"
+                   "def recover(out, handler=None):\n    if handler is not None:\n        return handler\n"
+                   "    return handle\n",
+    "test_recovery.py": "def test_nothing():\n    assert True\n",
+}
+
+
+def test_a_caller_that_is_also_a_used_definition_keeps_a_caller_piece_at_its_use(capsys, tmp_path: Path) -> None:
+    head = {"recovery.py": BASE["recovery.py"].replace("return 500", "print(error)\n    return 500"),
+            "test_recovery.py": "from recovery import recover\n\n\ndef test_recover():\n"
+                                "    assert recover(None) is not None\n"}
+    context = context_of(capsys, tmp_path, BASE, head)
+    pieces = {(c["kind"], c["path"], c["startLine"], c["endLine"]) for c in context if c["path"] == "recovery.py"}
+    assert pieces == {("definition", "recovery.py", 6, 9), ("caller", "recovery.py", 9, 9)}

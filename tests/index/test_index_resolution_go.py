@@ -1,0 +1,45 @@
+"""Go's own rules: a method of an embedded struct is promoted to the struct that embeds it, at
+any depth, and a struct that does not embed it does not have it; a package imported with `.`
+gives its names to the file bare."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.index_support import callers, context_of
+
+BASE = "package m\n\ntype Base struct{}\n\nfunc (b *Base) Size() int {\n\treturn 1\n}\n"
+OTHER = "package m\n\ntype Other struct{}\n\nfunc (o *Other) Size() int {\n\treturn 2\n}\n"
+USES = ("package m\n\ntype Sub struct {\n\tBase\n\tname string `json:\"name\"`\n}\n\ntype Deep struct {\n\t*Sub\n}\n\n"
+        "type Plain struct {\n\tOther\n}\n\nfunc Use(s *Sub) int {\n\treturn s.Size()\n}\n\n"
+        "func UseDeep(d Deep) int {\n\treturn d.Size()\n}\n\nfunc UsePlain(p *Plain) int {\n\treturn p.Size()\n}\n")
+
+
+def test_go_a_method_of_an_embedded_struct_is_called_through_the_embedding_one(capsys, tmp_path: Path) -> None:
+    base = {"go.mod": "module example.com/m\n", "base.go": BASE, "other.go": OTHER, "uses.go": USES}
+    head = {"base.go": BASE.replace("return 1", "return 3")}
+    assert sorted(callers(context_of(capsys, tmp_path, base, head))) == [("uses.go", "Use"), ("uses.go", "UseDeep")]
+
+
+UTIL = "package util\n\nfunc Helper(a int) int {\n\treturn a + 1\n}\n"
+
+
+def test_go_a_dot_imported_packages_names_are_used_bare(capsys, tmp_path: Path) -> None:
+    app = "package app\n\nimport . \"example.com/m/util\"\n\nfunc Run() int {\n\treturn Helper(1)\n}\n"
+    base = {"go.mod": "module example.com/m\n", "util/util.go": UTIL, "other/util.go": UTIL.replace("util", "other"),
+            "app/app.go": app}
+    head = {"util/util.go": UTIL.replace("a + 1", "a + 2")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("app/app.go", "Run")]
+
+
+CONTEXT = ("package web\n\ntype Context interface {\n\tJSON(code int) error\n}\n\ntype context struct{}\n\n"
+           "func (c *context) JSON(code int) error {\n\treturn nil\n}\n")
+OTHER_JSON = "package web\n\ntype Other struct{}\n\nfunc (o *Other) JSON(code int) error {\n\treturn nil\n}\n"
+HANDLERS = ("package web\n\nfunc Handle(c Context) error {\n\treturn c.JSON(200)\n}\n\n"
+            "func UseOther(o *Other) error {\n\treturn o.JSON(201)\n}\n")
+
+
+def test_go_a_call_through_an_interface_may_be_its_implementations(capsys, tmp_path: Path) -> None:
+    base = {"go.mod": "module example.com/web\n", "context.go": CONTEXT, "other.go": OTHER_JSON, "handlers.go": HANDLERS}
+    head = {"context.go": CONTEXT.replace("\treturn nil", "\treturn errNotImplemented")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("handlers.go", "Handle")]
