@@ -46,10 +46,7 @@ def derive(repo: str, case: dict) -> dict:
         base_root, head_root = Path(tmp) / "base", Path(tmp) / "head"
         base_root.mkdir()
         head_root.mkdir()
-        archive = git(repo, "archive", case["base"])
-        subprocess.run(["tar", "-x", "-C", str(base_root)], input=archive, check=True)
-        files = [p for p in git(repo, "ls-tree", "-r", "--name-only", case["base"]).decode().splitlines()
-                 if language(p) and (base_root / p).is_file()]
+        files = [p for p in _sources(repo, case["base"], base_root) if (base_root / p).is_file()]
         base_tags = tags_of(base_root, files)
         changed = set(change.head_texts) | {e["filename"] for e in change.entries}
         for path, text in change.head_texts.items():
@@ -81,6 +78,18 @@ def derive(repo: str, case: dict) -> dict:
         if t not in kept:
             notes.append(f"dropped by review: {t['kind']} {t['alts'][0][0]} {t['symbol']}")
     return {"truth": kept, "acceptable": sorted(map(list, {tuple(a) for a in acceptable})), "derivation": notes}
+
+
+def _sources(repo: str, base: str, root: Path) -> list[str]:
+    """The paths of the base's files of the bench's languages, their texts written under `root`.
+    Only those are extracted (by their extensions): a fetched snapshot may leave out a large blob
+    (reduxjs/redux lacks a tutorial's .gif), and archiving the whole tree would fail on it."""
+    paths = [p for p in git(repo, "ls-tree", "-r", "--name-only", base).decode().splitlines() if language(p)]
+    if paths:
+        patterns = sorted({f"*{posixpath.splitext(p)[1]}" for p in paths})
+        archive = git(repo, "archive", base, "--", *patterns)
+        subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
+    return paths
 
 
 def _modules(texts: dict[str, str], base_tags: list[Tag], head_tags: list[Tag], changed: set[str]) -> Modules:

@@ -121,6 +121,34 @@ def import_lines(text: str, lang: str | None) -> set[int]:
                     r"(\bfrom\s*['\"]|[;)}]\s*$|\}\s*from\b|\)\s*$)", code)):
                 continue
             start = None
+    if lang in ("javascript", "typescript"):
+        out |= _object_imports(lines)
+    return out
+
+
+_NAMES_OPEN = re.compile(r"^\s*((var|let|const)\s*|module\.exports\s*=\s*)\{\s*$")
+_NAME_LINE = re.compile(r"^\s*[\w$]+\s*(:\s*[\w$]+\s*)?,?\s*$")
+
+
+def _object_imports(lines: list[str]) -> set[int]:
+    """CommonJS imports and re-exports written over several lines, one name a line:
+    `const {\n  a,\n  b\n} = require('./x')` and `module.exports = {\n  a,\n  b\n}` (the
+    re-export `exports.a = a` of each name); the start alone does not tell a destructured import
+    from a destructured value, so each is read from its start to its closing line."""
+    out: set[int] = set()
+    for number, line in enumerate(lines, 1):
+        opened = _NAMES_OPEN.match(line)
+        if not opened:
+            continue
+        exports = "exports" in opened.group(1)
+        for last in range(number, len(lines)):
+            closing = lines[last]
+            if _NAME_LINE.match(closing):
+                continue
+            if re.match(r"^\s*\}\s*;?\s*$" if exports else r"^\s*\}\s*=\s*require\(", closing) and (
+                    not exports or ":" not in "".join(lines[number:last])):
+                out.update(range(number, last + 2))
+            break
     return out
 
 
