@@ -22,7 +22,9 @@ class GitSnapshot:
                     continue
                 meta, _, path = record.partition(b"\t")
                 mode, kind, blob, size = meta.split()
-                if kind == b"blob" and mode != b"120000":  # symbolic links name a path, they hold no code
+                # symbolic links name a path, they hold no code; a blob the clone lacks (a partial or
+                # shallow fetch: git prints its size as BAD) cannot be read, so it is not indexed
+                if kind == b"blob" and mode != b"120000" and size.isdigit():
                     out.append(Entry(path.decode("utf-8", errors="surrogateescape"), blob.decode(), int(size)))
             self._entries = out
         return self._entries

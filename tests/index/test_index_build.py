@@ -231,3 +231,15 @@ def test_retrieval_keeps_within_its_budget_and_counts_what_it_left_out(make_stor
     assert tight.summary().endswith("; 1 more left out for the budget")
     nothing = retrieve(store, changes, 0)
     assert nothing.pieces == [] and nothing.left_out == 4
+
+
+def test_a_blob_the_clone_lacks_is_left_out_and_the_rest_is_indexed(tmp_path: Path, repo: Repo) -> None:
+    """A partial or damaged clone: git lists the missing blob's size as BAD; the index is built
+    from the files it can read instead of stopping at the listing."""
+    repo.commit("a picture", {"docs/tutorial.gif": "GIF89a" + "x" * 200})
+    blob = repo.git("rev-parse", "HEAD:docs/tutorial.gif").strip()
+    (repo.path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    store = SqliteIndex(connect(tmp_path / "index.sqlite3"), "acme/shop")
+    built = sync(store, GitSnapshot(str(repo.path), head(repo)))
+    assert built.indexed == 4 and "docs/tutorial.gif" not in store.paths()
+    assert [loc.path for loc in store.definitions(["compute_total"], 10)] == ["lib.py"]
