@@ -70,7 +70,9 @@ Usage: python bench/context_repos.py [--repos DIR] [--baseline-ref REF] [--side 
 repositories' cases held out by case, each side overall, and last the headline row, the
 repositories held out by repository.
 `--baseline-ref main` checks out that ref of this repository in a temporary git worktree and runs
-the same cases through its code (in a subprocess), so both columns come out of one run.
+the same cases through its code (in a subprocess), so both columns come out of one run. A case
+that either code fails on (an exception while indexing or retrieving) is printed with the error and
+counted as returning nothing.
 """
 
 from __future__ import annotations
@@ -126,11 +128,16 @@ def worker(code: str) -> None:
                 stores[repo] = SqliteIndex(connect(Path(tmp) / f"{len(stores)}.sqlite3"), "bench")
             store = stores[repo]
             started = time.perf_counter()
-            sync(store, GitSnapshot(repo, job["base"]))
-            built = time.perf_counter() - started
-            changes = changed_files(read_patches(job["entries"]), job["headTexts"])
-            started = time.perf_counter()
-            got = retrieve(store, changes, DEFAULT_BUDGETS.index)
+            try:
+                sync(store, GitSnapshot(repo, job["base"]))
+                built = time.perf_counter() - started
+                changes = changed_files(read_patches(job["entries"]), job["headTexts"])
+                started = time.perf_counter()
+                got = retrieve(store, changes, DEFAULT_BUDGETS.index)
+            except Exception as exc:  # that code fails on the case: it returns nothing, and says why
+                results[job["id"]] = {"seconds": 0.0, "buildSeconds": 0.0, "bytes": 0, "pieces": [],
+                                      "error": f"{type(exc).__name__}: {exc}"}
+                continue
             seconds = time.perf_counter() - started
             results[job["id"]] = {
                 "seconds": seconds, "buildSeconds": built, "bytes": got.used,
@@ -298,6 +305,9 @@ def main() -> None:
                 columns[name] = {c["id"]: score(c, results[c["id"]]) for c in cases}
                 build = sum(r["buildSeconds"] for r in results.values())
                 print(f"{name}: index builds and updates took {build:.1f} s over {len(jobs)} cases")
+                for case_id, result in results.items():
+                    if "error" in result:
+                        print(f"{name}: {case_id} failed, counted as returning nothing: {result['error']}")
         finally:
             if args.baseline_ref:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", codes[args.baseline_ref]],
