@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import gzip
 import json
 import logging
 import os
@@ -27,7 +26,7 @@ import aiohttp
 import pytest
 
 from bot.analyzers.upload import MAX_BODY_BYTES
-from tests.support.analyzers_support import encode, load, log, result, ruff_sarif
+from tests.support.analyzers_support import encode, gzip_bomb, load, log, result, ruff_sarif
 from tests.support.app_support import World, running_app, settle
 from tests.support.server_support import wait_for
 
@@ -192,7 +191,7 @@ async def _two_runs(world: World, pr) -> bool:
 
 
 def _gzip_bomb() -> str:
-    return base64.b64encode(gzip.compress(b" " * (101 * 1024 * 1024))).decode()
+    return base64.b64encode(gzip_bomb(101 * 1024 * 1024, b" ")).decode()
 
 
 async def test_hostile_uploads_are_refused_naming_the_problem_and_store_nothing(

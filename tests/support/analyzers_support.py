@@ -5,7 +5,9 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import struct
 import subprocess
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,24 @@ def encode(document: Any) -> str:
     """What GitHub's upload body carries: base64 of gzip of the JSON text."""
     raw = document if isinstance(document, bytes) else json.dumps(document).encode()
     return base64.b64encode(gzip.compress(raw)).decode()
+
+
+def gzip_bomb(size: int, fill: bytes = b"\0", chunk: int = 1024 * 1024) -> bytes:
+    """A valid gzip file of `size` bytes of `fill` (`size` a multiple of `chunk`), made in well
+    under a second instead of compressing all of it: after a full flush the compressor starts
+    afresh, so every chunk's deflate blocks are the same bytes, made once and repeated. The
+    trailer's CRC-32 and length are the real ones."""
+    chunks, rest = divmod(size, chunk)
+    assert rest == 0, "size must be a multiple of chunk"
+    data = fill * chunk
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = deflate.compress(data) + deflate.flush(zlib.Z_FULL_FLUSH)
+    final = zlib.compressobj(9, zlib.DEFLATED, -15).flush()  # an empty last block
+    crc = 0
+    for _ in range(chunks):
+        crc = zlib.crc32(data, crc)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # deflate, no name, no time, best compression
+    return header + block * chunks + final + struct.pack("<II", crc, size & 0xFFFFFFFF)
 
 
 def body(document: Any, **fields: Any) -> dict[str, Any]:
