@@ -129,7 +129,8 @@ def fresh_database(server_url: str) -> Iterator[str]:
 
 
 # What a database's schema is made of, as one digest: its tables' columns, indexes, constraints,
-# functions, triggers, enum types, extensions and the versions it was migrated through. Two databases with one digest hold one schema.
+# functions, triggers, enum types, extensions and the versions it was migrated through. Two
+# databases with one digest hold one schema.
 FINGERPRINT = """
 SELECT md5(coalesce(string_agg(x, E'\\n' ORDER BY x), '')) FROM (
   SELECT 'c ' || table_name || '.' || column_name || ' ' || data_type || ' ' || coalesce(column_default, '')
