@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 
 import aiohttp
 import pytest
@@ -55,6 +57,12 @@ async def _until(http: aiohttp.ClientSession, base: str, path: str, name: str, s
     return await wait_for(reached)
 
 
+def _clock_past(stamp: str) -> Callable[[], Awaitable[bool]]:
+    async def past() -> bool:
+        return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") > stamp
+    return past
+
+
 async def test_a_secret_added_to_the_store_makes_the_connector_ready_without_a_put(tmp_path, database_url):
     secrets = tmp_path / "secrets"
     secrets.mkdir()
@@ -66,7 +74,9 @@ async def test_a_secret_added_to_the_store_makes_the_connector_ready_without_a_p
         put = await _put(server.http, server.url, OIDC_PATH, doc)
         before = _reconciled(put)
         assert (before["status"], before["reason"]) == ("False", "SecretLookupFailed")
-        await asyncio.sleep(1.1)  # so that a transition's time (whole seconds) differs from the PUT's
+        # a transition's time is in whole seconds: wait until the clock has left the PUT's second,
+        # so that a flip can be told from it
+        await wait_for(_clock_past(before["lastTransitionTime"]))
 
         write_secret(str(secrets), "corp", "client-secret", CLIENT_SECRET)
         ready = await _until(server.http, server.url, OIDC_PATH, "corp", "True")

@@ -9,12 +9,13 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from bot.loops.pause import pause
+from tests.support.server_support import wait_for
 
 
 async def swallowing_round() -> None:
     """A round that eats a cancellation and returns, as `asyncio.wait_for` can in Python 3.11."""
     try:
-        await asyncio.sleep(10)
+        await asyncio.Event().wait()  # runs until it is cancelled
     except asyncio.CancelledError:
         return
 
@@ -22,9 +23,15 @@ async def swallowing_round() -> None:
 async def erroring_round() -> None:
     """A round that turns a cancellation into an error of its own (a library's cleanup failing)."""
     try:
-        await asyncio.sleep(10)
+        await asyncio.Event().wait()  # runs until it is cancelled
     except asyncio.CancelledError:
         raise RuntimeError("cleanup failed") from None
+
+
+def _rounds_reach(rounds: list[int], count: int) -> Callable[[], Awaitable[bool]]:
+    async def reached() -> bool:
+        return len(rounds) >= count
+    return reached
 
 
 def a_loop(round_: Callable[[], Awaitable[None]], wait: Callable[[float], Awaitable[None]], rounds: list[int],
@@ -44,7 +51,7 @@ def a_loop(round_: Callable[[], Awaitable[None]], wait: Callable[[float], Awaita
 async def test_a_loop_whose_round_swallowed_its_cancellation_still_ends(round_):
     rounds: list[int] = []
     task = asyncio.create_task(a_loop(round_, pause, rounds)())
-    await asyncio.sleep(0.05)
+    await wait_for(_rounds_reach(rounds, 1))  # in its first round
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(asyncio.shield(task), 2)
@@ -56,9 +63,9 @@ async def test_with_a_plain_sleep_the_same_loop_runs_on(round_):
     """What `pause` is for: with `asyncio.sleep` the cancelled loop starts its next round."""
     rounds: list[int] = []
     task = asyncio.create_task(a_loop(round_, asyncio.sleep, rounds, at_most=2)())
-    await asyncio.sleep(0.05)
+    await wait_for(_rounds_reach(rounds, 1))
     task.cancel()
-    await asyncio.sleep(0.1)
+    await wait_for(_rounds_reach(rounds, 2))  # the cancelled loop starts its next round
     assert not task.done() and len(rounds) == 2
     task.cancel()  # its second round eats this one too; only the bound ends it
     await asyncio.wait_for(task, 2)
