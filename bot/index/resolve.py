@@ -85,16 +85,22 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
     if use.qualifier is None:
         return _bare(use, where, target)
     strength = _qualified(use, where, target, rivals)
-    if strength == NO and where.language == "go" and modules is not None and is_member(target) \
-            and promoted(use, where, target, modules):
-        return YES  # `s.Size()`, s of a struct embedding Size's type (bot/index/resolve_go.py)
-    if strength == NO and where.language in DISPATCHED and modules is not None and is_member(target) \
-            and through_interface(use, where, target, rivals, modules):
-        return MAYBE  # `c.JSON()`, c of an interface declaring JSON (bot/index/dispatch.py)
-    if strength == NO and where.language in SUBCLASSED and modules is not None and is_member(target) \
-            and inherited_through(use, where, target, modules):
-        return YES  # `s.parse()`, s of a class extending parse's (bot/index/resolve_script.py)
+    if strength == NO and modules is not None and is_member(target):
+        return _through_declared_type(use, where, target, rivals, modules)
     return strength
+
+
+def _through_declared_type(use: Use, where: FileUses, target: Located, rivals: list[Located],
+                           modules: Modules) -> int:
+    """A member call whose receiver is declared of another type than the member's own may still
+    reach it through what that type is made of, read from other files."""
+    if where.language == "go" and promoted(use, where, target, modules):
+        return YES  # `s.Size()`, s of a struct embedding Size's type (bot/index/resolve_go.py)
+    if where.language in DISPATCHED and through_interface(use, where, target, rivals, modules):
+        return MAYBE  # `c.JSON()`, c of an interface declaring JSON (bot/index/dispatch.py)
+    if where.language in SUBCLASSED and inherited_through(use, where, target, modules):
+        return YES  # `s.parse()`, s of a class extending parse's (bot/index/resolve_script.py)
+    return NO
 
 
 def imported_paths(where: FileUses, uses: list[Use]) -> list[Use]:
