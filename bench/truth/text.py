@@ -152,6 +152,9 @@ def _object_imports(lines: list[str]) -> set[int]:
     return out
 
 
+GENERIC_LANGUAGES = frozenset({"typescript", "java", "rust"})
+
+
 def extent(lines: list[str], start: int, lang: str | None, kind: str) -> int:
     """The last line (1-based) of the definition starting on line `start`."""
     if lang == "python":
@@ -179,11 +182,25 @@ def extent(lines: list[str], start: int, lang: str | None, kind: str) -> int:
                 return number
         return start
     in_string = False  # inside a string of several lines (its text blanked, its quotes kept)
+    # In a signature's type parameters (`<S, Ext extends {} = {}>`) a brace is a type, not the block:
+    # the angle brackets are counted until the parameters or the block open.
+    signature = needs_block and lang in GENERIC_LANGUAGES
+    angles = 0
     for number in range(start, len(lines) + 1):
         code = lines[number - 1]
         if code.count("`") % 2 or code.count('"""') % 2:
             in_string = not in_string
-        for char in code:
+        for index, char in enumerate(code):
+            if signature:
+                if char == "<":
+                    angles += 1
+                    continue
+                if char == ">" and angles and code[index - 1] != "=":
+                    angles -= 1
+                    continue
+                if angles:
+                    continue
+                signature = char not in "({"
             if char in "([{":
                 depth += 1
                 opened = opened or char == "{"
