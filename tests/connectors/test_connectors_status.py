@@ -32,6 +32,7 @@ OIDC_PATH = "/apis/resources.service.dev/v3/oidcconnectors"
 SAML_PATH = "/apis/resources.service.dev/v2/samlconnectors"
 AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 PUBLIC = "https://reviewer.example.test"
+RELOAD = 0.05  # the admin file's watch, scaled down (REVIEWER_ADMIN_RELOAD_SECONDS); quiet windows are rounds of it
 
 
 async def _put(http: aiohttp.ClientSession, base: str, path: str, doc: dict) -> dict:
@@ -69,7 +70,7 @@ async def test_a_secret_added_to_the_store_makes_the_connector_ready_without_a_p
     provider = HostileProvider()
     async with provider.serving(), signin_server(tmp_path, REVIEWER_SECRETS_DIR=str(secrets),
                                                  REVIEWER_DATABASE_URL=database_url,
-                                                 REVIEWER_ADMIN_RELOAD_SECONDS="0.05") as server:
+                                                 REVIEWER_ADMIN_RELOAD_SECONDS=str(RELOAD)) as server:
         doc = connector_doc("corp", provider.url, server.url, client_secret="secret://corp/client-secret")
         put = await _put(server.http, server.url, OIDC_PATH, doc)
         before = _reconciled(put)
@@ -104,7 +105,7 @@ async def test_processes_sharing_postgresql_write_a_moved_status_once(tmp_path, 
     secrets = tmp_path / "secrets"
     secrets.mkdir()
     settings = settings_for(tmp_path, REVIEWER_DATABASE_URL=pg_url, REVIEWER_ADMIN_TOKEN=ADMIN_TOKEN,
-                            REVIEWER_SECRETS_DIR=str(secrets), REVIEWER_ADMIN_RELOAD_SECONDS="0.05")
+                            REVIEWER_SECRETS_DIR=str(secrets), REVIEWER_ADMIN_RELOAD_SECONDS=str(RELOAD))
 
     def handler_for(context):
         async def handle(job):
@@ -119,9 +120,9 @@ async def test_processes_sharing_postgresql_write_a_moved_status_once(tmp_path, 
         write_secret(str(secrets), "corp", "client-secret", CLIENT_SECRET)
         ready = await _until(http, two, OIDC_PATH, "corp", "True")
         assert int(ready["metadata"]["resourceVersion"]) == int(put["metadata"]["resourceVersion"]) + 1
-        await asyncio.sleep(0.5)  # ten rounds of each process's watch, and a touch of the store
+        await asyncio.sleep(10 * RELOAD)  # ten rounds of each process's watch, and a touch of the store
         (secrets / "corp" / "client-secret").touch()
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(10 * RELOAD)
         for base in (one, two):
             again = await _get(http, base, OIDC_PATH, "corp")
             assert again["metadata"]["resourceVersion"] == ready["metadata"]["resourceVersion"]  # no rewrite
@@ -137,7 +138,7 @@ async def test_the_timer_catches_what_the_watch_cannot_see(tmp_path):
     stamp = os.stat(path)
     provider = HostileProvider()
     async with provider.serving(), signin_server(tmp_path, REVIEWER_SECRETS_DIR=str(secrets),
-                                                 REVIEWER_ADMIN_RELOAD_SECONDS="0.05",
+                                                 REVIEWER_ADMIN_RELOAD_SECONDS=str(RELOAD),
                                                  REVIEWER_RECONCILE_SECONDS="0.3") as server:
         doc = connector_doc("corp", provider.url, server.url, client_secret="secret://corp/client-secret")
         assert _reconciled(await _put(server.http, server.url, OIDC_PATH, doc))["reason"] == "SecretLookupFailed"
