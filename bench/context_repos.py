@@ -22,7 +22,11 @@ definitions >= 0.9 and callers >= 0.9 with precision >= 0.7 and no lower than th
 case over 2,000 lines or 60 s. The development repositories' cases marked `"set": "held-out"` were
 picked by a fixed rule (the newest small commits of each repository, 2 to 40 changed lines in its
 primary sources) after an earlier round's retrieval was written, and are also shown on their own
-row: the figures of cases a retrieval was developed against flatter it.
+row: the figures of cases a retrieval was developed against flatter it. A fourth batch of development
+repositories, added 2026-12-07 for layouts the retrieval had not seen: Go sirupsen/logrus and
+spf13/viper, Rust seanmonstar/reqwest, Java google/gson (a multi-module Maven build); four cases
+each, picked by bench/context_pick.py's rule (`--derive 4`, development cases, no held-out role)
+and reviewed as bench/context_truth.py says.
 
 Held out by repository (the headline). Cases held out of one repository still share its layout and
 idioms with the cases the retrieval was written against, so some repositories are never looked at
