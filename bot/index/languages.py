@@ -125,5 +125,15 @@ BINARY_EXTENSIONS = frozenset({
 })
 
 
+# Grammars whose files can name each other's definitions (a `.d.ts` describes a `.js`, a `.h` is
+# included by a `.cpp`); any other pair cannot, however alike their names.
+_FAMILIES = {"typescript": "script", "tsx": "script", "javascript": "script", "cpp": "c"}
+
+
+def family(language: str | None) -> str | None:
+    """The family of a grammar: a use in one file can mean a definition in another only within one."""
+    return _FAMILIES.get(language, language) if language is not None else None
+
+
 def is_binary_name(path: str) -> bool:
     return posixpath.splitext(path)[1].lower() in BINARY_EXTENSIONS

@@ -26,7 +26,7 @@ import re
 
 from bot.index.dispatch import LANGUAGES as DISPATCHED
 from bot.index.dispatch import through_interface
-from bot.index.languages import CONTAINER_KINDS
+from bot.index.languages import CONTAINER_KINDS, family, language_for
 from bot.index.modules import Modules
 from bot.index.parse import LOCAL
 from bot.index.resolve_go import promoted
@@ -66,8 +66,8 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
     (the repository's files, bot/index/modules.py), what the module system binds the use to
     decides first (Python, JavaScript, TypeScript, Go), and a Rust path to a module that re-exports
     the name (lib.rs's `pub use crate::error::Error`) is followed there."""
-    if use.binding:
-        return NO
+    if use.binding or family(where.language) != family(language_for(target.path)):
+        return NO  # a binding; a webpack config's `resolve` is no Rust function's caller
     bound = modules.bound(use, where) if modules is not None else None
     if bound is not None and (bound or not is_member(target)):
         d = target.definition

@@ -199,3 +199,13 @@ def test_rust_a_receiver_of_impl_or_dyn_trait_reaches_the_traits_methods(capsys,
     base = {"src/lib.rs": "mod buf;\nmod read;\nmod other;\n", "src/buf.rs": buf, "src/read.rs": read, "src/other.rs": other}
     head = {"src/buf.rs": buf.replace("        self.chunk()\n", "        self.chunk() + 1\n")}
     assert _callers(_context(capsys, tmp_path, base, head)) == [("src/read.rs", "read")]
+
+
+
+def test_rust_a_method_has_no_callers_in_another_languages_files(capsys, tmp_path: Path) -> None:
+    dns = "pub struct Dns;\n\nimpl Dns {\n    pub fn resolve(&self) -> u8 {\n        1\n    }\n}\n"
+    base = {"src/lib.rs": "mod dns;\n\npub fn lookup(d: &dns::Dns) -> u8 {\n    d.resolve()\n}\n", "src/dns.rs": dns,
+            "web/bundle.config.js": "const path = require('path');\n\nfunction output() {\n"
+                                    "  return path.resolve(__dirname, 'dist');\n}\n\nmodule.exports = { output };\n"}
+    head = {"src/dns.rs": dns.replace("        1\n", "        2\n")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [("src/lib.rs", "lookup")]
