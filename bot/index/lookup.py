@@ -233,7 +233,8 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
 
 def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located, int]]:
     """What the change altered: for each touched line, the innermost definition holding it that
-    is not a container (a function, a method, a constant, a field), and its aliases (`req.get =
+    is not a container (a function, a method, a constant, a field; not a Go type, whose fields are
+    no definitions here and whose users use its name, not what changed), and its aliases (`req.get =
     req.header = function …`), with the first touched line inside it; and in Java the field that
     holds an anonymous class whose method it is (`VISITOR = new SimpleTypeVisitor8<>() { visitError … }`),
     whose users are what the change reaches."""
@@ -248,6 +249,8 @@ def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located
             holder = where.caller_of(line)
             if holder is None:
                 continue
+            if where.language == "go" and holder.kind == "type":
+                continue  # a struct's field or an alias changed: its users' functions do not call what changed
             for d in where.definitions:
                 if (d.start, d.end) == (holder.start, holder.end) and d.kind not in CONTAINER_KINDS \
                         or where.language == "java" and d.kind in VALUE_KINDS and d.start < holder.start \

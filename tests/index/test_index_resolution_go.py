@@ -43,3 +43,17 @@ def test_go_a_call_through_an_interface_may_be_its_implementations(capsys, tmp_p
     base = {"go.mod": "module example.com/web\n", "context.go": CONTEXT, "other.go": OTHER_JSON, "handlers.go": HANDLERS}
     head = {"context.go": CONTEXT.replace("\treturn nil", "\treturn errNotImplemented")}
     assert callers(context_of(capsys, tmp_path, base, head)) == [("handlers.go", "Handle")]
+
+
+HOOK = ("package hook\n\ntype Options struct {\n\tLimit int\n}\n\ntype Hook struct {\n\tname string\n}\n\n"
+        "func (h *Hook) Name() string {\n\treturn h.name\n}\n")
+HOOK_USES = ("package hook\n\nvar _ = (*Hook)(nil)\n\nfunc New(name string) *Hook {\n\treturn &Hook{name: name}\n}\n\n"
+             "func Label(h *Hook) string {\n\treturn \"hook \" + h.Name()\n}\n")
+
+
+def test_go_a_structs_changed_field_is_no_change_of_every_function_naming_the_struct(capsys, tmp_path: Path) -> None:
+    base = {"go.mod": "module example.com/hook\n", "hook.go": HOOK, "uses.go": HOOK_USES}
+    head = {"hook.go": HOOK.replace("\tname string\n", "\tname string\n\topts Options\n")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == []
+    head = {"hook.go": HOOK.replace("return h.name", "return \"<\" + h.name + \">\"")}
+    assert callers(context_of(capsys, tmp_path / "method", base, head)) == [("uses.go", "Label")]
