@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from bot.index.resolve_go import receiver_type
 from bot.index.uses import FileUses, Use
 from bot.store.index.model import Located
 
@@ -24,7 +25,8 @@ def through_interface(use: Use, where: FileUses, target: Located, rivals: list[L
     repository's) that declares a method of the target's name, the target's own type being another."""
     owner = target.definition.scope.split(".")[-1]
     last = re.split(r"\.|::", use.qualifier or "")[-1].strip()
-    declared = where.types_at(use.line).get(last) if last else None
+    declared = receiver_type(use, where) if where.language == "go" else \
+        where.types_at(use.line).get(last) if last else None
     if declared is None or declared == owner:
         return False
     for rival in rivals:

@@ -102,8 +102,12 @@ class Files:
         StoreImmer<S> = S extends … ? { … } : never`): a signature with no body, of a shape no class
         names as its contract (an interface's members, which classes implement by name, keep their
         calls through any receiver); a use through a receiver of unknown type is any object's of
-        that shape, so only a receiver declared of the type says it is a caller."""
+        that shape, so only a receiver declared of the type says it is a caller. So too a Go
+        interface's method (`Printf(format string, args ...any)` in `type StdLogger interface`):
+        most calls of its name are a concrete type's, through receivers whose type is not read."""
         d = target.definition
+        if target.path.endswith(".go"):
+            return d.kind == "method" and not d.signature.startswith("func")
         if not target.path.endswith((".ts", ".tsx", ".mts", ".cts")) or d.kind != "method" or not d.scope:
             return False
         there = self.uses(target.path, frozenset())

@@ -29,7 +29,7 @@ from bot.index.dispatch import through_interface
 from bot.index.languages import CONTAINER_KINDS, family, language_for
 from bot.index.modules import Modules
 from bot.index.parse import LOCAL
-from bot.index.resolve_go import promoted
+from bot.index.resolve_go import promoted, read_results, receiver_type, test_visible
 from bot.index.resolve_java import import_match, java_imported, java_refers
 from bot.index.resolve_java_inherit import inherited
 from bot.index.resolve_rust import reexported, rust_imported, rust_module, rust_refers
@@ -68,6 +68,11 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
     the name (lib.rs's `pub use crate::error::Error`) is followed there."""
     if use.binding or family(where.language) != family(language_for(target.path)):
         return NO  # a binding; a webpack config's `resolve` is no Rust function's caller
+    if where.language == "go":
+        if not test_visible(where.path, target.path):
+            return NO  # what a _test.go file defines only its package's tests see
+        if modules is not None:
+            read_results(where, modules)  # `std := New()`: std's type is New's result (bot/index/go_types.py)
     bound = modules.bound(use, where) if modules is not None else None
     if bound is not None and (bound or not is_member(target)):
         d = target.definition
@@ -191,12 +196,14 @@ def _qualified(use: Use, where: FileUses, target: Located, rivals: list[Located]
         if any(o.name == use.name and o.scope and o.kind not in CONTAINER_KINDS for o in where.definitions):
             return NO  # `this.indentLevel` in a class with an indentLevel of its own
         return NO if where.language in ("javascript", "go") else MAYBE
+    if where.language == "go" and qualifier in where.imports and qualifier not in where.types_at(use.line):
+        return NO  # `fmt.Errorf(…)`: an imported package's function, no type's method
     source = where.imports.get(last)
     if source is not None and last[:1].isupper() and module_match(source, where, target) == NO:
         return NO  # `Error::syntax` with `use crate::io::Error`: io's Error, not error.rs's
     if last.lower() in (owner.lower(), owner.lower() + "s"):  # `Error::syntax`, `res.send`, `fieldSpec.emit`
         return YES
-    declared = where.types_at(use.line).get(last)
+    declared = receiver_type(use, where) if where.language == "go" else where.types_at(use.line).get(last)
     if declared is not None:
         return YES if declared == owner else NO
     for rival in rivals:  # the qualifier names another definition's type or object: theirs

@@ -15,6 +15,7 @@ from tree_sitter import Node, Query, QueryCursor
 from tree_sitter_language_pack import get_language
 
 from bot.index.bindings import Bindings, read_bindings, rust_paths
+from bot.index.go_types import RESULTS, go_variables
 from bot.index.languages import CONTAINER_KINDS, DEFINITIONS, IMPORT_NODES, QUALIFIER_TOKENS
 from bot.index.parse import definition_entries, grammar, parse_tree, scoped, text_of
 from bot.store.index.model import Definition
@@ -62,7 +63,8 @@ class FileUses:
 
     def types_at(self, line: int) -> dict[str, str]:
         """What the code at `line` declares its variables to be: the enclosing function's parameters,
-        its receiver or `self`/`this`, and its class's fields (variable → type name)."""
+        its receiver or `self`/`this`, its class's fields, and in Go its locals and the package's
+        variables (variable → type name)."""
         holder = self.caller_of(line)
         if holder is None:
             return {}
@@ -73,6 +75,8 @@ class FileUses:
                 found = re.search(rf"([\w.]+)(?:<[^>]*>)?\s+{re.escape(d.name)}\b", d.signature)
                 if found:
                     types[d.name] = found.group(1).split(".")[-1]
+        if self.language == "go":  # its locals and the package's variables (bot/index/go_types.py)
+            types.update(go_variables(self.lines, self.definitions, holder, line, self.memo.get(RESULTS, {})))
         types.update(parameter_types(self.language, holder.signature))
         return types
 

@@ -57,3 +57,61 @@ def test_go_a_structs_changed_field_is_no_change_of_every_function_naming_the_st
     assert callers(context_of(capsys, tmp_path, base, head)) == []
     head = {"hook.go": HOOK.replace("return h.name", "return \"<\" + h.name + \">\"")}
     assert callers(context_of(capsys, tmp_path / "method", base, head)) == [("uses.go", "Label")]
+
+
+PRINTERS = ("package log\n\ntype Printer interface {\n\tPrintf(format string, args ...any)\n}\n\n"
+            "type Logger struct{}\n\nfunc New() *Logger {\n\treturn &Logger{}\n}\n\n"
+            "func (l *Logger) Printf(format string, args ...any) {\n\t_ = format\n}\n\n"
+            "type Buffer struct{}\n\nfunc (b *Buffer) Printf(format string, args ...any) {\n\t_ = format\n}\n")
+PRINTS = ("package log\n\nimport \"fmt\"\n\nvar std = New()\n\n"
+          "func Std() {\n\tstd.Printf(\"std\")\n}\n\n"
+          "func Local() {\n\tb := &Buffer{}\n\tb.Printf(\"local\")\n}\n\n"
+          "func Made() {\n\tl := New()\n\tl.Printf(\"made\")\n}\n\n"
+          "func Through(p Printer) {\n\tp.Printf(\"through\")\n}\n\n"
+          "func Unknown(all map[string]*Buffer) {\n\tall[\"x\"].Printf(\"unknown\")\n}\n\n"
+          "func Wrap() error {\n\treturn fmt.Errorf(\"wrapped\")\n}\n")
+
+
+def test_go_a_variables_type_is_read_from_what_declares_it(capsys, tmp_path: Path) -> None:
+    base = {"go.mod": "module example.com/log\n", "log.go": PRINTERS, "prints.go": PRINTS}
+    head = {"log.go": PRINTERS.replace("func (l *Logger) Printf(format string, args ...any) {\n\t_ = format",
+                                       "func (l *Logger) Printf(format string, args ...any) {\n\t_ = len(format)")}
+    # std and l are Loggers (New's result, in another file of the package), b a Buffer; p may be any
+    # Printer; fmt.Errorf is a package's function
+    assert sorted(callers(context_of(capsys, tmp_path, base, head))) == [
+        ("prints.go", "Made"), ("prints.go", "Std"), ("prints.go", "Through"), ("prints.go", "Unknown")]
+
+
+def test_go_an_interfaces_method_is_called_through_receivers_declared_of_it(capsys, tmp_path: Path) -> None:
+    base = {"go.mod": "module example.com/log\n", "log.go": PRINTERS, "prints.go": PRINTS}
+    head = {"log.go": PRINTERS.replace("\tPrintf(format string, args ...any)\n}", "\tPrintf(f string, args ...any)\n}")}
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("prints.go", "Through")]
+
+
+VALUES = ("package opts\n\ntype Set struct{}\n\nfunc (s *Set) String(name string) string {\n\treturn name\n}\n\n"
+          "type Command struct{}\n\nfunc (c *Command) Flags() *Set {\n\treturn &Set{}\n}\n\n"
+          "func (c *Command) Outside() *pflag.FlagSet {\n\treturn nil\n}\n")
+VALUE_USES = ("package opts\n\nimport (\n\t\"reflect\"\n\n\tpflag \"github.com/other/pflag\"\n)\n\n"
+              "func Chained(c *Command) string {\n\treturn c.Flags().String(\"a\")\n}\n\n"
+              "func Reflected(i any) string {\n\tv := reflect.ValueOf(i)\n\treturn v.String()\n}\n\n"
+              "func Declared() string {\n\tvar fs pflag.FlagSet\n\treturn fs.String()\n}\n\n"
+              "func Outside(c *Command) string {\n\treturn c.Outside().String(\"b\")\n}\n")
+TEST_TYPE = ("package opts\n\nimport \"testing\"\n\ntype multi []string\n\n"
+             "func (m *multi) String() string {\n\treturn \"\"\n}\n\nfunc TestMulti(t *testing.T) {\n\t_ = (&multi{}).String()\n}\n")
+
+
+def test_go_a_receiver_made_by_a_call_or_another_package_has_that_type(capsys, tmp_path: Path) -> None:
+    base = {"go.mod": "module example.com/opts\n", "set.go": VALUES, "uses.go": VALUE_USES}
+    head = {"set.go": VALUES.replace("\treturn name\n", "\treturn \"--\" + name\n")}
+    # c.Flags() is a *Set; reflect's Value, pflag's FlagSet and what Outside returns are other packages' types
+    assert callers(context_of(capsys, tmp_path, base, head)) == [("uses.go", "Chained")]
+
+
+def test_go_a_test_files_method_is_called_from_its_packages_tests_only(capsys, tmp_path: Path) -> None:
+    other = ("package opts\n\nimport \"testing\"\n\n"
+             "func TestOther(t *testing.T, all map[string]*multi) {\n\t_ = all[\"x\"].String()\n}\n")
+    base = {"go.mod": "module example.com/opts\n", "set.go": VALUES, "uses.go": VALUE_USES, "multi_test.go": TEST_TYPE,
+            "other_test.go": other, "sub/sub_test.go": other.replace("package opts", "package sub")}
+    head = {"multi_test.go": TEST_TYPE.replace("return \"\"", "return \"multi\"")}
+    assert sorted(callers(context_of(capsys, tmp_path, base, head))) == [("multi_test.go", "TestMulti"),
+                                                                  ("other_test.go", "TestOther")]
