@@ -27,6 +27,7 @@ _NEW = re.compile(_LEFT + r"new\(\s*(?:(\w+)\.)?([A-Za-z_]\w*)\s*\)")
 _CALLED = re.compile(_LEFT + r"([\w.]+\((?:[^()]|\([^()]*\))*\)(?:\.\w+\((?:[^()]|\([^()]*\))*\))*)\s*(?://.*)?$")
 _DECLARED = re.compile(r"^\s*var\s+(\w+)\s+\*?(?:(\w+)\.)?([A-Za-z_]\w*)\s*(?://.*)?$")
 _IN_BLOCK = re.compile(r"^\s+(\w+)\s+\*?(?:(\w+)\.)?([A-Za-z_]\w*)\s*(?://.*)?$")  # `std *Logger` in `var ( … )`
+_FIELD = re.compile(r"^\s*(\w+(?:\s*,\s*\w+)*)\s+\*?(?:(\w+)\.)?([A-Za-z_]\w*)\s*(?:`[^`]*`)?\s*(?://.*)?$")
 _NOT_TYPES = frozenset({"struct", "interface", "func", "map", "chan", "new", "make", "append", "len", "cap",
                         "string", "error", "any", "bool", "int", "byte", "rune", "float64", "int64", "uint"})
 
@@ -63,35 +64,47 @@ def _closing(text: str) -> int:
     return len(text)
 
 
-def own_results(definitions: Iterable[Definition], foreign: frozenset[str] = frozenset()) -> dict[str, str]:
-    """What these package-level functions (`New`) and methods (`Command.Flags`) return (→ a type
-    name, or FOREIGN when it is written with a package of `foreign`, from outside the repository)."""
+def own_results(definitions: Iterable[Definition], foreign: frozenset[str] = frozenset(), lines: Sequence[str] = (),
+                package: str | None = None) -> dict[str, str]:
+    """What these package-level functions (`New`, or `pkg.New` for another `package`) and methods
+    (`Command.Flags`) return, and what type the fields of their structs are (`Command.buf`, read
+    from `lines`): a type name, or FOREIGN when it is written with a package of `foreign`, from
+    outside the repository."""
     out = {}
     for d in definitions:
         if d.kind == "function" and not d.scope or d.kind == "method" and d.signature.startswith("func"):
             found = result_type(d.signature)
             if found is not None:
-                out[f"{d.scope}.{d.name}" if d.scope else d.name] = FOREIGN if found[0] in foreign else found[1]
+                key = f"{d.scope}.{d.name}" if d.scope else f"{package}.{d.name}" if package else d.name
+                out[key] = FOREIGN if found[0] in foreign else found[1]
+        elif d.kind == "type" and "struct" in d.signature:
+            for text in lines[d.start:d.end - 1]:
+                field = _FIELD.match(text)
+                if field is not None and field.group(3) not in _NOT_TYPES:
+                    kind = FOREIGN if field.group(2) in foreign else field.group(3)
+                    out |= {f"{d.name}.{name}": kind for name in re.split(r"\s*,\s*", field.group(1))}
     return out
 
 
 def declared_type(qualifier: str, types: Mapping[str, str], results: Mapping[str, str]) -> str | None:
     """The type of what a Go qualifier evaluates to: a variable (`std`), a call of the package's
-    function (`New()`), of another package's (`reflect.ValueOf(v)`: FOREIGN when it is from outside
-    the repository) and of methods after them (`cmd.Flags()`: Flags's result on cmd's type);
-    None when a step is not known (a field, a map's value, an index)."""
+    function (`New()`), of another package's (`echo.New()`; `reflect.ValueOf(v)`: FOREIGN when it
+    is from outside the repository), and the methods' results and fields' types after them
+    (`cmd.Flags()`, `c.buf`); None when a step is not known (a map's value, an index)."""
     steps = re.split(r"\.(?![^(]*\))", re.sub(r"\((?:[^()]|\([^()]*\))*\)", "()", qualifier.replace(" ", "")))
     first = steps[0]
     if first.endswith("()"):
         current = results.get(first[:-2])
     elif len(steps) > 1 and steps[1].endswith("()") and f"{first}.{FOREIGN}" in results:
         return FOREIGN  # `reflect.ValueOf(v).X`: a package's value, from outside the repository
+    elif first not in types and len(steps) > 1 and f"{first}.{steps[1].rstrip('()')}" in results:
+        current, steps = results[f"{first}.{steps[1].rstrip('()')}"], steps[1:]  # `echo.New()`: a package's
     else:
         current = types.get(first)
     for step in steps[1:]:
         if current is None or current == FOREIGN:
             return current
-        current = results.get(f"{current}.{step[:-2]}") if step.endswith("()") else None
+        current = results.get(f"{current}.{step.removesuffix('()')}")  # a method's result, a field's type
     return current
 
 

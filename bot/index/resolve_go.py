@@ -63,16 +63,20 @@ def _embedded(name: str, directories: set[str], modules: Modules) -> set[str]:
 
 
 def read_results(where: FileUses, modules: Modules) -> None:
-    """Keep in the file's memo what its package's functions return (bot/index/go_types.py), so
-    that `x := New()` declares x of New's result type wherever New is defined in the package."""
+    """Keep in the file's memo what its package's functions and methods return and its structs'
+    fields are, and those of the repository's packages it imports (bot/index/go_types.py), so that
+    `x := New()` declares x of New's result type wherever New is defined."""
     if RESULTS in where.memo:
         return
+    own = posixpath.dirname(where.path)
     results: dict[str, str] = {}
-    for path in modules.go_files(posixpath.dirname(where.path)):
-        there = modules.read(path) if path != where.path else where
-        if there is not None:
-            results.update(own_results(there.definitions, _foreign(there, modules)))
-    results |= {f"{name}.{FOREIGN}": FOREIGN for name in _foreign(where, modules)}
+    packages = [(name, modules.go_directory(source)) for name, source in modules.go_names(where).items()]
+    for name, directory in [*((n, d) for n, d in packages if d is not None and d != own), (None, own)]:
+        for path in modules.go_files(directory):  # the package's own last: its names win
+            there = modules.read(path) if path != where.path else where
+            if there is not None:
+                results |= own_results(there.definitions, _foreign(there, modules), there.lines, name)
+    results |= {f"{name}.{FOREIGN}": FOREIGN for name, directory in packages if directory is None}
     where.memo[RESULTS] = results
 
 

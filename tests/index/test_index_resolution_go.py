@@ -115,3 +115,19 @@ def test_go_a_test_files_method_is_called_from_its_packages_tests_only(capsys, t
     head = {"multi_test.go": TEST_TYPE.replace("return \"\"", "return \"multi\"")}
     assert sorted(callers(context_of(capsys, tmp_path, base, head))) == [("multi_test.go", "TestMulti"),
                                                                   ("other_test.go", "TestOther")]
+
+
+WRITER = ("package text\n\ntype Writer struct{}\n\nfunc (w *Writer) Write(s string) int {\n\treturn len(s)\n}\n\n"
+          "func NewWriter() *Writer {\n\treturn &Writer{}\n}\n")
+WRITES = ("package app\n\nimport (\n\t\"bytes\"\n\n\t\"example.com/m/text\"\n)\n\n"
+          "type App struct {\n\tout *text.Writer\n\tbuf *bytes.Buffer\n}\n\n"
+          "func (a *App) Emit() int {\n\treturn a.out.Write(\"emit\")\n}\n\n"
+          "func (a *App) Keep() {\n\ta.buf.Write([]byte(\"keep\"))\n}\n\n"
+          "func Made() int {\n\tw := text.NewWriter()\n\treturn w.Write(\"made\")\n}\n")
+
+
+def test_go_a_fields_type_and_another_packages_result_say_whose_method_is_called(capsys, tmp_path: Path) -> None:
+    base = {"go.mod": "module example.com/m\n", "text/writer.go": WRITER, "app/app.go": WRITES}
+    head = {"text/writer.go": WRITER.replace("return len(s)", "return len(s) + 1")}
+    # a.out is a *text.Writer, a.buf a *bytes.Buffer, w what text.NewWriter returns
+    assert sorted(callers(context_of(capsys, tmp_path, base, head))) == [("app/app.go", "Emit"), ("app/app.go", "Made")]
