@@ -102,9 +102,8 @@ class Files:
         StoreImmer<S> = S extends … ? { … } : never`): a signature with no body, of a shape no class
         names as its contract (an interface's members, which classes implement by name, keep their
         calls through any receiver); a use through a receiver of unknown type is any object's of
-        that shape, so only a receiver declared of the type says it is a caller. So too a Go
-        interface's method (`Printf(format string, args ...any)` in `type StdLogger interface`):
-        most calls of its name are a concrete type's, through receivers whose type is not read."""
+        that shape, so only a receiver declared of the type says it is a caller; so too for a Go
+        interface's method (`Printf(…)` in `type StdLogger interface`), most of whose word's calls are types'."""
         d = target.definition
         if target.path.endswith(".go"):
             return d.kind == "method" and not d.signature.startswith("func")
@@ -239,9 +238,9 @@ def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located
     """What the change altered: for each touched line, the innermost definition holding it that
     is not a container (a function, a method, a constant, a field; not a Go type, whose fields are
     no definitions here and whose users use its name, not what changed), and its aliases (`req.get =
-    req.header = function …`), with the first touched line inside it; and in Java the field that
-    holds an anonymous class whose method it is (`VISITOR = new SimpleTypeVisitor8<>() { visitError … }`),
-    whose users are what the change reaches."""
+    req.header = function …`), with the first touched line inside it; and in Java the field or the
+    method that holds an anonymous class whose method it is (`VISITOR = new SimpleTypeVisitor8<>() {
+    visitError … }`, `return new TypeAdapter<T>() { read … }`), whose users the change reaches."""
     out: dict[tuple[str, str, int], tuple[Located, int]] = {}
     for change in changes:
         where = files.uses(change.path) if change.head_text is not None else None
@@ -257,10 +256,13 @@ def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located
                 continue  # a struct's field or an alias changed: its users' functions do not call what changed
             for d in where.definitions:
                 if (d.start, d.end) == (holder.start, holder.end) and d.kind not in CONTAINER_KINDS \
-                        or where.language == "java" and d.kind in VALUE_KINDS and d.start < holder.start \
+                        or where.language == "java" and d.kind in _HOLDERS and d.start < holder.start \
                         and holder.end <= d.end:
                     out.setdefault((change.path, d.name, d.start), (Located(change.path, d), line))
     return list(out.values())
+
+
+_HOLDERS = VALUE_KINDS | {"method", "constructor"}  # Java definitions that may hold an anonymous class
 
 
 @dataclass

@@ -129,6 +129,18 @@ def test_java_a_method_of_an_anonymous_class_brings_the_users_of_the_field_holdi
     assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Checks.java", "valid")]
 
 
+def test_java_a_method_of_an_anonymous_class_brings_the_callers_of_the_method_returning_it(capsys,
+                                                                                         tmp_path: Path) -> None:
+    makers = ("package com.ex.core;\n\nfinal class Makers {\n  static Visitor strict(Visitor inner) {\n"
+              "    return new Visitor() {\n      @Override\n      public boolean visit(Object o) {\n"
+              "        return inner.visit(o);\n      }\n    };\n  }\n}\n")
+    user = "package com.ex.core;\n\nclass Setup {\n  Visitor build(Visitor v) {\n    return Makers.strict(v);\n  }\n}\n"
+    base = {CORE + "Visitor.java": "package com.ex.core;\n\ninterface Visitor {\n  boolean visit(Object o);\n}\n",
+            CORE + "Makers.java": makers, CORE + "Setup.java": user}
+    head = {CORE + "Makers.java": makers.replace("return inner.visit(o);", "return o != null && inner.visit(o);")}
+    assert _callers(_context(capsys, tmp_path, base, head)) == [(CORE + "Setup.java", "build")]
+
+
 def test_java_a_private_method_has_no_callers_in_other_files(capsys, tmp_path: Path) -> None:
     box = "package com.ex.core;\n\nclass Box {\n  private int size() {\n    return 1;\n  }\n\n  int twice() {\n" \
           "    return size() * 2;\n  }\n}\n"
