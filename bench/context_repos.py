@@ -62,6 +62,14 @@ that round, and the repositories it chose (HELD_OUT below):
   case's misses or wrong pieces were read, so it stays held out: run it with `--side held-out`
   only to measure, never `--verbose`, until the round that reads its misses retires it).
 
+A fourth batch of development repositories, added 2026-12-07 for layouts the retrieval had not
+seen (a hooks library's `_internal` barrel, a store's building blocks, a bundled client with its
+`dist/` and `.d.ts` typings, a terminal renderer's modules): TypeScript vercel/swr and
+pmndrs/jotai, JavaScript axios/axios, Python Textualize/rich. No held-out role: their misses are
+read while retrieval is developed. Their cases (four each) were picked by bench/context_pick.py's
+rule before retrieval was run on them, and their truth reviewed by bench/context_truth.py's rules
+only; they are shown on a row of their own (ADDED below).
+
 The repositories are not in this repository: fetch them (github:owner/name) or clone them under a
 directory given by `--repos DIR` or REVIEWER_BENCH_REPOS (bench/context_data.py says where it
 looks); a case whose repository or commit is missing is skipped with a message.
@@ -104,6 +112,13 @@ RETIRED = {
         "encode/httpx", "gin-gonic/gin", "koajs/koa", "pmndrs/zustand", "dtolnay/anyhow", "square/retrofit"}),
     "second held-out generation (development now)": frozenset({
         "python-attrs/attrs", "labstack/echo", "debug-js/debug", "colinhacks/zod", "tokio-rs/bytes", "mockito/mockito"}),
+}
+
+# Development repositories added for layouts retrieval had not seen (the docstring says when and
+# why), each batch on a row of its own: every case of theirs, as picked and as added since.
+ADDED = {
+    "fourth batch of development repositories": frozenset({
+        "vercel/swr", "pmndrs/jotai", "axios/axios", "Textualize/rich"}),
 }
 
 # --- the worker: one checkout's code, run in a subprocess --------------------------------------
@@ -205,7 +220,8 @@ def side_of(case: dict) -> str:
 def sections(cases: list[dict]) -> tuple[list[tuple[str, list[dict]]], list[tuple[str, list[dict]]]]:
     """The table's rows: one per side and language; then the summaries, in order: the development
     repositories' cases held out by case (the old split), the earlier held-out generations'
-    (development since), the development repositories, all, and
+    (development since), the batches of development repositories added since (ADDED), the
+    development repositories, all, and
     last the headline, the repositories held out by repository (never looked at while retrieval
     was developed)."""
     sides = {side: [c for c in cases if side_of(c) == side] for side in ("development", "held-out")}
@@ -219,7 +235,8 @@ def sections(cases: list[dict]) -> tuple[list[tuple[str, list[dict]]], list[tupl
     by_case = [c for c in development if c.get("set") == "held-out"]
     retired = [(label, [c for c in development if c["repo"] in repos and c.get("set") == "held-out"])
                for label, repos in RETIRED.items()]  # as the rule picked them, not edits of ours added since
-    summaries = [("development repos, held-out cases", by_case), *retired,
+    added = [(label, [c for c in development if c["repo"] in repos]) for label, repos in ADDED.items()]
+    summaries = [("development repos, held-out cases", by_case), *retired, *added,
                  ("development repositories", development),
                  ("all repositories", cases if development and held else []),
                  ("HELD-OUT REPOSITORIES (headline)", held)]
