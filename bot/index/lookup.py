@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import Modules
+from bot.index.paths import distance, is_test
 from bot.index.resolve import MAYBE, NO, YES, imported_paths, is_container, is_member, refers
 from bot.index.signatures import arity_fits
 from bot.index.store import IndexStore
@@ -134,26 +135,6 @@ class Files:
         return self._uses[key]
 
 
-def is_test(path: str) -> bool:
-    parts = path.lower().split("/")
-    name = parts[-1]
-    folders = {"test", "tests", "spec", "__tests__", "testdata", "example", "examples", "_examples", "bench",
-               "benches", "benchmark", "benchmarks", "fuzz", "docs", "website", "perf-testing"}
-    return bool(folders & set(parts[:-1])) or name.startswith("test_") or ".test." in name or ".spec." in name \
-        or name.endswith(("_test.go", "_test.py", "test.java", "tests.java"))
-
-
-def _distance(a: str, b: str) -> int:
-    """How far apart two paths are in the tree: a definition next to the change ranks first."""
-    pa, pb = a.split("/")[:-1], b.split("/")[:-1]
-    common = 0
-    for x, y in zip(pa, pb, strict=False):
-        if x != y:
-            break
-        common += 1
-    return len(pa) + len(pb) - 2 * common
-
-
 def _label(d: Definition) -> str:
     return f"{d.scope}.{d.name}" if d.scope else d.name
 
@@ -196,7 +177,7 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
             d = loc.definition
             group = 0 if d.kind in CALLABLE else 1 if d.kind in VALUE_KINDS else 2
             rank = (strength != YES, is_test(loc.path) and not is_test(path), group, is_member(loc),
-                    _distance(loc.path, path), path, use.line, d.start)
+                    distance(loc.path, path), path, use.line, d.start)
             out.append((rank, Candidate(loc.path, d.start, d.end, _label(d), "definition",
                                          f"{name} is used on {path}:{use.line}")))
     return [c for _, c in sorted(out, key=lambda item: item[0])]
@@ -227,7 +208,7 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
     if not maybe or len({loc.path for loc in maybe}) > settings.ambiguous_name:
         return []
     maybe.sort(key=lambda loc: (not arity_fits(loc.definition.signature, use.arguments), is_member(loc),
-                                _distance(loc.path, where.path), loc.path, loc.definition.start))
+                                distance(loc.path, where.path), loc.path, loc.definition.start))
     return [(MAYBE, loc) for loc in maybe[:settings.max_definitions_per_name]]
 
 
@@ -355,7 +336,7 @@ def _ranked_callers(callers: list[_Caller], settings: Settings) -> list[Candidat
     ranked: list[tuple[tuple, Candidate]] = []
     for group in per_target.values():
         group.sort(key=lambda c: (is_test(c.path) and not is_test(c.target.path), c.strength != YES,
-                                  _distance(c.path, c.target.path), c.path, min(c.lines)))
+                                  distance(c.path, c.target.path), c.path, min(c.lines)))
         for index, caller in enumerate(group[:settings.max_callers_per_name]):
             tier = (is_test(caller.path) and not is_test(caller.target.path), caller.strength != YES)
             ranked.append(((*tier, index), _window(caller, settings)))

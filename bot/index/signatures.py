@@ -1,6 +1,7 @@
 """What a definition's signature says of the calls that fit it (pure): a use with a number of
 arguments its parameters cannot take is not a call of it, which tells apart overloads and
-same-named functions of other arities."""
+same-named functions of other arities; and what its parameters are called and declared to be
+(`cmd *cobra.Command` → cmd: Command), which tells what a variable in its body is."""
 
 from __future__ import annotations
 
@@ -29,3 +30,59 @@ def arity_fits(signature: str, count: int | None) -> bool:
         return True
     required = params - inner.split(")")[0].count("=") - (1 if re.match(r"\s*&?(mut\s+)?self\b", inner) else 0)
     return required <= count <= params
+
+
+_PARAMETERS = {
+    "python": re.compile(r"(\w+)\s*:\s*['\"]?([\w.]+)"),
+    "typescript": re.compile(r"(\w+)\??\s*:\s*([\w.]+)"),
+    "go": re.compile(r"(\w+)\s+\*?(?:\[\])?\*?([\w.]+)\s*[,)]"),
+    "rust": re.compile(r"(\w+)\s*:\s*&?(?:'\w+\s+)?(?:mut\s+)?(?:(?:impl|dyn)\s+)?((?:\w+::)*\w+)"),
+}
+_JAVA_PARAMETER = re.compile(r"([\w.]+)(?:<[^()]*?>)?(?:\[\])*\s+(\w+)\s*[,)]")
+
+
+def parameter_types(language: str, signature: str) -> dict[str, str]:
+    """Parameters' declared types in a signature (`cmd *cobra.Command` → cmd: Command); not those
+    of a parameter's own function type (`step func(w io.Writer) bool`: w is not the function's)."""
+    inner = _outer_lists(signature[signature.find("("):] if "(" in signature else "")
+    if language == "java":
+        return {name: kind.split(".")[-1] for kind, name in _JAVA_PARAMETER.findall(inner)}
+    pattern = _PARAMETERS.get("typescript" if language in ("tsx", "javascript") else language)
+    if pattern is None:
+        return {}
+    return {name: re.split(r"\.|::", kind)[-1] for name, kind in pattern.findall(inner)}
+
+
+def _outer_lists(text: str) -> str:
+    """`text` without what parentheses inside parentheses hold: the signature's own parameter
+    lists (and a Go receiver's), not a function type's."""
+    out, depth = [], 0
+    for char in text:
+        depth += char == "("
+        if depth <= 1:
+            out.append(char)
+        depth -= char == ")" and depth > 0
+    return "".join(out)
+
+
+def parameter_names(language: str, signature: str) -> set[str]:
+    """The names a signature's parameters bind (`def f(self, echo: bool)` → self, echo)."""
+    chunks: list[str] = []
+    for inner in re.findall(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)", signature):  # each parameter list
+        depth, current = 0, ""
+        for char in inner:
+            if char == "," and depth == 0:
+                chunks.append(current)
+                current = ""
+                continue
+            depth += 1 if char in "<([{" else -1 if char in ">)]}" else 0
+            current += char
+        chunks.append(current)
+    names = set()
+    for chunk in chunks:
+        words = re.findall(r"[A-Za-z_$][\w$]*", re.split(r"=|:(?!:)", chunk)[0] if language != "go" else chunk)
+        words = [w for w in words if w not in ("mut", "const", "final", "readonly", "public", "private", "ref")]
+        if not words:
+            continue
+        names.add(words[-1] if language in ("java", "csharp", "c", "cpp") else words[0])
+    return names

@@ -17,6 +17,7 @@ from tree_sitter_language_pack import get_language
 from bot.index.bindings import Bindings, read_bindings, rust_paths
 from bot.index.languages import CONTAINER_KINDS, DEFINITIONS, IMPORT_NODES, QUALIFIER_TOKENS
 from bot.index.parse import definition_entries, grammar, parse_tree, scoped, text_of
+from bot.index.signatures import parameter_names, parameter_types
 from bot.store.index.model import Definition
 
 _CALLS = frozenset({"call_expression", "call", "method_invocation", "new_expression", "object_creation_expression",
@@ -75,62 +76,6 @@ class FileUses:
                     types[d.name] = found.group(1).split(".")[-1]
         types.update(parameter_types(self.language, holder.signature))
         return types
-
-
-_PARAMETERS = {
-    "python": re.compile(r"(\w+)\s*:\s*['\"]?([\w.]+)"),
-    "typescript": re.compile(r"(\w+)\??\s*:\s*([\w.]+)"),
-    "go": re.compile(r"(\w+)\s+\*?(?:\[\])?\*?([\w.]+)\s*[,)]"),
-    "rust": re.compile(r"(\w+)\s*:\s*&?(?:'\w+\s+)?(?:mut\s+)?(?:(?:impl|dyn)\s+)?((?:\w+::)*\w+)"),
-}
-_JAVA_PARAMETER = re.compile(r"([\w.]+)(?:<[^()]*?>)?(?:\[\])*\s+(\w+)\s*[,)]")
-
-
-def parameter_types(language: str, signature: str) -> dict[str, str]:
-    """Parameters' declared types in a signature (`cmd *cobra.Command` → cmd: Command); not those
-    of a parameter's own function type (`step func(w io.Writer) bool`: w is not the function's)."""
-    inner = _outer_lists(signature[signature.find("("):] if "(" in signature else "")
-    if language == "java":
-        return {name: kind.split(".")[-1] for kind, name in _JAVA_PARAMETER.findall(inner)}
-    pattern = _PARAMETERS.get("typescript" if language in ("tsx", "javascript") else language)
-    if pattern is None:
-        return {}
-    return {name: re.split(r"\.|::", kind)[-1] for name, kind in pattern.findall(inner)}
-
-
-def _outer_lists(text: str) -> str:
-    """`text` without what parentheses inside parentheses hold: the signature's own parameter
-    lists (and a Go receiver's), not a function type's."""
-    out, depth = [], 0
-    for char in text:
-        depth += char == "("
-        if depth <= 1:
-            out.append(char)
-        depth -= char == ")" and depth > 0
-    return "".join(out)
-
-
-def parameter_names(language: str, signature: str) -> set[str]:
-    """The names a signature's parameters bind (`def f(self, echo: bool)` → self, echo)."""
-    chunks: list[str] = []
-    for inner in re.findall(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)", signature):  # each parameter list
-        depth, current = 0, ""
-        for char in inner:
-            if char == "," and depth == 0:
-                chunks.append(current)
-                current = ""
-                continue
-            depth += 1 if char in "<([{" else -1 if char in ">)]}" else 0
-            current += char
-        chunks.append(current)
-    names = set()
-    for chunk in chunks:
-        words = re.findall(r"[A-Za-z_$][\w$]*", re.split(r"=|:(?!:)", chunk)[0] if language != "go" else chunk)
-        words = [w for w in words if w not in ("mut", "const", "final", "readonly", "public", "private", "ref")]
-        if not words:
-            continue
-        names.add(words[-1] if language in ("java", "csharp", "c", "cpp") else words[0])
-    return names
 
 
 def read_uses(path: str, text: str, names: set[str] | None = None, lines: set[int] | None = None) -> FileUses | None:

@@ -1,0 +1,26 @@
+"""What a path says of a file to retrieval: a test's or an example's (the code a reviewer opens
+after the primary sources), and how far two files are in the tree (a definition next to the change
+ranks first)."""
+
+from __future__ import annotations
+
+
+def is_test(path: str) -> bool:
+    parts = path.lower().split("/")
+    name = parts[-1]
+    folders = {"test", "tests", "spec", "__tests__", "testdata", "example", "examples", "_examples", "bench",
+               "benches", "benchmark", "benchmarks", "fuzz", "docs", "website", "perf-testing"}
+    return bool(folders & set(parts[:-1])) or name.startswith("test_") or ".test." in name or ".spec." in name \
+        or name.endswith(("_test.go", "_test.py", "test.java", "tests.java"))
+
+
+def distance(a: str, b: str) -> int:
+    """How far apart two paths are in the tree: a definition next to the change ranks first."""
+    pa, pb = a.split("/")[:-1], b.split("/")[:-1]
+    common = 0
+    for x, y in zip(pa, pb, strict=False):
+        if x != y:
+            break
+        common += 1
+    return len(pa) + len(pb) - 2 * common
+
