@@ -16,6 +16,7 @@ from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import Modules
 from bot.index.paths import distance, is_test
 from bot.index.resolve import MAYBE, NO, YES, imported_paths, is_container, is_member, refers
+from bot.index.resolve_es import TYPED
 from bot.index.signatures import arity_fits
 from bot.index.store import IndexStore
 from bot.index.uses import FileUses, Use, read_uses
@@ -183,11 +184,12 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
     return [c for _, c in sorted(out, key=lambda item: item[0])]
 
 
-def _implementations(locs: list[Located]) -> list[Located]:
-    """A TypeScript declaration file (`typings/index.d.ts`) describes code that is elsewhere:
-    that code is what a reader opens, when it is among the candidates."""
-    code = [loc for loc in locs if not loc.path.endswith(".d.ts")]
-    return code or locs
+def _implementations(locs: list[Located], language: str) -> list[Located]:
+    """A TypeScript declaration file (`typings/index.d.ts`, `index.d.cts`) describes code that is
+    elsewhere: that code is what a reader opens, when it is among the candidates; and JavaScript,
+    which reads no declarations, means that code alone."""
+    code = [loc for loc in locs if not loc.path.endswith((".d.ts", ".d.mts", ".d.cts"))]
+    return code if code or language == "javascript" else locs
 
 
 def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
@@ -200,11 +202,12 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
     scored = [(s, loc) for s, loc in scored if s != NO and loc.path != where.path
               and not (use.qualifies and is_container(loc))  # `Util.check(`: the member is what is opened
               and not (loc.definition.kind in ("module", "namespace") and not use.qualifies)]
-    yes = _implementations([loc for s, loc in scored if s == YES])
+    yes = _implementations([loc for s, loc in scored if s == YES], where.language)
     fitting = [loc for loc in yes if arity_fits(loc.definition.signature, use.arguments)]
     if yes:  # overloads: those a call's arguments fit, when some do
         return [(YES, loc) for loc in (fitting or yes)[:settings.max_overloads]]
-    maybe = _implementations([loc for s, loc in scored if s == MAYBE and not is_test(loc.path)])  # primary only
+    maybe = _implementations([loc for s, loc in scored if s == MAYBE and not is_test(loc.path)],  # primary only
+                            where.language)
     if not maybe or len({loc.path for loc in maybe}) > settings.ambiguous_name:
         return []
     maybe.sort(key=lambda loc: (not arity_fits(loc.definition.signature, use.arguments), is_member(loc),
@@ -230,6 +233,8 @@ def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located
             if holder is None:
                 continue
             for d in where.definitions:
+                if d.kind == "type" and where.language in TYPED:
+                    continue  # a TypeScript type alias: its users declare things of it, they call nothing
                 if (d.start, d.end) == (holder.start, holder.end) and d.kind not in CONTAINER_KINDS \
                         or where.language == "java" and d.kind in VALUE_KINDS and d.start < holder.start \
                         and holder.end <= d.end:

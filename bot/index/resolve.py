@@ -29,6 +29,7 @@ from bot.index.dispatch import through_interface
 from bot.index.languages import CONTAINER_KINDS
 from bot.index.modules import Modules
 from bot.index.parse import LOCAL
+from bot.index.resolve_es import module_private, type_fits
 from bot.index.resolve_go import promoted
 from bot.index.resolve_java import import_match, java_imported, java_refers
 from bot.index.resolve_java_inherit import inherited
@@ -66,12 +67,14 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
     (the repository's files, bot/index/modules.py), what the module system binds the use to
     decides first (Python, JavaScript, TypeScript, Go), and a Rust path to a module that re-exports
     the name (lib.rs's `pub use crate::error::Error`) is followed there."""
-    if use.binding:
+    if use.binding or not type_fits(use, where, target):
         return NO
     bound = modules.bound(use, where) if modules is not None else None
     if bound is not None and (bound or not is_member(target)):
         d = target.definition
         return YES if (target.path, d.name) in bound and d.scope in _MODULE_SCOPES else NO
+    if bound is None and modules is not None and module_private(use, where, target, modules):
+        return NO  # another module's own name, which this file does not import (bot/index/resolve_script.py)
     if where.language == "java":
         strength = java_refers(use, where, target, rivals)
         if strength != YES and modules is not None and inherited(use, where, target, modules):
@@ -117,8 +120,8 @@ def _bare(use: Use, where: FileUses, target: Located) -> int:
         # Bare, a member is only reached from inside its class (C#, Kotlin, C++; Java's own rules
         # are bot/index/resolve_java.py's).
         return YES if language in ("csharp", "kotlin", "cpp") and same_file else NO
-    if use.local or not _visible(use, where, target):
-        return NO
+    if use.local and not (same_file and use.declared == target.definition.start) or not _visible(use, where, target):
+        return NO  # a parameter or a local of that name (unless the local is the target: `const f = () => …`)
     if target.definition.kind == "macro":
         return YES  # a Rust macro_rules! or a C macro is seen everywhere after it is defined
     if same_file:

@@ -38,6 +38,8 @@ class Use:
     qualifies: bool  # is itself the qualifier of a name (`Util` in `Util.checkArgument`)
     arguments: int | None  # how many arguments it is called with; None: not called
     path: bool = False  # qualified by `::` (Rust's `Self::new`, `crate::x`), not by `.` (`self.x`)
+    typed: bool = False  # a TypeScript type's name (`x: Atom<V>`, `ns.Options`): it means a type, never a value
+    declared: int = -1  # local: the line of the declaration that binds it (0: a parameter)
 
 
 @dataclass
@@ -115,9 +117,11 @@ def _use(node: Node, word: str, own: bool, language: str, text: list[str], scope
     after = node.next_sibling
     qualifies = after is not None and after.type in QUALIFIER_TOKENS
     line = node.start_point[0] + 1
-    local = qualifier is None and _local(node, word, language, text, scopes)
+    declared = _local(node, word, language, text, scopes) if qualifier is None else None
     path = qualifier is not None and before is not None and before.type == "::"
-    return Use(word, line, qualifier, own or _binds(node), local, qualifies, _arguments(node), path)
+    typed = node.type == "type_identifier" and language in ("typescript", "tsx")
+    return Use(word, line, qualifier, own or _binds(node), declared is not None, qualifies, _arguments(node), path,
+               typed, -1 if declared is None else declared)
 
 
 def _macro_path(separator: Node) -> str:
@@ -151,19 +155,21 @@ _DECLARED = re.compile(r"^\s*(?:(?:let|const|var|mut)\s+)*([A-Za-z_$][\w$]*)\s*(
                        r"|^\s*([A-Za-z_$][\w$]*)\s*,[^=]*:=")
 
 
-def _local(node: Node, word: str, language: str, text: list[str], scopes: dict[int, dict[str, int]]) -> bool:
-    """Whether a function around a bare use binds its name: a parameter (`def getchar(echo)`,
-    `function (req, res)`), or a local declared before the use (`var res = this.res`, `x := …`)."""
+def _local(node: Node, word: str, language: str, text: list[str], scopes: dict[int, dict[str, int]]) -> int | None:
+    """The line where the innermost function around a bare use that binds its name binds it: a
+    parameter (`def getchar(echo)`, `function (req, res)`: 0), or a local declared before the use
+    (`var res = this.res`, `x := …`: its line); None: no function around it binds it."""
     line = node.start_point[0] + 1
     current = node.parent
     while current is not None:
         if current.type in _FUNCTIONS:
             if current.start_byte not in scopes:
                 scopes[current.start_byte] = _bound(current, language, text)
-            if scopes[current.start_byte].get(word, line + 1) <= line:
-                return True
+            declared = scopes[current.start_byte].get(word, line + 1)
+            if declared <= line:
+                return declared
         current = current.parent
-    return False
+    return None
 
 
 def _bound(function: Node, language: str, text: list[str]) -> dict[str, int]:
@@ -205,6 +211,9 @@ def _binds(node: Node) -> bool:
         return True  # `function send(...)` of `res.send = function send`: a name, not a use
     if parent is not None and parent.type == "function_declarator":
         return True  # a C prototype: `int compute_total(const int *items, int n);`
+    if parent is not None and parent.type in ("required_parameter", "optional_parameter") \
+            and parent.child_by_field_name("pattern") == node:
+        return True  # a TypeScript parameter's name, of a function or of a function type (`(atom: A) => void`)
     current: Node | None = parent
     for _ in range(8):
         if current is None:
