@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import Modules
-from bot.index.paths import distance, is_test
+from bot.index.paths import distance, is_built, is_test
 from bot.index.resolve import MAYBE, NO, YES, imported_paths, is_container, is_member, refers
 from bot.index.resolve_es import TYPED
 from bot.index.signatures import arity_fits
@@ -58,6 +58,7 @@ class Candidate:
     kind: str
     reason: str
     anchor: int = 0  # the line that makes it one (a caller's first use of the target); 0: start
+    asked_by_test: bool = False  # a definition that only a test's or an example's lines use
 
 
 class Files:
@@ -177,10 +178,10 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
         for strength, loc, use in chosen.values():
             d = loc.definition
             group = 0 if d.kind in CALLABLE else 1 if d.kind in VALUE_KINDS else 2
-            rank = (strength != YES, is_test(loc.path) and not is_test(path), group, is_member(loc),
+            rank = (is_test(path), strength != YES, is_test(loc.path) and not is_test(path), group, is_member(loc),
                     distance(loc.path, path), path, use.line, d.start)
             out.append((rank, Candidate(loc.path, d.start, d.end, _label(d), "definition",
-                                         f"{name} is used on {path}:{use.line}")))
+                                         f"{name} is used on {path}:{use.line}", asked_by_test=is_test(path))))
     return [c for _, c in sorted(out, key=lambda item: item[0])]
 
 
@@ -206,7 +207,8 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
     fitting = [loc for loc in yes if arity_fits(loc.definition.signature, use.arguments)]
     if yes:  # overloads: those a call's arguments fit, when some do
         return [(YES, loc) for loc in (fitting or yes)[:settings.max_overloads]]
-    maybe = _implementations([loc for s, loc in scored if s == MAYBE and not is_test(loc.path)],  # primary only
+    maybe = _implementations([loc for s, loc in scored if s == MAYBE and not is_test(loc.path)  # primary only
+                             and not is_built(loc.path)],
                             where.language)
     if not maybe or len({loc.path for loc in maybe}) > settings.ambiguous_name:
         return []
@@ -292,7 +294,7 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
                     if path == target.path and d.start <= use.line <= d.end or use.line in touched.get(path, ()):
                         continue
                     strength = files.refers(use, where, target, others)
-                    if strength == NO or strength == MAYBE and common:
+                    if strength == NO or strength == MAYBE and (common or is_built(path)):
                         continue
                     holder = where.caller_of(use.line)
                     if holder is not None and path in touched and any(

@@ -1,8 +1,12 @@
 """What a path says of a file to retrieval: a test's or an example's (the code a reviewer opens
-after the primary sources), and how far two files are in the tree (a definition next to the change
-ranks first)."""
+after the primary sources), a built bundle's (a copy of the sources, never what a name means), and
+how far two files are in the tree (a definition next to the change ranks first)."""
 
 from __future__ import annotations
+
+import re
+
+_BUILT = re.compile(r"((^|/)dist/.*\.[cm]?[jt]sx?|\.(min|bundle)\.[cm]?js)$")
 
 
 def is_test(path: str) -> bool:
@@ -24,3 +28,8 @@ def distance(a: str, b: str) -> int:
         common += 1
     return len(pa) + len(pb) - 2 * common
 
+
+def is_built(path: str) -> bool:
+    """A bundle a build wrote (`dist/axios.cjs`, `vendor.min.js`): the repository's sources again,
+    as one file, so a name's definition there is a copy of one in the sources."""
+    return _BUILT.search(path.lower()) is not None

@@ -90,6 +90,14 @@ def test_js_the_name_a_default_import_gives_a_module_is_its_own(capsys, tmp_path
     assert "lib/other.js" not in {p for p, _ in definitions(context_of(capsys, tmp_path, base, head))}
 
 
+def test_js_a_built_bundle_is_never_a_guess(capsys, tmp_path: Path) -> None:
+    bundle = "function pick(o, k) {\n  return o[k]\n}\n"
+    spec = "describe('pick', () => {\n  it('picks', () => {\n  })\n})\n"
+    base = {"lib/pick.js": "export " + bundle, "dist/pick.js": bundle, "test/pick.spec.js": spec}
+    head = {"test/pick.spec.js": spec.replace("  })\n})", "    pick({ a: 1 }, 'a')\n  })\n})")}
+    assert definitions(context_of(capsys, tmp_path, base, head)) == []  # lib's is a module's own, not imported
+
+
 def test_js_a_destructuring_defines_none_of_its_names(capsys, tmp_path: Path) -> None:
     lib = "function create() {\n  return { run() {} }\n}\n\nconst app = create()\n\nexport default app\n"
     index = "import app from './lib/app.js'\n\nconst {\n  run,\n} = app\n\nexport { app as default, run }\n"
