@@ -193,6 +193,19 @@ def _implementations(locs: list[Located], language: str) -> list[Located]:
     return code if code or language == "javascript" else locs
 
 
+def _overload_signature(loc: Located, others: list[Located], files: Files) -> bool:
+    """A TypeScript overload's signature (`write(fn: Writer): void` before `write(arg: any) { … }`):
+    a declaration of the implementation that follows it, which is what a reader opens."""
+    d = loc.definition
+    if not loc.path.endswith((".ts", ".tsx", ".mts", ".cts")) or loc.path.endswith((".d.ts", ".d.mts", ".d.cts")):
+        return False
+    if not any(o.path == loc.path and o.definition.name == d.name and o.definition.scope == d.scope
+               and o.definition.start > d.end for o in others):
+        return False
+    lines = files.lines(loc.path) or []
+    return d.end <= len(lines) and not lines[d.end - 1].rstrip().endswith("}")
+
+
 def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
             settings: Settings) -> list[tuple[int, Located]]:
     """Which of a name's definitions a use means: those the file says (the overloads whose arity
@@ -203,6 +216,7 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
     scored = [(s, loc) for s, loc in scored if s != NO and loc.path != where.path
               and not (use.qualifies and is_container(loc))  # `Util.check(`: the member is what is opened
               and not (loc.definition.kind in ("module", "namespace") and not use.qualifies)]
+    scored = [(s, loc) for s, loc in scored if not _overload_signature(loc, [o for _, o in scored], files)]
     yes = _implementations([loc for s, loc in scored if s == YES], where.language)
     fitting = [loc for loc in yes if arity_fits(loc.definition.signature, use.arguments)]
     if yes:  # overloads: those a call's arguments fit, when some do

@@ -113,3 +113,14 @@ def test_js_never_means_a_declaration_file(capsys, tmp_path: Path) -> None:
     base = {"typings/index.d.ts": typings, "lib/app.js": app}
     head = {"lib/app.js": app.replace("return null", "return api.fetchAll()")}
     assert definitions(context_of(capsys, tmp_path, base, head)) == []  # the code it declares is elsewhere, if anywhere
+
+
+DOC = ("export class Doc {\n  lines: string[] = []\n\n  write(fn: (d: Doc) => void): void\n  write(line: string): void\n"
+       "  write(arg: unknown) {\n    if (typeof arg === 'string') this.lines.push(arg)\n  }\n}\n")
+
+
+def test_ts_an_overload_signature_gives_way_to_the_implementation(capsys, tmp_path: Path) -> None:
+    app = "import { Doc } from './doc'\n\nexport function render(doc: Doc): void {\n  return\n}\n"
+    base = {"src/doc.ts": DOC, "src/app.ts": app}
+    head = {"src/app.ts": app.replace("  return\n", "  doc.write('x')\n")}
+    assert definitions(context_of(capsys, tmp_path, base, head)) == [("src/doc.ts", 6)]
