@@ -86,3 +86,43 @@ def parameter_names(language: str, signature: str) -> set[str]:
             continue
         names.add(words[-1] if language in ("java", "csharp", "c", "cpp") else words[0])
     return names
+
+
+_SCRIPT_LOCAL = re.compile(r"\b(?:const|let|var)\s+([\w$]+)\s*(?::\s*([\w$.]+))?\s*=\s*(?:new\s+([\w$.]+))?")
+_PYTHON_LOCAL = re.compile(r"^\s*(\w+)\s*(?::\s*['\"]?([\w.]+)[^=]*)?=(?!=)\s*(?:((?:\w+\.)*[A-Z]\w*)\()?")
+_SCRIPT_MEMBER = re.compile(r"^\s*(?:(?:private|public|protected|readonly|static|declare|override)\s+)*"
+                            r"([\w$]+)[?!]?\s*:\s*([\w$.]+)")
+_PARAMETER_PROPERTY = re.compile(r"\b(?:private|public|protected|readonly)\s+([\w$]+)\??\s*:\s*([\w$.]+)")
+
+
+def local_types(language: str, lines: list[str]) -> dict[str, str]:
+    """What a function's own declarations say its variables are (`const h: Helper = …`, `const h =
+    new Helper()`, Python's `h: Helper = …` and `h = Helper()`, a capitalised call being a class's)."""
+    pattern = _PYTHON_LOCAL if language == "python" else _SCRIPT_LOCAL
+    out: dict[str, str] = {}
+    for line in lines:
+        for match in (pattern.finditer(line) if language != "python" else [pattern.match(line)]):
+            if match is None:
+                continue
+            declared = match.group(2) or match.group(3)
+            if declared:
+                out[match.group(1)] = declared.split(".")[-1]
+            else:
+                out.pop(match.group(1), None)  # declared again, of a type not said: no longer known
+    return out
+
+
+def member_types(lines: list[str]) -> dict[str, str]:
+    """A script class's fields as its first lines declare them (`private worker: Helper`), and its
+    constructor's parameter properties (`constructor(private readonly worker: Helper)`)."""
+    out: dict[str, str] = {}
+    depth = 0
+    for line in lines:
+        if depth == 1:
+            found = _SCRIPT_MEMBER.match(line)
+            if found and "(" not in line.split(":", 1)[0]:
+                out[found.group(1)] = found.group(2).split(".")[-1]
+        for found in _PARAMETER_PROPERTY.finditer(line):
+            out[found.group(1)] = found.group(2).split(".")[-1]
+        depth += line.count("{") - line.count("}")
+    return out

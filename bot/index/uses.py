@@ -17,12 +17,13 @@ from tree_sitter_language_pack import get_language
 from bot.index.bindings import Bindings, read_bindings, rust_paths
 from bot.index.languages import CONTAINER_KINDS, DEFINITIONS, IMPORT_NODES, QUALIFIER_TOKENS
 from bot.index.parse import definition_entries, grammar, parse_tree, scoped, text_of
-from bot.index.signatures import parameter_names, parameter_types
+from bot.index.signatures import local_types, member_types, parameter_names, parameter_types
 from bot.store.index.model import Definition
 
 _CALLS = frozenset({"call_expression", "call", "method_invocation", "new_expression", "object_creation_expression",
                     "macro_invocation"})
 _RE_EXPORTS = frozenset({"export_clause", "export_specifier"})
+_DECLARING = frozenset({"javascript", "typescript", "tsx", "python"})  # whose locals' types types_at reads
 _KEYS = {"keyword_argument": "name", "pair": "key", "field_initializer": "field", "named_argument": "name",
          "property_signature": "name"}
 _NAMED = frozenset({t for kinds in DEFINITIONS.values() for t in kinds} | {"function_expression", "class"})
@@ -76,8 +77,17 @@ class FileUses:
                 found = re.search(rf"([\w.]+)(?:<[^>]*>)?\s+{re.escape(d.name)}\b", d.signature)
                 if found:
                     types[d.name] = found.group(1).split(".")[-1]
+        if self.language in _DECLARING:  # a script's class fields, then the function's own locals
+            types.update(member_types(self._class_lines(owner, holder.start)))
         types.update(parameter_types(self.language, holder.signature))
+        if self.language in _DECLARING:
+            types.update(local_types(self.language, self.lines[holder.start:line - 1]))
         return types
+
+    def _class_lines(self, owner: str, before: int) -> list[str]:
+        """The lines of the class `owner` before line `before` (where its fields are declared)."""
+        found = next((d for d in self.definitions if d.name == owner and d.kind == "class" and d.start < before), None)
+        return self.lines[found.start - 1:before - 1] if found is not None else []
 
 
 def read_uses(path: str, text: str, names: set[str] | None = None, lines: set[int] | None = None) -> FileUses | None:
