@@ -16,7 +16,8 @@ from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import Modules
 from bot.index.paths import distance, is_built, is_test
 from bot.index.resolve import MAYBE, NO, YES, imported_paths, is_container, is_member, refers
-from bot.index.resolve_es import TYPED
+from bot.index.resolve_es import SCRIPT as SCRIPT_LANGUAGES
+from bot.index.resolve_es import TYPED, implementations, overload_signature
 from bot.index.signatures import arity_fits
 from bot.index.store import IndexStore
 from bot.index.uses import FileUses, Use, read_uses
@@ -185,27 +186,6 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
     return [c for _, c in sorted(out, key=lambda item: item[0])]
 
 
-def _implementations(locs: list[Located], language: str) -> list[Located]:
-    """A TypeScript declaration file (`typings/index.d.ts`, `index.d.cts`) describes code that is
-    elsewhere: that code is what a reader opens, when it is among the candidates; and JavaScript,
-    which reads no declarations, means that code alone."""
-    code = [loc for loc in locs if not loc.path.endswith((".d.ts", ".d.mts", ".d.cts"))]
-    return code if code or language == "javascript" else locs
-
-
-def _overload_signature(loc: Located, others: list[Located], files: Files) -> bool:
-    """A TypeScript overload's signature (`write(fn: Writer): void` before `write(arg: any) { … }`):
-    a declaration of the implementation that follows it, which is what a reader opens."""
-    d = loc.definition
-    if not loc.path.endswith((".ts", ".tsx", ".mts", ".cts")) or loc.path.endswith((".d.ts", ".d.mts", ".d.cts")):
-        return False
-    if not any(o.path == loc.path and o.definition.name == d.name and o.definition.scope == d.scope
-               and o.definition.start > d.end for o in others):
-        return False
-    lines = files.lines(loc.path) or []
-    return d.end <= len(lines) and not lines[d.end - 1].rstrip().endswith("}")
-
-
 def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
             settings: Settings) -> list[tuple[int, Located]]:
     """Which of a name's definitions a use means: those the file says (the overloads whose arity
@@ -216,12 +196,12 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
     scored = [(s, loc) for s, loc in scored if s != NO and loc.path != where.path
               and not (use.qualifies and is_container(loc))  # `Util.check(`: the member is what is opened
               and not (loc.definition.kind in ("module", "namespace") and not use.qualifies)]
-    scored = [(s, loc) for s, loc in scored if not _overload_signature(loc, [o for _, o in scored], files)]
-    yes = _implementations([loc for s, loc in scored if s == YES], where.language)
+    scored = [(s, loc) for s, loc in scored if not overload_signature(loc, [o for _, o in scored], files.lines)]
+    yes = implementations([loc for s, loc in scored if s == YES], where.language)
     fitting = [loc for loc in yes if arity_fits(loc.definition.signature, use.arguments)]
     if yes:  # overloads: those a call's arguments fit, when some do
         return [(YES, loc) for loc in (fitting or yes)[:settings.max_overloads]]
-    maybe = _implementations([loc for s, loc in scored if s == MAYBE and not is_test(loc.path)  # primary only
+    maybe = implementations([loc for s, loc in scored if s == MAYBE and not is_test(loc.path)  # primary only
                              and not is_built(loc.path)],
                             where.language)
     if not maybe or len({loc.path for loc in maybe}) > settings.ambiguous_name:
@@ -310,7 +290,7 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
                     strength = files.refers(use, where, target, others)
                     if strength == NO or strength == MAYBE and (common or is_built(path)):
                         continue
-                    holder = where.caller_of(use.line)
+                    holder = _holder(where, use.line, touched.get(path, set()))
                     if holder is not None and path in touched and any(
                             holder.start <= n <= holder.end for n in touched[path]):
                         continue  # changed itself: the diff shows it
@@ -320,6 +300,17 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
                     caller.lines.append(use.line)
                     caller.strength = max(caller.strength, strength)
     return _ranked_callers(list(found.values()), settings)
+
+
+def _holder(where: FileUses, line: int, touched: set[int]) -> Definition | None:
+    """The function a use is in. A script's constant made by a call whose callback holds the use
+    (`export const Thing = make('Thing', (inst) => { … })`) is none: its uses are statements of that
+    callback, each its own caller, and the diff does not show them for touching another line of it."""
+    holder = where.caller_of(line)
+    if holder is not None and holder.kind in VALUE_KINDS and where.language in SCRIPT_LANGUAGES \
+            and any(holder.start <= n <= holder.end for n in touched):
+        return None
+    return holder
 
 
 def _caller_paths(files: Files, store: IndexStore, targets: list[Located], changed: set[str],

@@ -116,7 +116,7 @@ def imported_paths(where: FileUses, uses: list[Use]) -> list[Use]:
 
 def _bare(use: Use, where: FileUses, target: Located) -> int:
     language, same_file = where.language, where.path == target.path
-    if is_member(target):
+    if is_member(target) and not (same_file and _in_function(where, target)):
         # Bare, a member is only reached from inside its class (C#, Kotlin, C++; Java's own rules
         # are bot/index/resolve_java.py's).
         return YES if language in ("csharp", "kotlin", "cpp") and same_file else NO
@@ -137,6 +137,16 @@ def _bare(use: Use, where: FileUses, target: Located) -> int:
     # Not imported, and no parameter or local of that name: a builtin, a star import, a global of
     # the script, a name of the C translation unit... a guess, not a fact.
     return MAYBE
+
+
+def _in_function(where: FileUses, target: Located) -> bool:
+    """A script's function inside a function or a constant (`const Thing = make((inst) => { const
+    build = … })`), not a class: a local function, used bare, whatever its holder is called."""
+    d = target.definition
+    owner = d.scope.split(".")[-1]
+    return where.language in _SCRIPT and d.kind == "function" and any(
+        p.name == owner and p.kind not in CONTAINER_KINDS and p.start <= d.start and d.end <= p.end
+        for p in where.definitions)
 
 
 def _visible(use: Use, where: FileUses, target: Located) -> bool:

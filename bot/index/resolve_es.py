@@ -7,6 +7,10 @@ that the module system (bot/index/modules.py) does not answer, because no import
   `it`, a name the file builds at run time) is not it. A file with none of them is a script, whose
   top-level names are globals (`declare function x(): void` in a `.d.ts` of ambient declarations),
   and may be what a bare use means.
+- A declaration is not the code: a TypeScript declaration file (`index.d.ts`) describes code that
+  is elsewhere, and an overload's signatures (`write(fn: W): void` before `write(arg) { … }`) the
+  implementation that follows them; that code is what a reader opens (and JavaScript reads no
+  declarations at all).
 - TypeScript keeps types and values apart: a type's name (`atom: Atom<V>`, `ns.Options`) means a
   class, an interface, a type alias, an enum or a namespace, never a function or a variable; and a
   value's name never means an interface or a type alias (`const $Schema` and `interface $Schema`
@@ -16,6 +20,7 @@ that the module system (bot/index/modules.py) does not answer, because no import
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bot.index.bindings import DEFAULT, MODULE
@@ -82,3 +87,24 @@ def _mentioned_by_import(name: str, where: FileUses) -> bool:
                 words |= set(re.findall(r"[A-Za-z_$][\w$]*", line))
         where.memo[key] = frozenset(words)
     return name in where.memo[key]
+
+
+def implementations(locs: list[Located], language: str) -> list[Located]:
+    """A TypeScript declaration file (`typings/index.d.ts`, `index.d.cts`) describes code that is
+    elsewhere: that code is what a reader opens, when it is among the candidates; and JavaScript,
+    which reads no declarations, means that code alone."""
+    code = [loc for loc in locs if not loc.path.endswith((".d.ts", ".d.mts", ".d.cts"))]
+    return code if code or language == "javascript" else locs
+
+
+def overload_signature(loc: Located, others: list[Located], lines_of: Callable[[str], list[str] | None]) -> bool:
+    """A TypeScript overload's signature (`write(fn: Writer): void` before `write(arg: any) { … }`):
+    a declaration of the implementation that follows it, which is what a reader opens."""
+    d = loc.definition
+    if not loc.path.endswith((".ts", ".tsx", ".mts", ".cts")) or loc.path.endswith((".d.ts", ".d.mts", ".d.cts")):
+        return False
+    if not any(o.path == loc.path and o.definition.name == d.name and o.definition.scope == d.scope
+               and o.definition.start > d.end for o in others):
+        return False
+    lines = lines_of(loc.path) or []
+    return d.end <= len(lines) and not lines[d.end - 1].rstrip().endswith("}")

@@ -124,3 +124,14 @@ def test_ts_an_overload_signature_gives_way_to_the_implementation(capsys, tmp_pa
     base = {"src/doc.ts": DOC, "src/app.ts": app}
     head = {"src/app.ts": app.replace("  return\n", "  doc.write('x')\n")}
     assert definitions(context_of(capsys, tmp_path, base, head)) == [("src/doc.ts", 6)]
+
+
+THING = ("export const Thing = make('Thing', (inst: Inst) => {\n  const build = (n: number) => {\n    return n + 1\n  }\n\n"
+         "  let cached = 0\n  inst.run = () => {\n    cached = build(2)\n    return cached\n  }\n})\n")
+
+
+def test_ts_a_use_in_the_callback_a_constant_is_made_with_is_a_caller_of_its_own(capsys, tmp_path: Path) -> None:
+    head = {"src/thing.ts": THING.replace("return n + 1", "return n + 2")}
+    context = context_of(capsys, tmp_path, {"src/thing.ts": THING}, head)
+    pieces = [(c["path"], c["startLine"], c["endLine"]) for c in context if c["kind"] == "caller"]
+    assert len(pieces) == 1 and pieces[0][0] == "src/thing.ts" and pieces[0][1] <= 8 <= pieces[0][2]
