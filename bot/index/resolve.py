@@ -35,7 +35,7 @@ from bot.index.resolve_java import import_match, java_imported, java_refers
 from bot.index.resolve_java_inherit import inherited
 from bot.index.resolve_rust import reexported, rust_imported, rust_module, rust_refers
 from bot.index.resolve_script import LANGUAGES as SUBCLASSED
-from bot.index.resolve_script import inherited_through
+from bot.index.resolve_script import inherited_through, through_super
 from bot.index.strength import MAYBE, NO, YES
 from bot.index.uses import FileUses, Use, module_stem
 from bot.store.index.model import Located
@@ -74,7 +74,7 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
         d = target.definition
         return YES if (target.path, d.name) in bound and d.scope in _MODULE_SCOPES else NO
     if bound is None and modules is not None and module_private(use, where, target, modules):
-        return NO  # another module's own name, which this file does not import (bot/index/resolve_script.py)
+        return NO  # another module's own name, which this file does not import (bot/index/resolve_es.py)
     if where.language == "java":
         strength = java_refers(use, where, target, rivals)
         if strength != YES and modules is not None and inherited(use, where, target, modules):
@@ -87,6 +87,9 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
             else strength
     if use.qualifier is None:
         return _bare(use, where, target)
+    if modules is not None and where.language in SUBCLASSED and is_member(target) \
+            and re.sub(r"\(\s*\)$", "", use.qualifier.strip()) == "super":  # `super().setup()`, `super.init()`
+        return YES if through_super(use, where, target, modules) else NO
     strength = _qualified(use, where, target, rivals)
     if strength == NO and modules is not None and is_member(target):
         return _through_declared_type(use, where, target, rivals, modules)
