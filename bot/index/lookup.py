@@ -229,8 +229,8 @@ def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located
             if holder is None:
                 continue
             for d in where.definitions:
-                if d.kind == "type" and where.language in TYPED:
-                    continue  # a TypeScript type alias: its users declare things of it, they call nothing
+                if d.kind in ("type", "enumerator") and where.language in TYPED:
+                    continue  # a TypeScript type alias or enum member: its users declare or compare, they call nothing
                 if (d.start, d.end) == (holder.start, holder.end) and d.kind not in CONTAINER_KINDS \
                         or where.language == "java" and d.kind in VALUE_KINDS and d.start < holder.start \
                         and holder.end <= d.end:

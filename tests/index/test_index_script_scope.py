@@ -135,3 +135,12 @@ def test_ts_a_use_in_the_callback_a_constant_is_made_with_is_a_caller_of_its_own
     context = context_of(capsys, tmp_path, {"src/thing.ts": THING}, head)
     pieces = [(c["path"], c["startLine"], c["endLine"]) for c in context if c["kind"] == "caller"]
     assert len(pieces) == 1 and pieces[0][0] == "src/thing.ts" and pieces[0][1] <= 8 <= pieces[0][2]
+
+
+def test_ts_an_enum_member_is_what_a_use_through_its_enum_opens(capsys, tmp_path: Path) -> None:
+    kind = "export enum Kind {\n  Alpha = 'a',\n  Beta = 'b',\n}\n"
+    other = "export class Other {\n  Alpha = 1\n}\n"
+    app = "import { Kind } from './kind'\n\nexport const a = 1\n"
+    base = {"src/kind.ts": kind, "src/other.ts": other, "src/app.ts": app}
+    head = {"src/app.ts": app + "export const b = Kind.Beta\n"}
+    assert definitions(context_of(capsys, tmp_path, base, head)) == [("src/kind.ts", 3)]
