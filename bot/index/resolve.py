@@ -35,7 +35,7 @@ from bot.index.resolve_java import import_match, java_imported, java_refers
 from bot.index.resolve_java_inherit import inherited
 from bot.index.resolve_rust import reexported, rust_imported, rust_module, rust_refers
 from bot.index.resolve_script import LANGUAGES as SUBCLASSED
-from bot.index.resolve_script import inherited_through, through_super
+from bot.index.resolve_script import inherited_through, overridden_through, through_super
 from bot.index.strength import MAYBE, NO, YES
 from bot.index.uses import FileUses, Use, module_stem
 from bot.store.index.model import Located
@@ -106,6 +106,8 @@ def _through_declared_type(use: Use, where: FileUses, target: Located, rivals: l
         return MAYBE  # `c.JSON()`, c of an interface declaring JSON (bot/index/dispatch.py)
     if where.language in SUBCLASSED and inherited_through(use, where, target, modules):
         return YES  # `s.parse()`, s of a class extending parse's (bot/index/resolve_script.py)
+    if where.language in SUBCLASSED and overridden_through(use, where, target, modules):
+        return MAYBE  # `p.type.complete()`, type a ParamType: a subclass's override may run
     return NO
 
 

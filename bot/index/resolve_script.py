@@ -33,6 +33,31 @@ def inherited_through(use: Use, where: FileUses, target: Located, modules: Modul
     return _reaches([(where, declared)], target, modules)
 
 
+def overridden_through(use: Use, where: FileUses, target: Located, modules: Modules) -> bool:
+    """Whether `x.m()`, x declared of class D, may run the target as an override: the target's
+    class has D among its superclasses, so an x of that class is a D whose m is the target."""
+    owner = target.definition.scope.split(".")[-1]
+    last = (use.qualifier or "").split(".")[-1].strip()
+    declared = where.types_at(use.line).get(last) if last else None
+    there = modules.read(target.path)
+    own = next((d for d in there.definitions if d.name == owner and d.kind == "class"), None) if there else None
+    if declared is None or declared == owner or own is None or there is None:
+        return False
+    frontier, seen = [(there, parent) for parent in _parents(own.signature)], set()
+    for _ in range(_DEPTH):
+        following = []
+        for file, cls in frontier:
+            if cls == declared:
+                return True
+            found = _class(cls, file, modules)
+            above = modules.read(found.path) if found is not None and (found.path, cls) not in seen else None
+            if found is not None and above is not None:
+                seen.add((found.path, cls))
+                following += [(above, parent) for parent in _parents(found.definition.signature)]
+        frontier = following
+    return False
+
+
 def through_super(use: Use, where: FileUses, target: Located, modules: Modules) -> bool:
     """Whether `super().m()` (Python) or `super.m()` (JavaScript) in a method of class C reaches the
     target: the first of C's superclasses up the chain that defines m is the target's class."""

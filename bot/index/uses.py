@@ -77,17 +77,17 @@ class FileUses:
                 found = re.search(rf"([\w.]+)(?:<[^>]*>)?\s+{re.escape(d.name)}\b", d.signature)
                 if found:
                     types[d.name] = found.group(1).split(".")[-1]
-        if self.language in _DECLARING:  # a script's class fields, then the function's own locals
-            types.update(member_types(self._class_lines(owner, holder.start)))
+        if self.language in _DECLARING:  # its class's attributes, then the function's own locals
+            types.update(member_types(self.language, self._class_lines(owner)))
         types.update(parameter_types(self.language, holder.signature))
         if self.language in _DECLARING:
             types.update(local_types(self.language, self.lines[holder.start:line - 1]))
         return types
 
-    def _class_lines(self, owner: str, before: int) -> list[str]:
-        """The lines of the class `owner` before line `before` (where its fields are declared)."""
-        found = next((d for d in self.definitions if d.name == owner and d.kind == "class" and d.start < before), None)
-        return self.lines[found.start - 1:before - 1] if found is not None else []
+    def _class_lines(self, owner: str) -> list[str]:
+        """The lines of the class `owner` (where its attributes are declared)."""
+        found = next((d for d in self.definitions if d.name == owner and d.kind == "class"), None)
+        return self.lines[found.start - 1:found.end] if found is not None else []
 
 
 def read_uses(path: str, text: str, names: set[str] | None = None, lines: set[int] | None = None) -> FileUses | None:

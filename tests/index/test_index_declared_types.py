@@ -52,3 +52,36 @@ def test_python_a_local_made_by_calling_a_class(capsys, tmp_path: Path) -> None:
             "pkg/other.py": "class Other:\n    def run(self, n):\n        return -n\n", "pkg/app.py": app}
     head = {"pkg/app.py": app.replace("return 0", "worker = Helper()\n    return worker.run(1)")}
     assert definitions(context_of(capsys, tmp_path, base, head)) == [("pkg/helper.py", 2)]
+
+
+PY_HELPER = "class Helper:\n    def run(self, n):\n        return n\n"
+PY_OTHER = "class Other:\n    def run(self, n):\n        return -n\n"
+
+
+def _py_defs(capsys, tmp_path: Path, app: str) -> list[tuple[str, int]]:
+    base = {"pkg/__init__.py": "", "pkg/helper.py": PY_HELPER, "pkg/other.py": PY_OTHER, "pkg/app.py": app}
+    head = {"pkg/app.py": app.replace("return 0", "return self.worker.run(1)")}
+    return definitions(context_of(capsys, tmp_path, base, head))
+
+
+def test_python_an_attribute_set_to_an_instance_in_init(capsys, tmp_path: Path) -> None:
+    app = ("from .helper import Helper\n\n\nclass App:\n    def __init__(self):\n        self.worker = Helper()\n\n"
+           "    def go(self):\n        return 0\n")
+    assert _py_defs(capsys, tmp_path, app) == [("pkg/helper.py", 2)]
+
+
+def test_python_an_attribute_annotated_in_the_class_or_given_as_an_annotated_parameter(capsys, tmp_path: Path) -> None:
+    annotated = "from .helper import Helper\n\n\nclass App:\n    worker: Helper\n\n    def go(self):\n        return 0\n"
+    assert _py_defs(capsys, tmp_path, annotated) == [("pkg/helper.py", 2)]
+
+
+def test_python_an_attribute_given_as_an_optional_parameter(capsys, tmp_path: Path) -> None:
+    app = ("from typing import Optional\n\nfrom .helper import Helper\n\n\nclass App:\n"
+           "    def __init__(self, worker: Optional[Helper] = None):\n        self.worker = worker\n\n"
+           "    def go(self):\n        return 0\n")
+    assert _py_defs(capsys, tmp_path, app) == [("pkg/helper.py", 2)]
+
+
+def test_ts_a_field_initialised_with_an_instance(capsys, tmp_path: Path) -> None:
+    app = ("import { Helper } from './helper'\n\nexport class App {\n  worker = new Helper()\n  go() {\n    return 0\n  }\n}\n")
+    assert _defs(capsys, tmp_path, app, "return this.worker.run(1)") == [("src/helper.ts", 2)]
