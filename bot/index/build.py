@@ -28,7 +28,7 @@ from bot.store.index.model import FileSymbols, StoredFile
 # The version of what parsing stores of a file; raised whenever the parser or the uses it records
 # change, so that indexes built before are read again rather than answering with what an older
 # parser saw.
-READER = "r2"
+READER = "r3"
 
 Limits = IndexLimits  # what an administrator lets one repository's index hold
 DEFAULT_LIMITS = Limits()

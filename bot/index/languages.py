@@ -65,6 +65,7 @@ DEFINITIONS["typescript"] = {
     **DEFINITIONS["javascript"], "abstract_class_declaration": "class", "interface_declaration": "interface",
     "type_alias_declaration": "type", "enum_declaration": "enum", "function_signature": "function",
     "method_signature": "method", "abstract_method_signature": "method", "public_field_definition": "method",
+    "enum_assignment": "enumerator",  # `A = 'a'` in an enum: what `Kind.A` opens (a bare `B,` is no node of its own)
 }
 DEFINITIONS["tsx"] = DEFINITIONS["typescript"]
 DEFINITIONS["cpp"] = {

@@ -14,7 +14,10 @@ from dataclasses import dataclass, replace
 
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import Modules
+from bot.index.paths import distance, is_built, is_test
 from bot.index.resolve import MAYBE, NO, YES, imported_paths, is_container, is_member, refers
+from bot.index.resolve_es import SCRIPT as SCRIPT_LANGUAGES
+from bot.index.resolve_es import TYPED, implementations, overload_signature
 from bot.index.signatures import arity_fits
 from bot.index.store import IndexStore
 from bot.index.uses import FileUses, Use, read_uses
@@ -56,6 +59,7 @@ class Candidate:
     kind: str
     reason: str
     anchor: int = 0  # the line that makes it one (a caller's first use of the target); 0: start
+    asked_by_test: bool = False  # a definition that only a test's or an example's lines use
 
 
 class Files:
@@ -137,26 +141,6 @@ class Files:
         return self._uses[key]
 
 
-def is_test(path: str) -> bool:
-    parts = path.lower().split("/")
-    name = parts[-1]
-    folders = {"test", "tests", "spec", "__tests__", "testdata", "example", "examples", "_examples", "bench",
-               "benches", "benchmark", "benchmarks", "fuzz", "docs", "website", "perf-testing"}
-    return bool(folders & set(parts[:-1])) or name.startswith("test_") or ".test." in name or ".spec." in name \
-        or name.endswith(("_test.go", "_test.py", "test.java", "tests.java"))
-
-
-def _distance(a: str, b: str) -> int:
-    """How far apart two paths are in the tree: a definition next to the change ranks first."""
-    pa, pb = a.split("/")[:-1], b.split("/")[:-1]
-    common = 0
-    for x, y in zip(pa, pb, strict=False):
-        if x != y:
-            break
-        common += 1
-    return len(pa) + len(pb) - 2 * common
-
-
 def _label(d: Definition) -> str:
     return f"{d.scope}.{d.name}" if d.scope else d.name
 
@@ -198,18 +182,11 @@ def find_definitions(files: Files, changes: Sequence[ChangedFile], store: IndexS
         for strength, loc, use in chosen.values():
             d = loc.definition
             group = 0 if d.kind in CALLABLE else 1 if d.kind in VALUE_KINDS else 2
-            rank = (strength != YES, is_test(loc.path) and not is_test(path), group, is_member(loc),
-                    _distance(loc.path, path), path, use.line, d.start)
+            rank = (is_test(path), strength != YES, is_test(loc.path) and not is_test(path), group, is_member(loc),
+                    distance(loc.path, path), path, use.line, d.start)
             out.append((rank, Candidate(loc.path, d.start, d.end, _label(d), "definition",
-                                         f"{name} is used on {path}:{use.line}")))
+                                         f"{name} is used on {path}:{use.line}", asked_by_test=is_test(path))))
     return [c for _, c in sorted(out, key=lambda item: item[0])]
-
-
-def _implementations(locs: list[Located]) -> list[Located]:
-    """A TypeScript declaration file (`typings/index.d.ts`) describes code that is elsewhere:
-    that code is what a reader opens, when it is among the candidates."""
-    code = [loc for loc in locs if not loc.path.endswith(".d.ts")]
-    return code or locs
 
 
 def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
@@ -222,15 +199,18 @@ def _chosen(files: Files, use: Use, where: FileUses, places: list[Located],
     scored = [(s, loc) for s, loc in scored if s != NO and loc.path != where.path
               and not (use.qualifies and is_container(loc))  # `Util.check(`: the member is what is opened
               and not (loc.definition.kind in ("module", "namespace") and not use.qualifies)]
-    yes = _implementations([loc for s, loc in scored if s == YES])
+    scored = [(s, loc) for s, loc in scored if not overload_signature(loc, [o for _, o in scored], files.lines)]
+    yes = implementations([loc for s, loc in scored if s == YES], where.language)
     fitting = [loc for loc in yes if arity_fits(loc.definition.signature, use.arguments)]
     if yes:  # overloads: those a call's arguments fit, when some do
         return [(YES, loc) for loc in (fitting or yes)[:settings.max_overloads]]
-    maybe = _implementations([loc for s, loc in scored if s == MAYBE and not is_test(loc.path)])  # primary only
+    maybe = implementations([loc for s, loc in scored if s == MAYBE and not is_test(loc.path)  # primary only
+                             and not is_built(loc.path)],
+                            where.language)
     if not maybe or len({loc.path for loc in maybe}) > settings.ambiguous_name:
         return []
     maybe.sort(key=lambda loc: (not arity_fits(loc.definition.signature, use.arguments), is_member(loc),
-                                _distance(loc.path, where.path), loc.path, loc.definition.start))
+                                distance(loc.path, where.path), loc.path, loc.definition.start))
     return [(MAYBE, loc) for loc in maybe[:settings.max_definitions_per_name]]
 
 
@@ -255,6 +235,8 @@ def _targets(files: Files, changes: Sequence[ChangedFile]) -> list[tuple[Located
             if where.language == "go" and holder.kind == "type":
                 continue  # a struct's field or an alias changed: its users' functions do not call what changed
             for d in where.definitions:
+                if d.kind in ("type", "enumerator") and where.language in TYPED:
+                    continue  # a TypeScript type alias or enum member: its users declare or compare, they call nothing
                 if (d.start, d.end) == (holder.start, holder.end) and d.kind not in CONTAINER_KINDS \
                         or where.language == "java" and d.kind in _HOLDERS and d.start < holder.start \
                         and holder.end <= d.end:
@@ -315,9 +297,9 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
                     if path == target.path and d.start <= use.line <= d.end or use.line in touched.get(path, ()):
                         continue
                     strength = files.refers(use, where, target, others)
-                    if strength == NO or strength == MAYBE and common:
+                    if strength == NO or strength == MAYBE and (common or is_built(path)):
                         continue
-                    holder = where.caller_of(use.line)
+                    holder = _holder(where, use.line, touched.get(path, set()))
                     if holder is not None and path in touched and any(
                             holder.start <= n <= holder.end for n in touched[path]):
                         continue  # changed itself: the diff shows it
@@ -327,6 +309,17 @@ def find_callers(files: Files, changes: Sequence[ChangedFile], store: IndexStore
                     caller.lines.append(use.line)
                     caller.strength = max(caller.strength, strength)
     return _ranked_callers(list(found.values()), settings)
+
+
+def _holder(where: FileUses, line: int, touched: set[int]) -> Definition | None:
+    """The function a use is in. A script's constant made by a call whose callback holds the use
+    (`export const Thing = make('Thing', (inst) => { … })`) is none: its uses are statements of that
+    callback, each its own caller, and the diff does not show them for touching another line of it."""
+    holder = where.caller_of(line)
+    if holder is not None and holder.kind in VALUE_KINDS and where.language in SCRIPT_LANGUAGES \
+            and any(holder.start <= n <= holder.end for n in touched):
+        return None
+    return holder
 
 
 def _caller_paths(files: Files, store: IndexStore, targets: list[Located], changed: set[str],
@@ -364,7 +357,7 @@ def _ranked_callers(callers: list[_Caller], settings: Settings) -> list[Candidat
     ranked: list[tuple[tuple, Candidate]] = []
     for group in per_target.values():
         group.sort(key=lambda c: (is_test(c.path) and not is_test(c.target.path), c.strength != YES,
-                                  _distance(c.path, c.target.path), c.path, min(c.lines)))
+                                  distance(c.path, c.target.path), c.path, min(c.lines)))
         for index, caller in enumerate(group[:settings.max_callers_per_name]):
             tier = (is_test(caller.path) and not is_test(caller.target.path), caller.strength != YES)
             ranked.append(((*tier, index), _window(caller, settings)))

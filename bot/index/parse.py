@@ -274,6 +274,8 @@ def _name_node(node: Node) -> Node | None:
     name = node.child_by_field_name("name")
     if name is not None and name.type in NAME_TYPES:
         return name
+    if name is not None and name.type.endswith("_pattern"):
+        return None  # `const {a, b} = x`: it binds several names, aliases of x's members, and defines none
     current: Node | None = node.child_by_field_name("declarator")
     while current is not None:
         if current.type in NAME_TYPES:

@@ -26,8 +26,8 @@ from bot.index.lookup import (
     Files,
     find_callers,
     find_definitions,
-    is_test,
 )
+from bot.index.paths import is_test
 from bot.index.resolve import is_member
 from bot.index.store import IndexStore
 from bot.index.uses import module_stem

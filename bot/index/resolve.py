@@ -29,12 +29,13 @@ from bot.index.dispatch import through_interface
 from bot.index.languages import CONTAINER_KINDS, family, language_for
 from bot.index.modules import Modules
 from bot.index.parse import LOCAL
+from bot.index.resolve_es import module_private, type_fits
 from bot.index.resolve_go import promoted, read_results, receiver_type, test_visible
 from bot.index.resolve_java import import_match, java_imported, java_refers
 from bot.index.resolve_java_inherit import inherited
 from bot.index.resolve_rust import reexported, rust_imported, rust_module, rust_refers
 from bot.index.resolve_script import LANGUAGES as SUBCLASSED
-from bot.index.resolve_script import inherited_through
+from bot.index.resolve_script import inherited_through, overridden_through, through_super
 from bot.index.strength import MAYBE, NO, YES
 from bot.index.uses import FileUses, Use, module_stem
 from bot.store.index.model import Located
@@ -68,6 +69,8 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
     the name (lib.rs's `pub use crate::error::Error`) is followed there."""
     if use.binding or family(where.language) != family(language_for(target.path)):
         return NO  # a binding; a webpack config's `resolve` is no Rust function's caller
+    if not type_fits(use, where, target):
+        return NO  # a TypeScript type name means a type, a value name a value (bot/index/resolve_es.py)
     if where.language == "go":
         if not test_visible(where.path, target.path):
             return NO  # what a _test.go file defines only its package's tests see
@@ -77,6 +80,8 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
     if bound is not None and (bound or not is_member(target)):
         d = target.definition
         return YES if (target.path, d.name) in bound and d.scope in _MODULE_SCOPES else NO
+    if bound is None and modules is not None and module_private(use, where, target, modules):
+        return NO  # another module's own name, which this file does not import (bot/index/resolve_es.py)
     if where.language == "java":
         strength = java_refers(use, where, target, rivals)
         if strength != YES and modules is not None and inherited(use, where, target, modules):
@@ -89,6 +94,9 @@ def refers(use: Use, where: FileUses, target: Located, rivals: list[Located], mo
             else strength
     if use.qualifier is None:
         return _bare(use, where, target)
+    if modules is not None and where.language in SUBCLASSED and is_member(target) \
+            and re.sub(r"\(\s*\)$", "", use.qualifier.strip()) == "super":  # `super().setup()`, `super.init()`
+        return YES if through_super(use, where, target, modules) else NO
     strength = _qualified(use, where, target, rivals)
     if strength == NO and modules is not None and is_member(target):
         return _through_declared_type(use, where, target, rivals, modules)
@@ -105,6 +113,8 @@ def _through_declared_type(use: Use, where: FileUses, target: Located, rivals: l
         return MAYBE  # `c.JSON()`, c of an interface declaring JSON (bot/index/dispatch.py)
     if where.language in SUBCLASSED and inherited_through(use, where, target, modules):
         return YES  # `s.parse()`, s of a class extending parse's (bot/index/resolve_script.py)
+    if where.language in SUBCLASSED and overridden_through(use, where, target, modules):
+        return MAYBE  # `p.type.complete()`, type a ParamType: a subclass's override may run
     return NO
 
 
@@ -118,12 +128,12 @@ def imported_paths(where: FileUses, uses: list[Use]) -> list[Use]:
 
 def _bare(use: Use, where: FileUses, target: Located) -> int:
     language, same_file = where.language, where.path == target.path
-    if is_member(target):
+    if is_member(target) and not (same_file and _in_function(where, target)):
         # Bare, a member is only reached from inside its class (C#, Kotlin, C++; Java's own rules
         # are bot/index/resolve_java.py's).
         return YES if language in ("csharp", "kotlin", "cpp") and same_file else NO
-    if use.local or not _visible(use, where, target):
-        return NO
+    if use.local and not (same_file and use.declared == target.definition.start) or not _visible(use, where, target):
+        return NO  # a parameter or a local of that name (unless the local is the target: `const f = () => …`)
     if target.definition.kind == "macro":
         return YES  # a Rust macro_rules! or a C macro is seen everywhere after it is defined
     if same_file:
@@ -139,6 +149,16 @@ def _bare(use: Use, where: FileUses, target: Located) -> int:
     # Not imported, and no parameter or local of that name: a builtin, a star import, a global of
     # the script, a name of the C translation unit... a guess, not a fact.
     return MAYBE
+
+
+def _in_function(where: FileUses, target: Located) -> bool:
+    """A script's function inside a function or a constant (`const Thing = make((inst) => { const
+    build = … })`), not a class: a local function, used bare, whatever its holder is called."""
+    d = target.definition
+    owner = d.scope.split(".")[-1]
+    return where.language in _SCRIPT and d.kind == "function" and any(
+        p.name == owner and p.kind not in CONTAINER_KINDS and p.start <= d.start and d.end <= p.end
+        for p in where.definitions)
 
 
 def _visible(use: Use, where: FileUses, target: Located) -> bool:

@@ -118,9 +118,12 @@ def retrieve(store: IndexStore, changes: Sequence[ChangedFile], budget: int,
     files = Files(store, changes)
     # Definitions and callers take turns (three definitions, then a caller), so that a change
     # using many names still gets the callers of what it changed within the budget (and the other
-    # way round).
+    # way round). What only tests and examples use (the code under test) comes after the callers:
+    # a change to many tests would otherwise spend the budget on it before its callers.
     definitions = find_definitions(files, changes, store, settings)
-    candidates = _alternate(definitions, find_callers(files, changes, store, settings))
+    by_code = [d for d in definitions if not d.asked_by_test]
+    candidates = _alternate(by_code, find_callers(files, changes, store, settings))
+    candidates += [d for d in definitions if d.asked_by_test]
     words: dict[str, str] = {}
     for change in changes:
         where = files.uses(change.path) if change.head_text is not None else None

@@ -18,11 +18,13 @@ from bot.index.bindings import Bindings, read_bindings, rust_paths
 from bot.index.go_types import RESULTS, go_variables
 from bot.index.languages import CONTAINER_KINDS, DEFINITIONS, IMPORT_NODES, QUALIFIER_TOKENS
 from bot.index.parse import definition_entries, grammar, parse_tree, scoped, text_of
+from bot.index.signatures import local_types, member_types, parameter_names, parameter_types
 from bot.store.index.model import Definition
 
 _CALLS = frozenset({"call_expression", "call", "method_invocation", "new_expression", "object_creation_expression",
                     "macro_invocation"})
 _RE_EXPORTS = frozenset({"export_clause", "export_specifier"})
+_DECLARING = frozenset({"javascript", "typescript", "tsx", "python"})  # whose locals' types types_at reads
 _KEYS = {"keyword_argument": "name", "pair": "key", "field_initializer": "field", "named_argument": "name",
          "property_signature": "name"}
 _NAMED = frozenset({t for kinds in DEFINITIONS.values() for t in kinds} | {"function_expression", "class"})
@@ -38,6 +40,8 @@ class Use:
     qualifies: bool  # is itself the qualifier of a name (`Util` in `Util.checkArgument`)
     arguments: int | None  # how many arguments it is called with; None: not called
     path: bool = False  # qualified by `::` (Rust's `Self::new`, `crate::x`), not by `.` (`self.x`)
+    typed: bool = False  # a TypeScript type's name (`x: Atom<V>`, `ns.Options`): it means a type, never a value
+    declared: int = -1  # local: the line of the declaration that binds it (0: a parameter)
 
 
 @dataclass
@@ -77,64 +81,17 @@ class FileUses:
                     types[d.name] = found.group(1).split(".")[-1]
         if self.language == "go":  # its locals and the package's variables (bot/index/go_types.py)
             types.update(go_variables(self.lines, self.definitions, holder, line, self.memo.get(RESULTS, {})))
+        if self.language in _DECLARING:  # its class's attributes, then the function's own locals
+            types.update(member_types(self.language, self._class_lines(owner)))
         types.update(parameter_types(self.language, holder.signature))
+        if self.language in _DECLARING:
+            types.update(local_types(self.language, self.lines[holder.start:line - 1]))
         return types
 
-
-_PARAMETERS = {
-    "python": re.compile(r"(\w+)\s*:\s*['\"]?([\w.]+)"),
-    "typescript": re.compile(r"(\w+)\??\s*:\s*([\w.]+)"),
-    "go": re.compile(r"(\w+)\s+\*?(?:\[\])?\*?([\w.]+)\s*[,)]"),
-    "rust": re.compile(r"(\w+)\s*:\s*&?(?:'\w+\s+)?(?:mut\s+)?(?:(?:impl|dyn)\s+)?((?:\w+::)*\w+)"),
-}
-_JAVA_PARAMETER = re.compile(r"([\w.]+)(?:<[^()]*?>)?(?:\[\])*\s+(\w+)\s*[,)]")
-
-
-def parameter_types(language: str, signature: str) -> dict[str, str]:
-    """Parameters' declared types in a signature (`cmd *cobra.Command` → cmd: Command); not those
-    of a parameter's own function type (`step func(w io.Writer) bool`: w is not the function's)."""
-    inner = _outer_lists(signature[signature.find("("):] if "(" in signature else "")
-    if language == "java":
-        return {name: kind.split(".")[-1] for kind, name in _JAVA_PARAMETER.findall(inner)}
-    pattern = _PARAMETERS.get("typescript" if language in ("tsx", "javascript") else language)
-    if pattern is None:
-        return {}
-    return {name: re.split(r"\.|::", kind)[-1] for name, kind in pattern.findall(inner)}
-
-
-def _outer_lists(text: str) -> str:
-    """`text` without what parentheses inside parentheses hold: the signature's own parameter
-    lists (and a Go receiver's), not a function type's."""
-    out, depth = [], 0
-    for char in text:
-        depth += char == "("
-        if depth <= 1:
-            out.append(char)
-        depth -= char == ")" and depth > 0
-    return "".join(out)
-
-
-def parameter_names(language: str, signature: str) -> set[str]:
-    """The names a signature's parameters bind (`def f(self, echo: bool)` → self, echo)."""
-    chunks: list[str] = []
-    for inner in re.findall(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)", signature):  # each parameter list
-        depth, current = 0, ""
-        for char in inner:
-            if char == "," and depth == 0:
-                chunks.append(current)
-                current = ""
-                continue
-            depth += 1 if char in "<([{" else -1 if char in ">)]}" else 0
-            current += char
-        chunks.append(current)
-    names = set()
-    for chunk in chunks:
-        words = re.findall(r"[A-Za-z_$][\w$]*", re.split(r"=|:(?!:)", chunk)[0] if language != "go" else chunk)
-        words = [w for w in words if w not in ("mut", "const", "final", "readonly", "public", "private", "ref")]
-        if not words:
-            continue
-        names.add(words[-1] if language in ("java", "csharp", "c", "cpp") else words[0])
-    return names
+    def _class_lines(self, owner: str) -> list[str]:
+        """The lines of the class `owner` (where its attributes are declared)."""
+        found = next((d for d in self.definitions if d.name == owner and d.kind == "class"), None)
+        return self.lines[found.start - 1:found.end] if found is not None else []
 
 
 def read_uses(path: str, text: str, names: set[str] | None = None, lines: set[int] | None = None) -> FileUses | None:
@@ -174,9 +131,11 @@ def _use(node: Node, word: str, own: bool, language: str, text: list[str], scope
     after = node.next_sibling
     qualifies = after is not None and after.type in QUALIFIER_TOKENS
     line = node.start_point[0] + 1
-    local = qualifier is None and _local(node, word, language, text, scopes)
+    declared = _local(node, word, language, text, scopes) if qualifier is None else None
     path = qualifier is not None and before is not None and before.type == "::"
-    return Use(word, line, qualifier, own or _binds(node), local, qualifies, _arguments(node), path)
+    typed = node.type == "type_identifier" and language in ("typescript", "tsx")
+    return Use(word, line, qualifier, own or _binds(node), declared is not None, qualifies, _arguments(node), path,
+               typed, -1 if declared is None else declared)
 
 
 def _macro_path(separator: Node) -> str:
@@ -210,19 +169,21 @@ _DECLARED = re.compile(r"^\s*(?:(?:let|const|var|mut)\s+)*([A-Za-z_$][\w$]*)\s*(
                        r"|^\s*([A-Za-z_$][\w$]*)\s*,[^=]*:=")
 
 
-def _local(node: Node, word: str, language: str, text: list[str], scopes: dict[int, dict[str, int]]) -> bool:
-    """Whether a function around a bare use binds its name: a parameter (`def getchar(echo)`,
-    `function (req, res)`), or a local declared before the use (`var res = this.res`, `x := …`)."""
+def _local(node: Node, word: str, language: str, text: list[str], scopes: dict[int, dict[str, int]]) -> int | None:
+    """The line where the innermost function around a bare use that binds its name binds it: a
+    parameter (`def getchar(echo)`, `function (req, res)`: 0), or a local declared before the use
+    (`var res = this.res`, `x := …`: its line); None: no function around it binds it."""
     line = node.start_point[0] + 1
     current = node.parent
     while current is not None:
         if current.type in _FUNCTIONS:
             if current.start_byte not in scopes:
                 scopes[current.start_byte] = _bound(current, language, text)
-            if scopes[current.start_byte].get(word, line + 1) <= line:
-                return True
+            declared = scopes[current.start_byte].get(word, line + 1)
+            if declared <= line:
+                return declared
         current = current.parent
-    return False
+    return None
 
 
 def _bound(function: Node, language: str, text: list[str]) -> dict[str, int]:
@@ -264,6 +225,9 @@ def _binds(node: Node) -> bool:
         return True  # `function send(...)` of `res.send = function send`: a name, not a use
     if parent is not None and parent.type == "function_declarator":
         return True  # a C prototype: `int compute_total(const int *items, int n);`
+    if parent is not None and parent.type in ("required_parameter", "optional_parameter") \
+            and parent.child_by_field_name("pattern") == node:
+        return True  # a TypeScript parameter's name, of a function or of a function type (`(atom: A) => void`)
     current: Node | None = parent
     for _ in range(8):
         if current is None:

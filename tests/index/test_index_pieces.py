@@ -11,14 +11,24 @@ BASE = {
     "recovery.py": "def handle(error):\n    return 500\n\n\n"
                    "def recover(out, handler=None):\n    if handler is not None:\n        return handler\n"
                    "    return handle\n",
-    "test_recovery.py": "def test_nothing():\n    assert True\n",
+    "cli.py": "def main():\n    return None\n",
 }
 
 
 def test_a_caller_that_is_also_a_used_definition_keeps_a_caller_piece_at_its_use(capsys, tmp_path: Path) -> None:
     head = {"recovery.py": BASE["recovery.py"].replace("return 500", "print(error)\n    return 500"),
-            "test_recovery.py": "from recovery import recover\n\n\ndef test_recover():\n"
-                                "    assert recover(None) is not None\n"}
+            "cli.py": "from recovery import recover\n\n\ndef main():\n    return recover(None)\n"}
     context = context_of(capsys, tmp_path, BASE, head)
     pieces = {(c["kind"], c["path"], c["startLine"], c["endLine"]) for c in context if c["path"] == "recovery.py"}
     assert pieces == {("definition", "recovery.py", 6, 9), ("caller", "recovery.py", 9, 9)}
+
+
+def test_what_only_tests_use_comes_after_the_callers_of_what_changed(capsys, tmp_path: Path) -> None:
+    code = "def parse(text):\n    return text.split()\n"
+    tests = ("from app import parse\n\n\ndef words(text):\n    return parse(text)\n\n\n"
+             "def test_words():\n    assert words('a b') == ['a', 'b']\n")
+    base = {"app.py": code, "tests/test_app.py": tests}
+    head = {"tests/test_app.py": tests.replace("return parse(text)", "return list(parse(text))")}
+    context = context_of(capsys, tmp_path, base, head)
+    kinds = [(c["kind"], c["path"]) for c in context if c["kind"] != "related"]
+    assert kinds == [("caller", "tests/test_app.py"), ("definition", "app.py")]
