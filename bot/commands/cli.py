@@ -15,7 +15,6 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 
 from bot.commands.parsers import Formatter, Parser, evaluation, offline, remote, server
 
@@ -53,16 +52,29 @@ Run `reviewer COMMAND --help` for a command's options."""
 
 def version() -> str:
     """The installed distribution's version (pyproject.toml); running from a bare checkout, unknown."""
+    from importlib import metadata  # 30 ms of imports that only --version and `review` need
+
     try:
         return metadata.version("reviewer")
     except metadata.PackageNotFoundError:
         return "unknown (not installed)"
 
 
+class _Version(argparse.Action):
+    """`--version`, as argparse's own prints it, but reading the version only when asked: every
+    command's process starts without the metadata's imports."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None):
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"reviewer {version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="reviewer", description=DESCRIPTION, epilog=EPILOG, formatter_class=Formatter)
-    parser.add_argument("--version", action="version", version=f"reviewer {version()}",
-                        help="print the version and exit")
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND",
                                 title="commands")
     offline.validate(sub)

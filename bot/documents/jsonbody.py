@@ -142,9 +142,13 @@ def _pointer(entry: _Entry | None) -> str:
 
 
 def _check(value: Any) -> None:
-    """The first value past a bound, in document order, without recursion. This runs on every
-    webhook body, so it only looks at each value's type and builds a pointer only when it fails.
+    """The first value past a bound, in document order. This runs on every webhook body, so a
+    first pass (`_within`) only asks whether anything breaks a bound; only a document that does
+    is walked again, without recursion, to find the first such value and build its pointer.
     A container at MAX_DEPTH that holds anything is the crossing, whatever it holds."""
+    cls = type(value)
+    if (cls is dict or cls is list) and _within(value, 0):
+        return
     stack: list[_Entry] = [(value, 0, None, None)] if _visited(value) else []
     while stack:
         entry = stack.pop()
@@ -159,6 +163,25 @@ def _check(value: Any) -> None:
         stack.extend(reversed([(child, depth + 1, entry, key) for key, child in items  # _visited(), inlined
                                if (t := type(child)) is dict or t is list or t is _LongInteger
                                or (t is int and not -_BIG < child < _BIG)]))
+
+
+def _within(node: dict | list, depth: int) -> bool:
+    """Whether no value under the container at `depth` breaks a bound. Several times faster than
+    the walk of `_check` (no entry per container, no stack): its recursion is bounded by MAX_DEPTH,
+    as a container at that depth fails if it holds anything."""
+    if depth == MAX_DEPTH:
+        return not node
+    for child in node.values() if type(node) is dict else node:
+        cls = type(child)
+        if cls is dict or cls is list:
+            if not _within(child, depth + 1):
+                return False
+        elif cls is int:
+            if not -_BIG < child < _BIG:
+                return False
+        elif cls is _LongInteger:
+            return False
+    return True
 
 
 def _visited(value: Any) -> bool:

@@ -33,6 +33,7 @@ from ruamel.yaml.events import (
 )
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.resolver import VersionedResolver
+from ruamel.yaml.tag import Tag
 
 from bot.documents.diagnostics import Diagnostic
 from bot.documents.pointers import join_pointer
@@ -43,10 +44,30 @@ class _Yaml12Resolver(VersionedResolver):
     with the C loader). Fixed here because the base class looks the version up on its loader
     for every scalar, by two failing attribute lookups: a quarter of the loading time."""
 
+    _resolvers_12: Any  # see versioned_resolver
+
     @property
     def processing_version(self) -> tuple[int, int]:
         return (1, 2)
 
+    @property
+    def versioned_resolver(self) -> Any:
+        """YAML 1.2's resolvers, looked up once: the base class finds them again twice a scalar."""
+        try:
+            return self._resolvers_12
+        except AttributeError:
+            self._resolvers_12 = super().versioned_resolver
+            return self._resolvers_12
+
+    def shared(self, kind: Any, value: Any, implicit: Any) -> Tag:
+        """The resolved tag, one Tag object per tag name: ruamel makes a new one for each node,
+        which decodes its name again at the node's first `.tag` (yamldoc reads every node's)."""
+        tag = self.resolve(kind, value, implicit)
+        return _RESOLVED_TAGS.setdefault(tag.suffix, tag)
+
+
+# The tags implicit resolution gives, by name (a few: YAML 1.2's core schema), shared by every node.
+_RESOLVED_TAGS: dict[str, Tag] = {}
 
 CORE = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT = CORE + "str", CORE + "int", CORE + "float"
@@ -94,7 +115,7 @@ class _Composer:
 
     def __init__(self, max_depth: int) -> None:
         self.max_depth = max_depth
-        self.resolve = _Yaml12Resolver().resolve
+        self.resolve = _Yaml12Resolver().shared
         self.open: list[Node] = []
         self.pending: list[Node | None] = []  # per open collection: a mapping's key awaiting its value
         self.anchors: dict[str, Node] = {}

@@ -22,6 +22,7 @@ from __future__ import annotations
 import gc
 import logging
 import re
+import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -46,9 +47,25 @@ CACHE_SIZE = 1024
 # celpy logs every evaluation error at ERROR level; we report them ourselves, with their rule.
 logging.getLogger("celpy").setLevel(logging.CRITICAL)
 
-_ENV = celpy.Environment(runner_class=celpy.CompiledRunner)
+# celpy's Environment sets the process's recursion limit to 2500 (CEL's minimums need it). It is
+# set here, at import, as when the Environment was made at import: the limit does not change later,
+# at the first expression parsed, under whatever runs then (a Hypothesis test notices).
+sys.setrecursionlimit(2500)
+_ENVIRONMENT: list[celpy.Environment] = []  # made at the first parse (see _env)
+_MAKING = threading.Lock()
 _EVALUATING = threading.Lock()
 _TRANSPILING = threading.Lock()  # the transpiler writes into the cached, shared parse tree
+
+
+def _env() -> celpy.Environment:
+    """The process's one celpy Environment, made at the first expression parsed, not at import:
+    building celpy's parser takes 0.12 CPU-seconds, which a process that never reads an expression
+    (most commands, `doctor`, a server refusing its settings) no longer pays."""
+    if not _ENVIRONMENT:
+        with _MAKING:
+            if not _ENVIRONMENT:
+                _ENVIRONMENT.append(celpy.Environment(runner_class=celpy.CompiledRunner))
+    return _ENVIRONMENT[0]
 
 
 class CelCompileError(ValueError):
@@ -122,7 +139,7 @@ def compile_expression(text: str) -> CompiledExpression:
     checked = check_expression(text)
     try:
         with _TRANSPILING:
-            runner = _ENV.program(checked.tree)
+            runner = _env().program(checked.tree)
     except (RecursionError, SyntaxError, MemoryError):  # Python's own nesting limits, past ours
         raise CelCompileError("cel-too-complex", "nested too deeply to compile") from None
     except (ValueError, TypeError) as error:  # celpy's transpiler refused it
@@ -132,7 +149,7 @@ def compile_expression(text: str) -> CompiledExpression:
 
 def _parse(text: str) -> lark.Tree:
     try:
-        tree = _ENV.compile(text)
+        tree = _env().compile(text)
     except celpy.CELParseError as error:
         cause = error.__context__
         raise CelCompileError("cel-syntax", _syntax_message(cause, text), error.line or 1, error.column or 1) from None

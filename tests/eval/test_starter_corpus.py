@@ -6,6 +6,7 @@ precision and noise, bugs inside real changes, several files."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -26,12 +27,14 @@ from eval_audit import problems  # noqa: E402
 LANGUAGES = ("python", "go", "rust", "javascript", "typescript", "java")
 
 
+@functools.cache  # read once per process: every xdist worker collects the cases, and each test reads them
 def cases():
     corpus, errors = load_corpus((CORPUS / "corpus.yaml").read_text(), str(CORPUS / "corpus.yaml"))
     assert errors == [] and corpus is not None
     return corpus.cases
 
 
+@functools.cache
 def audits() -> dict:
     return {a["id"]: a for a in json.loads((CORPUS / "audit.json").read_text())["cases"]}
 

@@ -26,10 +26,20 @@ def plain_sleeps(loop: ast.While) -> list[int]:
     return found
 
 
+def may_offend(text: str) -> bool:
+    """Whether a module's text holds all that an offending loop is spelled with (`while`,
+    `Exception`, `asyncio` and `sleep`). Only those are parsed (6 of 409 modules today): the check
+    finds exactly what parsing every module would, without 0.9 CPU-seconds of parsing."""
+    return all(word in text for word in ("while", "Exception", "asyncio", "sleep"))
+
+
 def test_no_surviving_loop_pauses_with_a_plain_sleep() -> None:
     offenders = []
     for path in sorted(BOT.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if not may_offend(text):
+            continue
+        tree = ast.parse(text)
         for loop in (n for n in ast.walk(tree) if isinstance(n, ast.While)):
             if catches_exception(loop):
                 offenders += [f"{path.relative_to(BOT.parent)}:{line}" for line in plain_sleeps(loop)]
@@ -37,6 +47,7 @@ def test_no_surviving_loop_pauses_with_a_plain_sleep() -> None:
 
 
 def test_the_check_finds_a_plain_sleep_in_such_a_loop() -> None:
-    loop = ast.parse("while True:\n    try:\n        f()\n    except Exception:\n        pass\n"
-                     "    await asyncio.sleep(5)\n", mode="exec").body[0]
+    source = "while True:\n    try:\n        f()\n    except Exception:\n        pass\n    await asyncio.sleep(5)\n"
+    loop = ast.parse(source, mode="exec").body[0]
     assert isinstance(loop, ast.While) and catches_exception(loop) and plain_sleeps(loop) == [6]
+    assert may_offend(source)

@@ -26,8 +26,6 @@ from urllib.parse import parse_qs, unquote_plus, urlencode, urlsplit
 
 import aiohttp
 import jwt
-import oidc_provider_mock
-import werkzeug.serving
 from aiohttp import web
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -41,7 +39,12 @@ CLIENT_SECRET = "client-secret-value-0123456789"
 
 @contextmanager
 def real_provider() -> Iterator[str]:
-    """oidc-provider-mock on 127.0.0.1 in a thread; yields its issuer URL."""
+    """oidc-provider-mock on 127.0.0.1 in a thread; yields its issuer URL. Imported here, by the
+    few tests that use it: Flask and Authlib's imports (0.3 CPU-s) were paid by every xdist
+    worker, as some forty test modules import this one."""
+    import oidc_provider_mock
+    import werkzeug.serving
+
     server = werkzeug.serving.make_server("127.0.0.1", 0, oidc_provider_mock.app(require_nonce=True), threaded=True)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import datetime
 import functools
+import hashlib
 import html
 import os
 import re
@@ -98,6 +99,7 @@ class SamlIdP:
     digest_alg: str = DIGEST_SHA256
     authn_instant: float | None = None  # seconds since the epoch; None: now
     _dir: str = ""
+    _servers: dict[tuple, IdPServer] = field(default_factory=dict, repr=False)  # see _server
 
     @property
     def entity_id(self) -> str:
@@ -117,10 +119,24 @@ class SamlIdP:
         return str(path)
 
     def _server(self) -> IdPServer:
+        """pysaml2's IdP as the double is now configured, made once for each configuration (its key
+        pair, URL, the SP metadata it trusts, whether it wants signed requests): making one loads
+        and checks its RSA key and reads the metadata, about 50 ms of CPU, and one sign-in asks
+        for it several times. The answers are unchanged: they depend on nothing it keeps between
+        requests (the NameID is always given), and the signing algorithms are set at each use."""
         pair = self.forger or self.pair
+        key = (pair, self.url, self._dir, self.sp_metadata, self.want_signed_requests)
+        server = self._servers.get(key)
+        if server is None:
+            server = self._servers[key] = self._new_server(pair)
+        server.signing_algorithm, server.digest_algorithm = self.sign_alg, self.digest_alg  # (config's are unread)
+        return server
+
+    def _new_server(self, pair: KeyPairFiles) -> IdPServer:
+        name = hashlib.sha256(pair.key_pem.encode()).hexdigest()[:16]  # a forger's files beside the IdP's own
         config = {
             "entityid": self.entity_id,
-            "key_file": self._file("idp.key", pair.key_pem), "cert_file": self._file("idp.crt", pair.cert_pem),
+            "key_file": self._file(f"{name}.key", pair.key_pem), "cert_file": self._file(f"{name}.crt", pair.cert_pem),
             "metadata": {"inline": [self.sp_metadata]} if self.sp_metadata else {},
             "accepted_time_diff": 60,
             "service": {"idp": {
@@ -134,9 +150,7 @@ class SamlIdP:
         }
         idp_config = IdPConfig()
         idp_config.load(config)
-        server = IdPServer(config=idp_config)
-        server.signing_algorithm, server.digest_algorithm = self.sign_alg, self.digest_alg  # (config's are unread)
-        return server
+        return IdPServer(config=idp_config)
 
     async def sso(self, request: web.Request) -> web.Response:
         if request.method == "POST":
