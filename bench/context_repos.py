@@ -70,7 +70,10 @@ pmndrs/jotai, JavaScript axios/axios, Python Textualize/rich, Go sirupsen/logrus
 Rust seanmonstar/reqwest, Java google/gson. No held-out role: their misses are
 read while retrieval is developed. Their cases (four each) were picked by bench/context_pick.py's
 rule before retrieval was run on them, and their truth reviewed by bench/context_truth.py's rules
-only; they are shown on a row of their own (ADDED below).
+only; they are shown on a row of their own (ADDED below). A fifth batch, added 2026-12-07 for
+type-heavy TypeScript (types named in annotations, generic arguments and `extends` clauses, defined
+as aliases and interfaces and reached through `import type` and barrels): ReactiveX/rxjs and
+mobxjs/mobx, their cases picked by the same rule, with our own edits of such code beside them.
 
 The repositories are not in this repository: fetch them (github:owner/name) or clone them under a
 directory given by `--repos DIR` or REVIEWER_BENCH_REPOS (bench/context_data.py says where it
@@ -122,6 +125,7 @@ ADDED = {
     "fourth batch of development repositories": frozenset({
         "vercel/swr", "pmndrs/jotai", "axios/axios", "Textualize/rich", "sirupsen/logrus", "spf13/viper",
         "seanmonstar/reqwest", "google/gson"}),
+    "fifth batch of development repositories": frozenset({"ReactiveX/rxjs", "mobxjs/mobx"}),
 }
 
 # --- the worker: one checkout's code, run in a subprocess --------------------------------------

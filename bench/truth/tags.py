@@ -29,7 +29,9 @@ def tags_of(root: Path, paths: list[str]) -> list[Tag]:
             stripped[path] = strip_file("\n".join(texts[path]), language(path))
         return stripped[path]
     found: dict[tuple[str, int, str], Tag] = {}
-    for row in out.splitlines():
+    for row in out.split("\n"):  # not splitlines(): a pattern may hold U+2028 or a form feed
+        if not row:
+            continue
         tag = json.loads(row)
         path, name, kind = tag["path"], tag["name"], tag["kind"]
         lang = language(path)

@@ -260,3 +260,26 @@ def rust_paths(tree: str) -> list[str]:
         current += char
     parts.append(current)
     return [p for part in parts if part.strip() for p in rust_paths(head + part.strip())]
+
+
+_OPENS = re.compile(r"^\s*(?:import|export)\b")
+_CLOSES = re.compile(r"\bfrom\s*['\"]|\brequire\s*\(|^\s*import\s*['\"]")
+
+
+def statement_at(lines: list[str], line: int, most: int = 60) -> str:
+    """The text of the import or re-export statement that holds `line` (1-based), its lines joined,
+    when it is one written over several lines (`import {\\n  a,\\n  b,\\n} from './x'`); else the
+    line itself. A reader of one line of a name list cannot see the module it names."""
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    if _OPENS.match(text) or _CLOSES.search(text):
+        start = line if _OPENS.match(text) else next(
+            (n for n in range(line - 1, max(0, line - most), -1) if _OPENS.match(lines[n - 1])), None)
+    else:
+        start = next((n for n in range(line - 1, max(0, line - most), -1) if _OPENS.match(lines[n - 1])
+                      or not re.fullmatch(r"\s*(?:type\s+)?[\w$]*(?:\s+as\s+[\w$]+)?\s*,?\s*(?://.*)?", lines[n - 1])),
+                     None)
+        start = start if start is not None and _OPENS.match(lines[start - 1]) else None
+    if start is None:
+        return text
+    end = next((n for n in range(start, min(len(lines), start + most) + 1) if _CLOSES.search(lines[n - 1])), None)
+    return "\n".join(lines[start - 1:end]) if end is not None and end >= line else text

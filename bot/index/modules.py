@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from bot.index.bindings import DEFAULT, MODULE, Import, go_package_guess
+from bot.index.bindings import DEFAULT, MODULE, Import, go_package_guess, statement_at
 from bot.index.packages import Packages, candidates, read_packages
 from bot.index.parse import module_references
 from bot.index.resolve_rust import rust_aliases, rust_renamed
@@ -32,6 +32,7 @@ MODULE_SCOPES = frozenset({"", "exports", "module.exports"})
 _SCRIPT_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mts", ".mjs", ".cts", ".cjs", ".d.ts")
 _DEPTH = 6  # re-exports followed at most
 _PYTHON_BUILTINS = frozenset(dir(builtins))
+_REEXPORT = re.compile(r"\s*export\s+(?:type\s+)?\{")  # `export { a, b as c } from './x'`
 
 
 class Modules:
@@ -73,7 +74,7 @@ class Modules:
         if use.qualifier is None and where.language in SCRIPT and use.name in ("exports", "module"):
             return frozenset()  # CommonJS's own module object, in every file
         if use.qualifier is None:
-            found = where.bindings.imports.get(use.name)
+            found = where.bindings.imports.get(use.name) or self._reexported(use, where)
             if found is None and where.language == "python" and use.name in _PYTHON_BUILTINS \
                     and not where.bindings.star and not any(d.name == use.name for d in where.definitions):
                 return frozenset()  # a builtin neither imported nor defined here (`str`): no other file's
@@ -96,6 +97,18 @@ class Modules:
         found_all = {t for path in modules for t in self.exported(path, use.name)}
         return self._said(where, _definitions(found_all))
 
+    @staticmethod
+    def _reexported(use: Use, where: FileUses) -> Import | None:
+        """The name a re-export names on its own line (`export { die } from './errors'`): that
+        module's `die`, which the line gives out without binding it in the file."""
+        if where.language not in SCRIPT:
+            return None
+        line = statement_at(where.lines, use.line)
+        if not _REEXPORT.match(line):
+            return None
+        return next((i for i in where.bindings.exports.values() if i.source and i.name == use.name
+                     and i.source in line), None)
+
     def _said(self, where: FileUses, found: frozenset[Target]) -> frozenset[Target] | None:
         """Found nothing module-level: in Python, whose modules' names are their definitions and
         imports, the use is bound to none of the repository's functions (`os.environ.get`,
@@ -108,10 +121,10 @@ class Modules:
         the module system binds it to: the added line names that definition, used or not."""
         out = []
         for use in uses:
-            line = where.lines[use.line - 1] if use.line <= len(where.lines) else ""
-            found = where.bindings.imports.get(use.name)
+            line = statement_at(where.lines, use.line)  # `import {\n  a,\n} from './x'`: all of it
+            found = where.bindings.imports.get(use.name) or self._reexported(use, where)
             if use.binding and found is not None and found.source in line \
-                    and re.search(r"\bimport\b|\brequire\s*\(", line) \
+                    and re.search(r"\bimport\b|\brequire\s*\(|^\s*export\b", line) \
                     and not re.search(rf"(?<![\w$]){re.escape(use.name)}\s*(\bas\b|:)", line):  # not `x as y`, `{x: y}`
                 plain = replace(use, binding=False, local=False)
                 if self.bound(plain, where):

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from bot.index.bindings import DEFAULT, MODULE
+from bot.index.bindings import DEFAULT, MODULE, statement_at
 from bot.index.uses import FileUses, Use
 from bot.store.index.model import Located
 
@@ -42,7 +42,7 @@ _IMPORT = re.compile(r"\s*(?:import\b|export\s+(?:type\s+)?[{*])")  # `import â€
 
 def type_fits(use: Use, where: FileUses, target: Located) -> bool:
     """Whether a use in a type's place (or a value's) may mean the target's kind of definition."""
-    if where.language not in TYPED or use.binding or _IMPORT.match(where.lines[use.line - 1] if use.line else ""):
+    if where.language not in TYPED or use.binding or _IMPORT.match(statement_at(where.lines, use.line)):
         return True  # an import's name (`import { Atom } from './atom'`) may be a type's or a value's
     kind = target.definition.kind
     if use.typed:
