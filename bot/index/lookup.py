@@ -41,9 +41,12 @@ class Settings:
     max_definitions_per_name: int = 2  # when the files do not say which definition: guesses at most
     max_overloads: int = 3  # when they do and it has overloads: at most these (those whose arity fits first)
     ambiguous_name: int = 8  # a name defined in more files than this is too common to guess from
-    max_callers_per_name: int = 40
+    max_callers_per_name: int = 40  # callers found by a guess (the word, a likely receiver)
+    max_sure_callers_per_name: int = 120  # callers the files bind to the changed definition
+    callers_in_full: int = 12  # of one name's callers, these come whole (or windowed); the rest as call sites
     max_caller_files: int = 300  # files read for the callers of one change
     caller_window: int = 6  # lines either side of a use in a long caller
+    call_site_window: int = 1  # lines either side of the use, for a name's callers past callers_in_full
     max_related: int = 3
     max_piece_lines: int = 40
     related_window: int = 8  # lines either side of the first mention
@@ -358,9 +361,11 @@ def _ranked_callers(callers: list[_Caller], settings: Settings) -> list[Candidat
     for group in per_target.values():
         group.sort(key=lambda c: (is_test(c.path) and not is_test(c.target.path), c.strength != YES,
                                   distance(c.path, c.target.path), c.path, min(c.lines)))
-        for index, caller in enumerate(group[:settings.max_callers_per_name]):
+        for index, caller in enumerate(group):
+            if index >= (settings.max_sure_callers_per_name if caller.strength == YES else settings.max_callers_per_name):
+                continue
             tier = (is_test(caller.path) and not is_test(caller.target.path), caller.strength != YES)
-            ranked.append(((*tier, index), _window(caller, settings)))
+            ranked.append(((*tier, index), _window(caller, settings, brief=index >= settings.callers_in_full)))
     return [c for _, c in sorted(ranked, key=lambda item: item[0])]
 
 
@@ -376,11 +381,16 @@ def _between(where: FileUses, line: int) -> tuple[int, int]:
     return low, high
 
 
-def _window(caller: _Caller, settings: Settings) -> Candidate:
-    """A short caller whole; a long one from its first use, as far as the piece holds."""
+def _window(caller: _Caller, settings: Settings, brief: bool = False) -> Candidate:
+    """A short caller whole; a long one from its first use, as far as the piece holds. `brief`: a
+    name with many callers shows the rest as call sites (the use and a line either side), so that
+    a change to a function used everywhere still shows where it is used within the budget."""
     first, w = min(caller.lines), settings.caller_window
     holder, target = caller.holder, caller.target
-    if holder is not None and holder.end - holder.start < 2 * w + 4:
+    if brief:
+        low, high = (holder.start, holder.end) if holder is not None else caller.bounds
+        start, end = max(low, first - settings.call_site_window), min(high, first + settings.call_site_window)
+    elif holder is not None and holder.end - holder.start < 2 * w + 4:
         start, end = holder.start, holder.end
     elif holder is not None:
         start, end = max(holder.start, first - w), min(holder.end, max(caller.lines) + w)

@@ -32,3 +32,21 @@ def test_what_only_tests_use_comes_after_the_callers_of_what_changed(capsys, tmp
     context = context_of(capsys, tmp_path, base, head)
     kinds = [(c["kind"], c["path"]) for c in context if c["kind"] != "related"]
     assert kinds == [("caller", "tests/test_app.py"), ("definition", "app.py")]
+
+
+def test_a_function_used_everywhere_shows_every_caller_the_rest_as_call_sites(capsys, tmp_path: Path) -> None:
+    """Past the first dozen, a changed function's callers come as their call sites (the use and a
+    line either side): all fifty fit the budget, where whole windows would leave most out."""
+    body = "".join(f"    step_{n} = {n}\n" for n in range(10))
+    base = {"core.py": "def settle(amount):\n    return amount\n"}
+    for n in range(50):
+        base[f"shop/m{n:02}.py"] = (f"from core import settle\n\n\ndef pay_{n}(amount):\n{body}"
+                                    f"    total = settle(amount)\n{body}    return total\n")
+    head = {"core.py": base["core.py"].replace("return amount", "return round(amount, 2)")}
+    context = context_of(capsys, tmp_path, base, head)
+    callers = sorted((c["path"], c["startLine"], c["endLine"]) for c in context if c["kind"] == "caller")
+    assert [path for path, _, _ in callers] == [f"shop/m{n:02}.py" for n in range(50)]
+    call = 15  # `total = settle(amount)` in every module
+    assert all(start <= call <= end for _, start, end in callers)
+    spans = sorted(end - start + 1 for _, start, end in callers)
+    assert spans == [3] * 38 + [13] * 12
