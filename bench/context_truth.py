@@ -30,7 +30,9 @@ For each case:
   variable, field) that holds a touched line, innermost only; for each, every line of the
   repository that uses its name (`git grep -w`, at the head for changed files), other than the
   definition itself (for a method or field: only uses through a receiver, `x.name`/`X::name`,
-  or bare inside its Java class), mapped to its innermost enclosing named function: one truth item per calling
+  or bare inside its Java class; for a top-level name of a JavaScript or TypeScript module, a
+  file that imports, requires or exports anything, that does not export it: uses in its own file
+  only), mapped to its innermost enclosing named function: one truth item per calling
   function, however many uses it holds. A use outside any function (a module-level statement)
   is an item of its own line, except imports and re-exports (`import`, `require(`,
   `export … from`, `pub use`, `exports.x = x`): they are not callers. Calling functions in tests,

@@ -14,7 +14,7 @@ from context_data import change_of, git, is_secondary
 
 from truth.go import GO_PREDECLARED
 from truth.java import java_package, static_import
-from truth.javascript import Modules, js_functions
+from truth.javascript import Modules, js_functions, module_private
 from truth.model import (
     CHANGEABLE_KINDS,
     FUNCTION_KINDS,
@@ -273,6 +273,8 @@ def _callers(repo, case, change, touched, base_tags, head_tags, by_name, review,
         uses = _export_uses(target, modules, file_texts) if target.scope_kind == "export" \
             else _uses(repo, case, change, target, file_texts)
         word = rf"(?<![\w$]){re.escape(target.name)}(?![\w$])"
+        private = lang in ("javascript", "typescript") and target.scope_kind != "export" and module_private(
+            file_texts.get(target.path) or change.head_texts.get(target.path, ""), target)
         for path, number, text, code in uses:
             if target.scope_kind in ("function", "method", "member", "func") and (path != target.path or re.search(
                     rf"(\.|::)\s*{word}|{word}\s*:(?!:)", code)):
@@ -294,6 +296,8 @@ def _callers(repo, case, change, touched, base_tags, head_tags, by_name, review,
             top = caller is None
             start, end = (number, number) if top else (caller.line, caller.end)
             acceptable.append(["caller", path, start, end])
+            if path != target.path and private:
+                continue  # a module's own top-level name, not exported: another file's word is another thing
             if is_secondary(path) and not is_secondary(target.path):
                 continue
             if path in touched and any(start <= n <= end for n in touched[path]):

@@ -212,3 +212,23 @@ class Modules:
                 for name, (target, line) in self.bound(path).items():
                     if target == module:
                         yield path, name, line
+
+
+_MODULE_SYNTAX = re.compile(r"^\s*(import\b(?!\s*\()|export\b)|\brequire\s*\(|\bmodule\.exports\b|^\s*exports\.", re.M)
+_EXPORT_LISTS = re.compile(r"\bexport\s+(?:type\s+|default\s+)?\{[^}]*\}|\bmodule\.exports\s*=\s*\{[^}]*\}", re.S)
+
+
+def module_private(text: str, tag: Tag) -> bool:
+    """Whether a top-level definition of a JavaScript or TypeScript module (a file that imports,
+    requires or exports anything) is not exported: another file's word cannot mean it then, only
+    its own file's uses do. A script without module syntax shares its top-level names (globals)."""
+    if tag.scope or not _MODULE_SYNTAX.search(text):
+        return False
+    lines = text.split("\n")
+    if tag.line <= len(lines) and re.match(r"\s*(export|declare)\b", lines[tag.line - 1]):
+        return False
+    word = rf"(?<![\w$]){re.escape(tag.name)}(?![\w$])"
+    if any(re.search(word, block) for block in _EXPORT_LISTS.findall(text)):
+        return False  # export { name } / module.exports = { name }
+    exported = rf"\bexport\s+(default|=)\s*{word}|\bexports(\.[\w$]+)?\s*=\s*(?:[\w$.]+\s*=\s*)*{word}|\bexports\.{word}"
+    return re.search(exported, text) is None
