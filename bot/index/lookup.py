@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from bot.index.candidates import Candidate, ChangedFile, Settings
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
 from bot.index.modules import Modules
 from bot.index.paths import distance, is_built, is_test
@@ -24,45 +25,6 @@ from bot.index.uses import FileUses, Use, read_uses
 from bot.store.index.model import Definition, Located
 
 CALLABLE = frozenset({"function", "method", "constructor", "macro", "variable"})
-
-
-@dataclass(frozen=True, slots=True)
-class ChangedFile:
-    """One file of the change: its text at the head (None when deleted) and its changed lines."""
-
-    path: str
-    head_text: str | None
-    added: tuple[tuple[int, str], ...]  # (new-file line, text) of every added line
-    touched: tuple[int, ...]  # new-file lines added, or next to a removal
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    max_definitions_per_name: int = 2  # when the files do not say which definition: guesses at most
-    max_overloads: int = 3  # when they do and it has overloads: at most these (those whose arity fits first)
-    ambiguous_name: int = 8  # a name defined in more files than this is too common to guess from
-    max_callers_per_name: int = 40  # callers found by a guess (the word, a likely receiver)
-    max_sure_callers_per_name: int = 120  # callers the files bind to the changed definition
-    callers_in_full: int = 12  # of one name's callers, these come whole (or windowed); the rest as call sites
-    max_caller_files: int = 300  # files read for the callers of one change
-    caller_window: int = 6  # lines either side of a use in a long caller
-    call_site_window: int = 1  # lines either side of the use, for a name's callers past callers_in_full
-    max_related: int = 3
-    max_piece_lines: int = 40
-    related_window: int = 8  # lines either side of the first mention
-    max_search_words: int = 16
-
-
-@dataclass
-class Candidate:
-    path: str
-    start: int
-    end: int
-    symbol: str
-    kind: str
-    reason: str
-    anchor: int = 0  # the line that makes it one (a caller's first use of the target); 0: start
-    asked_by_test: bool = False  # a definition that only a test's or an example's lines use
 
 
 class Files:
@@ -401,5 +363,3 @@ def _window(caller: _Caller, settings: Settings, brief: bool = False) -> Candida
     return Candidate(caller.path, start, end, symbol, "caller",
                       f"uses {d.name}, whose definition changed at {target.path}:{caller.line}", first)
 
-
-DEFAULT_SETTINGS = Settings()

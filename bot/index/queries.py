@@ -17,16 +17,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.index.candidates import DEFAULT_SETTINGS, Candidate, ChangedFile
 from bot.index.languages import CONTAINER_KINDS, VALUE_KINDS
-from bot.index.lookup import (
-    CALLABLE,
-    DEFAULT_SETTINGS,
-    Candidate,
-    ChangedFile,
-    Files,
-    find_callers,
-    find_definitions,
-)
+from bot.index.lookup import CALLABLE, Files, find_callers, find_definitions
 from bot.index.paths import is_test
 from bot.index.resolve import is_member
 from bot.index.store import IndexStore

@@ -17,16 +17,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bot.index.lookup import (
-    CALLABLE,
-    DEFAULT_SETTINGS,
-    Candidate,
-    ChangedFile,
-    Files,
-    Settings,
-    find_callers,
-    find_definitions,
-)
+from bot.index.candidates import DEFAULT_SETTINGS, Candidate, ChangedFile, Settings
+from bot.index.lookup import CALLABLE, Files, find_callers, find_definitions
 from bot.index.store import IndexStore
 from bot.store.index.model import Piece
 
