@@ -59,6 +59,8 @@ class Reconciler:
     descriptors: DescriptorSource = field(default_factory=DescriptorSource)
     public_url: str | None = None
     clock: Callable[[], datetime] = _utc_now
+    rounds: int = field(default=0, init=False)  # background rounds ended so far: what a wait on "the
+    # next rounds saw this" counts (a test proving that no round rewrites a status)
 
     async def fetched(self, kind: ConnectorKind, doc: dict) -> dict[str, Fetched]:
         """What a write is checked with: its SAML descriptors, fetched afresh (before the store's
@@ -125,6 +127,7 @@ class Reconciler:
                     log.warning("connector reconcile round failed (%s); retrying every %gs",
                                 exc.__class__.__name__, check_every, exc_info=True)
                 failing = True
+            self.rounds += 1
             await pause(check_every)
 
 

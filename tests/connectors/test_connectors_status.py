@@ -6,16 +6,16 @@ could never come back to this server says so instead of "valid and ready"."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 import aiohttp
 import pytest
+from aiohttp import web
 
 from bot.documents.pointers import human_pointer
-from bot.server.app import make_app
+from bot.server.app import RECONCILER, make_app
 from tests.support.connectors_support import saml_doc, write_secret
 from tests.support.console_support import serving
 from tests.support.oidc_support import (
@@ -32,7 +32,7 @@ OIDC_PATH = "/apis/resources.service.dev/v3/oidcconnectors"
 SAML_PATH = "/apis/resources.service.dev/v2/samlconnectors"
 AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 PUBLIC = "https://reviewer.example.test"
-RELOAD = 0.05  # the admin file's watch, scaled down (REVIEWER_ADMIN_RELOAD_SECONDS); quiet windows are rounds of it
+RELOAD = 0.05  # the watch of the admin file, the secrets and the connectors, scaled down (REVIEWER_ADMIN_RELOAD_SECONDS)
 
 
 async def _put(http: aiohttp.ClientSession, base: str, path: str, doc: dict) -> dict:
@@ -99,6 +99,16 @@ async def test_a_secret_added_to_the_store_makes_the_connector_ready_without_a_p
         assert CLIENT_SECRET not in str(gone)
 
 
+async def _rounds_pass(*apps: web.Application, count: int = 10) -> None:
+    """Until every app's reconcile watch has ended `count` more rounds (each looks at the store and
+    the secrets, and reconciles again what moved)."""
+    targets = [(app[RECONCILER], app[RECONCILER].rounds + count) for app in apps]
+
+    async def passed() -> bool:
+        return all(reconciler.rounds >= target for reconciler, target in targets)
+    await wait_for(passed)
+
+
 async def test_processes_sharing_postgresql_write_a_moved_status_once(tmp_path, pg_url):
     """Two web processes (each its own watch, admin file and descriptor cache) on one store: the
     status moves once, and neither rewrites it afterwards."""
@@ -120,9 +130,9 @@ async def test_processes_sharing_postgresql_write_a_moved_status_once(tmp_path, 
         write_secret(str(secrets), "corp", "client-secret", CLIENT_SECRET)
         ready = await _until(http, two, OIDC_PATH, "corp", "True")
         assert int(ready["metadata"]["resourceVersion"]) == int(put["metadata"]["resourceVersion"]) + 1
-        await asyncio.sleep(10 * RELOAD)  # ten rounds of each process's watch, and a touch of the store
+        await _rounds_pass(first, second)  # rounds of each process's watch, then a touch of the store
         (secrets / "corp" / "client-secret").touch()
-        await asyncio.sleep(10 * RELOAD)
+        await _rounds_pass(first, second)
         for base in (one, two):
             again = await _get(http, base, OIDC_PATH, "corp")
             assert again["metadata"]["resourceVersion"] == ready["metadata"]["resourceVersion"]  # no rewrite
