@@ -159,7 +159,7 @@ async def test_the_fallback_model_answers_when_the_review_model_errs_times_out_o
     failures = {"HTTP 500": failing(500, "the GPU caught fire"),
                 "timeout": Reply(content='{"findings": []}', delay=5),
                 "unusable answer": Reply(content="Looks good to me!")}
-    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat, timeout=0.5) as world:
+    async with reviewing_app(tmp_path, github, github_app, app_private_key, chat, timeout=1.0) as world:
         for said, reply in failures.items():
             chat.answer(PRIMARY, reply)
             pr = config_pull(world, "feedback: detailed\n")

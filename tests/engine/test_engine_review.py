@@ -128,7 +128,7 @@ async def test_malformed_findings_are_counted_and_the_rest_posted(double, sessio
 async def test_the_fallback_model_answers_when_the_review_model_does_not(double, session, primary):
     double.answer("primary-model", primary)
     double.answer("fallback-model", findings(BUG))
-    outcome = await review(double, session, timeout=0.3)
+    outcome = await review(double, session, timeout=1.0)
     assert outcome.status == "completed" and outcome.fallback_used
     assert outcome.model == "local/fallback-model" and len(outcome.inline) == 1
     assert [a.model for a in outcome.attempts] == ["local/primary-model", "local/fallback-model"]
