@@ -16,6 +16,14 @@ SLOW := -m slow -n $(SLOW_JOBS) --dist loadfile --durations=15
 # The parts that compute run at a lower priority than the slow tests, whose waits are bounded: a
 # process test gets the CPU when it needs it, and the computing parts take what is left.
 LOW := nice -n 10
+# The tests' temporary files (git repositories, SQLite databases, indexes, PostgreSQL clusters: about
+# 560 MB a run of the ordinary tests) on a RAM-backed file system when the machine has one with 4 GB
+# free: on this disk every file the tests write, sync and remove is a write and a discard, and the
+# ordinary tests took 160 and 174 s of wall time against 137 and 148 s on /dev/shm, runs taken in
+# turns. Elsewhere TMPDIR is left as it is. TEST_TMPDIR= (empty) turns it off.
+TEST_TMPDIR ?= $(shell d=/dev/shm; [ -d $$d ] && [ -w $$d ] && \
+	[ "$$(df -Pk $$d 2>/dev/null | awk 'NR == 2 {print $$4}')" -gt 4000000 ] 2>/dev/null && echo $$d/reviewer-tests)
+TESTENV := $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR))
 # Every Python process of the tests caches its bytecode (the app's modules, the rewritten test
 # files), even where the environment says not to: each of the suite's ~100 interpreters would
 # otherwise compile them again.
@@ -57,10 +65,12 @@ check: install
 	$(LOW) $(VENV)/bin/lint-imports
 
 tests: install
-	$(LOW) $(PY) -m pytest $(PARALLEL)
+	$(if $(TEST_TMPDIR),@mkdir -p $(TEST_TMPDIR))
+	$(TESTENV) $(LOW) $(PY) -m pytest $(PARALLEL)
 
 tests-slow: install
-	$(PY) -m pytest $(SLOW)
+	$(if $(TEST_TMPDIR),@mkdir -p $(TEST_TMPDIR))
+	$(TESTENV) $(PY) -m pytest $(SLOW)
 
 # The fuzz layer (tests marked `fuzz`) with a large random budget instead of `make test`'s small
 # fixed one; failures are kept in .hypothesis/ and replayed first. FUZZ_EXAMPLES=N sets the budget.

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import gc
 import logging
 import os
+import sys
 import types
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
@@ -31,6 +33,24 @@ if TYPE_CHECKING:
 # tests/app, analyzers, auth and documents). Only this process: the app's own processes keep
 # Python's defaults.
 gc.set_threshold(10_000, 10, 10)
+
+
+def _leave_at_once() -> None:
+    """A pytest-xdist worker's last step: its results are with the controller, its output flushed;
+    what is left is the interpreter's teardown of a heap of every collected test and the app's
+    modules, 1 to 2 s a worker, during which the controller waits for it before it can print the
+    summary (about 3 s of every parallel run's wall time, 7 s on the whole suite)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(0)
+
+
+# Registered at the workers' start, so it runs after the handlers registered later (atexit runs
+# the last registered first): the suite's own clean-ups have all run when the process leaves.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    atexit.register(_leave_at_once)
 
 
 @pytest.fixture(scope="session")

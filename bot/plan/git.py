@@ -50,7 +50,10 @@ def _text(data: bytes) -> str:
 def check_repository(repo: str) -> None:
     if not os.path.isdir(repo):
         raise GitError(f"{repo}: no such directory")
-    git(repo, "rev-parse", "--git-dir")
+    try:
+        git(repo, "rev-parse", "--git-dir")
+    except GitError as exc:  # git's first line: below a mount point it adds one on the boundary it stopped at
+        raise GitError(str(exc).splitlines()[0]) from None
 
 
 def resolve(repo: str, ref: str) -> str:
