@@ -21,8 +21,10 @@ LOW := nice -n 10
 # free: on this disk every file the tests write, sync and remove is a write and a discard, and the
 # ordinary tests took 160 and 174 s of wall time against 137 and 148 s on /dev/shm, runs taken in
 # turns. Elsewhere TMPDIR is left as it is. TEST_TMPDIR= (empty) turns it off.
-TEST_TMPDIR ?= $(shell d=/dev/shm; [ -d $$d ] && [ -w $$d ] && \
+ifeq ($(origin TEST_TMPDIR),undefined)
+TEST_TMPDIR := $(shell d=/dev/shm; [ -d $$d ] && [ -w $$d ] && \
 	[ "$$(df -Pk $$d 2>/dev/null | awk 'NR == 2 {print $$4}')" -gt 4000000 ] 2>/dev/null && echo $$d/reviewer-tests)
+endif
 TESTENV := $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR))
 # Every Python process of the tests caches its bytecode (the app's modules, the rewritten test
 # files), even where the environment says not to: each of the suite's ~100 interpreters would
