@@ -39,7 +39,7 @@ def _leave_at_once() -> None:
     """A pytest-xdist worker's last step: its results are with the controller, its output flushed;
     what is left is the interpreter's teardown of a heap of every collected test and the app's
     modules, 1 to 2 s a worker, during which the controller waits for it before it can print the
-    summary (about 3 s of every parallel run's wall time, 7 s on the whole suite)."""
+    summary (3.2 s from the last test to the summary on tests/expr and tests/plan, 0.4 s without)."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
