@@ -67,9 +67,9 @@ async def test_postgresql_restarting_under_load_loses_nothing(world, app_private
 
 async def test_a_worker_keeps_taking_jobs_after_its_heartbeat_met_an_outage(world, app_private_key, pg_cluster):
     """A heartbeat PostgreSQL could not take is tried again, never the end of the worker: after an
-    outage longer than two heartbeats, the worker that lived through it runs the next delivery,
-    and its job of the time, still running a while after (DEAD_AND_SWEPT), is not taken for a dead
-    worker's."""
+    outage longer than two heartbeats (the beat waits on its pool through it), the worker that lived
+    through it runs the next delivery, and its job of the time, still running a while after
+    (DEAD_AND_SWEPT), is not taken for a dead worker's."""
     first, second = world.pull(), world.pull()
     url = pg_cluster.url
     held = world.github.delay(COMPARE, 90)  # the job waits on GitHub all through the outage
@@ -79,7 +79,9 @@ async def test_a_worker_keeps_taking_jobs_after_its_heartbeat_met_an_outage(worl
 
         await caught(held, timeout=30)
         await asyncio.to_thread(pg_cluster.stop, "immediate")
-        await asyncio.sleep(2.5 * TIMINGS.heartbeat)  # a heartbeat or two fail
+        # The outage's length, two and a half beats of the scaled timings (not a wait for an event): the
+        # heartbeat's query waits on its pool for a connection all through it, and beats again after.
+        await asyncio.sleep(2.5 * TIMINGS.heartbeat)
         await asyncio.to_thread(pg_cluster.start)
         await asyncio.sleep(DEAD_AND_SWEPT)  # were its heartbeat not beating again, its own sweep would retry the job
         held.release()
