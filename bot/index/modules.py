@@ -101,8 +101,8 @@ class Modules:
     def _reexported(use: Use, where: FileUses) -> Import | None:
         """The name a re-export names on its own line (`export { die } from './errors'`): that
         module's `die`, which the line gives out without binding it in the file."""
-        if where.language not in SCRIPT:
-            return None
+        if where.language not in SCRIPT or not where.bindings.exports:
+            return None  # most files re-export nothing: no statement to read back
         line = statement_at(where.lines, use.line)
         if not _REEXPORT.match(line):
             return None
