@@ -22,6 +22,7 @@ from tests.support.app_support import registered_app, started_github
 from tests.support.chat_double import ChatDouble
 from tests.support.github_double import App, GitHubDouble
 from tests.support.review_support import API_KEY, KEY_VAR
+from tests.support.sqlite_template import migrated_sqlite
 
 if TYPE_CHECKING:
     from tests.support.saml_support import SamlIdP
@@ -33,6 +34,12 @@ if TYPE_CHECKING:
 # tests/app, analyzers, auth and documents). Only this process: the app's own processes keep
 # Python's defaults.
 gc.set_threshold(10_000, 10, 10)
+
+# The tests talk to their doubles over plain HTTP on 127.0.0.1 and never to a TLS server, yet every
+# process that imports aiohttp's connector builds its verifying SSL context at once, reading the
+# system's certificate bundle: 87 ms of each worker's and each command run by a test (about 170 a
+# run), against 4 ms with no bundle to read. The test processes and their children read none.
+os.environ.setdefault("SSL_CERT_FILE", os.devnull)
 
 
 def _leave_at_once() -> None:
@@ -126,24 +133,23 @@ def pg_migrated_url(pg_migrated: postgres_support.Migrated) -> str:
     return pg_migrated.emptied()
 
 
-def _backend_url(request, tmp_path, postgres_fixture: str) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'reviewer.db'}"
-    return request.getfixturevalue(postgres_fixture)
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def database_url(request, tmp_path) -> str:
-    """Each storage test runs on both backends: one conformance suite. PostgreSQL's database comes
-    migrated and emptied (pg_migrated_url), as a store opened on a new database would make it."""
-    return _backend_url(request, tmp_path, "pg_migrated_url")
+    """Each storage test runs on both backends: one conformance suite. The database comes migrated
+    and emptied (pg_migrated_url; tests/support/sqlite_template.py), as a store opened on a new
+    database would make it."""
+    if request.param == "sqlite":
+        return migrated_sqlite(tmp_path / "reviewer.db")
+    return request.getfixturevalue("pg_migrated_url")
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def empty_database_url(request, tmp_path) -> str:
     """Both backends with nothing in the database, not even a schema's version: for the tests of
     migrations and of what a store makes on a database that has never been opened."""
-    return _backend_url(request, tmp_path, "pg_url")
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'reviewer.db'}"
+    return request.getfixturevalue("pg_url")
 
 
 @pytest.fixture
@@ -228,6 +234,13 @@ def _calls_a_process_helper(function: object) -> bool:
             if isinstance(value, types.FunctionType) and value.__module__ == scope.get("__name__"):
                 todo.append(value.__code__)
     return False
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (every test module, item and fixture definition, and the app's modules)
+    lives until the process ends: frozen out of the cyclic collector, its passes no longer walk it,
+    nor does the full pass pytest makes at the end of each process."""
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -19,6 +19,7 @@ from bot.server.process import pipeline_handler
 from bot.server.settings import load_settings
 from tests.support.github_double import App, GitHubDouble
 from tests.support.server_support import wait_for
+from tests.support.sqlite_template import migrated_sqlite
 
 BASE_FILES = {
     "README.md": "# Example\n",
@@ -102,7 +103,8 @@ def installed(tmp_path: Path, github: GitHubDouble, github_app: App, repo: str =
 def app_settings(world: World, private_key: str, admin_yaml: str | None = None, **extra: str):
     env = {"GITHUB_WEBHOOK_SECRET": world.app.webhook_secret, "GITHUB_APP_ID": str(world.app.id),
            "GITHUB_PRIVATE_KEY": private_key, "GITHUB_API_URL": world.github.url,
-           "REVIEWER_DATABASE_URL": f"sqlite:///{world.tmp / 'reviewer.db'}", **extra}
+           **extra}
+    env.setdefault("REVIEWER_DATABASE_URL", migrated_sqlite(world.tmp / "reviewer.db"))
     if admin_yaml is not None:
         path = world.tmp / "admin.yaml"
         path.write_text(admin_yaml)

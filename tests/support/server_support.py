@@ -22,6 +22,7 @@ from bot.events.jobs import Job, ReviewResult
 from bot.server.app import RUNTIME, STORE, make_app
 from bot.server.settings import load_settings
 from bot.store.model import DeliveryStore
+from tests.support.sqlite_template import migrated_sqlite
 
 SECRET = "It's a Secret to Everybody"
 EXAMPLES = Path(__file__).parent.parent / "data" / "webhooks"
@@ -120,8 +121,8 @@ async def wait_for(check: Callable[[], Awaitable[Any]], timeout: float = 10.0) -
 
 
 def settings_for(tmp_path: Path, **extra: str):
-    env = {"GITHUB_WEBHOOK_SECRET": SECRET, "REVIEWER_DATABASE_URL": f"sqlite:///{tmp_path / 'reviewer.db'}",
-           "REVIEWER_WORKERS": "4", **extra}
+    env = {"GITHUB_WEBHOOK_SECRET": SECRET, "REVIEWER_WORKERS": "4", **extra}
+    env.setdefault("REVIEWER_DATABASE_URL", migrated_sqlite(tmp_path / "reviewer.db"))
     return load_settings(env)
 
 
