@@ -82,7 +82,7 @@ def _private_key(pem: bytes) -> Any:
 
 @contextmanager
 def _keys_read_once() -> Iterator[None]:
-    """pysaml2 reads and checks the IdP's RSA key each time the double makes a server for a new
+    """pysaml2 reads and checks the IdP's RSA key twice each time the double makes a server for a new
     configuration (each test's double has its own URL): 52 ms of CPU a time, about 11 s a run. The
     double's few keys are read once a process instead; a key object is immutable, so the servers
     sign exactly as before. Only while the double makes its server: the app's own SAML client reads
@@ -168,9 +168,9 @@ class SamlIdP:
                                        "name_form": "urn:oasis:names:tc:SAML:2.0:attrname-format:unspecified"}},
             }},
         }
-        idp_config = IdPConfig()
-        idp_config.load(config)
-        with _keys_read_once():
+        with _keys_read_once():  # the config's metadata store reads the key, and the server again
+            idp_config = IdPConfig()
+            idp_config.load(config)
             return IdPServer(config=idp_config)
 
     async def sso(self, request: web.Request) -> web.Response:
