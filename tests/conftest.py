@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import gc
 import logging
 import os
@@ -12,19 +13,15 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bot.store import redact_url, storage_for
-from bot.store.model import Storage
-from tests.support import browser_support, postgres_support, process_support, scale_support
-from tests.support.app_support import registered_app, started_github
-from tests.support.chat_double import ChatDouble
-from tests.support.github_double import App, GitHubDouble
-from tests.support.review_support import API_KEY, KEY_VAR
-from tests.support.sqlite_template import migrated_sqlite
+from tests.support import postgres_support
 
+# The rest of tests/support (the app, the doubles: 1.5 s of imports) is imported where a fixture
+# needs it: pytest-xdist's controller loads this file before it starts the workers, and runs no test.
 if TYPE_CHECKING:
+    from bot.store.model import Storage
+    from tests.support.chat_double import ChatDouble
+    from tests.support.github_double import App, GitHubDouble
     from tests.support.saml_support import SamlIdP
 
 # The cyclic collector runs after 10,000 net allocations instead of 700: a test process holds every
@@ -63,6 +60,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 @pytest.fixture(scope="session")
 def app_private_key() -> str:
     """A GitHub App private key (PEM), made fresh for this test run: no key is ever committed."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                              serialization.NoEncryption()).decode()
@@ -71,6 +70,7 @@ def app_private_key() -> str:
 @pytest.fixture
 async def github() -> AsyncIterator[GitHubDouble]:
     """The GitHub double, started on 127.0.0.1; the test fails if the app broke GitHub's REST description."""
+    from tests.support.app_support import started_github
     async with started_github() as double:
         yield double
 
@@ -78,6 +78,7 @@ async def github() -> AsyncIterator[GitHubDouble]:
 @pytest.fixture
 def github_app(github: GitHubDouble, app_private_key: str) -> App:
     """The app, registered with the double under the public half of `app_private_key`."""
+    from tests.support.app_support import registered_app
     return registered_app(github, app_private_key)
 
 
@@ -93,6 +94,7 @@ def postgres_server() -> Iterator[str]:
         with postgres_support.throwaway_cluster() as cluster:
             yield cluster.url
     except Exception as exc:  # no binaries, or initdb failed
+        from bot.store import redact_url
         postgres_support.unavailable(f"{redact_url(url)} is unreachable ({why}), and no throwaway cluster: {exc}")
 
 
@@ -139,6 +141,7 @@ def database_url(request, tmp_path) -> str:
     and emptied (pg_migrated_url; tests/support/sqlite_template.py), as a store opened on a new
     database would make it."""
     if request.param == "sqlite":
+        from tests.support.sqlite_template import migrated_sqlite
         return migrated_sqlite(tmp_path / "reviewer.db")
     return request.getfixturevalue("pg_migrated_url")
 
@@ -155,6 +158,7 @@ def empty_database_url(request, tmp_path) -> str:
 @pytest.fixture
 async def storage(database_url: str) -> AsyncIterator[Storage]:
     """An opened (migrated) storage on each backend."""
+    from bot.store import storage_for
     opened = storage_for(database_url)
     await opened.open()
     try:
@@ -166,6 +170,7 @@ async def storage(database_url: str) -> AsyncIterator[Storage]:
 @pytest.fixture
 def model_key(monkeypatch) -> str:
     """The model provider's key (tests/support/review_support.py's API_KEY) in the variable its admin file names."""
+    from tests.support.review_support import API_KEY, KEY_VAR
     monkeypatch.setenv(KEY_VAR, API_KEY)
     return API_KEY
 
@@ -182,7 +187,8 @@ def no_key_in_logs(caplog, model_key: str) -> Iterator[None]:
 async def chat(model_key: str) -> AsyncIterator[ChatDouble]:
     """The chat double (an OpenAI-style provider on 127.0.0.1) that refuses a request without the
     model key; the test fails if a tool conversation was one OpenAI would refuse."""
-    double = await ChatDouble(api_key=API_KEY).start()
+    from tests.support.chat_double import ChatDouble
+    double = await ChatDouble(api_key=model_key).start()
     try:
         yield double
     finally:
@@ -208,14 +214,17 @@ async def saml_idp() -> AsyncIterator[SamlIdP]:
         yield idp
 
 
-# What makes a test a process test (marked `slow`): it drives Chromium, or starts the app's
-# processes through the helpers of tests/support (`make test` runs these on workers of their own).
-PROCESS_HELPERS = (browser_support.chromium, scale_support.Proc, scale_support.web, scale_support.worker,
-                   process_support.start)
+@functools.cache
+def process_helpers() -> tuple[object, ...]:
+    """What makes a test a process test (marked `slow`): it drives Chromium, or starts the app's
+    processes through the helpers of tests/support (`make test` runs these on workers of their own)."""
+    from tests.support import browser_support, process_support, scale_support
+    return (browser_support.chromium, scale_support.Proc, scale_support.web, scale_support.worker,
+            process_support.start)
 
 
 def _calls_a_process_helper(function: object) -> bool:
-    """Whether the test's code, or a function of its own module it calls, names a PROCESS_HELPERS one."""
+    """Whether the test's code, or a function of its own module it calls, names a process_helpers() one."""
     code = getattr(function, "__code__", None)
     if code is None:
         return False
@@ -229,7 +238,7 @@ def _calls_a_process_helper(function: object) -> bool:
         todo += [const for const in current.co_consts if isinstance(const, types.CodeType)]  # lambdas, inner defs
         for name in current.co_names:
             value = scope.get(name)
-            if any(value is helper for helper in PROCESS_HELPERS):
+            if any(value is helper for helper in process_helpers()):
                 return True
             if isinstance(value, types.FunctionType) and value.__module__ == scope.get("__name__"):
                 todo.append(value.__code__)
