@@ -18,7 +18,7 @@ from typing import Any
 
 import aiohttp
 
-from bot.commands.login import session_file
+from bot.commands.session import session_file
 
 TIMEOUT = aiohttp.ClientTimeout(total=60)
 

@@ -4,7 +4,7 @@ Login listens on 127.0.0.1 (a free port) at `/callback`, asks the server for the
 (`POST /v1/webapi/oidc/login/console`, or `saml/` for a SAML connector, with that listener and a fresh 32-byte `secret_key`), opens
 it in the browser (or prints it), and waits for the browser to come back with the sealed answer,
 which only this process can open. The session token is kept in
-`$XDG_CONFIG_HOME/reviewer/session.json` (default `~/.config`), mode 0600, never printed.
+`$XDG_CONFIG_HOME/reviewer/session.json` (default `~/.config`; bot/commands/session.py), mode 0600, never printed.
 
 `reviewer login --server URL --mfa` runs an MFA round for the stored session the same way
 (`POST /v1/webapi/{oidc,saml}/mfa/console` with the session as a bearer), so that a terminal may
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import secrets
 import sys
 import webbrowser
@@ -29,6 +28,7 @@ from typing import Any
 
 import aiohttp
 
+from bot.commands.session import save_session, session_file
 from bot.server.login_listener import AnswerRefused, LoginListener
 
 WAIT_SECONDS = 300.0
@@ -39,21 +39,6 @@ class LoginError(Exception):
     def __init__(self, message: str, code: int = 1) -> None:
         super().__init__(message)
         self.code = code
-
-
-def session_file(environ: dict[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "reviewer" / "session.json"
-
-
-def save_session(path: Path, record: dict[str, Any]) -> None:
-    """Written 0600 from the start (never world-readable for a moment)."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        json.dump(record, handle)
-    os.chmod(path, 0o600)
 
 
 async def login(server: str, connector: str | None, *, open_url: Callable[[str], Any],

@@ -31,7 +31,7 @@ import aiohttp
 
 from bot.analyzers.convert import MAX_INPUT_BYTES, ConvertError, checkout_uri, to_sarif
 from bot.analyzers.upload import Upload, decode_upload, encode_sarif
-from bot.commands.login import session_file
+from bot.commands.session import session_file
 
 TIMEOUT = aiohttp.ClientTimeout(total=120)
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$")

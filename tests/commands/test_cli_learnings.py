@@ -17,7 +17,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from bot.commands.cli import main
-from bot.commands.login import save_session
+from bot.commands.session import save_session
 from bot.learnings.body import causes, new_learning, patched_learning
 from bot.learnings.model import Learning, Scope, Source, from_json
 
