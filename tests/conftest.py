@@ -34,7 +34,7 @@ gc.set_threshold(10_000, 10, 10)
 
 # The tests talk to their doubles over plain HTTP on 127.0.0.1 and never to a TLS server, yet every
 # process that imports aiohttp's connector builds its verifying SSL context at once, reading the
-# system's certificate bundle: 87 ms of each worker's and each command run by a test (about 170 a
+# system's certificate bundle: 87 ms of each worker's and each command run by a test (about 140 a
 # run), against 4 ms with no bundle to read. The test processes and their children read none.
 os.environ.setdefault("SSL_CERT_FILE", os.devnull)
 
