@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import stat
-import sys
 from urllib.parse import urlsplit
 
 import pytest
@@ -23,6 +22,7 @@ from bot.auth.redirects import (
 )
 from bot.auth.sealing import SealError, seal, unseal
 from tests.support.oidc_support import Browser, HostileProvider, connector_doc, put_connector, query_of, signin_server
+from tests.support.warm_command import warm_bot
 
 KEY = "ab" * 32
 OIDC_PATH = "/apis/resources.service.dev/v3/oidcconnectors"
@@ -251,7 +251,9 @@ async def test_the_console_endpoint_refuses_a_bad_client_before_the_provider(tmp
 
 
 async def run_cli(*args: str, env: dict[str, str]) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", *args, env={**os.environ, **env},
+    """`reviewer ARGS…` as a process of its own (forked from an interpreter that has imported the command:
+    tests/support/warm_command.py)."""
+    return await asyncio.create_subprocess_exec(*warm_bot(args[0]), *args, env={**os.environ, **env},
                                                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
 
 

@@ -1,5 +1,7 @@
 """`reviewer upload-sarif` against a small server double on loopback that records what it is sent:
-the recorded body, decoded by the server's own reader (bot/analyzers/upload.py), is the test."""
+the recorded body, decoded by the server's own reader (bot/analyzers/upload.py), is the test. The
+command runs as a process of its own, forked from an interpreter that has imported it
+(tests/support/warm_command.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from bot.analyzers.model import Problem
 from bot.analyzers.upload import Upload, decode_upload, error_body
 from bot.commands.upload_sarif import BUSY_ATTEMPTS
 from tests.support.analyzers_support import SHA, load, ruff_sarif
+from tests.support.warm_command import warm_bot
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent))
@@ -82,7 +85,7 @@ def cli(cwd: Path, *args: str, token: str | None = TOKEN, config_home: Path | No
     if token:
         env["REVIEWER_TOKEN"] = token
     env.update(extra_env or {})
-    return subprocess.run([sys.executable, "-m", "bot", "upload-sarif", *args], cwd=cwd, env=env,
+    return subprocess.run([*warm_bot("upload-sarif"), "upload-sarif", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -2,13 +2,13 @@
 own line with exit 1 — a bad key, a missing database, a wrong password (a role with a password on
 a PostgreSQL cluster of the test's own, which asks for passwords), a provider that is down, a secret
 store that cannot be read — against real PostgreSQL, the model double and the GitHub double over
-HTTP, the command run as a process, as an operator runs it. No line ever shows a secret."""
+HTTP, the command run as a process, as an operator runs it (forked from an interpreter that has
+imported it: tests/support/warm_command.py). No line ever shows a secret."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from bot.server.settings import MIN_ADMIN_TOKEN_CHARS
 from tests.support.chat_double import ChatDouble
 from tests.support.postgres_support import with_database, with_password_role
+from tests.support.warm_command import warm_bot
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MODEL_KEY = "sk-doctor-model-key-0f3c9a"
@@ -33,7 +34,7 @@ def _env(**values: str) -> dict[str, str]:
 
 async def doctor(*args: str, **env: str) -> tuple[int, dict[str, tuple[str, str]], str]:
     """The command as a process: (exit code, check name → (level, detail), the whole output)."""
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", "doctor", *args, env=_env(**env),
+    proc = await asyncio.create_subprocess_exec(*warm_bot("doctor"), "doctor", *args, env=_env(**env),
                                                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     out, err = await asyncio.wait_for(proc.communicate(), 120)
     text = out.decode()
