@@ -114,10 +114,11 @@ def _serve(path: str, module: str) -> dict[str, Any] | None:
                 conn, _ = listener.accept()
                 request = _receive(conn)
                 pid = os.fork()
-                if pid == 0:
+                if pid == 0:  # the command's process: none of the server's descriptors stay open in it
                     selector.close()
                     listener.close()
-                    for _pid, other in running.values():
+                    for pidfd, (_pid, other) in running.items():
+                        os.close(pidfd)
                         other.close()
                     conn.close()
                     return request
