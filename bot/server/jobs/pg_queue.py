@@ -53,6 +53,7 @@ from bot.store.postgres.jobqueue import COUNT_JOBS, FAIL_STALLED, RETRY_STALLED,
 logger = log.get("queue")
 TASK = "reviewer.review_key"
 COUNT_TTL = 1.0  # seconds the queue's counts (depth, running) are kept before they are read again
+STOP_CHECK = 1.0  # seconds between a stop's looks at whether the worker has ended (see stop)
 
 
 def make_app(url: str) -> procrastinate.App:
@@ -87,6 +88,7 @@ class ProcrastinateQueue:
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._worker: asyncio.Task | None = None
+        self._current: ReviewerWorker | None = None  # procrastinate's worker the task runs now
         self._stopping = False
         self._running = 0  # jobs this process runs now
         self._waiting = self._doing = 0  # procrastinate's jobs table, as last counted
@@ -114,6 +116,12 @@ class ProcrastinateQueue:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._worker is not None:
             self._worker.cancel()  # procrastinate's graceful stop: no new job, running ones finish
+            while not (await asyncio.wait({self._worker}, timeout=STOP_CHECK))[0]:
+                # On Python 3.11 a cancellation can be lost (asyncio.wait_for, in the pool's wait for a
+                # connection during the worker's start-up queries, may swallow it): the worker then ran
+                # on and this stop waited for ever. Its own stop is graceful too; asked until it ends.
+                if self._current is not None:
+                    self._current.stop()
             await asyncio.gather(self._worker, return_exceptions=True)
         await self.app.close_async()
 
@@ -195,10 +203,10 @@ class ProcrastinateQueue:
         process stops: after a failure (PostgreSQL restarting), or a stop it asked itself."""
         self.app.perform_import_paths()
         while not self._stopping:
-            worker = ReviewerWorker(self.app, self.heartbeat, concurrency=self.workers, wait=True,
-                                    install_signal_handlers=False, shutdown_graceful_timeout=self.timings.grace,
-                                    stalled_worker_timeout=self.timings.stalled_after, delete_jobs="successful",
-                                    name="reviewer")
+            worker = self._current = ReviewerWorker(
+                self.app, self.heartbeat, concurrency=self.workers, wait=True, install_signal_handlers=False,
+                shutdown_graceful_timeout=self.timings.grace, stalled_worker_timeout=self.timings.stalled_after,
+                delete_jobs="successful", name="reviewer")
             try:
                 await worker.run()
             except asyncio.CancelledError:
