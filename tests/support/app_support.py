@@ -104,7 +104,8 @@ def app_settings(world: World, private_key: str, admin_yaml: str | None = None, 
     env = {"GITHUB_WEBHOOK_SECRET": world.app.webhook_secret, "GITHUB_APP_ID": str(world.app.id),
            "GITHUB_PRIVATE_KEY": private_key, "GITHUB_API_URL": world.github.url,
            **extra}
-    env.setdefault("REVIEWER_DATABASE_URL", migrated_sqlite(world.tmp / "reviewer.db"))
+    if "REVIEWER_DATABASE_URL" not in env:  # (setdefault would copy the file for a PostgreSQL test too)
+        env["REVIEWER_DATABASE_URL"] = migrated_sqlite(world.tmp / "reviewer.db")
     if admin_yaml is not None:
         path = world.tmp / "admin.yaml"
         path.write_text(admin_yaml)

@@ -122,7 +122,8 @@ async def wait_for(check: Callable[[], Awaitable[Any]], timeout: float = 10.0) -
 
 def settings_for(tmp_path: Path, **extra: str):
     env = {"GITHUB_WEBHOOK_SECRET": SECRET, "REVIEWER_WORKERS": "4", **extra}
-    env.setdefault("REVIEWER_DATABASE_URL", migrated_sqlite(tmp_path / "reviewer.db"))
+    if "REVIEWER_DATABASE_URL" not in env:  # (setdefault would copy the file for a PostgreSQL test too)
+        env["REVIEWER_DATABASE_URL"] = migrated_sqlite(tmp_path / "reviewer.db")
     return load_settings(env)
 
 
